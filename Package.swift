@@ -1,0 +1,40 @@
+// swift-tools-version:6.0
+// The targets read like the architecture in docs/architecture.md:
+//   CDBus → AppearanceBus (all libdbus pointer code) → AppearanceCore types
+//   AppearanceCore (pure) ← AppearanceProtocol ← AppearanceKit ← appearancectl
+//   AppearanceDaemon (Core + Protocol, sentry passed in) ← appearanced (wires AppearanceBus in)
+// No third-party packages: see docs/decisions.md for why each was left out.
+import PackageDescription
+
+let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+let package = Package(
+    name: "appearanced",
+    products: [
+        .executable(name: "appearanced", targets: ["appearanced"]),
+        .executable(name: "appearancectl", targets: ["appearancectl"]),
+        .library(name: "AppearanceKit", targets: ["AppearanceKit"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CDBus",
+            pkgConfig: "dbus-1",
+            providers: [.apt(["libdbus-1-dev"])]
+        ),
+        .target(name: "AppearanceCore", swiftSettings: strict),
+        .target(name: "AppearanceProtocol", dependencies: ["AppearanceCore"], swiftSettings: strict),
+        .target(name: "AppearanceBus", dependencies: ["CDBus", "AppearanceCore"], swiftSettings: strict),
+        .target(name: "AppearanceDaemon", dependencies: ["AppearanceCore", "AppearanceProtocol"], swiftSettings: strict),
+        .target(name: "AppearanceKit", dependencies: ["AppearanceProtocol"], swiftSettings: strict),
+        .executableTarget(name: "appearanced", dependencies: ["AppearanceDaemon", "AppearanceBus"], swiftSettings: strict),
+        .executableTarget(name: "appearancectl", dependencies: ["AppearanceKit"], swiftSettings: strict),
+
+        // Test-only helpers: private dbus-daemon, fake portal, real portal stack, daemon processes.
+        .target(name: "TestSupport", path: "Tests/Support", swiftSettings: strict),
+        .testTarget(name: "AppearanceCoreTests", dependencies: ["AppearanceCore"], swiftSettings: strict),
+        .testTarget(name: "AppearanceProtocolTests", dependencies: ["AppearanceProtocol"], swiftSettings: strict),
+        .testTarget(name: "AppearanceBusTests", dependencies: ["AppearanceBus", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "AppearanceDaemonTests", dependencies: ["AppearanceDaemon"], swiftSettings: strict),
+        .testTarget(name: "EndToEndTests", dependencies: ["AppearanceKit", "TestSupport"], swiftSettings: strict),
+    ]
+)

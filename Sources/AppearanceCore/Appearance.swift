@@ -1,0 +1,58 @@
+/// The vocabulary of appearanced: what the system says, what the user chose, and what that makes the UI.
+/// Everything in this module is pure: no I/O, no clocks, no logging.
+
+/// The effective appearance every client sees.
+public enum Mode: String, Sendable, CaseIterable {
+    case light, dark
+
+    public var opposite: Mode { self == .light ? .dark : .light }
+    public var isDark: Bool { self == .dark }
+}
+
+/// What the desktop says, as read by the sentry.
+public enum SystemScheme: String, Sendable, CaseIterable {
+    case dark
+    case light
+    /// The portal answered 0 (or something we could not use): the desktop has no preference.
+    /// GNOME's "light" arrives like this.
+    case noPreference = "no-preference"
+    /// Nobody answered: no portal, no session bus.
+    case unavailable
+
+    /// Maps the portal's `color-scheme` number: 0 no preference, 1 prefer dark, 2 prefer light.
+    /// Returns nil for any other number, which the caller reports and treats as no preference.
+    public init?(portalValue: UInt32) {
+        switch portalValue {
+        case 0: self = .noPreference
+        case 1: self = .dark
+        case 2: self = .light
+        default: return nil
+        }
+    }
+}
+
+/// The user's persisted switch. `.system` is the way back to following the desktop.
+public enum Override: String, Sendable, CaseIterable {
+    case system, light, dark
+
+    public init(_ mode: Mode) { self = mode == .dark ? .dark : .light }
+}
+
+/// Why the mode is what it is.
+public enum Source: String, Sendable, CaseIterable {
+    case override
+    case system
+    case `default`
+}
+
+/// One reading from the sentry: the scheme plus a human explanation of where it came from
+/// ("portal v2", "no portal on the session bus", ...), shown by `status`.
+public struct SystemReading: Equatable, Sendable {
+    public var scheme: SystemScheme
+    public var detail: String
+
+    public init(_ scheme: SystemScheme, detail: String) {
+        self.scheme = scheme
+        self.detail = detail
+    }
+}

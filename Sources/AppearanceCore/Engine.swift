@@ -1,0 +1,82 @@
+/// The published state: what `get` returns and what every notification carries.
+public struct AppearanceState: Equatable, Sendable {
+    public var mode: Mode
+    public var system: SystemScheme
+    public var override: Override
+    public var source: Source
+    /// Increases by one on every change of the fields above within one daemon instance. A subscriber sees
+    /// only the changes it asked for (and slow ones get coalesced), so gaps are normal: seq orders, it does not count.
+    public var seq: UInt64
+    /// Random per daemon start: a different value means the daemon restarted and seq started again.
+    public var instance: String
+
+    public var darkMode: Bool { mode.isDark }
+
+    public init(mode: Mode, system: SystemScheme, override: Override, source: Source, seq: UInt64, instance: String) {
+        self.mode = mode
+        self.system = system
+        self.override = override
+        self.source = source
+        self.seq = seq
+        self.instance = instance
+    }
+}
+
+/// What happens to the world.
+public enum Event: Equatable, Sendable {
+    case system(SystemReading)
+    case override(Override)
+    case defaultMode(Mode)
+}
+
+/// A change of the published state.
+public struct Transition: Equatable, Sendable {
+    public var state: AppearanceState
+    public var previous: AppearanceState
+    public var modeChanged: Bool { state.mode != previous.mode }
+}
+
+/// The reducer: owns the inputs and the published state. `apply` returns a transition only when the
+/// published state really changed (notification rule 1 starts here).
+public struct Engine: Sendable {
+    public private(set) var inputs: Inputs
+    public private(set) var state: AppearanceState
+    /// The sentry's explanation of the last reading ("portal v1", "no session bus", ...).
+    public private(set) var systemDetail: String
+
+    public init(inputs: Inputs, instance: String, systemDetail: String = "not read yet") {
+        self.inputs = inputs
+        self.systemDetail = systemDetail
+        let r = resolve(inputs)
+        state = AppearanceState(mode: r.mode, system: inputs.system, override: inputs.override,
+                                source: r.source, seq: 0, instance: instance)
+    }
+
+    /// The override `toggle` would set now.
+    public var toggleTarget: Override { toggledOverride(inputs) }
+
+    public mutating func apply(_ event: Event) -> Transition? {
+        var next = inputs
+        switch event {
+        case .system(let reading):
+            systemDetail = reading.detail
+            next.system = reading.scheme
+        case .override(let o):
+            next.override = o
+        case .defaultMode(let m):
+            next.defaultMode = m
+        }
+        inputs = next
+        let r = resolve(next)
+        var candidate = state
+        candidate.mode = r.mode
+        candidate.source = r.source
+        candidate.system = next.system
+        candidate.override = next.override
+        guard candidate != state else { return nil }
+        candidate.seq = state.seq + 1
+        let previous = state
+        state = candidate
+        return Transition(state: candidate, previous: previous)
+    }
+}
