@@ -2,6 +2,11 @@
 public struct Notification: Equatable, Sendable {
     public var state: AppearanceState
     public var previous: Mode
+
+    public init(state: AppearanceState, previous: Mode) {
+        self.state = state
+        self.previous = previous
+    }
 }
 
 /// Per-subscriber delivery: notification rules 1, 2, 3 and 5 of docs/protocol.md.

@@ -1,1 +1,78 @@
-print("appearanced")
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import AppearanceBus
+import AppearanceCore
+import AppearanceDaemon
+import Dispatch
+
+let usage = """
+    Usage: appearanced [OPTIONS]
+
+    Watches the desktop's color scheme (XDG desktop portal, over D-Bus), merges it with the user's
+    override and tells subscribers on a Unix socket when the appearance changes. Runs in the
+    foreground; systemd or a terminal supervises it.
+
+    Options:
+      --config PATH      config file (default: $XDG_CONFIG_HOME/appearanced/config.toml)
+      --socket PATH      socket to listen on (default: $APPEARANCED_SOCKET, else
+                         $XDG_RUNTIME_DIR/appearanced/socket)
+      --log-level LEVEL  error, warning, notice, info or debug (default: info, or the config's log-level)
+      --version          print the version and exit
+      -h, --help         print this help and exit
+
+    Signals: SIGTERM/SIGINT stop it cleanly, SIGHUP reloads the config.
+
+    """
+
+func fail(_ message: String) -> Never {
+    fputs("appearanced: \(message)\nTry 'appearanced --help'.\n", stderr)
+    exit(64)
+}
+
+var socketPath: String?
+var configPath: String?
+var logLevel: LogLevel?
+var args = CommandLine.arguments.dropFirst()
+while let arg = args.popFirst() {
+    var name = arg
+    var inline: String?
+    if arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") {
+        name = String(arg[..<eq])
+        inline = String(arg[arg.index(after: eq)...])
+    }
+    func value() -> String {
+        if let inline { return inline }
+        guard let v = args.popFirst() else { fail("option \(name) needs a value") }
+        return v
+    }
+    switch name {
+    case "-h", "--help": print(usage, terminator: ""); exit(0)
+    case "--version": print("appearanced \(Daemon.version)"); exit(0)
+    case "--socket": socketPath = value()
+    case "--config": configPath = value()
+    case "--log-level":
+        let v = value()
+        guard let l = LogLevel(name: v) else { fail("invalid log level \"\(v)\" (expected error, warning, notice, info or debug)") }
+        logLevel = l
+    default: fail("unknown argument \"\(arg)\"")
+    }
+}
+
+let queue = DispatchQueue(label: "appearanced")
+let logger = Logger(level: logLevel ?? .info)
+let sentry = PortalSentry(queue: queue, log: { logger.log($0, $1) })
+let daemon = Daemon(paths: Paths.resolve(socket: socketPath, config: configPath), logLevelOption: logLevel,
+                    sentry: sentry, queue: queue, logger: logger)
+queue.async {
+    do {
+        try daemon.start()
+    } catch let error as StartupError {
+        logger.error(error.description)
+        exit(error.exitCode)
+    } catch {
+        logger.error("\(error)")
+        exit(1)
+    }
+}
+dispatchMain()

@@ -1,0 +1,145 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import AppearanceCore
+import AppearanceProtocol
+import Dispatch
+
+/// One client. Confined to the daemon's queue (hence `@unchecked Sendable` for Dispatch's handlers).
+///
+/// The daemon never blocks on it: reads and writes are non-blocking; what the kernel will not take waits in
+/// `output` and a write source fires when the client reads again. While output is waiting, notifications
+/// are coalesced in `delivery` (one pending at most); if the client stops reading replies, reading its
+/// requests pauses too, so its memory stays bounded.
+final class Connection: @unchecked Sendable {
+    let fd: Int32
+    let id: UInt64
+    let peer: String
+    var delivery: Delivery?
+
+    private let queue: DispatchQueue
+    private let readSource: DispatchSourceRead
+    private let writeSource: DispatchSourceWrite
+    private var writeArmed = false
+    private var readPaused = false
+    private var closed = false
+    private var closeWhenFlushed = false
+    private var framer = LineFramer()
+    private var output: [UInt8] = []
+    private var sent = 0
+
+    /// Output beyond this pauses reading: a client that sends requests but never reads replies.
+    static let outputHighWater = 256 * 1024
+
+    var onLine: (Connection, ArraySlice<UInt8>) -> Void = { _, _ in }
+    var onLineTooLong: (Connection) -> Void = { _ in }
+    var onClose: (Connection) -> Void = { _ in }
+
+    init(fd: Int32, id: UInt64, peer: String, queue: DispatchQueue) {
+        self.fd = fd
+        self.id = id
+        self.peer = peer
+        self.queue = queue
+        readSource = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        writeSource = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
+    }
+
+    func start() {
+        readSource.setEventHandler { [unowned self] in self.readable() }
+        writeSource.setEventHandler { [unowned self] in self.flush() }
+        let fd = self.fd
+        readSource.setCancelHandler { Glibc.close(fd) }
+        readSource.resume()
+    }
+
+    var hasPendingOutput: Bool { sent < output.count }
+
+    // Used only on the daemon's queue, one read at a time.
+    nonisolated(unsafe) private static let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+
+    private func readable() {
+        let n: Int
+        do { n = try Posix.read(fd, into: Self.scratch) } catch {
+            if error.code == EAGAIN { return }
+            close()  // ECONNRESET and friends: the client went away
+            return
+        }
+        if n == 0 { close(); return }  // hang-up is normal, not an error
+        framer.append(Self.scratch[0..<n])
+        do {
+            while !closed, !closeWhenFlushed, let line = try framer.next() { onLine(self, line) }
+        } catch {
+            onLineTooLong(self)
+        }
+    }
+
+    /// Queues bytes and writes what the socket takes now.
+    func send(_ bytes: [UInt8]) {
+        guard !closed else { return }
+        if !hasPendingOutput { output.removeAll(keepingCapacity: true); sent = 0 }
+        output.append(contentsOf: bytes)
+        flush()
+    }
+
+    /// Sends a pending notification if the client is keeping up; otherwise it stays pending (coalesced).
+    func deliverIfIdle() {
+        guard !closed, !hasPendingOutput, let n = delivery?.take() else { return }
+        send(Outgoing.changed(n))
+    }
+
+    /// Stops reading, sends what is queued, then closes (used after a fatal protocol error).
+    func closeAfterFlush() {
+        closeWhenFlushed = true
+        pauseReading()
+        if !hasPendingOutput { close() }
+    }
+
+    private func flush() {
+        guard !closed else { return }
+        while hasPendingOutput {
+            let r = output.withUnsafeBytes { raw in
+                Result { () throws(Errno) -> Int in try Posix.send(fd, UnsafeRawBufferPointer(rebasing: raw[sent...])) }
+            }
+            switch r {
+            case .success(let n): sent += n
+            case .failure(let e) where e.code == EAGAIN:
+                armWrite(true)
+                if output.count - sent > Self.outputHighWater { pauseReading() }
+                return
+            case .failure:
+                close()
+                return
+            }
+        }
+        armWrite(false)
+        output.removeAll(keepingCapacity: output.capacity <= 64 * 1024)
+        sent = 0
+        if closeWhenFlushed { close(); return }
+        if readPaused { readPaused = false; readSource.resume() }
+        deliverIfIdle()
+    }
+
+    private func armWrite(_ on: Bool) {
+        guard on != writeArmed else { return }
+        writeArmed = on
+        if on { writeSource.resume() } else { writeSource.suspend() }
+    }
+
+    private func pauseReading() {
+        guard !readPaused else { return }
+        readPaused = true
+        readSource.suspend()
+    }
+
+    func close() {
+        guard !closed else { return }
+        closed = true
+        // A suspended source never runs its cancel handler: resume before cancelling.
+        if !writeArmed { writeSource.resume() }
+        writeSource.cancel()
+        if readPaused { readSource.resume() }
+        readSource.cancel()  // its cancel handler closes the fd
+        output = []
+        onClose(self)
+    }
+}

@@ -1,0 +1,247 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import AppearanceCore
+import AppearanceProtocol
+import Dispatch
+
+/// The daemon shell: owns the engine and performs its effects. Everything runs on one serial queue,
+/// driven by Dispatch sources (listening socket, clients, signals) and the sentry's reports; when nothing
+/// happens, nothing runs.
+public final class Daemon: @unchecked Sendable {
+    public static let version = packageVersion
+
+    private let queue: DispatchQueue
+    private let paths: Paths
+    private let log: Logger
+    private let sentry: Sentry
+    private let logLevelOption: LogLevel?
+    private let store: StateStore
+    private var config = Config()
+    private var engine: Engine
+    private var listener: Listener?
+    private var acceptSource: DispatchSourceRead?
+    private var signalSources: [DispatchSourceSignal] = []
+    private var connections: [UInt64: Connection] = [:]
+    private var nextConnectionID: UInt64 = 0
+    private var subscriberCount = 0
+    private var serving = false
+    private let uid = getuid()
+
+    /// How long client requests wait for the first system reading at start-up before being answered anyway.
+    static let firstReadingGrace: DispatchTimeInterval = .seconds(3)
+
+    public init(paths: Paths, logLevelOption: LogLevel?, sentry: Sentry, queue: DispatchQueue, logger: Logger) {
+        self.paths = paths
+        self.logLevelOption = logLevelOption
+        self.sentry = sentry
+        self.queue = queue
+        self.log = logger
+        self.store = StateStore(path: paths.stateFile)
+        engine = Engine(inputs: Inputs(system: .unavailable, override: .system, defaultMode: .light),
+                        instance: Self.makeInstanceID(), systemDetail: "not read yet")
+    }
+
+    /// Loads config and state, binds the socket and starts watching. Call on `queue`.
+    public func start() throws(StartupError) {
+        config = try loadConfig()
+        log.level = logLevelOption ?? config.logLevel ?? .info
+        if let w = paths.socket.warning { log.warning(w) }
+        let listener = try Listener.open(paths.socket)
+        self.listener = listener
+
+        var override = Override.system
+        switch store.load() {
+        case .missing: break
+        case .loaded(let o): override = o
+        case .discarded(let problem, let kept):
+            log.error("\(problem); " + (kept.map { "kept it as \($0); " } ?? "could not move it aside; ") + "following the system")
+        }
+        engine = Engine(inputs: Inputs(system: .unavailable, override: override, defaultMode: config.defaultMode),
+                        instance: engine.state.instance, systemDetail: "not read yet")
+
+        installSignals()
+        let accept = DispatchSource.makeReadSource(fileDescriptor: listener.fd, queue: queue)
+        accept.setEventHandler { [unowned self] in self.acceptClients() }
+        acceptSource = accept
+        log.info("listening on \(listener.path) (override: \(override.rawValue), state: \(paths.stateFile))")
+
+        // Connections wait in the backlog until the first reading, so the first `get` is already right.
+        sentry.start { [unowned self] reading in self.systemReading(reading) }
+        queue.asyncAfter(deadline: .now() + Self.firstReadingGrace) { [weak self] in self?.serve() }
+    }
+
+    private func serve() {
+        guard !serving else { return }
+        serving = true
+        acceptSource?.resume()
+    }
+
+    private func loadConfig() throws(StartupError) -> Config {
+        do {
+            if let c = try Config.load(path: paths.configFile) { return c }
+        } catch {
+            throw StartupError("\(error)", exitCode: 78)
+        }
+        if paths.configExplicit { throw StartupError("config file \(paths.configFile) does not exist", exitCode: 78) }
+        return Config()
+    }
+
+    // MARK: Events
+
+    private func systemReading(_ reading: SystemReading) {
+        let before = (engine.inputs.system, engine.systemDetail)
+        let t = engine.apply(.system(reading))
+        if before != (reading.scheme, reading.detail) {
+            log.info("system: \(reading.scheme.rawValue) (\(reading.detail))")
+        }
+        if let t { publish(t) }
+        serve()
+    }
+
+    private func reload() {
+        log.info("reloading \(paths.configFile)")
+        do {
+            let c = try loadConfig()
+            config = c
+            log.level = logLevelOption ?? c.logLevel ?? .info
+            if let t = engine.apply(.defaultMode(c.defaultMode)) { publish(t) }
+        } catch {
+            log.error("\(error); keeping the previous configuration")
+        }
+    }
+
+    /// Performs a transition's effects: tell every subscriber whose view changed.
+    private func publish(_ t: Transition) {
+        if t.modeChanged { log.notice("appearance is now \(t.state.mode.rawValue) (source: \(t.state.source.rawValue))") }
+        for c in connections.values where c.delivery != nil {
+            c.delivery!.offer(t.state)
+            c.deliverIfIdle()
+        }
+    }
+
+    /// Sets the override: nothing to do if unchanged → persist → apply. The caller replies, then publishes
+    /// the transition, so the requester reads its reply before any notification.
+    private func setOverride(_ o: Override) -> Result<Transition?, RPCError> {
+        guard o != engine.inputs.override else { return .success(nil) }
+        do {
+            try store.save(o)
+        } catch {
+            log.error("Failed to save the override to \(store.path): \(error)")
+            return .failure(RPCError(.requestFailed, "could not save the override to \(store.path) (\(error)); nothing was changed"))
+        }
+        log.info("override: \(o.rawValue)")
+        return .success(engine.apply(.override(o)))
+    }
+
+    // MARK: Clients
+
+    private func acceptClients() {
+        guard let listener else { return }
+        while true {
+            // accept4 is not visible to Swift without _GNU_SOURCE; nothing can fork between these calls.
+            let fd = accept(listener.fd, nil, nil)
+            if fd < 0 {
+                switch errno {
+                case EINTR, ECONNABORTED: continue
+                case EAGAIN: return
+                case EMFILE, ENFILE:
+                    // Out of descriptors: stop accepting for a moment instead of spinning on the ready socket.
+                    log.warning("too many open files (\(connections.count) clients); pausing new connections for 1 s")
+                    acceptSource?.suspend()
+                    queue.asyncAfter(deadline: .now() + 1) { [weak self] in self?.acceptSource?.resume() }
+                    return
+                default:
+                    log.warning("accept on \(listener.path) failed: \(String(cString: strerror(errno))), ignoring")
+                    return
+                }
+            }
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            guard let cred = peerCredentials(fd), cred.uid == uid else {
+                let who = peerCredentials(fd).map { "uid \($0.uid) (pid \($0.pid))" } ?? "an unknown peer"
+                log.warning("rejected a connection from \(who): only uid \(uid) may use \(listener.path)")
+                close(fd)
+                continue
+            }
+            nextConnectionID += 1
+            let c = Connection(fd: fd, id: nextConnectionID, peer: "pid \(cred.pid)", queue: queue)
+            c.onLine = { [unowned self] c, line in self.handle(line, from: c) }
+            c.onLineTooLong = { [unowned self] (c: Connection) in
+                self.log.warning("client \(c.peer) sent a line over \(maxLineLength) bytes; closing it")
+                c.send(Outgoing.error(id: .null, RPCError(.invalidRequest, "request line longer than \(maxLineLength) bytes; closing the connection")))
+                c.closeAfterFlush()
+            }
+            c.onClose = { [unowned self] (c: Connection) in
+                if c.delivery != nil { self.subscriberCount -= 1 }
+                self.connections[c.id] = nil
+                self.log.debug("client \(c.peer) disconnected")
+            }
+            connections[c.id] = c
+            c.start()
+        }
+    }
+
+    private func handle(_ line: ArraySlice<UInt8>, from c: Connection) {
+        let request: Request
+        do {
+            request = try Request.decode(line)
+        } catch {
+            log.debug("client \(c.peer): \(error.error.message)")
+            if error.wantsReply { c.send(Outgoing.error(id: error.id ?? .null, error.error)) }
+            return
+        }
+        let result: Result<JSON, RPCError>
+        var transition: Transition?
+        switch request.call {
+        case .get:
+            result = .success(engine.state.json)
+        case .status:
+            result = .success(StatusInfo(state: engine.state, systemDetail: engine.systemDetail,
+                                         defaultMode: engine.inputs.defaultMode, subscribers: subscriberCount,
+                                         version: Self.version, pid: Int(getpid())).json)
+        case .subscribe:
+            if c.delivery == nil { subscriberCount += 1 }
+            c.delivery = Delivery(subscribedAt: engine.state)
+            result = .success(engine.state.json)
+        case .set, .toggle:
+            let target: Override = if case .set(let o) = request.call { o } else { engine.toggleTarget }
+            result = setOverride(target).map { t in transition = t; return engine.state.json }
+        }
+        if let id = request.id {
+            switch result {
+            case .success(let json): c.send(Outgoing.result(id: id, json))
+            case .failure(let e): c.send(Outgoing.error(id: id, e))
+            }
+        }
+        if let transition { publish(transition) }
+    }
+
+    // MARK: Signals
+
+    private func installSignals() {
+        for (sig, action) in [(SIGTERM, shutdown), (SIGINT, shutdown), (SIGHUP, reload)] as [(Int32, () -> Void)] {
+            signal(sig, SIG_IGN)
+            let s = DispatchSource.makeSignalSource(signal: sig, queue: queue)
+            s.setEventHandler(handler: action)
+            s.resume()
+            signalSources.append(s)
+        }
+        signal(SIGPIPE, SIG_IGN)
+    }
+
+    private func shutdown() {
+        log.info("stopping")
+        sentry.stop()
+        for c in connections.values { c.close() }
+        listener?.remove()
+        exit(0)
+    }
+
+    private static func makeInstanceID() -> String {
+        var g = SystemRandomNumberGenerator()
+        let n = g.next() as UInt64
+        let hex = String(n, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}

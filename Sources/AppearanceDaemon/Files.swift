@@ -1,0 +1,82 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import AppearanceProtocol
+
+/// File-system helpers for the daemon's own files: each returns a typed `Errno` naming the path.
+enum Files {
+    static func readAll(_ path: String, limit: Int = 1 << 20) throws(Errno) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw Errno(errno, "open \(path)") }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw Errno(errno, "stat \(path)") }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { throw Errno(EISDIR, "\(path) is not a regular file") }
+        var out: [UInt8] = []
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 1)
+        defer { chunk.deallocate() }
+        while true {
+            let n: Int
+            do { n = try Posix.read(fd, into: chunk) } catch { throw Errno(error.code, "read \(path)") }
+            if n == 0 { return out }
+            out.append(contentsOf: chunk[0..<n])
+            if out.count > limit { throw Errno(EFBIG, "read \(path)") }
+        }
+    }
+
+    /// Replaces `path` atomically and durably: a temp file in the same directory, fsync, rename, fsync of the
+    /// directory. After it returns, a crash or power loss leaves either the old or the new content, never a mix.
+    static func writeAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600) throws(Errno) {
+        let dir = directory(of: path)
+        let tmp = "\(path).tmp-\(getpid())"
+        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode)
+        guard fd >= 0 else { throw Errno(errno, "create \(tmp)") }
+        var ok = false
+        defer { if !ok { unlink(tmp) } }
+        do {
+            defer { close(fd) }
+            var off = 0
+            while off < bytes.count {
+                let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + off, bytes.count - off) }
+                if n < 0 { if errno == EINTR { continue }; throw Errno(errno, "write \(tmp)") }
+                off += n
+            }
+            guard fsync(fd) == 0 else { throw Errno(errno, "fsync \(tmp)") }
+        }
+        guard rename(tmp, path) == 0 else { throw Errno(errno, "rename \(tmp) to \(path)") }
+        ok = true
+        let dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dfd >= 0 { _ = fsync(dfd); close(dfd) }
+    }
+
+    static func directory(of path: String) -> String {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
+        return slash == path.utf8.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// `mkdir -p` with `mode` for the directories it creates.
+    static func makeDirectories(_ path: String, mode: mode_t = 0o700) throws(Errno) {
+        if path.isEmpty || path == "/" || path == "." { return }
+        var st = stat()
+        if stat(path, &st) == 0 {
+            guard (st.st_mode & S_IFMT) == S_IFDIR else { throw Errno(ENOTDIR, "\(path) is not a directory") }
+            return
+        }
+        try makeDirectories(directory(of: path), mode: mode)
+        if mkdir(path, mode) != 0, errno != EEXIST { throw Errno(errno, "mkdir \(path)") }
+    }
+
+    /// Moves a bad file aside (never deletes it): `state.json` → `state.json.corrupt`, `.corrupt.1`, …
+    static func moveAside(_ path: String) throws(Errno) -> String {
+        var n = 0
+        while true {
+            let target = n == 0 ? "\(path).corrupt" : "\(path).corrupt.\(n)"
+            var st = stat()
+            if lstat(target, &st) != 0 {
+                guard rename(path, target) == 0 else { throw Errno(errno, "rename \(path) to \(target)") }
+                return target
+            }
+            n += 1
+        }
+    }
+}

@@ -1,0 +1,41 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import AppearanceCore
+
+/// Log lines on stderr. Under systemd (JOURNAL_STREAM set) each line starts with the syslog level in
+/// angle brackets, which the journal turns into the entry's priority; otherwise lines read
+/// `appearanced: warning: …`. One write(2) per line, so lines never interleave.
+public final class Logger: @unchecked Sendable {
+    // Mutated only on the daemon's queue (config reload); read from the same queue.
+    public var level: LogLevel
+    private let journal: Bool
+
+    public init(level: LogLevel = .info, journal: Bool = Posix.environment("JOURNAL_STREAM") != nil) {
+        self.level = level
+        self.journal = journal
+    }
+
+    public func log(_ severity: LogLevel, _ message: String) {
+        guard severity <= level else { return }
+        var line = journal ? "<\(severity.rawValue)>\(message)\n"
+            : severity == .info || severity == .notice ? "appearanced: \(message)\n"
+            : "appearanced: \(severity.name): \(message)\n"
+        line.withUTF8 { buf in
+            var off = 0
+            while off < buf.count {
+                let n = write(2, buf.baseAddress! + off, buf.count - off)
+                if n < 0 { if errno == EINTR { continue }; return }
+                off += n
+            }
+        }
+    }
+
+    public func error(_ m: String) { log(.error, m) }
+    public func warning(_ m: String) { log(.warning, m) }
+    public func notice(_ m: String) { log(.notice, m) }
+    public func info(_ m: String) { log(.info, m) }
+    public func debug(_ m: String) { log(.debug, m) }
+}
+
+import AppearanceProtocol

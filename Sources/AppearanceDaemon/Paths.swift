@@ -1,0 +1,35 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import AppearanceProtocol
+
+/// Every file the daemon uses, resolved once at start-up from options and the XDG environment
+/// (tests redirect them all through the environment, as a user can).
+public struct Paths: Sendable {
+    public var socket: SocketLocation
+    /// `$XDG_STATE_HOME/appearanced/state.json` (default `~/.local/state/appearanced/state.json`).
+    public var stateFile: String
+    /// `--config PATH`, else `$XDG_CONFIG_HOME/appearanced/config.toml` (default `~/.config/...`).
+    public var configFile: String
+    /// A config named with `--config` must exist; the default one may be missing.
+    public var configExplicit: Bool
+
+    public static func resolve(socket: String?, config: String?,
+                               environment: (String) -> String? = Posix.environment) -> Paths {
+        let home = environment("HOME") ?? passwdHome() ?? "/"
+        func xdg(_ name: String, _ fallback: String) -> String {
+            if let v = environment(name), v.hasPrefix("/") { return v }
+            return home + "/" + fallback
+        }
+        return Paths(
+            socket: SocketLocation.resolve(explicit: socket, environment: environment),
+            stateFile: xdg("XDG_STATE_HOME", ".local/state") + "/appearanced/state.json",
+            configFile: config ?? xdg("XDG_CONFIG_HOME", ".config") + "/appearanced/config.toml",
+            configExplicit: config != nil)
+    }
+
+    private static func passwdHome() -> String? {
+        guard let pw = getpwuid(getuid()), let dir = pw.pointee.pw_dir else { return nil }
+        return String(cString: dir)
+    }
+}

@@ -1,0 +1,50 @@
+import AppearanceCore
+import AppearanceProtocol
+
+/// The persisted override: `$XDG_STATE_HOME/appearanced/state.json`, e.g. `{"override":"dark"}`.
+public struct StateStore: Sendable {
+    public let path: String
+
+    public init(path: String) { self.path = path }
+
+    public enum LoadResult: Equatable, Sendable {
+        case missing
+        case loaded(Override)
+        /// The file could not be used; it was moved to `keptAt` (nil if even that failed) and the daemon follows the system.
+        case discarded(problem: String, keptAt: String?)
+    }
+
+    /// Reads the override. Never fails: a bad file is reported, kept aside and treated as "follow the system".
+    public func load() -> LoadResult {
+        let bytes: [UInt8]
+        do {
+            bytes = try Files.readAll(path, limit: 64 * 1024)
+        } catch {
+            if error.code == ENOENT { return .missing }
+            return discard("cannot be read (\(error))")
+        }
+        return Self.parse(bytes).map { .loaded($0) } ?? discard("is not a valid state file (expected {\"override\": \"system\"|\"light\"|\"dark\"})")
+    }
+
+    static func parse(_ bytes: [UInt8]) -> Override? {
+        guard let json = try? JSON.parse(bytes), let s = json["override"]?.stringValue else { return nil }
+        return Override(rawValue: s)
+    }
+
+    private func discard(_ problem: String) -> LoadResult {
+        let kept = try? Files.moveAside(path)
+        return .discarded(problem: "\(path) \(problem)", keptAt: kept)
+    }
+
+    /// Saves durably before returning (the reply to `set` comes after this).
+    public func save(_ override: Override) throws(Errno) {
+        try Files.makeDirectories(Files.directory(of: path))
+        var bytes = JSON.object([("override", .string(override.rawValue))]).bytes
+        bytes.append(0x0A)
+        try Files.writeAtomically(path, bytes)
+    }
+}
+
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif

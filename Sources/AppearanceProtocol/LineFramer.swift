@@ -1,0 +1,45 @@
+/// Splits a byte stream into lines of at most `maxLineLength` bytes (newline excluded).
+/// Blank lines are skipped. Scanning resumes where it stopped, so a long line arriving in pieces costs O(n).
+public struct LineFramer: Sendable {
+    public struct LineTooLong: Error, Equatable, Sendable {}
+
+    public let limit: Int
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var scanned = 0
+
+    public init(limit: Int = maxLineLength) { self.limit = limit }
+
+    /// Bytes received but not yet part of a complete line.
+    public var pendingCount: Int { buffer.count - start }
+
+    public mutating func append<C: Collection<UInt8>>(_ bytes: C) {
+        if start > 0, start == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+            start = 0
+            scanned = 0
+        } else if start > 4096, start * 2 > buffer.count {
+            buffer.removeSubrange(0..<start)
+            scanned -= start
+            start = 0
+        }
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// The next complete line, nil when more bytes are needed; throws once the pending line exceeds the limit.
+    public mutating func next() throws(LineTooLong) -> ArraySlice<UInt8>? {
+        while true {
+            guard let nl = buffer[scanned...].firstIndex(of: 0x0A) else {
+                scanned = buffer.count
+                if buffer.count - start > limit { throw LineTooLong() }
+                return nil
+            }
+            let line = buffer[start..<nl]
+            start = nl + 1
+            scanned = start
+            if line.count > limit { throw LineTooLong() }
+            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+            return line
+        }
+    }
+}

@@ -1,0 +1,286 @@
+import AppearanceCore
+
+/// The protocol version reported by `status`. Clients ignore fields they do not know; new methods and fields
+/// never change the meaning of old ones; this number goes up when something is added.
+public let protocolVersion = 1
+
+/// The longest line either side accepts, newline excluded.
+public let maxLineLength = 65_536
+
+/// JSON-RPC 2.0 error codes (and the one server-defined code this protocol uses).
+public enum ErrorCode: Int, Sendable {
+    case parseError = -32700
+    case invalidRequest = -32600
+    case methodNotFound = -32601
+    case invalidParams = -32602
+    case internalError = -32603
+    /// The request was understood but could not be carried out (e.g. the override could not be saved).
+    case requestFailed = -32000
+}
+
+public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var code: Int
+    public var message: String
+
+    public init(_ code: ErrorCode, _ message: String) {
+        self.code = code.rawValue
+        self.message = message
+    }
+
+    public init(code: Int, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(message) (error \(code))" }
+}
+
+public enum Method: String, CaseIterable, Sendable {
+    case get, set, toggle, subscribe, status
+}
+
+/// A request after validation: what the client wants, with typed parameters.
+public enum Call: Equatable, Sendable {
+    case get
+    case set(Override)
+    case toggle
+    case subscribe
+    case status
+
+    public var method: Method {
+        switch self {
+        case .get: .get
+        case .set: .set
+        case .toggle: .toggle
+        case .subscribe: .subscribe
+        case .status: .status
+        }
+    }
+
+    var params: JSON? {
+        if case .set(let o) = self { return .object([("override", .string(o.rawValue))]) }
+        return nil
+    }
+}
+
+public struct Request: Equatable, Sendable {
+    /// nil for a JSON-RPC notification (no reply is sent); otherwise a string, number or null.
+    public var id: JSON?
+    public var call: Call
+
+    public init(id: JSON?, call: Call) {
+        self.id = id
+        self.call = call
+    }
+
+    /// The request as one line, newline included.
+    public var line: [UInt8] {
+        var members: [(String, JSON)] = [("jsonrpc", .string("2.0"))]
+        if let id { members.append(("id", id)) }
+        members.append(("method", .string(call.method.rawValue)))
+        if let p = call.params { members.append(("params", p)) }
+        return frame(.object(members))
+    }
+}
+
+/// Why a line is not a valid request, and the id to answer with (null when it could not be read).
+public struct RequestFailure: Error, Equatable, Sendable {
+    public var id: JSON?
+    /// False when the line was a well-formed notification (no id): JSON-RPC sends no reply then.
+    public var wantsReply: Bool
+    public var error: RPCError
+}
+
+extension Request {
+    /// Validates one line from a client. Every failure names what is wrong.
+    public static func decode<C: Collection<UInt8>>(_ line: C) throws(RequestFailure) -> Request {
+        func invalid(_ code: ErrorCode, _ msg: String, id: JSON? = .null, reply: Bool = true) -> RequestFailure {
+            RequestFailure(id: id, wantsReply: reply, error: RPCError(code, msg))
+        }
+        let json: JSON
+        do { json = try JSON.parse(line) } catch { throw invalid(.parseError, "parse error \(error)") }
+        guard case .object = json else {
+            if case .array = json { throw invalid(.invalidRequest, "batch requests are not supported: send one object per line") }
+            throw invalid(.invalidRequest, "a request must be a JSON object")
+        }
+        let id = json["id"]
+        switch id {
+        case nil, .null?, .string?, .number?: break
+        default: throw invalid(.invalidRequest, "\"id\" must be a string, a number or null")
+        }
+        let reply = id != nil
+        guard json["jsonrpc"] == .string("2.0") else { throw invalid(.invalidRequest, "\"jsonrpc\" must be \"2.0\"", id: id ?? .null) }
+        guard let name = json["method"]?.stringValue else {
+            throw invalid(.invalidRequest, "\"method\" must be a string", id: id ?? .null)
+        }
+        guard let method = Method(rawValue: name) else {
+            let known = Method.allCases.map(\.rawValue).joined(separator: ", ")
+            throw invalid(.methodNotFound, "unknown method \"\(name)\" (known: \(known))", id: id ?? .null, reply: reply)
+        }
+        let params = json["params"]
+        func members() throws(RequestFailure) -> [(String, JSON)] {
+            switch params {
+            case nil, .null?: return []
+            case .object(let m)?: return m
+            case .array(let a)? where a.isEmpty: return []
+            default: throw invalid(.invalidParams, "\(name) takes its params as an object", id: id ?? .null, reply: reply)
+            }
+        }
+        let given = try members()
+        let allowed: Set<String> = method == .set ? ["override"] : []
+        if let unknown = given.first(where: { !allowed.contains($0.0) }) {
+            throw invalid(.invalidParams, "\(name): unknown parameter \"\(unknown.0)\"", id: id ?? .null, reply: reply)
+        }
+        let call: Call
+        switch method {
+        case .get: call = .get
+        case .toggle: call = .toggle
+        case .subscribe: call = .subscribe
+        case .status: call = .status
+        case .set:
+            let expected = "expected \"light\", \"dark\" or \"system\""
+            guard let value = json["params"]?["override"] else {
+                throw invalid(.invalidParams, "set: missing parameter \"override\" (\(expected))", id: id ?? .null, reply: reply)
+            }
+            guard let s = value.stringValue, let o = Override(rawValue: s) else {
+                throw invalid(.invalidParams, "set: invalid override \(value.text), \(expected)", id: id ?? .null, reply: reply)
+            }
+            call = .set(o)
+        }
+        return Request(id: id, call: call)
+    }
+}
+
+// MARK: - Server → client
+
+/// Extra facts `status` adds to the state object.
+public struct StatusInfo: Equatable, Sendable {
+    public var state: AppearanceState
+    /// Where the system value came from, or why there is none ("portal v2", "no session bus: …").
+    public var systemDetail: String
+    public var defaultMode: Mode
+    public var subscribers: Int
+    public var protocolVersion: Int
+    public var version: String
+    public var pid: Int
+
+    public init(state: AppearanceState, systemDetail: String, defaultMode: Mode, subscribers: Int,
+                protocolVersion: Int = AppearanceProtocol.protocolVersion, version: String, pid: Int) {
+        self.state = state
+        self.systemDetail = systemDetail
+        self.defaultMode = defaultMode
+        self.subscribers = subscribers
+        self.protocolVersion = protocolVersion
+        self.version = version
+        self.pid = pid
+    }
+}
+
+extension AppearanceState {
+    public var json: JSON { .object(members) }
+
+    var members: [(String, JSON)] {
+        [("mode", .string(mode.rawValue)), ("darkMode", .bool(darkMode)), ("system", .string(system.rawValue)),
+         ("override", .string(override.rawValue)), ("source", .string(source.rawValue)),
+         ("seq", .int(seq)), ("instance", .string(instance))]
+    }
+
+    /// Reads a state object; unknown fields are ignored.
+    public init(json: JSON) throws(RPCError) {
+        func field<T: RawRepresentable<String>>(_ key: String, _: T.Type) throws(RPCError) -> T {
+            guard let s = json[key]?.stringValue, let v = T(rawValue: s) else { throw bad(key) }
+            return v
+        }
+        guard let seq = json["seq"]?.uint64Value else { throw bad("seq") }
+        guard let instance = json["instance"]?.stringValue else { throw bad("instance") }
+        self.init(mode: try field("mode", Mode.self), system: try field("system", SystemScheme.self),
+                  override: try field("override", Override.self), source: try field("source", Source.self),
+                  seq: seq, instance: instance)
+    }
+}
+
+private func bad(_ key: String) -> RPCError {
+    RPCError(.internalError, "the daemon sent a state without a valid \"\(key)\"")
+}
+
+extension StatusInfo {
+    public var json: JSON {
+        .object(state.members + [
+            ("systemDetail", .string(systemDetail)), ("defaultMode", .string(defaultMode.rawValue)),
+            ("subscribers", .int(subscribers)), ("protocol", .int(protocolVersion)),
+            ("version", .string(version)), ("pid", .int(pid)),
+        ])
+    }
+
+    public init(json: JSON) throws(RPCError) {
+        let state = try AppearanceState(json: json)
+        guard let detail = json["systemDetail"]?.stringValue else { throw bad("systemDetail") }
+        guard let dm = json["defaultMode"]?.stringValue.flatMap(Mode.init(rawValue:)) else { throw bad("defaultMode") }
+        guard let subs = json["subscribers"]?.intValue else { throw bad("subscribers") }
+        guard let proto = json["protocol"]?.intValue else { throw bad("protocol") }
+        guard let version = json["version"]?.stringValue else { throw bad("version") }
+        guard let pid = json["pid"]?.intValue else { throw bad("pid") }
+        self.init(state: state, systemDetail: detail, defaultMode: dm, subscribers: subs,
+                  protocolVersion: proto, version: version, pid: pid)
+    }
+}
+
+extension Notification {
+    /// The `changed` notification's params: the full state plus the mode the subscriber knew before.
+    public var json: JSON { .object(state.members + [("previous", .string(previous.rawValue))]) }
+
+    public init(json: JSON) throws(RPCError) {
+        guard let p = json["previous"]?.stringValue.flatMap(Mode.init(rawValue:)) else { throw bad("previous") }
+        self.init(state: try AppearanceState(json: json), previous: p)
+    }
+}
+
+/// Lines the server writes.
+public enum Outgoing {
+    public static func result(id: JSON, _ result: JSON) -> [UInt8] {
+        frame(.object([("jsonrpc", .string("2.0")), ("id", id), ("result", result)]))
+    }
+
+    public static func error(id: JSON, _ error: RPCError) -> [UInt8] {
+        frame(.object([("jsonrpc", .string("2.0")), ("id", id),
+                       ("error", .object([("code", .int(error.code)), ("message", .string(error.message))]))]))
+    }
+
+    public static func changed(_ n: Notification) -> [UInt8] {
+        frame(.object([("jsonrpc", .string("2.0")), ("method", .string("changed")), ("params", n.json)]))
+    }
+}
+
+/// What a client reads: a reply to one of its requests, or a notification.
+public enum Incoming: Equatable, Sendable {
+    case result(id: JSON, JSON)
+    case error(id: JSON, RPCError)
+    case changed(Notification)
+    /// A notification this client does not know: ignore it (forward compatibility).
+    case other(method: String)
+
+    public static func decode<C: Collection<UInt8>>(_ line: C) throws(RPCError) -> Incoming {
+        let json: JSON
+        do { json = try JSON.parse(line) } catch { throw RPCError(.parseError, "the daemon sent invalid JSON \(error)") }
+        if let method = json["method"]?.stringValue {
+            guard method == "changed" else { return .other(method: method) }
+            guard let params = json["params"] else { throw bad("params") }
+            return .changed(try Notification(json: params))
+        }
+        let id = json["id"] ?? .null
+        if let r = json["result"] { return .result(id: id, r) }
+        if let e = json["error"], let code = e["code"]?.intValue {
+            return .error(id: id, RPCError(code: code, message: e["message"]?.stringValue ?? "(no message)"))
+        }
+        throw RPCError(.invalidRequest, "the daemon sent a message that is neither a reply nor a notification")
+    }
+}
+
+func frame(_ json: JSON) -> [UInt8] {
+    var out = json.bytes
+    out.append(0x0A)
+    return out
+}
+
+/// The version of appearanced, appearancectl and AppearanceKit (they are released together).
+public let packageVersion = "0.1.0"

@@ -1,0 +1,57 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Musl)
+@preconcurrency import Musl
+#endif
+
+/// Where the daemon listens and every client connects. The daemon and its clients use this one rule:
+/// `--socket PATH`, else `$APPEARANCED_SOCKET`, else `$XDG_RUNTIME_DIR/appearanced/socket`; with no
+/// `XDG_RUNTIME_DIR` (a fresh headless machine, a root shell), `/run/user/$UID/appearanced/socket` when that
+/// directory exists and belongs to the user, else `/tmp/appearanced-$UID/socket`, with a warning.
+public struct SocketLocation: Equatable, Sendable {
+    public var path: String
+    /// Set when the path is a fallback the user should know about.
+    public var warning: String?
+    /// True when the directory is ours to create and lock down (0700); false for a path the user named.
+    public var ownsDirectory: Bool
+
+    public var directory: String {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
+        return slash == path.utf8.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// The status file for prompts, next to the socket.
+    public var modeFilePath: String { directory + "/mode" }
+
+    public init(path: String, warning: String? = nil, ownsDirectory: Bool) {
+        self.path = path
+        self.warning = warning
+        self.ownsDirectory = ownsDirectory
+    }
+
+    public static func resolve(explicit: String? = nil,
+                               environment: (String) -> String? = Posix.environment,
+                               uid: UInt32 = getuid(),
+                               runUserDirectory: (UInt32) -> String? = SocketLocation.runUserDirectory) -> SocketLocation {
+        if let explicit, !explicit.isEmpty { return SocketLocation(path: explicit, ownsDirectory: false) }
+        if let env = environment("APPEARANCED_SOCKET") { return SocketLocation(path: env, ownsDirectory: false) }
+        if let runtime = environment("XDG_RUNTIME_DIR") {
+            return SocketLocation(path: runtime + "/appearanced/socket", ownsDirectory: true)
+        }
+        if let run = runUserDirectory(uid) {
+            return SocketLocation(path: run + "/appearanced/socket",
+                                  warning: "XDG_RUNTIME_DIR is not set; using \(run)", ownsDirectory: true)
+        }
+        return SocketLocation(path: "/tmp/appearanced-\(uid)/socket",
+                              warning: "XDG_RUNTIME_DIR is not set and /run/user/\(uid) is not usable; using /tmp/appearanced-\(uid)",
+                              ownsDirectory: true)
+    }
+
+    /// `/run/user/UID` when it is a real directory owned by `uid`.
+    public static func runUserDirectory(_ uid: UInt32) -> String? {
+        let path = "/run/user/\(uid)"
+        var st = stat()
+        guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR, st.st_uid == uid else { return nil }
+        return path
+    }
+}
