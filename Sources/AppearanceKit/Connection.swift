@@ -1,0 +1,108 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import AppearanceCore
+import AppearanceProtocol
+
+/// A blocking connection to appearanced, for command-line tools and threads that may block.
+/// (`AppearanceClient` is the async API on top of the same protocol.)
+///
+/// Each call sends one JSON-RPC request and waits for its reply; `changed` notifications that arrive
+/// meanwhile are kept, in order, for `nextChange()`.
+public final class AppearanceConnection {
+    public let socketPath: String
+    private let fd: Int32
+    private var framer = LineFramer()
+    private var nextID = 0
+    private var changes: [Notification] = []
+    private let buffer: UnsafeMutableRawBufferPointer
+
+    /// Connects to `socketPath`, or to the path every client and the daemon agree on
+    /// (`$APPEARANCED_SOCKET`, else `$XDG_RUNTIME_DIR/appearanced/socket`, …).
+    public init(socketPath: String? = nil) throws(AppearanceError) {
+        let path = SocketLocation.resolve(explicit: socketPath).path
+        self.socketPath = path
+        fd = try Self.connect(path)
+        buffer = .allocate(byteCount: 16 * 1024, alignment: 16)
+    }
+
+    private static func connect(_ path: String) throws(AppearanceError) -> Int32 {
+        let fd: Int32
+        do { fd = try Posix.unixStreamSocket() } catch { throw .daemonNotRunning(socket: path, reason: "\(error)") }
+        do {
+            try Posix.connect(fd, to: path)
+        } catch {
+            Posix.close(fd)
+            throw .daemonNotRunning(socket: path, reason: String(cString: strerror(error.code)))
+        }
+        return fd
+    }
+
+    deinit {
+        Posix.close(fd)
+        buffer.deallocate()
+    }
+
+    /// The current state (`get`).
+    public func state() throws(AppearanceError) -> AppearanceState { try stateCall(.get) }
+
+    /// The state plus where it came from and who listens (`status`).
+    public func status() throws(AppearanceError) -> StatusInfo {
+        let json = try call(.status)
+        do { return try StatusInfo(json: json) } catch { throw .protocolError(error.message) }
+    }
+
+    /// Sets the override (`set`); `.system` goes back to following the desktop. Returns the new state.
+    public func set(_ override: Override) throws(AppearanceError) -> AppearanceState { try stateCall(.set(override)) }
+
+    /// Flips the mode (`toggle`), done atomically by the daemon. Returns the new state.
+    public func toggle() throws(AppearanceError) -> AppearanceState { try stateCall(.toggle) }
+
+    /// Starts notifications (`subscribe`); returns the current state they start from.
+    public func subscribe() throws(AppearanceError) -> AppearanceState { try stateCall(.subscribe) }
+
+    /// Blocks until the next `changed` notification.
+    public func nextChange() throws(AppearanceError) -> Notification {
+        while changes.isEmpty { try receive() }
+        return changes.removeFirst()
+    }
+
+    private func stateCall(_ c: Call) throws(AppearanceError) -> AppearanceState {
+        let json = try call(c)
+        do { return try AppearanceState(json: json) } catch { throw .protocolError(error.message) }
+    }
+
+    private func call(_ c: Call) throws(AppearanceError) -> JSON {
+        nextID += 1
+        let id = JSON.int(nextID)
+        do { try Posix.sendAll(fd, Request(id: id, call: c).line) } catch { throw lost("\(error)") }
+        while true {
+            switch try receive() {
+            case .result(let rid, let json)? where rid == id: return json
+            case .error(let rid, let e)? where rid == id || rid == .null: throw .rejected(e)
+            default: continue
+            }
+        }
+    }
+
+    /// Reads one message; notifications are queued, replies returned.
+    @discardableResult
+    private func receive() throws(AppearanceError) -> Incoming? {
+        while true {
+            let line: ArraySlice<UInt8>?
+            do { line = try framer.next() } catch { throw .protocolError("the daemon sent a line over \(maxLineLength) bytes") }
+            if let line {
+                let msg: Incoming
+                do { msg = try Incoming.decode(line) } catch { throw .protocolError(error.message) }
+                if case .changed(let n) = msg { changes.append(n); return nil }
+                return msg
+            }
+            let n: Int
+            do { n = try Posix.read(fd, into: buffer) } catch { throw lost("\(error)") }
+            if n == 0 { throw lost("the daemon closed the connection") }
+            framer.append(buffer[0..<n])
+        }
+    }
+
+    private func lost(_ reason: String) -> AppearanceError { .connectionLost(socket: socketPath, reason: reason) }
+}
