@@ -1,0 +1,50 @@
+import Testing
+@testable import AppearanceProtocol
+
+struct JSONTests {
+    @Test(arguments: [
+        #"null"#, #"true"#, #"false"#, #"0"#, #"-12"#, #"3.25e-2"#, #""a\"b""#, #"[]"#, #"{}"#,
+        #"[1,"x",{"k":[null]}]"#, #"{"a":1,"b":{"c":"d"}}"#, #""\u00e9\ud83d\ude00""#,
+    ])
+    func roundTrips(text: String) throws {
+        let v = try JSON.parse(text)
+        #expect(try JSON.parse(v.bytes) == v)
+    }
+
+    @Test func numbersKeepTheirText() throws {
+        #expect(try JSON.parse("12345678901234567890") == .number("12345678901234567890"))
+        #expect(try JSON.parse("[ 1.50 ]").bytes == Array("[1.50]".utf8))
+    }
+
+    @Test func escapesAreWrittenSafely() throws {
+        let s = JSON.string("a\"b\\c\nd\u{1}é")
+        #expect(s.text == #""a\"b\\c\nd\u0001é""#)
+        #expect(try JSON.parse(s.bytes) == s)
+    }
+
+    @Test(arguments: [
+        ("", "unexpected end of input"), ("{", "expected a string key"), (#"{"a"}"#, "expected ':'"),
+        (#"{"a":1,}"#, "expected a string key"), ("[1,]", "unexpected character"), ("01", "unexpected data"),
+        ("1.", "invalid number"), ("-", "invalid number"), ("tru", "invalid literal"), (#""abc"#, "unterminated string"),
+        ("\"a\u{1}\"", "control character"), (#""\x""#, "invalid escape"), (#""\ud800""#, "unpaired surrogate"),
+        (#"{"a":1,"a":2}"#, "duplicate key"), ("[1] 2", "unexpected data"),
+    ])
+    func rejects(text: String, message: String) {
+        #expect {
+            try JSON.parse(text)
+        } throws: { error in
+            (error as? JSONError)?.message.contains(message) == true
+        }
+    }
+
+    @Test func rejectsInvalidUTF8() {
+        #expect(throws: JSONError.self) { try JSON.parse([0x22, 0xFF, 0xFE, 0x22]) }
+    }
+
+    @Test func depthIsBounded() throws {
+        let ok = String(repeating: "[", count: JSON.maxDepth - 1) + String(repeating: "]", count: JSON.maxDepth - 1)
+        _ = try JSON.parse(ok)
+        let deep = String(repeating: "[", count: 100_000)
+        #expect(throws: JSONError.self) { try JSON.parse(deep) }
+    }
+}

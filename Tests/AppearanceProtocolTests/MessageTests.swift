@@ -1,0 +1,155 @@
+import AppearanceCore
+import Testing
+@testable import AppearanceProtocol
+
+struct RequestDecodingTests {
+    func decode(_ s: String) throws(RequestFailure) -> Request { try Request.decode(Array(s.utf8)) }
+
+    @Test(arguments: [
+        (#"{"jsonrpc":"2.0","id":1,"method":"get"}"#, Call.get),
+        (#"{"jsonrpc":"2.0","id":1,"method":"status","params":{}}"#, .status),
+        (#"{"jsonrpc":"2.0","id":1,"method":"toggle","params":[]}"#, .toggle),
+        (#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"#, .subscribe),
+        (#"{"jsonrpc":"2.0","id":"a","method":"set","params":{"override":"dark"}}"#, .set(.dark)),
+        (#"{"jsonrpc":"2.0","id":null,"method":"set","params":{"override":"light"}}"#, .set(.light)),
+        (#"{"method":"set","params":{"override":"system"},"jsonrpc":"2.0","id":7}"#, .set(.system)),
+    ])
+    func valid(line: String, call: Call) throws {
+        #expect(try decode(line).call == call)
+    }
+
+    @Test func everyCallEncodesToWhatDecodes() throws {
+        for call in [Call.get, .status, .toggle, .subscribe, .set(.dark), .set(.light), .set(.system)] {
+            let r = Request(id: .int(3), call: call)
+            let line = r.line
+            #expect(line.last == 0x0A)
+            #expect(try Request.decode(line.dropLast()) == r)
+        }
+    }
+
+    @Test func notificationHasNoID() throws {
+        #expect(try decode(#"{"jsonrpc":"2.0","method":"get"}"#).id == nil)
+    }
+
+    @Test(arguments: [
+        ("not json", ErrorCode.parseError, "parse error"),
+        ("[1]", .invalidRequest, "batch requests are not supported"),
+        ("42", .invalidRequest, "must be a JSON object"),
+        (#"{"jsonrpc":"1.0","id":1,"method":"get"}"#, .invalidRequest, "\"jsonrpc\" must be \"2.0\""),
+        (#"{"jsonrpc":"2.0","id":[1],"method":"get"}"#, .invalidRequest, "\"id\" must be"),
+        (#"{"jsonrpc":"2.0","id":1,"method":5}"#, .invalidRequest, "\"method\" must be a string"),
+        (#"{"jsonrpc":"2.0","id":1,"method":"paint"}"#, .methodNotFound, "unknown method \"paint\""),
+        (#"{"jsonrpc":"2.0","id":1,"method":"get","params":{"x":1}}"#, .invalidParams, "unknown parameter \"x\""),
+        (#"{"jsonrpc":"2.0","id":1,"method":"get","params":3}"#, .invalidParams, "params as an object"),
+        (#"{"jsonrpc":"2.0","id":1,"method":"set"}"#, .invalidParams, "missing parameter \"override\""),
+        (#"{"jsonrpc":"2.0","id":1,"method":"set","params":{"override":"blue"}}"#, .invalidParams, "invalid override \"blue\""),
+        (#"{"jsonrpc":"2.0","id":1,"method":"set","params":{"override":1}}"#, .invalidParams, "invalid override 1"),
+    ])
+    func invalid(line: String, code: ErrorCode, message: String) {
+        do {
+            _ = try decode(line)
+            Issue.record("accepted \(line)")
+        } catch {
+            #expect(error.error.code == code.rawValue)
+            #expect(error.error.message.contains(message), "\(error.error.message)")
+        }
+    }
+
+    @Test func errorsEchoTheIDWhenKnown() {
+        do { _ = try decode(#"{"jsonrpc":"2.0","id":"q","method":"paint"}"#) } catch {
+            #expect(error.id == .string("q"))
+            #expect(error.wantsReply)
+        }
+        do { _ = try decode(#"{"jsonrpc":"2.0","method":"paint"}"#) } catch {
+            #expect(!error.wantsReply)
+        }
+    }
+}
+
+struct ServerMessageTests {
+    let state = AppearanceState(mode: .dark, system: .light, override: .dark, source: .override, seq: 9, instance: "abc")
+
+    @Test func stateObjectHasEveryField() throws {
+        #expect(state.json.text == #"{"mode":"dark","darkMode":true,"system":"light","override":"dark","source":"override","seq":9,"instance":"abc"}"#)
+        #expect(try AppearanceState(json: state.json) == state)
+    }
+
+    @Test func resultAndErrorLines() throws {
+        #expect(Outgoing.result(id: .int(1), .bool(true)) == Array(#"{"jsonrpc":"2.0","id":1,"result":true}"#.utf8) + [0x0A])
+        let e = Outgoing.error(id: .null, RPCError(.parseError, "bad"))
+        #expect(e == Array(#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"bad"}}"#.utf8) + [0x0A])
+        #expect(try Incoming.decode(e.dropLast()) == .error(id: .null, RPCError(code: -32700, message: "bad")))
+    }
+
+    @Test func changedCarriesPrevious() throws {
+        let line = Outgoing.changed(Notification(state: state, previous: .light))
+        let text = String(decoding: line, as: UTF8.self)
+        #expect(text.hasPrefix(#"{"jsonrpc":"2.0","method":"changed","params":{"mode":"dark""#))
+        #expect(text.hasSuffix(#""previous":"light"}}"# + "\n"))
+        #expect(try Incoming.decode(line.dropLast()) == .changed(Notification(state: state, previous: .light)))
+    }
+
+    @Test func statusRoundTrip() throws {
+        let s = StatusInfo(state: state, systemDetail: "portal v1", defaultMode: .light, subscribers: 2, version: "1", pid: 5)
+        #expect(try StatusInfo(json: s.json) == s)
+    }
+
+    @Test func clientsIgnoreUnknownFieldsAndNotifications() throws {
+        let line = #"{"jsonrpc":"2.0","id":1,"result":{"mode":"light","darkMode":false,"system":"light","override":"system","source":"system","seq":1,"instance":"i","future":[1]}}"#
+        guard case .result(_, let json) = try Incoming.decode(Array(line.utf8)) else { Issue.record("not a result"); return }
+        #expect(try AppearanceState(json: json).mode == .light)
+        #expect(try Incoming.decode(Array(#"{"jsonrpc":"2.0","method":"later"}"#.utf8)) == .other(method: "later"))
+    }
+}
+
+struct LineFramerTests {
+    @Test func splitsAndSkipsBlankLines() throws {
+        var f = LineFramer()
+        f.append(Array("a\n\n  \r\nbc".utf8))
+        #expect(try f.next().map(Array.init) == Array("a".utf8))
+        #expect(try f.next() == nil)
+        f.append(Array("d\n".utf8))
+        #expect(try f.next().map(Array.init) == Array("bcd".utf8))
+        #expect(try f.next() == nil)
+        #expect(f.pendingCount == 0)
+    }
+
+    @Test func lineAtTheLimitPassesOneOverFails() throws {
+        var f = LineFramer(limit: 8)
+        f.append(Array("12345678\n".utf8))
+        #expect(try f.next()?.count == 8)
+        f.append(Array("123456789".utf8))
+        #expect(throws: LineFramer.LineTooLong.self) { try f.next() }
+    }
+
+    @Test func overLongLineArrivingInPiecesIsCaughtBeforeItsNewline() throws {
+        var f = LineFramer()
+        for _ in 0..<20 {
+            f.append([UInt8](repeating: 0x61, count: 4096))
+            if (try? f.next()) == nil, f.pendingCount > maxLineLength { break }
+        }
+        #expect(throws: LineFramer.LineTooLong.self) { try f.next() }
+    }
+}
+
+struct SocketLocationTests {
+    func env(_ d: [String: String]) -> (String) -> String? { { d[$0] } }
+
+    @Test func precedence() {
+        let e = env(["APPEARANCED_SOCKET": "/a/s", "XDG_RUNTIME_DIR": "/run/user/5"])
+        #expect(SocketLocation.resolve(explicit: "/x/y", environment: e, uid: 5).path == "/x/y")
+        #expect(SocketLocation.resolve(environment: e, uid: 5).path == "/a/s")
+        let x = SocketLocation.resolve(environment: env(["XDG_RUNTIME_DIR": "/run/user/5"]), uid: 5)
+        #expect(x == SocketLocation(path: "/run/user/5/appearanced/socket", ownsDirectory: true))
+        #expect(x.modeFilePath == "/run/user/5/appearanced/mode")
+    }
+
+    @Test func withoutXDGRuntimeDir() {
+        let run = SocketLocation.resolve(environment: env([:]), uid: 5, runUserDirectory: { _ in "/run/user/5" })
+        #expect(run.path == "/run/user/5/appearanced/socket")
+        #expect(run.warning != nil)
+        let tmp = SocketLocation.resolve(environment: env([:]), uid: 5, runUserDirectory: { _ in nil })
+        #expect(tmp.path == "/tmp/appearanced-5/socket")
+        #expect(tmp.warning?.contains("/tmp/appearanced-5") == true)
+    }
+}
