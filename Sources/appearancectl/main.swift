@@ -152,6 +152,12 @@ case "watch":
     // Interrupting a watch is how it ends: exit 0, not 130.
     signal(SIGINT) { _ in _exit(0) }
     signal(SIGTERM) { _ in _exit(0) }
+    // A parent may hand us these blocked (a signal mask is inherited across exec).
+    var set = sigset_t()
+    sigemptyset(&set)
+    sigaddset(&set, SIGINT)
+    sigaddset(&set, SIGTERM)
+    sigprocmask(SIG_UNBLOCK, &set, nil)
     let c = connect()
     do {
         let initial = try c.subscribe()

@@ -59,6 +59,13 @@ while let arg = args.popFirst() {
     }
 }
 
+// A parent may hand these over blocked (the mask is inherited across exec): unblock them before any
+// thread starts, so every thread inherits the mask and the daemon's signal sources hear them.
+var handled = sigset_t()
+sigemptyset(&handled)
+for sig in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&handled, sig) }
+sigprocmask(SIG_UNBLOCK, &handled, nil)
+
 let queue = DispatchQueue(label: "appearanced")
 let logger = Logger(level: logLevel ?? .info)
 let sentry = PortalSentry(queue: queue, log: { logger.log($0, $1) })

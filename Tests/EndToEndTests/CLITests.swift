@@ -1,0 +1,199 @@
+import Foundation
+import Testing
+
+/// The built binaries, run as a user would, with no session bus: the daemon is its own source.
+@Suite struct DaemonAndCLITests {
+    @Test func getSetToggleAndStatus() throws {
+        let s = try Sandbox()
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        #expect(try s.ctl("get") == (0, "light\n", ""))
+        #expect(try s.ctl("set", "dark").out == "dark\n")
+        #expect(try s.ctl("get").out == "dark\n")
+        #expect(try s.ctl("toggle").out == "light\n")
+        // Toggling back from a forced mode returns to following the system, leaving no stale override.
+        let state = try s.ctl("get", "--json").out
+        #expect(state.contains(#""override":"system""#), "\(state)")
+        #expect(state.contains(#""source":"default""#))
+        let status = try s.ctl("status")
+        #expect(status.status == 0)
+        #expect(status.out.contains("system:      unavailable"), "\(status.out)")
+        #expect(status.out.contains("no session bus") || status.out.contains("bus"), "\(status.out)")
+        let json = try s.ctl("status", "--json").out
+        #expect(json.contains(#""subscribers":0"#) && json.contains(#""protocol":1"#), "\(json)")
+    }
+
+    @Test func watchPrintsCurrentThenEachRealChange() throws {
+        let s = try Sandbox()
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        let w = try Child(Bin.ctl, ["watch"], env: s.env)
+        defer { w.stop() }
+        #expect(try w.waitForLines(1) == ["light"])
+        _ = try s.ctl("set", "dark")
+        #expect(try w.waitForLines(2) == ["light", "dark"])
+        _ = try s.ctl("set", "dark")      // no change: nothing printed
+        _ = try s.ctl("set", "system")    // back to the default: light
+        #expect(try w.waitForLines(3) == ["light", "dark", "light"])
+        w.stop(SIGINT)
+        #expect(try w.waitForExit() == 0)
+        #expect(w.lines == ["light", "dark", "light"])
+    }
+
+    @Test func watchJSONCarriesPrevious() throws {
+        let s = try Sandbox()
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        let w = try Child(Bin.ctl, ["watch", "--json"], env: s.env)
+        defer { w.stop() }
+        _ = try w.waitForLines(1)
+        _ = try s.ctl("toggle")
+        let lines = try w.waitForLines(2)
+        #expect(lines[0].contains(#""mode":"light""#) && lines[0].contains(#""previous":null"#), "\(lines[0])")
+        #expect(lines[1].contains(#""mode":"dark""#) && lines[1].contains(#""previous":"light""#), "\(lines[1])")
+        #expect(lines[1].contains(#""seq":1"#))
+        w.stop(SIGTERM)
+        #expect(try w.waitForExit() == 0)
+    }
+
+    @Test func daemonNotRunning() throws {
+        let s = try Sandbox()
+        for args in [["get"], ["set", "dark"], ["toggle"], ["status"], ["watch"]] {
+            let r = try s.run(Bin.ctl, args)
+            #expect(r.status == 69, "\(args)")
+            #expect(r.out.isEmpty)
+            #expect(r.err.contains(s.socket), "\(r.err)")
+            #expect(r.err.contains("appearanced is not running"), "\(r.err)")
+        }
+    }
+
+    @Test(arguments: [
+        (["set"], "missing mode"), (["set", "blue"], "invalid mode \"blue\""), (["set", "dark", "x"], "too many"),
+        (["frobnicate"], "unknown command"), ([], "missing command"), (["get", "--bogus"], "unknown option"),
+        (["get", "extra"], "unexpected argument"), (["--socket"], "needs a value"),
+    ])
+    func usageErrors(args: [String], message: String) throws {
+        let s = try Sandbox()
+        let r = try s.run(Bin.ctl, args)
+        #expect(r.status == 64)
+        #expect(r.err.contains(message), "\(r.err)")
+    }
+
+    @Test func helpAndVersion() throws {
+        let s = try Sandbox()
+        #expect(try s.ctl("help").out.contains("Usage: appearancectl"))
+        #expect(try s.ctl("--version").out.hasPrefix("appearancectl "))
+        #expect(try s.run(Bin.daemon, ["--help"]).out.contains("Usage: appearanced"))
+        #expect(try s.run(Bin.daemon, ["--version"]).out.hasPrefix("appearanced "))
+        let bad = try s.run(Bin.daemon, ["--log-level", "loud"])
+        #expect(bad.status == 64 && bad.err.contains("invalid log level \"loud\""))
+        #expect(try s.run(Bin.daemon, ["--frob"]).status == 64)
+    }
+
+    @Test func rejectedRequestExits65() throws {
+        let s = try Sandbox()
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        // Make the state directory unwritable: the override cannot be saved, so it is not applied.
+        try FileManager.default.createDirectory(atPath: s.root + "/state/appearanced", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: s.stateFile, withIntermediateDirectories: true)
+        let r = try s.ctl("set", "dark")
+        #expect(r.status == 65)
+        #expect(r.err.contains("could not save the override to \(s.stateFile)"), "\(r.err)")
+        #expect(try s.ctl("get").out == "light\n")
+    }
+}
+
+@Suite struct LifecycleTests {
+    @Test func overrideSurvivesSIGKILL() throws {
+        let s = try Sandbox()
+        let d = try s.startDaemon()
+        #expect(try s.ctl("set", "dark").status == 0)
+        d.stop(SIGKILL)
+        _ = try d.waitForExit()
+        let d2 = try s.startDaemon()  // the stale socket of the killed instance is replaced
+        defer { d2.stop() }
+        #expect(try s.ctl("get").out == "dark\n")
+        #expect(try String(contentsOfFile: s.stateFile, encoding: .utf8) == "{\"override\":\"dark\"}\n")
+    }
+
+    @Test(arguments: ["{not json", "", "{\"override\":\"purple\"}", "\u{FF}\u{FE}"])
+    func corruptStateFileIsKeptAside(content: String) throws {
+        let s = try Sandbox()
+        try s.write(content, to: s.stateFile)
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        #expect(try s.ctl("get", "--json").out.contains(#""override":"system""#))
+        try d.waitForStderr("\(s.stateFile) is not a valid state file")
+        #expect(d.stderr.contains("kept it as \(s.stateFile).corrupt"))
+        #expect(try String(contentsOfFile: s.stateFile + ".corrupt", encoding: .utf8) == content)
+        #expect(!FileManager.default.fileExists(atPath: s.stateFile))
+    }
+
+    @Test func stateFileThatIsADirectoryIsKeptAside() throws {
+        let s = try Sandbox()
+        try FileManager.default.createDirectory(atPath: s.stateFile, withIntermediateDirectories: true)
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        try d.waitForStderr("cannot be read")
+        var isDir: ObjCBool = false
+        #expect(FileManager.default.fileExists(atPath: s.stateFile + ".corrupt", isDirectory: &isDir) && isDir.boolValue)
+        #expect(try s.ctl("set", "dark").status == 0)
+    }
+
+    @Test func sigtermExitsCleanlyAndRemovesTheSocket() throws {
+        let s = try Sandbox()
+        let d = try s.startDaemon()
+        #expect(FileManager.default.fileExists(atPath: s.socket))
+        d.stop(SIGTERM)
+        #expect(try d.waitForExit() == 0)
+        #expect(!FileManager.default.fileExists(atPath: s.socket))
+    }
+
+    @Test func secondInstanceRefusesAndLeavesTheFirstAlone() throws {
+        let s = try Sandbox()
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        let r = try s.run(Bin.daemon, [])
+        #expect(r.status == 1)
+        #expect(r.err.contains("already running on \(s.socket)"), "\(r.err)")
+        #expect(try s.ctl("get").status == 0)
+    }
+
+    @Test func socketAndDirectoryArePrivate() throws {
+        let s = try Sandbox()
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        _ = try s.ctl("set", "dark")
+        func mode(_ p: String) throws -> Int {
+            (try FileManager.default.attributesOfItem(atPath: p)[.posixPermissions] as? Int) ?? -1
+        }
+        #expect(try mode(s.socket) == 0o600)
+        #expect(try mode(s.root + "/runtime/appearanced") == 0o700)
+        #expect(try mode(s.stateFile) == 0o600)
+    }
+
+    @Test func explicitSocketOptionAndEnvironment() throws {
+        let s = try Sandbox()
+        let path = s.root + "/custom.sock"
+        let d = try Child(Bin.daemon, ["--socket", path], env: s.env)
+        defer { d.stop() }
+        try waitUntil("socket at \(path)") { (try? s.ctl("--socket", path, "get"))?.status == 0 }
+        s.env["APPEARANCED_SOCKET"] = path
+        #expect(try s.ctl("get").out == "light\n")
+    }
+
+    @Test func peerWithAnotherUIDIsRejected() throws {
+        guard getuid() == 0 else { return }  // needs root to run a client as nobody
+        let s = try Sandbox()
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        // Let nobody reach the socket through the file system, so only SO_PEERCRED stands in the way.
+        chmod(s.root, 0o755); chmod(s.root + "/runtime", 0o755)
+        chmod(s.root + "/runtime/appearanced", 0o755); chmod(s.socket, 0o777)
+        let r = try s.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", Bin.ctl, "--socket", s.socket, "get"])
+        #expect(r.status != 0, "\(r)")
+        try d.waitForStderr("rejected a connection from uid 65534")
+        #expect(try s.ctl("get").status == 0)
+    }
+}
