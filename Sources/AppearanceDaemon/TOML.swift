@@ -79,9 +79,7 @@ public struct TOMLTable: Equatable, Sendable {
     }
 }
 
-private struct Position {
-    var line: Int, column: Int
-}
+private typealias Position = (line: Int, column: Int)
 
 private extension TOMLError {
     init(_ at: Position, _ message: String) { self.init(line: at.line, column: at.column, message: message) }
@@ -114,7 +112,7 @@ private struct Parser {
     func at(_ k: Int = 0) -> Unicode.Scalar? { i + k < s.count ? Unicode.Scalar(s[i + k]) : nil }
     var peek: Unicode.Scalar? { at() }
     var column: Int { String(decoding: s[lineStart..<min(i, s.count)], as: UTF8.self).count + 1 }
-    var here: Position { Position(line: line, column: column) }
+    var here: Position { (line, column) }
     var atNewline: Bool { peek == "\n" || (peek == "\r" && at(1) == "\n") }
 
     /// What is at `i`, for "expected X, found Y".
@@ -126,13 +124,10 @@ private struct Parser {
     }
 
     func error(_ message: String) -> TOMLError { TOMLError(here, message) }
-
     func isControl(_ c: Unicode.Scalar) -> Bool { (c.value < 0x20 && c != "\t") || c.value == 0x7F }
-
     func isBare(_ c: Unicode.Scalar) -> Bool {
         ("a"..."z").contains(c) || ("A"..."Z").contains(c) || ("0"..."9").contains(c) || c == "_" || c == "-"
     }
-
     func lookingAt(_ word: String) -> Bool { s[i...].starts(with: word.utf8) }
 
     mutating func eat(_ c: Unicode.Scalar) -> Bool {
@@ -420,12 +415,9 @@ private struct Parser {
         if token == "true" { return .boolean(true) }
         if token == "false" { return .boolean(false) }
         if token.isEmpty { throw fail("expected a value, found \(found)") }
-        let digits = token.prefix { $0.isNumber }
-        if digits.count == 4 && token.dropFirst(4).first == "-" {
-            throw TOMLError(line: start.line, column: nil, message: "dates are not supported")
-        }
-        if digits.count == 2 && token.dropFirst(2).first == ":" {
-            throw TOMLError(line: start.line, column: nil, message: "times are not supported")
+        let digits = token.prefix { $0.isNumber }.count, next = token.dropFirst(digits).first
+        if digits == 4 && next == "-" || digits == 2 && next == ":" {
+            throw TOMLError(line: start.line, column: nil, message: "\(digits == 4 ? "dates" : "times") are not supported")
         }
         var body = Substring(token)
         let sign = body.first == "+" || body.first == "-" ? String(body.removeFirst()) : ""
