@@ -1,0 +1,138 @@
+import AppearanceCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The settings in `config.toml` (`$XDG_CONFIG_HOME/appearanced/config.toml` or `--config PATH`).
+/// The repository's `config/appearanced.toml` documents every key at its default.
+public struct Config: Equatable, Sendable {
+    /// The mode when the desktop has no preference or there is no portal.
+    public var defaultMode: Mode = .light
+    /// The log level the config asks for; `--log-level` wins over it.
+    public var logLevel: LogLevel? = nil
+
+    public init(defaultMode: Mode = .light, logLevel: LogLevel? = nil) {
+        self.defaultMode = defaultMode
+        self.logLevel = logLevel
+    }
+
+    public static let knownKeys = ["default-mode", "log-level"]
+
+    /// Reads a config from its text. `path` is only used in error messages.
+    public static func parse(_ text: String, path: String) throws(ConfigError) -> Config {
+        let document: TOMLTable
+        do {
+            document = try TOML.parse(text)
+        } catch {
+            throw ConfigError(path: path, line: error.line, column: error.column, message: error.message)
+        }
+        var config = Config()
+        for (key, value) in document.entries {
+            func expected(_ what: String) -> ConfigError {
+                ConfigError(path: path, line: value.line, message: "\(key): expected \(what), got \(shown(value))")
+            }
+            switch key {
+            case "default-mode":
+                guard let mode = value.string.flatMap(Mode.init(rawValue:)) else {
+                    throw expected(quotedList(Mode.allCases.map(\.rawValue), last: "or"))
+                }
+                config.defaultMode = mode
+            case "log-level":
+                guard let level = value.string.flatMap(LogLevel.init(name:)) else {
+                    throw expected("one of " + quotedList(LogLevel.allCases.map(\.name), last: "or"))
+                }
+                config.logLevel = level
+            default:
+                let what = value.table == nil ? "key" : "table"
+                throw ConfigError(path: path, line: value.line, message:
+                    "unknown \(what) \(key.debugDescription) (known keys: \(knownKeys.joined(separator: ", ")))")
+            }
+        }
+        return config
+    }
+
+    /// Reads and parses the config file at `path`. A file that does not exist is not an error: nil.
+    public static func load(path: String) throws(ConfigError) -> Config? {
+        guard let text = try readTextFile(path: path) else { return nil }
+        return try parse(text, path: path)
+    }
+}
+
+/// A config that cannot be used. `description` reads `PATH:LINE: KEY: what is wrong`, or `PATH: what is wrong`
+/// for a file that cannot be read.
+public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var path: String
+    public var line: Int?
+    public var column: Int?
+    public var message: String
+
+    public init(path: String, line: Int? = nil, column: Int? = nil, message: String) {
+        self.path = path
+        self.line = line
+        self.column = column
+        self.message = message
+    }
+
+    public var description: String {
+        var place = path
+        if let line { place += ":\(line)" + (column.map { ":\($0)" } ?? "") }
+        return "\(place): \(message)"
+    }
+}
+
+/// `"a"`, `"a" or "b"`, `"a", "b" or "c"`.
+private func quotedList(_ words: [String], last: String) -> String {
+    let quoted = words.map(\.debugDescription)
+    return quoted.count < 2 ? quoted.joined() : quoted.dropLast().joined(separator: ", ") + " \(last) " + quoted.last!
+}
+
+/// How a wrong value is shown in "expected X, got Y": strings as written, other values by their type.
+private func shown(_ value: TOMLValue) -> String {
+    value.string?.debugDescription ?? value.typeName
+}
+
+/// Reads a whole small text file with open(2)/read(2): nil if it does not exist; an error naming the path if
+/// it cannot be read, is a directory, is larger than `limit` bytes or is not UTF-8.
+func readTextFile(path: String, limit: Int = 1 << 20) throws(ConfigError) -> String? {
+    func failure(_ what: String, _ code: Int32 = errno) -> ConfigError {
+        ConfigError(path: path, message: "\(what): \(String(cString: strerror(code)))")
+    }
+    var fd: Int32
+    repeat { fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY) } while fd < 0 && errno == EINTR
+    if fd < 0 {
+        if errno == ENOENT { return nil }
+        throw failure("cannot open")
+    }
+    defer { close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0 else { throw failure("cannot stat") }
+    // Pipes and /dev/null are fine (`--config /dev/null`, `--config <(...)`); the limit guards the rest.
+    guard info.st_mode & S_IFMT != S_IFDIR else { throw ConfigError(path: path, message: "is a directory, expected a file") }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+    while true {
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        guard n >= 0 else { throw failure("cannot read") }
+        if n == 0 { break }
+        bytes += buffer[..<n]
+        guard bytes.count <= limit else { throw ConfigError(path: path, message: "is larger than \(limit) bytes") }
+    }
+    guard let text = String(validating: bytes, as: UTF8.self) else {
+        throw ConfigError(path: path, line: invalidUTF8Line(bytes), message: "not valid UTF-8 text")
+    }
+    return text
+}
+
+/// The line of the first byte sequence that is not UTF-8.
+private func invalidUTF8Line(_ bytes: [UInt8]) -> Int {
+    var line = 1
+    var parser = Unicode.UTF8.ForwardParser()
+    var iterator = bytes.makeIterator()
+    while case .valid(let scalar) = parser.parseScalar(from: &iterator) {
+        if scalar.elementsEqual([0x0A]) { line += 1 }
+    }
+    return line
+}

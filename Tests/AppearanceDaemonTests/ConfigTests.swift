@@ -1,0 +1,203 @@
+import Testing
+import AppearanceCore
+@testable import AppearanceDaemon
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+struct ConfigTests {
+    static let path = "/home/u/.config/appearanced/config.toml"
+
+    static func parse(_ text: String) throws(ConfigError) -> Config { try Config.parse(text, path: path) }
+
+    @Test("empty and comment-only files give the defaults", arguments: ["", "\n\n", "# nothing here\n  # really\n"])
+    func defaults(text: String) throws {
+        #expect(try Self.parse(text) == Config())
+        #expect(Config().defaultMode == .light && Config().logLevel == nil)
+    }
+
+    @Test("default-mode", arguments: Mode.allCases)
+    func defaultMode(mode: Mode) throws {
+        #expect(try Self.parse("default-mode = \"\(mode.rawValue)\"\n") == Config(defaultMode: mode))
+        #expect(try Self.parse("default-mode = '\(mode.rawValue)' # comment") == Config(defaultMode: mode))
+    }
+
+    @Test("log-level", arguments: LogLevel.allCases)
+    func logLevel(level: LogLevel) throws {
+        #expect(try Self.parse("log-level = \"\(level.name)\"") == Config(logLevel: level))
+    }
+
+    @Test("both keys, in any order")
+    func bothKeys() throws {
+        let expected = Config(defaultMode: .dark, logLevel: .debug)
+        #expect(try Self.parse("default-mode = \"dark\"\nlog-level = \"debug\"\n") == expected)
+        #expect(try Self.parse("# settings\nlog-level = \"debug\"\n\ndefault-mode = \"dark\"") == expected)
+    }
+
+    static let errors: [(String, String)] = [
+        ("# line 1\n\ndefault-mode = \"blue\"",
+         #"/home/u/.config/appearanced/config.toml:3: default-mode: expected "light" or "dark", got "blue""#),
+        ("default-mode = \"Dark\"", #"/home/u/.config/appearanced/config.toml:1: default-mode: expected "light" or "dark", got "Dark""#),
+        ("default-mode = true", #"/home/u/.config/appearanced/config.toml:1: default-mode: expected "light" or "dark", got a boolean"#),
+        ("default-mode = [\"dark\"]", #"/home/u/.config/appearanced/config.toml:1: default-mode: expected "light" or "dark", got an array"#),
+        ("\n[default-mode]\n", #"/home/u/.config/appearanced/config.toml:2: default-mode: expected "light" or "dark", got a table"#),
+        ("log-level = \"verbose\"",
+         #"/home/u/.config/appearanced/config.toml:1: log-level: expected one of "error", "warning", "notice", "info" or "debug", got "verbose""#),
+        ("log-level = 7", #"/home/u/.config/appearanced/config.toml:1: log-level: expected one of "error", "warning", "notice", "info" or "debug", got an integer"#),
+        ("default-mode = \"dark\"\n\n\n\ndefualt-mode = \"dark\"",
+         #"/home/u/.config/appearanced/config.toml:5: unknown key "defualt-mode" (known keys: default-mode, log-level)"#),
+        ("[colors]\nbackground = \"#000\"", #"/home/u/.config/appearanced/config.toml:1: unknown table "colors" (known keys: default-mode, log-level)"#),
+        ("default-mode = \"dark\"\ndefault-mode = \"light\"",
+         #"/home/u/.config/appearanced/config.toml:2:1: "default-mode" is already defined as a string on line 1"#),
+        ("default-mode \"dark\"", #"/home/u/.config/appearanced/config.toml:1:14: expected '=' after key "default-mode", found '"'"#),
+        ("default-mode = dark", #"/home/u/.config/appearanced/config.toml:1:16: expected a value, found "dark" (strings must be quoted)"#),
+        ("\ndefault-mode = 2024-01-01", "/home/u/.config/appearanced/config.toml:2: dates are not supported"),
+    ]
+
+    @Test("errors name the file, the line and the key", arguments: errors)
+    func error(text: String, expected: String) {
+        do {
+            let config = try Self.parse(text)
+            Issue.record("parsed as \(config)")
+        } catch {
+            #expect(error.description == expected)
+            #expect(error.path == Self.path && error.line != nil)
+        }
+    }
+
+    // MARK: The shipped config
+
+    static let shipped: String = {
+        let parts = #filePath.split(separator: "/", omittingEmptySubsequences: false).dropLast(3)
+        return parts.joined(separator: "/") + "/config/appearanced.toml"
+    }()
+
+    @Test("config/appearanced.toml parses to the defaults")
+    func shippedIsDefault() throws {
+        #expect(try Config.load(path: Self.shipped) == Config())
+    }
+
+    @Test("config/appearanced.toml documents every key, and its commented-out settings are valid")
+    func shippedDocumentsEveryKey() throws {
+        let text = try #require(try readTextFile(path: Self.shipped))
+        var uncommented: [String] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let setting = line.drop { $0 == "#" || $0 == " " }
+            let isSetting = Config.knownKeys.contains { setting.hasPrefix("\($0) = ") }
+            uncommented.append(isSetting ? String(setting) : String(line))
+        }
+        for key in Config.knownKeys {
+            #expect(uncommented.contains { $0.hasPrefix("\(key) = ") }, "no setting for \(key)")
+        }
+        _ = try Config.parse(uncommented.joined(separator: "\n"), path: Self.shipped)
+    }
+
+    // MARK: Loading files
+
+    @Test("a missing file is no config")
+    func missing() throws {
+        let dir = TemporaryDirectory()
+        #expect(try Config.load(path: dir.path + "/config.toml") == nil)
+        #expect(try Config.load(path: dir.path + "/no/such/dir/config.toml") == nil)
+    }
+
+    @Test("a file is read and parsed")
+    func loads() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("config.toml", "default-mode = \"dark\"\nlog-level = \"info\"\n")
+        #expect(try Config.load(path: path) == Config(defaultMode: .dark, logLevel: .info))
+        #expect(try Config.load(path: dir.file("empty.toml", "")) == Config())
+        #expect(try Config.load(path: "/dev/null") == Config())
+    }
+
+    @Test("errors in a file name that file")
+    func badFile() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("config.toml", "\nlog-level = \"loud\"\n")
+        #expect(throws: ConfigError(path: path, line: 2, message:
+            #"log-level: expected one of "error", "warning", "notice", "info" or "debug", got "loud""#)) {
+            try Config.load(path: path)
+        }
+    }
+
+    @Test("a directory is an error")
+    func directory() {
+        let dir = TemporaryDirectory()
+        #expect(throws: ConfigError(path: dir.path, message: "is a directory, expected a file")) {
+            try Config.load(path: dir.path)
+        }
+    }
+
+    @Test("a path through a file is an error")
+    func notADirectory() {
+        let dir = TemporaryDirectory()
+        let path = dir.file("file", "") + "/config.toml"
+        #expect(throws: ConfigError(path: path, message: "cannot open: Not a directory")) {
+            try Config.load(path: path)
+        }
+    }
+
+    @Test("an unreadable file is an error", .enabled(if: geteuid() != 0, "root reads every file"))
+    func unreadable() {
+        let dir = TemporaryDirectory()
+        let path = dir.file("config.toml", "default-mode = \"dark\"\n", mode: 0)
+        #expect(throws: ConfigError(path: path, message: "cannot open: Permission denied")) {
+            try Config.load(path: path)
+        }
+    }
+
+    @Test("invalid UTF-8 is an error naming its line")
+    func invalidUTF8() {
+        let dir = TemporaryDirectory()
+        let path = dir.file("config.toml", Array("# ok\n# caf".utf8) + [0xE9] + Array("\n".utf8))
+        #expect(throws: ConfigError(path: path, line: 2, message: "not valid UTF-8 text")) {
+            try Config.load(path: path)
+        }
+    }
+
+    @Test("a huge file is an error")
+    func tooLarge() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("config.toml", String(repeating: "# padding\n", count: 20))
+        #expect(throws: ConfigError(path: path, message: "is larger than 100 bytes")) {
+            try readTextFile(path: path, limit: 100)
+        }
+        #expect(try readTextFile(path: path, limit: 200)?.utf8.count == 200)
+    }
+}
+
+/// A directory from mkdtemp(3) for one test, removed with what the test put in it.
+final class TemporaryDirectory {
+    let path: String
+    private var files: [String] = []
+
+    init() {
+        let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+        var template = Array("\(base)/appearanced-test-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { fatalError("mkdtemp: \(String(cString: strerror(errno)))") }
+        path = String(cString: made)
+    }
+
+    func file(_ name: String, _ text: String, mode: mode_t = 0o644) -> String {
+        file(name, Array(text.utf8), mode: mode)
+    }
+
+    func file(_ name: String, _ bytes: [UInt8], mode: mode_t = 0o644) -> String {
+        let file = path + "/" + name
+        let fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        precondition(fd >= 0, "open \(file): \(String(cString: strerror(errno)))")
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        precondition(written == bytes.count)
+        close(fd)
+        chmod(file, mode)
+        files.append(file)
+        return file
+    }
+
+    deinit {
+        for file in files { unlink(file) }
+        rmdir(path)
+    }
+}
