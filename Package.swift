@@ -35,6 +35,6 @@ let package = Package(
         .testTarget(name: "AppearanceProtocolTests", dependencies: ["AppearanceProtocol"], swiftSettings: strict),
         .testTarget(name: "AppearanceBusTests", dependencies: ["AppearanceBus", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "AppearanceDaemonTests", dependencies: ["AppearanceDaemon"], swiftSettings: strict),
-        .testTarget(name: "EndToEndTests", dependencies: ["AppearanceKit", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "EndToEndTests", dependencies: ["AppearanceKit", "AppearanceProtocol", "TestSupport"], swiftSettings: strict),
     ]
 )
