@@ -12,7 +12,7 @@ BUILD_PKGS := libdbus-1-dev pkg-config
 RUN_PKGS := $(BUILD_PKGS) dbus-bin
 TEST_PKGS := $(BUILD_PKGS) dbus-daemon dbus-bin xdg-desktop-portal xdg-desktop-portal-gtk libgtk-3-bin \
 	gsettings-desktop-schemas dconf-service dconf-cli libglib2.0-bin python3 python3-dbus python3-gi \
-	util-linux procps
+	util-linux procps systemd
 
 .PHONY: all build run test deps-run deps-test clean
 all: build

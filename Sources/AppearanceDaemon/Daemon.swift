@@ -26,6 +26,9 @@ public final class Daemon: @unchecked Sendable {
     private var nextConnectionID: UInt64 = 0
     private var subscriberCount = 0
     private var serving = false
+    /// `mode` next to the socket: "dark" or "light", for prompts that want no IPC at all.
+    private var modeFile = ""
+    private var statusText = ""
     private let uid = getuid()
 
     /// How long client requests wait for the first system reading at start-up before being answered anyway.
@@ -47,8 +50,14 @@ public final class Daemon: @unchecked Sendable {
         config = try loadConfig()
         log.level = logLevelOption ?? config.logLevel ?? .info
         if let w = paths.socket.warning { log.warning(w) }
-        let listener = try Listener.open(paths.socket)
+        let listener: Listener
+        if let fd = try Systemd.activatedSocket() {
+            listener = Listener.adopt(fd, location: paths.socket)
+        } else {
+            listener = try Listener.open(paths.socket)
+        }
         self.listener = listener
+        modeFile = Files.directory(of: listener.path) + "/mode"
 
         var override = Override.system
         switch store.load() {
@@ -75,6 +84,33 @@ public final class Daemon: @unchecked Sendable {
         guard !serving else { return }
         serving = true
         acceptSource?.resume()
+        writeModeFile()
+        statusText = describe()
+        Systemd.notify("READY=1\nSTATUS=\(statusText)")
+    }
+
+    /// For systemd's STATUS=: "dark (system, portal v1)", "light (override)".
+    private func describe() -> String {
+        let s = engine.state
+        return s.source == .override ? "\(s.mode.rawValue) (override)"
+            : "\(s.mode.rawValue) (\(s.source.rawValue), \(engine.systemDetail))"
+    }
+
+    private func updateStatus() {
+        guard serving else { return }
+        let text = describe()
+        if text != statusText {
+            statusText = text
+            Systemd.notify("STATUS=\(text)")
+        }
+    }
+
+    private func writeModeFile() {
+        do {
+            try Files.writeAtomically(modeFile, Array("\(engine.state.mode.rawValue)\n".utf8), mode: 0o644, durable: false)
+        } catch {
+            log.warning("Failed to write \(modeFile): \(error), ignoring")
+        }
     }
 
     private func loadConfig() throws(StartupError) -> Config {
@@ -97,10 +133,13 @@ public final class Daemon: @unchecked Sendable {
         }
         if let t { publish(t) }
         serve()
+        updateStatus()
     }
 
     private func reload() {
         log.info("reloading \(paths.configFile)")
+        Systemd.notify("RELOADING=1\nMONOTONIC_USEC=\(Systemd.monotonicMicroseconds())")
+        defer { Systemd.notify("READY=1") }
         do {
             let c = try loadConfig()
             config = c
@@ -113,7 +152,11 @@ public final class Daemon: @unchecked Sendable {
 
     /// Performs a transition's effects: tell every subscriber whose view changed.
     private func publish(_ t: Transition) {
-        if t.modeChanged { log.notice("appearance is now \(t.state.mode.rawValue) (source: \(t.state.source.rawValue))") }
+        if t.modeChanged {
+            log.notice("appearance is now \(t.state.mode.rawValue) (source: \(t.state.source.rawValue))")
+            if serving { writeModeFile() }
+        }
+        updateStatus()
         for c in connections.values where c.delivery != nil {
             c.delivery!.offer(t.state)
             c.deliverIfIdle()
@@ -232,7 +275,9 @@ public final class Daemon: @unchecked Sendable {
 
     private func shutdown() {
         log.info("stopping")
+        Systemd.notify("STOPPING=1")
         sentry.stop()
+        if !modeFile.isEmpty { unlink(modeFile) }  // no file: no daemon, as docs/protocol.md says
         for c in connections.values { c.close() }
         listener?.remove()
         exit(0)

@@ -26,11 +26,13 @@ enum Files {
 
     /// Replaces `path` atomically and durably: a temp file in the same directory, fsync, rename, fsync of the
     /// directory. After it returns, a crash or power loss leaves either the old or the new content, never a mix.
-    static func writeAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600) throws(Errno) {
+    /// `durable: false` skips the fsyncs, for files on tmpfs that only need readers never to see a partial file.
+    static func writeAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600, durable: Bool = true) throws(Errno) {
         let dir = directory(of: path)
         let tmp = "\(path).tmp-\(getpid())"
         let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode)
         guard fd >= 0 else { throw Errno(errno, "create \(tmp)") }
+        fchmod(fd, mode)  // the daemon's umask must not narrow a file meant to be readable
         var ok = false
         defer { if !ok { unlink(tmp) } }
         do {
@@ -41,10 +43,11 @@ enum Files {
                 if n < 0 { if errno == EINTR { continue }; throw Errno(errno, "write \(tmp)") }
                 off += n
             }
-            guard fsync(fd) == 0 else { throw Errno(errno, "fsync \(tmp)") }
+            guard !durable || fsync(fd) == 0 else { throw Errno(errno, "fsync \(tmp)") }
         }
         guard rename(tmp, path) == 0 else { throw Errno(errno, "rename \(tmp) to \(path)") }
         ok = true
+        guard durable else { return }
         let dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if dfd >= 0 { _ = fsync(dfd); close(dfd) }
     }

@@ -21,6 +21,23 @@ struct Listener {
     let fd: Int32
     let path: String
     private let lockFD: Int32
+    /// Passed by systemd: the socket file is systemd's and stays when the daemon exits.
+    let activated: Bool
+
+    /// Adopts the socket systemd passed (socket activation); systemd keeps only one instance running.
+    static func adopt(_ fd: Int32, location: SocketLocation) -> Listener {
+        var addr = sockaddr_un()
+        var len = socklen_t(MemoryLayout<sockaddr_un>.size)
+        let path = withUnsafeMutablePointer(to: &addr) { p -> String? in
+            let ok = p.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) == 0 }
+            guard ok else { return nil }
+            return withUnsafeBytes(of: &p.pointee.sun_path) { raw in
+                let bytes = raw.prefix { $0 != 0 }
+                return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
+            }
+        }
+        return Listener(fd: fd, path: path ?? location.path, lockFD: -1, activated: true)
+    }
 
     static func open(_ location: SocketLocation) throws(StartupError) -> Listener {
         let path = location.path
@@ -77,12 +94,12 @@ struct Listener {
             close(fd); close(lockFD); unlink(path)
             throw StartupError("Failed to listen on \(path): \(String(cString: strerror(e)))")
         }
-        return Listener(fd: fd, path: path, lockFD: lockFD)
+        return Listener(fd: fd, path: path, lockFD: lockFD, activated: false)
     }
 
-    /// Removes the socket file; the lock goes with the process.
+    /// Removes the socket file (unless systemd owns it); the lock goes with the process.
     func remove() {
-        unlink(path)
+        if !activated { unlink(path) }
         close(fd)
     }
 
