@@ -61,6 +61,9 @@ public final class PortalSentry: Sentry, @unchecked Sendable {
         self.log = log
     }
 
+    /// Call `stop()` (on the queue) before releasing the sentry.
+    deinit { retryTimer?.cancel() }
+
     public func start(report: @escaping (SystemReading) -> Void) {
         dispatchPrecondition(condition: .onQueue(queue))
         guard self.report == nil else { return }
@@ -231,6 +234,8 @@ public final class PortalSentry: Sentry, @unchecked Sendable {
     private func interpret(_ error: BusError) -> SystemReading {
         switch error.name {
         case "org.freedesktop.portal.Error.NotFound":
+            // Unavailable rather than no-preference: the desktop expresses nothing at all here (no backend
+            // provides appearance), so the daemon's own default stands, and `status` says why.
             return SystemReading(.unavailable, detail: "portal has no color-scheme setting (NotFound)")
         case "org.freedesktop.DBus.Error.UnknownMethod", "org.freedesktop.DBus.Error.UnknownInterface",
              "org.freedesktop.DBus.Error.UnknownObject":
