@@ -30,7 +30,7 @@ let package = Package(
         .executableTarget(name: "appearancectl", dependencies: ["AppearanceKit"], swiftSettings: strict),
 
         // Test-only helpers: private dbus-daemon, fake portal, real portal stack, daemon processes.
-        .target(name: "TestSupport", path: "Tests/Support", swiftSettings: strict),
+        .target(name: "TestSupport", path: "Tests/Support", exclude: ["fake-portal.py"], swiftSettings: strict),
         .testTarget(name: "AppearanceCoreTests", dependencies: ["AppearanceCore"], swiftSettings: strict),
         .testTarget(name: "AppearanceProtocolTests", dependencies: ["AppearanceProtocol"], swiftSettings: strict),
         .testTarget(name: "AppearanceBusTests", dependencies: ["AppearanceBus", "TestSupport"], swiftSettings: strict),

@@ -1,0 +1,222 @@
+// The message half of the libdbus wrapper: building method calls and reading arguments.
+// Everything here runs on the owning connection's queue; nothing leaves this module as a pointer.
+import CDBus
+
+/// D-Bus type codes. libdbus defines them as macros, which Swift does not import, so they are
+/// spelled here from their ASCII codes (the D-Bus specification's signature characters).
+enum DBusType {
+    static let invalid: Int32 = 0
+    static let byte = Int32(UInt8(ascii: "y"))
+    static let boolean = Int32(UInt8(ascii: "b"))
+    static let int16 = Int32(UInt8(ascii: "n"))
+    static let uint16 = Int32(UInt8(ascii: "q"))
+    static let int32 = Int32(UInt8(ascii: "i"))
+    static let uint32 = Int32(UInt8(ascii: "u"))
+    static let int64 = Int32(UInt8(ascii: "x"))
+    static let uint64 = Int32(UInt8(ascii: "t"))
+    static let double = Int32(UInt8(ascii: "d"))
+    static let string = Int32(UInt8(ascii: "s"))
+    static let objectPath = Int32(UInt8(ascii: "o"))
+    static let signature = Int32(UInt8(ascii: "g"))
+    static let unixFD = Int32(UInt8(ascii: "h"))
+    static let array = Int32(UInt8(ascii: "a"))
+    static let variant = Int32(UInt8(ascii: "v"))
+    static let structure = Int32(UInt8(ascii: "r"))
+    static let dictEntry = Int32(UInt8(ascii: "e"))
+}
+
+/// DBUS_MESSAGE_TYPE_* (macros as well).
+enum MessageType {
+    static let methodCall: Int32 = 1
+    static let methodReturn: Int32 = 2
+    static let error: Int32 = 3
+    static let signal: Int32 = 4
+}
+
+/// An error as D-Bus names it: `org.freedesktop.DBus.Error.ServiceUnknown` plus a human message.
+struct BusError: Error, Equatable, CustomStringConvertible {
+    var name: String
+    var message: String
+
+    var description: String { message.isEmpty ? name : "\(name): \(message)" }
+
+    static let noMemory = BusError(name: "org.freedesktop.DBus.Error.NoMemory", message: "out of memory")
+
+    /// Takes the contents of a filled DBusError and frees it.
+    init(taking error: inout DBusError) {
+        name = error.name.map { String(cString: $0) } ?? "org.freedesktop.DBus.Error.Failed"
+        message = error.message.map { String(cString: $0) } ?? ""
+        dbus_error_free(&error)
+    }
+
+    init(name: String, message: String) {
+        self.name = name
+        self.message = message
+    }
+}
+
+/// A decoded argument. Unix file descriptors are not taken out of the message (the portal never sends
+/// any, and taking one would hand us an fd to close); they show up as `.unsupported`.
+indirect enum BusValue: Equatable, CustomStringConvertible {
+    case byte(UInt8), boolean(Bool), int16(Int16), uint16(UInt16), int32(Int32), uint32(UInt32)
+    case int64(Int64), uint64(UInt64), double(Double)
+    case string(String), objectPath(String), signature(String)
+    case variant(BusValue)
+    /// Arrays, structs and dict entries, with the D-Bus signature of the whole value.
+    case container(signature: String, [BusValue])
+    case unsupported(signature: String)
+
+    /// The value with all variant wrappers removed (the 1.16 portal wraps `Read`'s answer twice).
+    var unwrapped: BusValue {
+        var v = self
+        while case .variant(let inner) = v { v = inner }
+        return v
+    }
+
+    /// The D-Bus type signature, for messages a user reads ("s", "i", "a{sv}").
+    var signature: String {
+        switch self {
+        case .byte: "y"
+        case .boolean: "b"
+        case .int16: "n"
+        case .uint16: "q"
+        case .int32: "i"
+        case .uint32: "u"
+        case .int64: "x"
+        case .uint64: "t"
+        case .double: "d"
+        case .string: "s"
+        case .objectPath: "o"
+        case .signature: "g"
+        case .variant: "v"
+        case .container(let s, _), .unsupported(let s): s
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .byte(let v): "\(v)"
+        case .boolean(let v): "\(v)"
+        case .int16(let v): "\(v)"
+        case .uint16(let v): "\(v)"
+        case .int32(let v): "\(v)"
+        case .uint32(let v): "\(v)"
+        case .int64(let v): "\(v)"
+        case .uint64(let v): "\(v)"
+        case .double(let v): "\(v)"
+        case .string(let v), .objectPath(let v), .signature(let v): "\"\(v)\""
+        case .variant(let v): "<\(v)>"
+        case .container(_, let vs): "[" + vs.map(\.description).joined(separator: ", ") + "]"
+        case .unsupported(let s): "(\(s))"
+        }
+    }
+}
+
+/// One reference to a DBusMessage.
+final class Message {
+    let raw: OpaquePointer
+
+    /// Takes over a reference the caller owns (from `dbus_message_new_*` or `steal_reply`).
+    init(adopting raw: OpaquePointer) { self.raw = raw }
+
+    /// Adds a reference (for messages libdbus lends to a callback).
+    init(borrowing raw: OpaquePointer) {
+        self.raw = raw
+        dbus_message_ref(raw)
+    }
+
+    deinit { dbus_message_unref(raw) }
+
+    /// A method call with string arguments (all this project sends). nil only when out of memory.
+    static func methodCall(destination: String, path: String, interface: String, method: String,
+                           arguments: [String] = []) -> Message? {
+        guard let raw = dbus_message_new_method_call(destination, path, interface, method) else { return nil }
+        let message = Message(adopting: raw)
+        var iter = DBusMessageIter()
+        dbus_message_iter_init_append(raw, &iter)
+        for argument in arguments {
+            let ok = argument.withCString { cString -> Bool in
+                var pointer: UnsafePointer<CChar>? = cString
+                return dbus_message_iter_append_basic(&iter, DBusType.string, &pointer) != 0
+            }
+            guard ok else { return nil }
+        }
+        return message
+    }
+
+    var type: Int32 { dbus_message_get_type(raw) }
+    var sender: String? { dbus_message_get_sender(raw).map { String(cString: $0) } }
+
+    func isSignal(interface: String, member: String) -> Bool {
+        dbus_message_is_signal(raw, interface, member) != 0
+    }
+
+    /// For an error reply: its name and its first string argument, the human message.
+    var error: BusError? {
+        guard type == MessageType.error else { return nil }
+        let name = dbus_message_get_error_name(raw).map { String(cString: $0) } ?? "org.freedesktop.DBus.Error.Failed"
+        var text = ""
+        if case .string(let s)? = arguments(limit: 1).first { text = s }
+        return BusError(name: name, message: text)
+    }
+
+    /// Decodes the first `limit` arguments. libdbus has validated the message (signature, nesting
+    /// depth, UTF-8), so decoding cannot fail; `maxDepth` only bounds our own recursion.
+    func arguments(limit: Int = .max) -> [BusValue] {
+        var iter = DBusMessageIter()
+        guard dbus_message_iter_init(raw, &iter) != 0 else { return [] }
+        var values: [BusValue] = []
+        while values.count < limit, dbus_message_iter_get_arg_type(&iter) != DBusType.invalid {
+            values.append(Message.decode(&iter, depth: 0))
+            if dbus_message_iter_next(&iter) == 0 { break }
+        }
+        return values
+    }
+
+    private static let maxDepth = 64
+
+    private static func decode(_ iter: inout DBusMessageIter, depth: Int) -> BusValue {
+        let type = dbus_message_iter_get_arg_type(&iter)
+        switch type {
+        case DBusType.variant, DBusType.array, DBusType.structure, DBusType.dictEntry:
+            let signature = currentSignature(&iter)
+            guard depth < maxDepth else { return .unsupported(signature: signature) }
+            var sub = DBusMessageIter()
+            dbus_message_iter_recurse(&iter, &sub)
+            var children: [BusValue] = []
+            while dbus_message_iter_get_arg_type(&sub) != DBusType.invalid {
+                children.append(decode(&sub, depth: depth + 1))
+                if dbus_message_iter_next(&sub) == 0 { break }
+            }
+            if type == DBusType.variant, let inner = children.first { return .variant(inner) }
+            return .container(signature: signature, children)
+        case DBusType.unixFD:
+            return .unsupported(signature: "h")
+        default:
+            guard dbus_type_is_basic(type) != 0 else { return .unsupported(signature: currentSignature(&iter)) }
+            var v = DBusBasicValue()
+            dbus_message_iter_get_basic(&iter, &v)
+            switch type {
+            case DBusType.byte: return .byte(v.byt)
+            case DBusType.boolean: return .boolean(v.bool_val != 0)
+            case DBusType.int16: return .int16(v.i16)
+            case DBusType.uint16: return .uint16(v.u16)
+            case DBusType.int32: return .int32(v.i32)
+            case DBusType.uint32: return .uint32(v.u32)
+            case DBusType.int64: return .int64(Int64(v.i64))
+            case DBusType.uint64: return .uint64(UInt64(v.u64))
+            case DBusType.double: return .double(v.dbl)
+            case DBusType.string: return .string(v.str.map { String(cString: $0) } ?? "")
+            case DBusType.objectPath: return .objectPath(v.str.map { String(cString: $0) } ?? "")
+            case DBusType.signature: return .signature(v.str.map { String(cString: $0) } ?? "")
+            default: return .unsupported(signature: currentSignature(&iter))
+            }
+        }
+    }
+
+    private static func currentSignature(_ iter: inout DBusMessageIter) -> String {
+        guard let s = dbus_message_iter_get_signature(&iter) else { return "?" }
+        defer { dbus_free(s) }
+        return String(cString: s)
+    }
+}

@@ -1,0 +1,305 @@
+// The real sentry: reads `org.freedesktop.appearance color-scheme` from the XDG desktop portal and
+// follows it. What it does about the portal's known faults (see docs/ and PLATFORM.md):
+//  - 1.16 (bookworm) has no ReadOne: fall back to Read, which wraps the value twice.
+//  - 1.16 forwards duplicate and contradicting SettingChanged signals: a signal only triggers a re-read,
+//    and the re-read's answer is what gets reported.
+//  - The portal may start late, restart or vanish, and the bus itself may go away: each is a reading,
+//    followed by recovery (NameOwnerChanged, reconnect with back-off). Nothing a peer does ends the process.
+import AppearanceCore
+import CDBus
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+public final class PortalSentry: Sentry, @unchecked Sendable {
+    // Confined to `queue`: every stored property below is read and written only there (the libdbus
+    // callbacks run there too). Dispatch closures capture `self`, which is why this is `@unchecked Sendable`.
+    private let queue: DispatchQueue
+    private let busAddress: String?
+    private let log: (LogLevel, String) -> Void
+
+    private var report: ((SystemReading) -> Void)?
+    private var bus: BusConnection?
+    private var retryTimer: DispatchSourceTimer?
+    private var retryDelay = PortalSentry.firstRetryDelay
+    /// The portal API detected for the current owner of the portal name; nil until a read succeeds.
+    private var shape: Shape?
+    private var readInFlight = false
+    private var readAgain = false
+    /// Bumped whenever the portal name changes owner: answers from a previous owner are dropped.
+    private var ownerEpoch = 0
+
+    private enum Shape { case readOne, read }
+
+    static let firstRetryDelay = 0.25
+    static let maxRetryDelay = 30.0
+
+    private static let portal = "org.freedesktop.portal.Desktop"
+    private static let path = "/org/freedesktop/portal/desktop"
+    private static let settings = "org.freedesktop.portal.Settings"
+    private static let namespace = "org.freedesktop.appearance"
+    private static let key = "color-scheme"
+    private static let busName = "org.freedesktop.DBus"
+    private static let matchRules = [
+        // arg0/arg1 make the bus drop xdg-desktop-portal-gtk's org.gnome.* duplicate and other keys.
+        "type='signal',sender='\(portal)',path='\(path)',interface='\(settings)',member='SettingChanged',"
+            + "arg0='\(namespace)',arg1='\(key)'",
+        "type='signal',sender='\(busName)',interface='\(busName)',member='NameOwnerChanged',arg0='\(portal)'",
+    ]
+
+    /// - Parameters:
+    ///   - queue: the daemon's serial queue; `start`, `stop` and every report happen on it.
+    ///   - busAddress: a D-Bus address for tests; nil means the session bus (`DBUS_SESSION_BUS_ADDRESS`,
+    ///     else `$XDG_RUNTIME_DIR/bus`).
+    ///   - log: where the sentry's own diagnostics go.
+    public init(queue: DispatchQueue, busAddress: String? = nil, log: @escaping (LogLevel, String) -> Void) {
+        self.queue = queue
+        self.busAddress = busAddress
+        self.log = log
+    }
+
+    /// Call `stop()` (on the queue) before releasing the sentry.
+    deinit { retryTimer?.cancel() }
+
+    public func start(report: @escaping (SystemReading) -> Void) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard self.report == nil else { return }
+        self.report = report
+        connect()
+    }
+
+    public func stop() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        report = nil
+        retryTimer?.cancel()
+        retryTimer = nil
+        bus?.close()
+        bus = nil
+        readInFlight = false
+        readAgain = false
+    }
+
+    // MARK: - Connection
+
+    private func connect() {
+        guard report != nil else { return }
+        let connection: BusConnection
+        do throws(BusError) {
+            let address = if let busAddress { busAddress } else { try PortalSentry.sessionBusAddress() }
+            connection = try BusConnection(address: address, queue: queue)
+        } catch {
+            busUnavailable("no session bus: \(error.message)")
+            return
+        }
+        bus = connection
+        connection.onSignal = { [weak self, unowned connection] message in
+            self?.handle(message, from: connection)
+        }
+        // Registration (Hello) is asynchronous like everything else, so a wedged bus cannot stall the queue.
+        send(on: connection, PortalSentry.busName, "/org/freedesktop/DBus", PortalSentry.busName, "Hello") { [weak self] reply in
+            self?.registered(connection, reply: reply)
+        }
+    }
+
+    private func registered(_ connection: BusConnection, reply: Message) {
+        guard bus === connection else { return }
+        if let error = reply.error {
+            lose(connection, "no session bus: \(error)")
+            return
+        }
+        log(.info, "connected to the session bus")
+        retryDelay = PortalSentry.firstRetryDelay
+        shape = nil
+        // Matches go out before the read; the bus handles one connection's messages in order, so no
+        // change can slip between the read and the subscription.
+        for rule in PortalSentry.matchRules {
+            send(on: connection, PortalSentry.busName, "/org/freedesktop/DBus", PortalSentry.busName, "AddMatch", [rule]) { [weak self] reply in
+                if let error = reply.error {
+                    self?.log(.warning, "the session bus refused a match rule (\(error)); portal changes may be missed until the next restart")
+                }
+            }
+        }
+        read()
+    }
+
+    /// The bus went away (or never answered): report, drop the connection, try again later.
+    private func lose(_ connection: BusConnection, _ detail: String) {
+        guard bus === connection else { return }
+        bus = nil
+        connection.close()
+        readInFlight = false
+        readAgain = false
+        shape = nil
+        busUnavailable(detail)
+    }
+
+    private func busUnavailable(_ detail: String) {
+        emit(.unavailable, detail)
+        let delay = retryDelay
+        retryDelay = min(retryDelay * 2, PortalSentry.maxRetryDelay)
+        log(delay == PortalSentry.firstRetryDelay ? .warning : .debug, "\(detail); trying again in \(delay) s")
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + delay)
+        timer.setEventHandler { [weak self] in
+            guard let self else { return }
+            self.retryTimer?.cancel()
+            self.retryTimer = nil
+            self.connect()
+        }
+        retryTimer?.cancel()
+        retryTimer = timer
+        timer.resume()
+    }
+
+    /// libdbus's own lookup for the session bus, minus X11 autolaunch (a daemon must not spawn one).
+    static func sessionBusAddress() throws(BusError) -> String {
+        if let address = getenv("DBUS_SESSION_BUS_ADDRESS").map({ String(cString: $0) }), !address.isEmpty {
+            return address
+        }
+        guard let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), !runtime.isEmpty,
+              let escaped = dbus_address_escape_value(runtime + "/bus")
+        else {
+            throw BusError(name: "org.freedesktop.DBus.Error.NotSupported",
+                           message: "neither DBUS_SESSION_BUS_ADDRESS nor XDG_RUNTIME_DIR is set; start appearanced inside the user session")
+        }
+        defer { dbus_free(escaped) }
+        return "unix:path=" + String(cString: escaped)
+    }
+
+    // MARK: - Reading
+
+    private func read() {
+        guard let connection = bus else { return }
+        if readInFlight {
+            // Coalesce: however many signals arrive meanwhile, one more read after this one covers them.
+            readAgain = true
+            return
+        }
+        readInFlight = true
+        sendRead(on: connection, method: shape == .read ? "Read" : "ReadOne")
+    }
+
+    private func sendRead(on connection: BusConnection, method: String) {
+        let epoch = ownerEpoch
+        send(on: connection, PortalSentry.portal, PortalSentry.path, PortalSentry.settings, method,
+             [PortalSentry.namespace, PortalSentry.key]) { [weak self] reply in
+            self?.readFinished(reply, method: method, epoch: epoch, on: connection)
+        }
+    }
+
+    private func readFinished(_ reply: Message, method: String, epoch: Int, on connection: BusConnection) {
+        guard bus === connection else { return }
+        let current = epoch == ownerEpoch
+        if current, method == "ReadOne", reply.error?.name == "org.freedesktop.DBus.Error.UnknownMethod" {
+            // Portal version 1 (xdg-desktop-portal < 1.17.1): only Read exists.
+            sendRead(on: connection, method: "Read")
+            return
+        }
+        readInFlight = false
+        if current {
+            let reading = interpret(reply, method: method)
+            emit(reading.scheme, reading.detail)
+        }
+        if readAgain {
+            readAgain = false
+            read()
+        }
+    }
+
+    private func interpret(_ reply: Message, method: String) -> SystemReading {
+        if let error = reply.error {
+            shape = nil
+            return interpret(error)
+        }
+        shape = method == "Read" ? .read : .readOne
+        let source = method == "Read" ? "portal v1 (Read fallback)" : "portal v2"
+        guard let value = reply.arguments(limit: 1).first?.unwrapped else {
+            log(.warning, "the portal answered \(method) without a value; treating color-scheme as no preference")
+            return SystemReading(.noPreference, detail: "\(source), empty answer")
+        }
+        if case .uint32(let number) = value {
+            if let scheme = SystemScheme(portalValue: number) {
+                return SystemReading(scheme, detail: source)
+            }
+            log(.warning, "the portal's color-scheme is \(number), which is not 0, 1 or 2; treating it as no preference")
+            return SystemReading(.noPreference, detail: "\(source), unknown value \(number)")
+        }
+        log(.warning, "the portal's color-scheme has type '\(value.signature)' (value \(value)), expected 'u'; treating it as no preference")
+        return SystemReading(.noPreference, detail: "\(source), unusable '\(value.signature)' value")
+    }
+
+    private func interpret(_ error: BusError) -> SystemReading {
+        switch error.name {
+        case "org.freedesktop.portal.Error.NotFound":
+            // Unavailable rather than no-preference: the desktop expresses nothing at all here (no backend
+            // provides appearance), so the daemon's own default stands, and `status` says why.
+            return SystemReading(.unavailable, detail: "portal has no color-scheme setting (NotFound)")
+        case "org.freedesktop.DBus.Error.UnknownMethod", "org.freedesktop.DBus.Error.UnknownInterface",
+             "org.freedesktop.DBus.Error.UnknownObject":
+            // 1.16 does not export Settings at all when no backend provides it.
+            return SystemReading(.unavailable, detail: "portal has no Settings interface")
+        case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner":
+            return SystemReading(.unavailable, detail: "no portal on the session bus (\(PortalSentry.portal): \(error.name))")
+        case _ where error.name.hasPrefix("org.freedesktop.DBus.Error.Spawn"):
+            log(.warning, "the session bus could not start the portal: \(error)")
+            return SystemReading(.unavailable, detail: "no portal on the session bus (\(PortalSentry.portal): \(error.name))")
+        default:
+            log(.warning, "reading the portal's color-scheme failed: \(error)")
+            return SystemReading(.unavailable, detail: "portal read failed (\(error.name))")
+        }
+    }
+
+    // MARK: - Signals
+
+    private func handle(_ message: Message, from connection: BusConnection) {
+        guard bus === connection else { return }
+        if message.isSignal(interface: "org.freedesktop.DBus.Local", member: "Disconnected") {
+            lose(connection, "session bus lost")
+        } else if message.isSignal(interface: PortalSentry.settings, member: "SettingChanged") {
+            // The bus filtered on arg0/arg1 already; check again in case a rule was not installed.
+            // The signal's own value is ignored: only what a read returns counts.
+            let args = message.arguments(limit: 2)
+            if args == [.string(PortalSentry.namespace), .string(PortalSentry.key)] { read() }
+        } else if message.isSignal(interface: PortalSentry.busName, member: "NameOwnerChanged"),
+                  message.sender == PortalSentry.busName {
+            let args = message.arguments(limit: 3)
+            guard args.count == 3, args[0] == .string(PortalSentry.portal), case .string(let newOwner) = args[2] else { return }
+            ownerEpoch += 1
+            shape = nil
+            if newOwner.isEmpty {
+                readAgain = false
+                log(.notice, "the portal left the session bus")
+                emit(.unavailable, "portal left the bus")
+            } else {
+                log(.info, "the portal is on the session bus (\(newOwner))")
+                read()
+            }
+        }
+    }
+
+    // MARK: - Helpers
+
+    private func emit(_ scheme: SystemScheme, _ detail: String) {
+        report?(SystemReading(scheme, detail: detail))
+    }
+
+    /// Sends a method call with string arguments; a failure to send counts as losing the bus.
+    private func send(on connection: BusConnection, _ destination: String, _ path: String, _ interface: String,
+                      _ method: String, _ arguments: [String] = [], reply: @escaping (Message) -> Void) {
+        guard let message = Message.methodCall(destination: destination, path: path, interface: interface,
+                                               method: method, arguments: arguments) else {
+            log(.error, "out of memory building a D-Bus call")
+            return
+        }
+        do {
+            try connection.call(message, reply: reply)
+        } catch {
+            // Only a dead connection gets here; libdbus also queues Disconnected, but do not count on it.
+            let connection = connection
+            queue.async { [weak self] in self?.lose(connection, "session bus lost") }
+        }
+    }
+}

@@ -1,0 +1,207 @@
+#!/usr/bin/python3
+"""A fake org.freedesktop.portal.Desktop for fault injection in tests.
+
+Run with Debian's /usr/bin/python3 (it has python3-dbus and python3-gi). It connects to the bus in
+DBUS_SESSION_BUS_ADDRESS, exports /org/freedesktop/portal/desktop with org.freedesktop.portal.Settings
+in the shape of portal version 1 (xdg-desktop-portal 1.16: only Read, value wrapped twice) or 2
+(ReadOne, Read, ReadAll), and is driven line by line on stdin so a test controls every fault.
+
+stdout protocol: "ready" once the name is owned (or, with --no-acquire, once connected); then exactly
+one "ok" (or "error <why>") per command, printed after the command's effects are on the bus. Commands:
+
+  set N            store color-scheme N (uint32) and emit SettingChanged once
+  store N          store N, no signal
+  signal N         emit SettingChanged with N, stored value unchanged (1.16's contradicting signals)
+  dup N            store N and emit SettingChanged twice
+  set-type T V     store V as D-Bus type T (s, i, u, b, d, x, y, n, q, t, o, g) and emit once
+  store-type T V   store V as type T, no signal
+  notfound         Read/ReadOne answer org.freedesktop.portal.Error.NotFound (until the next set/store)
+  no-settings      Settings methods answer UnknownMethod, like 1.16 without a settings backend
+  settings         undo no-settings
+  gnome N          emit org.gnome.desktop.interface color-scheme (what xdg-desktop-portal-gtk adds)
+  other-key N      emit org.freedesktop.appearance contrast N
+  reads            print "reads N": how many Read/ReadOne calls were answered so far
+  release          release the bus name (NameOwnerChanged to nobody)
+  acquire          own the bus name again
+  quit             exit (also on end of stdin)
+"""
+
+import argparse
+import os
+import sys
+
+import dbus
+import dbus.bus
+import dbus.mainloop.glib
+import dbus.service
+from gi.repository import GLib
+
+NAME = "org.freedesktop.portal.Desktop"
+PATH = "/org/freedesktop/portal/desktop"
+IFACE = "org.freedesktop.portal.Settings"
+NS, KEY = "org.freedesktop.appearance", "color-scheme"
+
+TYPES = {
+    "s": dbus.String, "o": dbus.ObjectPath, "g": dbus.Signature,
+    "i": lambda v, **kw: dbus.Int32(int(v), **kw), "u": lambda v, **kw: dbus.UInt32(int(v), **kw),
+    "x": lambda v, **kw: dbus.Int64(int(v), **kw), "t": lambda v, **kw: dbus.UInt64(int(v), **kw),
+    "n": lambda v, **kw: dbus.Int16(int(v), **kw), "q": lambda v, **kw: dbus.UInt16(int(v), **kw),
+    "y": lambda v, **kw: dbus.Byte(int(v), **kw), "d": lambda v, **kw: dbus.Double(float(v), **kw),
+    "b": lambda v, **kw: dbus.Boolean(v in ("1", "true"), **kw),
+}
+
+
+class Failure(dbus.exceptions.DBusException):
+    def __init__(self, name, text):
+        super().__init__(text, name=name)
+
+
+class SettingsV1(dbus.service.Object):
+    version = 1
+
+    def __init__(self, conn, value):
+        super().__init__(conn, PATH)
+        self.type, self.raw = "u", str(value)
+        self.notfound = False
+        self.hidden = False
+        self.reads = 0
+
+    def value(self, variant_level):
+        return TYPES[self.type](self.raw, variant_level=variant_level)
+
+    def lookup(self, namespace, key, variant_level):
+        self.reads += 1
+        if self.hidden:
+            raise Failure("org.freedesktop.DBus.Error.UnknownMethod", "No such interface " + IFACE)
+        if namespace != NS or key != KEY or self.notfound:
+            raise Failure("org.freedesktop.portal.Error.NotFound", "Requested setting not found")
+        return self.value(variant_level)
+
+    @dbus.service.method(IFACE, in_signature="ss", out_signature="v")
+    def Read(self, namespace, key):
+        # 1.16 wraps the value in a second variant; later portals kept that for compatibility.
+        return self.lookup(namespace, key, 2)
+
+    @dbus.service.signal(IFACE, signature="ssv")
+    def SettingChanged(self, namespace, key, value):
+        pass
+
+    @dbus.service.method(dbus.PROPERTIES_IFACE, in_signature="ss", out_signature="v")
+    def Get(self, interface, prop):
+        if interface == IFACE and prop == "version":
+            return dbus.UInt32(self.version)
+        raise Failure("org.freedesktop.DBus.Error.UnknownProperty", "No such property " + prop)
+
+    @dbus.service.method(dbus.PROPERTIES_IFACE, in_signature="s", out_signature="a{sv}")
+    def GetAll(self, interface):
+        return {"version": dbus.UInt32(self.version)} if interface == IFACE else {}
+
+
+class SettingsV2(SettingsV1):
+    version = 2
+
+    @dbus.service.method(IFACE, in_signature="ss", out_signature="v")
+    def ReadOne(self, namespace, key):
+        return self.lookup(namespace, key, 1)
+
+    @dbus.service.method(IFACE, in_signature="as", out_signature="a{sa{sv}}")
+    def ReadAll(self, namespaces):
+        if self.hidden:
+            raise Failure("org.freedesktop.DBus.Error.UnknownMethod", "No such interface " + IFACE)
+        values = {} if self.notfound else {KEY: self.value(1)}
+        return dbus.Dictionary({NS: dbus.Dictionary(values, signature="sv")}, signature="sa{sv}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", type=int, choices=(1, 2), default=2, help="portal Settings version")
+    parser.add_argument("--value", type=int, default=0, help="initial color-scheme")
+    parser.add_argument("--no-acquire", action="store_true", help="connect but do not own the name yet")
+    args = parser.parse_args()
+
+    dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
+    conn = dbus.bus.BusConnection(os.environ["DBUS_SESSION_BUS_ADDRESS"])
+    settings = (SettingsV2 if args.version == 2 else SettingsV1)(conn, args.value)
+    loop = GLib.MainLoop()
+
+    def out(line):
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+    def acquire():
+        result = conn.request_name(NAME, dbus.bus.NAME_FLAG_DO_NOT_QUEUE)
+        if result not in (dbus.bus.REQUEST_NAME_REPLY_PRIMARY_OWNER, dbus.bus.REQUEST_NAME_REPLY_ALREADY_OWNER):
+            raise RuntimeError("could not own %s (request_name answered %d)" % (NAME, result))
+
+    def emit(namespace, key, value):
+        settings.SettingChanged(namespace, key, value)
+
+    def store(type_code, raw):
+        TYPES[type_code](raw)  # validate before changing anything
+        settings.type, settings.raw, settings.notfound = type_code, raw, False
+
+    def run(words):
+        cmd, rest = words[0], words[1:]
+        if cmd in ("set", "store", "dup"):
+            store("u", rest[0])
+            for _ in range({"set": 1, "store": 0, "dup": 2}[cmd]):
+                emit(NS, KEY, settings.value(1))
+        elif cmd == "signal":
+            emit(NS, KEY, dbus.UInt32(int(rest[0]), variant_level=1))
+        elif cmd in ("set-type", "store-type"):
+            store(rest[0], " ".join(rest[1:]))
+            if cmd == "set-type":
+                emit(NS, KEY, settings.value(1))
+        elif cmd == "notfound":
+            settings.notfound = True
+        elif cmd == "no-settings":
+            settings.hidden = True
+        elif cmd == "settings":
+            settings.hidden = False
+        elif cmd == "gnome":
+            names = {"0": "default", "1": "prefer-dark", "2": "prefer-light"}
+            emit("org.gnome.desktop.interface", KEY, dbus.String(names.get(rest[0], rest[0]), variant_level=1))
+        elif cmd == "other-key":
+            emit(NS, "contrast", dbus.UInt32(int(rest[0]), variant_level=1))
+        elif cmd == "reads":
+            out("reads %d" % settings.reads)
+        elif cmd == "release":
+            conn.release_name(NAME)
+        elif cmd == "acquire":
+            acquire()
+        elif cmd == "quit":
+            loop.quit()
+        else:
+            raise ValueError("unknown command " + cmd)
+
+    pending = b""
+
+    def on_stdin(fd, condition):
+        nonlocal pending
+        data = os.read(fd, 4096)
+        if not data:
+            loop.quit()
+            return False
+        pending += data
+        while b"\n" in pending:
+            line, pending = pending.split(b"\n", 1)
+            words = line.decode().split()
+            if not words:
+                continue
+            try:
+                run(words)
+                conn.flush()  # the signal is on the bus before the test hears "ok"
+                out("ok")
+            except Exception as e:  # report, keep serving: the test decides what a failure means
+                out("error %s" % e)
+        return True
+
+    if not args.no_acquire:
+        acquire()
+    GLib.io_add_watch(sys.stdin.fileno(), GLib.IO_IN | GLib.IO_HUP, on_stdin)
+    out("ready")
+    loop.run()
+
+
+if __name__ == "__main__":
+    main()
