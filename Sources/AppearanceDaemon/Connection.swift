@@ -64,7 +64,13 @@ final class Connection: @unchecked Sendable {
             close()  // ECONNRESET and friends: the client went away
             return
         }
-        if n == 0 { close(); return }  // hang-up is normal, not an error
+        if n == 0 {
+            // End of stream (a hang-up, or a half-close as `socat` or `nc -N` do after their input): answer
+            // what was asked, an unterminated last line included, then close. Hang-ups are normal, not errors.
+            if !closeWhenFlushed, let last = framer.remainder() { onLine(self, last) }
+            closeAfterFlush()
+            return
+        }
         framer.append(Self.scratch[0..<n])
         do {
             while !closed, !closeWhenFlushed, let line = try framer.next() { onLine(self, line) }
@@ -89,6 +95,7 @@ final class Connection: @unchecked Sendable {
 
     /// Stops reading, sends what is queued, then closes (used after a fatal protocol error).
     func closeAfterFlush() {
+        guard !closed else { return }
         closeWhenFlushed = true
         pauseReading()
         if !hasPendingOutput { close() }
@@ -120,13 +127,13 @@ final class Connection: @unchecked Sendable {
     }
 
     private func armWrite(_ on: Bool) {
-        guard on != writeArmed else { return }
+        guard on != writeArmed, !closed else { return }
         writeArmed = on
         if on { writeSource.resume() } else { writeSource.suspend() }
     }
 
     private func pauseReading() {
-        guard !readPaused else { return }
+        guard !readPaused, !closed else { return }  // a suspended source must never be released or cancelled
         readPaused = true
         readSource.suspend()
     }

@@ -26,6 +26,16 @@ public struct LineFramer: Sendable {
         buffer.append(contentsOf: bytes)
     }
 
+    /// At end of stream: the bytes of an unterminated last line (nil if none, or only blanks), and the framer is emptied.
+    public mutating func remainder() -> ArraySlice<UInt8>? {
+        let rest = buffer[start...]
+        buffer.removeAll()
+        start = 0
+        scanned = 0
+        if rest.count > limit || rest.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return nil }
+        return rest
+    }
+
     /// The next complete line, nil when more bytes are needed; throws once the pending line exceeds the limit.
     public mutating func next() throws(LineTooLong) -> ArraySlice<UInt8>? {
         while true {

@@ -75,6 +75,19 @@ final class RawClient {
         #expect(try s.ctl("get").status == 0)
     }
 
+    @Test func halfCloseStillGetsItsReplies() throws {
+        let s = try Sandbox()
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        // Like `echo '{…}' | socat - UNIX-CONNECT:…`: write, shut the write side, then read.
+        let c = try RawClient(s.socket)
+        try c.send(#"{"jsonrpc":"2.0","id":1,"method":"get"}"# + "\n" + #"{"jsonrpc":"2.0","id":2,"method":"get"}"#)
+        shutdown(c.fd, Int32(SHUT_WR))
+        #expect(try c.line()?.contains(#""id":1,"result":{"mode":"light""#) == true)
+        #expect(try c.line()?.contains(#""id":2,"result":{"mode":"light""#) == true)
+        #expect(try c.line() == nil)
+    }
+
     /// Rule 5: a subscriber that never reads holds nobody back and is coalesced; when it reads again it gets
     /// the newest state with the previous mode it knew.
     @Test func slowSubscriberIsCoalescedAndNeverBlocksOthers() throws {
