@@ -122,7 +122,7 @@ case "status":
     let why: String = switch s.source {
     case .override: "forced by the user's override"
     case .system: "following the system"
-    case .default: "the default mode (the system has no preference or is unavailable)"
+    case .default: "the default: the system states no preference"
     }
     out("""
         mode:        \(s.mode.rawValue) (\(why))

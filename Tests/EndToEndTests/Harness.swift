@@ -29,6 +29,16 @@ func waitUntil(_ what: @autoclosure () -> String, timeout: Double = 20, _ condit
     }
 }
 
+/// Test threads run with most signals blocked, and a child inherits the mask across exec (and passes it to
+/// whatever it starts: dbus-daemon to the services it activates). Spawn with an empty mask, as a shell would.
+func withSignalsUnblocked<T>(_ body: () throws -> T) rethrows -> T {
+    var none = sigset_t(), saved = sigset_t()
+    sigemptyset(&none)
+    pthread_sigmask(SIG_SETMASK, &none, &saved)
+    defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
+    return try body()
+}
+
 /// A private directory tree: HOME, XDG dirs, runtime dir (0700), no session bus unless one is given.
 final class Sandbox: @unchecked Sendable {
     let root: String
@@ -79,7 +89,7 @@ final class Sandbox: @unchecked Sendable {
         p.standardOutput = o
         p.standardError = e
         p.standardInput = FileHandle.nullDevice
-        try p.run()
+        try withSignalsUnblocked { try p.run() }
         let out = o.fileHandleForReading.readDataToEndOfFile()
         let err = e.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
@@ -104,7 +114,7 @@ final class Child: @unchecked Sendable {
         process.standardError = e
         o.fileHandleForReading.readabilityHandler = { [weak self] h in self?.append(h.availableData, err: false) }
         e.fileHandleForReading.readabilityHandler = { [weak self] h in self?.append(h.availableData, err: true) }
-        try process.run()
+        try withSignalsUnblocked { try process.run() }
     }
 
     deinit { stop(SIGKILL) }

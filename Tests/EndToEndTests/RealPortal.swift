@@ -49,7 +49,8 @@ final class RealPortalStack: @unchecked Sendable {
     deinit { close() }
 
     func close() {
-        // The portal, its backend and dconf-service leave with their bus; broadwayd must be ended by hand.
+        // The portal and its backend leave with their bus; dconf-service and broadwayd must be ended by hand.
+        for pid in activatedServices() { kill(pid, SIGKILL) }
         bus?.stop(SIGTERM)
         _ = try? bus?.waitForExit(timeout: 10)
         broadway?.stop(SIGKILL)
@@ -57,6 +58,17 @@ final class RealPortalStack: @unchecked Sendable {
         if FileManager.default.fileExists(atPath: doc) { _ = try? sandbox.run("/bin/fusermount3", ["-u", doc]) }
         bus = nil
         broadway = nil
+    }
+
+    /// Processes this bus started by D-Bus activation (they carry DBUS_STARTER_ADDRESS with our bus path).
+    private func activatedServices() -> [pid_t] {
+        let marker = Array("DBUS_STARTER_ADDRESS=unix:path=\(sandbox.root)/bus".utf8)
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { name -> pid_t? in
+            guard let pid = pid_t(name), let env = FileManager.default.contents(atPath: "/proc/\(name)/environ") else { return nil }
+            let found = env.split(separator: 0).contains { $0.starts(with: marker) }
+            return found ? pid : nil
+        }
     }
 
     /// Switches the desktop's style the way GNOME Settings does.
