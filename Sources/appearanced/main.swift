@@ -66,6 +66,14 @@ sigemptyset(&handled)
 for sig in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&handled, sig) }
 sigprocmask(SIG_UNBLOCK, &handled, nil)
 
+// Every subscriber is a descriptor: lift the soft limit to the hard one (systemd's default soft limit is
+// 1024, the hard one 512K), as systemd itself recommends for programs that need many.
+var files = rlimit()
+if getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &files) == 0, files.rlim_cur < files.rlim_max {
+    files.rlim_cur = files.rlim_max
+    setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &files)
+}
+
 let queue = DispatchQueue(label: "appearanced")
 let logger = Logger(level: logLevel ?? .info)
 let sentry = PortalSentry(queue: queue, log: { logger.log($0, $1) })
