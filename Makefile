@@ -53,3 +53,16 @@ test: deps-test
 
 clean:
 	rm -rf .build
+
+# libFuzzer over everything that reads outside bytes (Sources/AppearanceFuzzing). Finds go to
+# .build-fuzz/work/crashes/; copy each into Fuzz/corpus/ so the replay test keeps it fixed.
+FUZZ_SECONDS ?= 600
+FUZZ_RUNS ?= -1
+.PHONY: fuzz
+fuzz: deps-run
+	APPEARANCED_FUZZ=1 $(SWIFT) build -c release --sanitize fuzzer -Xswiftc -sanitize=fuzzer,address \
+		--product appearanced-fuzz --scratch-path .build-fuzz
+	mkdir -p .build-fuzz/work/corpus .build-fuzz/work/crashes
+	cp -n Fuzz/corpus/* .build-fuzz/work/corpus/
+	SWIFT_BACKTRACE=enable=no .build-fuzz/release/appearanced-fuzz .build-fuzz/work/corpus \
+		-max_total_time=$(FUZZ_SECONDS) -runs=$(FUZZ_RUNS) -artifact_prefix=.build-fuzz/work/crashes/ -print_final_stats=1

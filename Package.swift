@@ -29,12 +29,24 @@ let package = Package(
         .executableTarget(name: "appearanced", dependencies: ["AppearanceDaemon", "AppearanceBus"], swiftSettings: strict),
         .executableTarget(name: "appearancectl", dependencies: ["AppearanceKit"], swiftSettings: strict),
 
+        // Everything that reads outside bytes, in one function: driven by libFuzzer and by the corpus replay test.
+        .target(name: "AppearanceFuzzing", dependencies: ["AppearanceCore", "AppearanceProtocol", "AppearanceDaemon"],
+                swiftSettings: strict),
+
         // Test-only helpers: private dbus-daemon, fake portal, real portal stack, daemon processes.
         .target(name: "TestSupport", path: "Tests/Support", exclude: ["fake-portal.py"], swiftSettings: strict),
         .testTarget(name: "AppearanceCoreTests", dependencies: ["AppearanceCore"], swiftSettings: strict),
         .testTarget(name: "AppearanceProtocolTests", dependencies: ["AppearanceProtocol"], swiftSettings: strict),
         .testTarget(name: "AppearanceBusTests", dependencies: ["AppearanceBus", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "AppearanceDaemonTests", dependencies: ["AppearanceDaemon"], swiftSettings: strict),
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["AppearanceFuzzing"], swiftSettings: strict),
         .testTarget(name: "EndToEndTests", dependencies: ["AppearanceKit", "AppearanceProtocol", "TestSupport"], swiftSettings: strict),
     ]
 )
+
+// The libFuzzer executable exists only for `make fuzz` (APPEARANCED_FUZZ=1): it has no main and links only
+// with `--sanitize fuzzer`.
+if Context.environment["APPEARANCED_FUZZ"] != nil {
+    package.targets.append(.executableTarget(name: "appearanced-fuzz", dependencies: ["AppearanceFuzzing"],
+                                             path: "Fuzz/appearanced-fuzz", swiftSettings: strict))
+}

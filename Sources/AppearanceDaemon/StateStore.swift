@@ -26,7 +26,7 @@ public struct StateStore: Sendable {
         return Self.parse(bytes).map { .loaded($0) } ?? discard("is not a valid state file (expected {\"override\": \"system\"|\"light\"|\"dark\"})")
     }
 
-    static func parse(_ bytes: [UInt8]) -> Override? {
+    public static func parse(_ bytes: [UInt8]) -> Override? {
         guard let json = try? JSON.parse(bytes), let s = json["override"]?.stringValue else { return nil }
         return Override(rawValue: s)
     }
