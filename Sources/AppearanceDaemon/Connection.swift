@@ -19,7 +19,8 @@ final class Connection: @unchecked Sendable {
 
     private let queue: DispatchQueue
     private let readSource: DispatchSourceRead
-    private let writeSource: DispatchSourceWrite
+    /// Made on the first EAGAIN only: most clients never fill their socket buffer.
+    private var writeSource: DispatchSourceWrite?
     private var writeArmed = false
     private var readPaused = false
     private var closed = false
@@ -41,12 +42,10 @@ final class Connection: @unchecked Sendable {
         self.peer = peer
         self.queue = queue
         readSource = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        writeSource = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
     }
 
     func start() {
         readSource.setEventHandler { [unowned self] in self.readable() }
-        writeSource.setEventHandler { [unowned self] in self.flush() }
         let fd = self.fd
         readSource.setCancelHandler { Glibc.close(fd) }
         readSource.resume()
@@ -57,25 +56,28 @@ final class Connection: @unchecked Sendable {
     // Used only on the daemon's queue, one read at a time.
     nonisolated(unsafe) private static let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
 
+    /// Reads until the socket is drained: Dispatch may report readiness only once for data and end-of-file
+    /// arriving together, so stopping after one read could leave a hang-up unseen and the descriptor open.
     private func readable() {
-        let n: Int
-        do { n = try Posix.read(fd, into: Self.scratch) } catch {
-            if error.code == EAGAIN { return }
-            close()  // ECONNRESET and friends: the client went away
-            return
-        }
-        if n == 0 {
-            // End of stream (a hang-up, or a half-close as `socat` or `nc -N` do after their input): answer
-            // what was asked, an unterminated last line included, then close. Hang-ups are normal, not errors.
-            if !closeWhenFlushed, let last = framer.remainder() { onLine(self, last) }
-            closeAfterFlush()
-            return
-        }
-        framer.append(Self.scratch[0..<n])
-        do {
-            while !closed, !closeWhenFlushed, let line = try framer.next() { onLine(self, line) }
-        } catch {
-            onLineTooLong(self)
+        while !closed, !readPaused {
+            let n: Int
+            do { n = try Posix.read(fd, into: Self.scratch) } catch {
+                if error.code != EAGAIN { close() }  // ECONNRESET and friends: the client went away
+                return
+            }
+            if n == 0 {
+                // End of stream (a hang-up, or a half-close as `socat` or `nc -N` do after their input): answer
+                // what was asked, an unterminated last line included, then close. Hang-ups are normal, not errors.
+                if !closeWhenFlushed, let last = framer.remainder() { onLine(self, last) }
+                closeAfterFlush()
+                return
+            }
+            framer.append(Self.scratch[0..<n])
+            do {
+                while !closed, !closeWhenFlushed, let line = try framer.next() { onLine(self, line) }
+            } catch {
+                onLineTooLong(self)
+            }
         }
     }
 
@@ -96,9 +98,11 @@ final class Connection: @unchecked Sendable {
     /// Stops reading, sends what is queued, then closes (used after a fatal protocol error).
     func closeAfterFlush() {
         guard !closed else { return }
+        // Nothing queued (the usual case): close now. Suspending the read source from inside its own handler
+        // and resuming it to cancel was seen to leave the descriptor open with libdispatch on Linux.
+        guard hasPendingOutput else { close(); return }
         closeWhenFlushed = true
         pauseReading()
-        if !hasPendingOutput { close() }
     }
 
     private func flush() {
@@ -129,7 +133,12 @@ final class Connection: @unchecked Sendable {
     private func armWrite(_ on: Bool) {
         guard on != writeArmed, !closed else { return }
         writeArmed = on
-        if on { writeSource.resume() } else { writeSource.suspend() }
+        if writeSource == nil {
+            let w = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
+            w.setEventHandler { [unowned self] in self.flush() }
+            writeSource = w
+        }
+        if on { writeSource?.resume() } else { writeSource?.suspend() }
     }
 
     private func pauseReading() {
@@ -142,8 +151,10 @@ final class Connection: @unchecked Sendable {
         guard !closed else { return }
         closed = true
         // A suspended source never runs its cancel handler: resume before cancelling.
-        if !writeArmed { writeSource.resume() }
-        writeSource.cancel()
+        if let w = writeSource {
+            if !writeArmed { w.resume() }
+            w.cancel()
+        }
         if readPaused { readSource.resume() }
         readSource.cancel()  // its cancel handler closes the fd
         output = []
