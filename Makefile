@@ -6,8 +6,13 @@
 #   make install-files BIN_DIR=DIR   the install step alone, with binaries already built in DIR
 SHELL := /bin/bash
 PREFIX ?= /usr/local
+# `PREFIX=~/.local` reaches make unexpanded from shells that do not expand ~ after = (zsh).
+override PREFIX := $(patsubst ~/%,$(HOME)/%,$(PREFIX))
 DESTDIR ?=
 BINDIR ?= $(PREFIX)/bin
+# The user manager searches /usr/lib/systemd/user and /usr/local/lib/systemd/user, but for a per-user
+# install only ~/.local/share/systemd/user (not ~/.local/lib/...): see `systemd-analyze --user unit-paths`.
+USERUNITDIR ?= $(if $(filter $(HOME)/.local,$(PREFIX)),$(PREFIX)/share/systemd/user,$(PREFIX)/lib/systemd/user)
 # Where install-files takes the binaries from; empty means the release build's directory.
 BIN_DIR ?=
 SWIFT ?= swift
@@ -76,8 +81,8 @@ out/%: man/%.scd
 INSTALLED := \
 	$(BINDIR)/appearanced \
 	$(BINDIR)/appearancectl \
-	$(PREFIX)/lib/systemd/user/appearanced.service \
-	$(PREFIX)/lib/systemd/user/appearanced.socket \
+	$(USERUNITDIR)/appearanced.service \
+	$(USERUNITDIR)/appearanced.socket \
 	$(PREFIX)/share/man/man1/appearanced.1 \
 	$(PREFIX)/share/man/man1/appearancectl.1 \
 	$(PREFIX)/share/man/man7/appearanced.7 \
@@ -98,10 +103,10 @@ install-files: $(MAN_PAGES)
 	set -ex; \
 	install -Dm755 "$$bin/appearanced" '$(DESTDIR)$(BINDIR)/appearanced'; \
 	install -Dm755 "$$bin/appearancectl" '$(DESTDIR)$(BINDIR)/appearancectl'
-	install -d '$(DESTDIR)$(PREFIX)/lib/systemd/user'
-	sed 's|@bindir@|$(BINDIR)|g' systemd/appearanced.service > '$(DESTDIR)$(PREFIX)/lib/systemd/user/appearanced.service'
-	chmod 644 '$(DESTDIR)$(PREFIX)/lib/systemd/user/appearanced.service'
-	install -m644 systemd/appearanced.socket '$(DESTDIR)$(PREFIX)/lib/systemd/user/appearanced.socket'
+	install -d '$(DESTDIR)$(USERUNITDIR)'
+	sed 's|@bindir@|$(BINDIR)|g' systemd/appearanced.service > '$(DESTDIR)$(USERUNITDIR)/appearanced.service'
+	chmod 644 '$(DESTDIR)$(USERUNITDIR)/appearanced.service'
+	install -m644 systemd/appearanced.socket '$(DESTDIR)$(USERUNITDIR)/appearanced.socket'
 	install -Dm644 out/appearanced.1 '$(DESTDIR)$(PREFIX)/share/man/man1/appearanced.1'
 	install -Dm644 out/appearancectl.1 '$(DESTDIR)$(PREFIX)/share/man/man1/appearancectl.1'
 	install -Dm644 out/appearanced.7 '$(DESTDIR)$(PREFIX)/share/man/man7/appearanced.7'

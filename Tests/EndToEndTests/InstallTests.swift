@@ -76,6 +76,33 @@ import Testing
         #expect(!fm.fileExists(atPath: dest + "/usr/share/doc/appearanced"))
     }
 
+    /// README's `make install PREFIX=~/.local`: the units must land in a directory the user manager searches.
+    @Test func perUserInstallPutsTheUnitsWhereTheUserManagerLooks() throws {
+        let s = try Sandbox()
+        let home = try #require(s.env["HOME"])
+        try make(s, ["install-files", "BIN_DIR=\(Bin.dir)", "PREFIX=~/.local"])  // as zsh passes it: unexpanded
+        let installed = files(under: home + "/.local")
+        #expect(installed == [
+            "bin/appearancectl",
+            "bin/appearanced",
+            "share/bash-completion/completions/appearancectl",
+            "share/doc/appearanced/appearanced.toml",
+            "share/fish/vendor_completions.d/appearancectl.fish",
+            "share/man/man1/appearancectl.1",
+            "share/man/man1/appearanced.1",
+            "share/man/man7/appearanced.7",
+            "share/systemd/user/appearanced.service",
+            "share/systemd/user/appearanced.socket",
+            "share/zsh/site-functions/_appearancectl",
+        ])
+        let paths = try s.run("/usr/bin/systemd-analyze", ["--user", "unit-paths"])
+        #expect(paths.out.split(separator: "\n").contains { $0 == home + "/.local/share/systemd/user" }, "\(paths)")
+        let service = try String(contentsOfFile: home + "/.local/share/systemd/user/appearanced.service", encoding: .utf8)
+        #expect(service.contains("\nExecStart=\(home)/.local/bin/appearanced\n"))
+        try make(s, ["uninstall", "PREFIX=~/.local"])
+        #expect(files(under: home + "/.local") == [])
+    }
+
     @Test func installedBinariesRun() throws {
         let (s, prefix) = try installedTree()
         let r = try s.run(prefix + "/bin/appearancectl", ["--version"])
