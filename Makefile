@@ -1,9 +1,22 @@
 # appearanced — build, run, test, install.
 #   make run    set up (system packages), build release, run the daemon in the foreground
 #   make test   set up (system packages the tests use), build, run every test
+#   make install [PREFIX=/usr/local] [DESTDIR=]   build release, install binaries, user units, man pages,
+#               shell completions and the example config; `make uninstall` removes exactly those files
+#   make install-files BIN_DIR=DIR   the install step alone, with binaries already built in DIR
 SHELL := /bin/bash
 PREFIX ?= /usr/local
+# `PREFIX=~/.local` reaches make unexpanded from shells that do not expand ~ after = (zsh).
+override PREFIX := $(patsubst ~/%,$(HOME)/%,$(PREFIX))
+DESTDIR ?=
+BINDIR ?= $(PREFIX)/bin
+# The user manager searches /usr/lib/systemd/user and /usr/local/lib/systemd/user, but for a per-user
+# install only ~/.local/share/systemd/user (not ~/.local/lib/...): see `systemd-analyze --user unit-paths`.
+USERUNITDIR ?= $(if $(filter $(HOME)/.local,$(PREFIX)),$(PREFIX)/share/systemd/user,$(PREFIX)/lib/systemd/user)
+# Where install-files takes the binaries from; empty means the release build's directory.
+BIN_DIR ?=
 SWIFT ?= swift
+SCDOC ?= scdoc
 RELEASE_FLAGS := -c release --static-swift-stdlib
 
 # Debian/Ubuntu packages. Building needs libdbus's headers; the tests start a real dbus-daemon, the real
@@ -12,9 +25,9 @@ BUILD_PKGS := libdbus-1-dev pkg-config
 RUN_PKGS := $(BUILD_PKGS) dbus-bin
 TEST_PKGS := $(BUILD_PKGS) dbus-daemon dbus-bin xdg-desktop-portal xdg-desktop-portal-gtk libgtk-3-bin \
 	gsettings-desktop-schemas dconf-service dconf-cli libglib2.0-bin python3 python3-dbus python3-gi \
-	util-linux procps systemd
+	util-linux procps systemd scdoc man-db
 
-.PHONY: all build run test deps-run deps-test clean
+.PHONY: all build run test deps-run deps-test deps-man man install install-files uninstall clean
 all: build
 
 # Installs what is missing with apt when root; otherwise prints the exact command and stops.
@@ -47,12 +60,68 @@ run: build
 	echo "Running $$bin/appearanced (Ctrl-C stops it; in another terminal: $$bin/appearancectl get)"; \
 	exec $$bin/appearanced
 
-test: deps-test
+test: deps-test man
 	$(SWIFT) build --build-tests
 	APPEARANCED_BIN_DIR=$$($(SWIFT) build --show-bin-path) $(SWIFT) test
 
+# Man pages: scdoc sources in man/, built into out/.
+MAN_PAGES := out/appearanced.1 out/appearancectl.1 out/appearanced.7
+
+deps-man:
+	$(call ensure_packages,scdoc)
+
+man: $(MAN_PAGES)
+
+out/%: man/%.scd
+	@command -v $(SCDOC) >/dev/null || $(MAKE) --no-print-directory deps-man
+	@mkdir -p out
+	$(SCDOC) < $< > $@.tmp && mv $@.tmp $@
+
+# What install-files puts where (relative to $(DESTDIR)); uninstall removes exactly this list.
+INSTALLED := \
+	$(BINDIR)/appearanced \
+	$(BINDIR)/appearancectl \
+	$(USERUNITDIR)/appearanced.service \
+	$(USERUNITDIR)/appearanced.socket \
+	$(PREFIX)/share/man/man1/appearanced.1 \
+	$(PREFIX)/share/man/man1/appearancectl.1 \
+	$(PREFIX)/share/man/man7/appearanced.7 \
+	$(PREFIX)/share/bash-completion/completions/appearancectl \
+	$(PREFIX)/share/zsh/site-functions/_appearancectl \
+	$(PREFIX)/share/fish/vendor_completions.d/appearancectl.fish \
+	$(PREFIX)/share/doc/appearanced/appearanced.toml
+
+install: build man
+	$(MAKE) --no-print-directory install-files
+
+# Copies already-built binaries (BIN_DIR, default: the release build) without building anything.
+install-files: $(MAN_PAGES)
+	@bin='$(BIN_DIR)'; [ -n "$$bin" ] || bin=$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path); \
+	for exe in appearanced appearancectl; do \
+		[ -x "$$bin/$$exe" ] || { echo "$$bin/$$exe is missing: run 'make install' (or 'make build') first"; exit 1; }; \
+	done; \
+	set -ex; \
+	install -Dm755 "$$bin/appearanced" '$(DESTDIR)$(BINDIR)/appearanced'; \
+	install -Dm755 "$$bin/appearancectl" '$(DESTDIR)$(BINDIR)/appearancectl'
+	install -d '$(DESTDIR)$(USERUNITDIR)'
+	sed 's|@bindir@|$(BINDIR)|g' systemd/appearanced.service > '$(DESTDIR)$(USERUNITDIR)/appearanced.service'
+	chmod 644 '$(DESTDIR)$(USERUNITDIR)/appearanced.service'
+	install -m644 systemd/appearanced.socket '$(DESTDIR)$(USERUNITDIR)/appearanced.socket'
+	install -Dm644 out/appearanced.1 '$(DESTDIR)$(PREFIX)/share/man/man1/appearanced.1'
+	install -Dm644 out/appearancectl.1 '$(DESTDIR)$(PREFIX)/share/man/man1/appearancectl.1'
+	install -Dm644 out/appearanced.7 '$(DESTDIR)$(PREFIX)/share/man/man7/appearanced.7'
+	install -Dm644 completions/appearancectl.bash '$(DESTDIR)$(PREFIX)/share/bash-completion/completions/appearancectl'
+	install -Dm644 completions/_appearancectl '$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_appearancectl'
+	install -Dm644 completions/appearancectl.fish '$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/appearancectl.fish'
+	install -Dm644 config/appearanced.toml '$(DESTDIR)$(PREFIX)/share/doc/appearanced/appearanced.toml'
+
+# Removes the installed files, and share/doc/appearanced once it is empty (the only directory that is ours).
+uninstall:
+	rm -f $(foreach f,$(INSTALLED),'$(DESTDIR)$(f)')
+	rmdir '$(DESTDIR)$(PREFIX)/share/doc/appearanced' 2>/dev/null || true
+
 clean:
-	rm -rf .build
+	rm -rf .build out
 
 # libFuzzer over everything that reads outside bytes (Sources/AppearanceFuzzing). Finds go to
 # .build-fuzz/work/crashes/; copy each into Fuzz/corpus/ so the replay test keeps it fixed.

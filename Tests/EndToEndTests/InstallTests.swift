@@ -1,0 +1,147 @@
+import Foundation
+import Testing
+
+/// `make install-files` / `make uninstall` into temporary trees, and systemd-analyze and man on what was
+/// installed. The binaries are the ones the other tests run (BIN_DIR=Bin.dir): the install step is tested
+/// without a release build. Serialized: every test runs make in the same checkout (out/ holds the man pages).
+@Suite(.serialized) struct InstallTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+
+    /// Every file `make install PREFIX=/usr` installs, sorted.
+    static let expectedFiles = [
+        "usr/bin/appearancectl",
+        "usr/bin/appearanced",
+        "usr/lib/systemd/user/appearanced.service",
+        "usr/lib/systemd/user/appearanced.socket",
+        "usr/share/bash-completion/completions/appearancectl",
+        "usr/share/doc/appearanced/appearanced.toml",
+        "usr/share/fish/vendor_completions.d/appearancectl.fish",
+        "usr/share/man/man1/appearancectl.1",
+        "usr/share/man/man1/appearanced.1",
+        "usr/share/man/man7/appearanced.7",
+        "usr/share/zsh/site-functions/_appearancectl",
+    ]
+
+    /// Runs make in the checkout; fails the test with make's output when it fails.
+    func make(_ s: Sandbox, _ args: [String]) throws {
+        let r = try s.run("/usr/bin/make", ["-C", Self.root, "--no-print-directory"] + args)
+        try #require(r.status == 0, "make \(args.joined(separator: " ")) failed:\n\(r.out)\(r.err)")
+    }
+
+    func installFiles(_ s: Sandbox, destdir: String = "", prefix: String) throws {
+        try make(s, ["install-files", "BIN_DIR=\(Bin.dir)", "DESTDIR=\(destdir)", "PREFIX=\(prefix)"])
+    }
+
+    /// Regular files and symlinks under `dir`, relative to it, sorted.
+    func files(under dir: String) -> [String] {
+        let fm = FileManager.default
+        guard let e = fm.enumerator(atPath: dir) else { return [] }
+        var found: [String] = []
+        while let path = e.nextObject() as? String {
+            let type = e.fileAttributes?[.type] as? FileAttributeType
+            if type != .typeDirectory { found.append(path) }
+        }
+        return found.sorted()
+    }
+
+    /// A tree with `PREFIX=<sandbox>/usr` and no DESTDIR, so the units name real files (ExecStart=, man:).
+    func installedTree() throws -> (sandbox: Sandbox, prefix: String) {
+        let s = try Sandbox()
+        let prefix = s.root + "/usr"
+        try installFiles(s, prefix: prefix)
+        return (s, prefix)
+    }
+
+    @Test func installLeavesExactlyTheFileListAndUninstallRemovesIt() throws {
+        let s = try Sandbox()
+        let dest = s.root + "/dest"
+        try installFiles(s, destdir: dest, prefix: "/usr")
+        #expect(files(under: dest) == Self.expectedFiles)
+
+        let service = try String(contentsOfFile: dest + "/usr/lib/systemd/user/appearanced.service", encoding: .utf8)
+        #expect(service.contains("\nExecStart=/usr/bin/appearanced\n"))
+        #expect(!service.contains("@bindir@"), "an unsubstituted placeholder is left in the service")
+        let fm = FileManager.default
+        for exe in ["appearanced", "appearancectl"] {
+            #expect(fm.isExecutableFile(atPath: dest + "/usr/bin/" + exe))
+        }
+        let manMode = try fm.attributesOfItem(atPath: dest + "/usr/share/man/man7/appearanced.7")[.posixPermissions] as? Int
+        #expect(manMode == 0o644)
+        let example = try String(contentsOfFile: dest + "/usr/share/doc/appearanced/appearanced.toml", encoding: .utf8)
+        #expect(example == (try String(contentsOfFile: Self.root + "/config/appearanced.toml", encoding: .utf8)))
+
+        try make(s, ["uninstall", "DESTDIR=\(dest)", "PREFIX=/usr"])
+        #expect(files(under: dest) == [])
+        #expect(!fm.fileExists(atPath: dest + "/usr/share/doc/appearanced"))
+    }
+
+    /// README's `make install PREFIX=~/.local`: the units must land in a directory the user manager searches.
+    @Test func perUserInstallPutsTheUnitsWhereTheUserManagerLooks() throws {
+        let s = try Sandbox()
+        let home = try #require(s.env["HOME"])
+        try make(s, ["install-files", "BIN_DIR=\(Bin.dir)", "PREFIX=~/.local"])  // as zsh passes it: unexpanded
+        let installed = files(under: home + "/.local")
+        #expect(installed == [
+            "bin/appearancectl",
+            "bin/appearanced",
+            "share/bash-completion/completions/appearancectl",
+            "share/doc/appearanced/appearanced.toml",
+            "share/fish/vendor_completions.d/appearancectl.fish",
+            "share/man/man1/appearancectl.1",
+            "share/man/man1/appearanced.1",
+            "share/man/man7/appearanced.7",
+            "share/systemd/user/appearanced.service",
+            "share/systemd/user/appearanced.socket",
+            "share/zsh/site-functions/_appearancectl",
+        ])
+        let paths = try s.run("/usr/bin/systemd-analyze", ["--user", "unit-paths"])
+        #expect(paths.out.split(separator: "\n").contains { $0 == home + "/.local/share/systemd/user" }, "\(paths)")
+        let service = try String(contentsOfFile: home + "/.local/share/systemd/user/appearanced.service", encoding: .utf8)
+        #expect(service.contains("\nExecStart=\(home)/.local/bin/appearanced\n"))
+        try make(s, ["uninstall", "PREFIX=~/.local"])
+        #expect(files(under: home + "/.local") == [])
+    }
+
+    @Test func installedBinariesRun() throws {
+        let (s, prefix) = try installedTree()
+        let r = try s.run(prefix + "/bin/appearancectl", ["--version"])
+        #expect(r.status == 0 && r.out.hasPrefix("appearancectl "), "\(r)")
+        let d = try s.run(prefix + "/bin/appearanced", ["--version"])
+        #expect(d.status == 0 && d.out.hasPrefix("appearanced "), "\(d)")
+    }
+
+    @Test func installedUnitsVerifyWithoutWarnings() throws {
+        let (s, prefix) = try installedTree()
+        let units = prefix + "/lib/systemd/user"
+        s.env["MANPATH"] = prefix + "/share/man"  // verify looks up every Documentation=man: page
+        let r = try s.run("/usr/bin/systemd-analyze",
+                          ["verify", "--user", units + "/appearanced.socket", units + "/appearanced.service"])
+        #expect(r.status == 0, "\(r.err)")
+        #expect(r.err == "", "systemd-analyze verify warned:\n\(r.err)")
+        #expect(r.out == "")
+    }
+
+    @Test func securityExposureIsAtMost2() throws {
+        let (s, prefix) = try installedTree()
+        let r = try s.run("/usr/bin/systemd-analyze",
+                          ["security", "--offline=true", "--user", prefix + "/lib/systemd/user/appearanced.service"])
+        let line = try #require(r.out.split(separator: "\n").first { $0.contains("Overall exposure level for appearanced.service:") },
+                                "no exposure line in:\n\(r.out)\(r.err)")
+        // "→ Overall exposure level for appearanced.service: 1.2 OK 🙂"
+        let number = line.split(separator: ":", maxSplits: 1).last?.split(separator: " ").first.map(String.init)
+        let exposure = try #require(number.flatMap(Double.init), "cannot read the exposure in \"\(line)\"")
+        #expect(exposure <= 2.0, "\(r.out)")
+        #expect(!r.err.contains("Unknown key"), "\(r.err)")
+    }
+
+    @Test(arguments: ["man1/appearanced.1", "man1/appearancectl.1", "man7/appearanced.7"])
+    func manPageRendersWithoutWarnings(page: String) throws {
+        let (s, prefix) = try installedTree()
+        s.env["MANWIDTH"] = "80"
+        let r = try s.run("/usr/bin/man", ["--warnings", "-l", prefix + "/share/man/" + page])
+        #expect(r.status == 0, "\(r.err)")
+        #expect(r.err == "", "man warned about \(page):\n\(r.err)")
+        #expect(r.out.contains("NAME") && r.out.contains("SEE ALSO"), "\(r.out)")
+    }
+}
