@@ -20,12 +20,13 @@ SCDOC ?= scdoc
 RELEASE_FLAGS := -c release --static-swift-stdlib
 
 # Debian/Ubuntu packages. Building needs libdbus's headers; the tests start a real dbus-daemon, the real
-# xdg-desktop-portal with its GTK backend on a GTK broadway display, and python3-dbus for the fake portal.
+# xdg-desktop-portal with its GTK backend on a GTK broadway display, and python3-dbus for the fake portal;
+# python3 and socat run the examples.
 BUILD_PKGS := libdbus-1-dev pkg-config
 RUN_PKGS := $(BUILD_PKGS) dbus-bin
 TEST_PKGS := $(BUILD_PKGS) dbus-daemon dbus-bin xdg-desktop-portal xdg-desktop-portal-gtk libgtk-3-bin \
 	gsettings-desktop-schemas dconf-service dconf-cli libglib2.0-bin python3 python3-dbus python3-gi \
-	util-linux procps systemd scdoc man-db
+	util-linux procps systemd scdoc man-db socat
 
 .PHONY: all build run test deps-run deps-test deps-man man install install-files uninstall clean
 all: build

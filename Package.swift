@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 // The targets read like the architecture in docs/architecture.md:
 //   CDBus → AppearanceBus (all libdbus pointer code) → AppearanceCore types
-//   AppearanceCore (pure) ← AppearanceProtocol ← AppearanceKit ← appearancectl
+//   AppearanceCore (pure) ← AppearanceProtocol ← AppearanceKit ← appearancectl, appearance-example
 //   AppearanceDaemon (Core + Protocol, sentry passed in) ← appearanced (wires AppearanceBus in)
 // No third-party packages: see docs/decisions.md for why each was left out.
 import PackageDescription
@@ -28,6 +28,9 @@ let package = Package(
         .target(name: "AppearanceKit", dependencies: ["AppearanceProtocol"], swiftSettings: strict),
         .executableTarget(name: "appearanced", dependencies: ["AppearanceDaemon", "AppearanceBus"], swiftSettings: strict),
         .executableTarget(name: "appearancectl", dependencies: ["AppearanceKit"], swiftSettings: strict),
+        // examples/swift-watch: a small app on AppearanceKit, built and run by the end-to-end tests.
+        .executableTarget(name: "appearance-example", dependencies: ["AppearanceKit"], path: "examples/swift-watch",
+                          swiftSettings: strict),
 
         // Everything that reads outside bytes, in one function: driven by libFuzzer and by the corpus replay test.
         .target(name: "AppearanceFuzzing", dependencies: ["AppearanceCore", "AppearanceProtocol", "AppearanceDaemon"],

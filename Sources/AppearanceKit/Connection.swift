@@ -105,4 +105,16 @@ public final class AppearanceConnection {
     }
 
     private func lost(_ reason: String) -> AppearanceError { .connectionLost(socket: socketPath, reason: reason) }
+
+    /// True when the daemon has closed this connection (it exited or restarted): a peek that does not block.
+    var isClosedByPeer: Bool {
+        var byte: UInt8 = 0
+        while true {
+            let n = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+            if n == 0 { return true }
+            if n > 0 { return false }
+            if errno == EINTR { continue }
+            return errno != EAGAIN && errno != EWOULDBLOCK
+        }
+    }
 }

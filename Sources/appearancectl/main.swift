@@ -28,6 +28,11 @@ let usage = """
       set dark|light|system      force a mode, or go back to following the system; prints the mode
       toggle                     flip the mode; prints the new mode
       watch [--json]             print the mode, then one line per change, until interrupted
+      watch [--no-initial] --exec CMD [ARGS...]
+                                 run CMD now (not with --no-initial) and after each change, with
+                                 APPEARANCE=dark|light and DARKMODE=1|0 in its environment; runs never
+                                 overlap (changes during a run give one more run, with the newest mode);
+                                 a failing CMD is reported and watching goes on, across daemon restarts
       help                       print this help
 
     Options:
@@ -71,6 +76,8 @@ func fail(_ error: AppearanceError) -> Never {
 var socketPath: String?
 var words: [String] = []
 var json = false
+var execCommand: [String]?
+var noInitial = false
 var args = CommandLine.arguments.dropFirst()
 while let arg = args.popFirst() {
     switch arg {
@@ -79,6 +86,11 @@ while let arg = args.popFirst() {
         socketPath = v
     case _ where arg.hasPrefix("--socket="): socketPath = String(arg.dropFirst("--socket=".count))
     case "--json": json = true
+    case "--no-initial": noInitial = true
+    case "--exec":
+        guard !args.isEmpty else { usageError("option --exec needs a command") }
+        execCommand = Array(args)
+        args = []
     case "-h", "--help": words.insert("help", at: 0)
     case "--version": out("appearancectl \(packageVersion)"); exit(Exit.ok)
     case "--": words.append(contentsOf: args); args = []
@@ -89,6 +101,11 @@ while let arg = args.popFirst() {
 
 guard let command = words.first else { usageError("missing command (get, status, set, toggle, watch)") }
 let operands = Array(words.dropFirst())
+
+if command != "watch" {
+    if execCommand != nil { usageError("--exec is an option of watch") }
+    if noInitial { usageError("--no-initial is an option of watch --exec") }
+}
 
 @MainActor func noOperands() {
     if let extra = operands.first { usageError("\(command): unexpected argument \"\(extra)\"") }
@@ -158,6 +175,15 @@ case "watch":
     sigaddset(&set, SIGINT)
     sigaddset(&set, SIGTERM)
     sigprocmask(SIG_UNBLOCK, &set, nil)
+    if let execCommand {
+        if json { usageError("watch: --json and --exec do not go together") }
+        if execCommand[0].isEmpty { usageError("watch: --exec needs a command") }
+        // The watch runs in a task; this thread only waits for SIGINT/SIGTERM (the task exits when it ends).
+        let socket = socketPath, initial = !noInitial
+        Task.detached { await watchExec(socket: socket, command: execCommand, initial: initial) }
+        while true { pause() }
+    }
+    if noInitial { usageError("watch: --no-initial goes with --exec") }
     let c = connect()
     do {
         let initial = try c.subscribe()

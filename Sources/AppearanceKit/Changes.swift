@@ -1,0 +1,267 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import AppearanceCore
+import AppearanceProtocol
+
+/// One element of `AppearanceClient.changes()`.
+public enum AppearanceChange: Equatable, Sendable {
+    /// Always the first state element: the state when the subscription started (the `subscribe` reply).
+    case initial(AppearanceState)
+    /// The mode changed (a `changed` notification, or a different mode found after reconnecting).
+    /// `previous` is the mode of the state element yielded before this one; it always differs from `state.mode`.
+    case changed(AppearanceState, previous: Mode)
+    /// The connection broke, or the daemon could not be reached: yielded once per outage, with the first error.
+    /// The sequence keeps trying to reconnect; the mode is unknown until `.reconnected`.
+    case connectionLost(AppearanceError)
+    /// Subscribed again after `.connectionLost`. A `.changed` follows only if the mode is not the one last
+    /// yielded (an `.initial` follows instead if no state had been yielded yet).
+    case reconnected
+
+    /// The state this element carries, if any.
+    public var state: AppearanceState? {
+        switch self {
+        case .initial(let s), .changed(let s, _): s
+        case .connectionLost, .reconnected: nil
+        }
+    }
+}
+
+/// The current state, then each change of mode: what `AppearanceClient.changes()` returns.
+///
+/// - The first state element is `.initial(state)`, then `.changed(state, previous:)` for every change of mode,
+///   in order, each `previous` being the mode yielded just before. Changes of other fields that leave the mode
+///   alone are not notified (notification rule 1 in docs/protocol.md).
+/// - When the daemon goes away (stopped, crashed, restarted), the sequence yields `.connectionLost(error)` once,
+///   then tries to connect and `subscribe` again after 50 ms, doubling the pause up to 2 s between attempts
+///   (no busy loop). When it succeeds it yields `.reconnected`, then `.changed` only if the mode differs from
+///   the one last yielded: the same mode is never yielded twice in a row.
+/// - The sequence ends (`nil`) when the task iterating it is cancelled or the loop breaks; its connection is
+///   closed then. It throws only what reconnecting cannot fix: `.rejected` (the daemon refused `subscribe`) or
+///   `.protocolError` (it sent something this client cannot read), or, with `reconnect: false`, the error that
+///   broke the connection.
+///
+/// Each iteration (`makeAsyncIterator`) opens its own connection on a dedicated thread.
+public struct AppearanceChanges: AsyncSequence, Sendable {
+    public typealias Element = AppearanceChange
+    public typealias Failure = AppearanceError
+
+    let socketPath: String
+    let reconnect: Bool
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: AppearanceChange.self, throwing: (any Error).self)
+        guard let wake = Wake() else {
+            continuation.finish(throwing: AppearanceError.connectionLost(
+                socket: socketPath, reason: "cannot create a socket pair: \(String(cString: strerror(errno)))"))
+            return AsyncIterator(base: stream.makeAsyncIterator())
+        }
+        continuation.onTermination = { _ in wake.signal() }
+        let loop = SubscriptionLoop(path: socketPath, reconnect: reconnect, wake: wake, continuation: continuation)
+        if !startThread({ var l = loop; l.run() }) {
+            continuation.finish(throwing: AppearanceError.connectionLost(socket: socketPath, reason: "cannot start a thread"))
+        }
+        return AsyncIterator(base: stream.makeAsyncIterator())
+    }
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        public typealias Element = AppearanceChange
+        public typealias Failure = AppearanceError
+
+        var base: AsyncThrowingStream<AppearanceChange, any Error>.AsyncIterator
+
+        public mutating func next() async throws(AppearanceError) -> AppearanceChange? {
+            do { return try await base.next() } catch { throw Self.typed(error) }
+        }
+
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(AppearanceError) -> AppearanceChange? {
+            do { return try await base.next(isolation: actor) } catch { throw Self.typed(error) }
+        }
+
+        private static func typed(_ error: any Error) -> AppearanceError {
+            error as? AppearanceError ?? .protocolError("\(error)")
+        }
+    }
+}
+
+/// A socket pair whose read end becomes readable once `signal()` is called: cancels the subscription thread's
+/// poll, whether it waits for the daemon or sleeps before reconnecting.
+final class Wake: Sendable {
+    let readFD: Int32
+    let writeFD: Int32
+
+    init?() {
+        var pair: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else { return nil }
+        readFD = pair[0]
+        writeFD = pair[1]
+    }
+
+    func signal() {
+        var byte: UInt8 = 1
+        _ = send(writeFD, &byte, 1, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+    }
+
+    /// Waits up to `milliseconds` (-1: for ever) for `signal()`; true when it came.
+    func wait(milliseconds: Int32) -> Bool {
+        var p = pollfd(fd: readFD, events: Int16(POLLIN), revents: 0)
+        while true {
+            let r = poll(&p, 1, milliseconds)
+            if r >= 0 { return r > 0 }
+            if errno != EINTR { return true }
+        }
+    }
+
+    deinit {
+        close(readFD)
+        close(writeFD)
+    }
+}
+
+/// Runs `body` on a new detached thread; false if none could be created.
+func startThread(_ body: @escaping @Sendable () -> Void) -> Bool {
+    final class Box {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+    let context = Unmanaged.passRetained(Box(body)).toOpaque()
+    var attributes = pthread_attr_t()
+    pthread_attr_init(&attributes)
+    defer { pthread_attr_destroy(&attributes) }
+    pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+    var thread = pthread_t()
+    let rc = pthread_create(&thread, &attributes, { raw in
+        Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue().body()
+        return nil
+    }, context)
+    if rc != 0 { Unmanaged<Box>.fromOpaque(context).release() }
+    return rc == 0
+}
+
+/// The subscription: connect, `subscribe`, read notifications, and on loss wait and start again.
+/// Runs on its own thread with blocking calls; every wait also watches `wake`, so cancelling is immediate.
+struct SubscriptionLoop: Sendable {
+    let path: String
+    let reconnect: Bool
+    let wake: Wake
+    let continuation: AsyncThrowingStream<AppearanceChange, any Error>.Continuation
+
+    /// The mode of the last state element yielded.
+    private var last: Mode?
+    /// Between a `.connectionLost` and the next successful `subscribe`.
+    private var outage = false
+
+    init(path: String, reconnect: Bool, wake: Wake, continuation: AsyncThrowingStream<AppearanceChange, any Error>.Continuation) {
+        self.path = path
+        self.reconnect = reconnect
+        self.wake = wake
+        self.continuation = continuation
+    }
+
+    private enum End {
+        case cancelled
+        case lost(AppearanceError, subscribed: Bool)
+        case fatal(AppearanceError)
+    }
+
+    static let firstPause: Int32 = 50
+    static let longestPause: Int32 = 2_000
+
+    mutating func run() {
+        var pause = Self.firstPause
+        while true {
+            switch session() {
+            case .cancelled:
+                continuation.finish()
+                return
+            case .fatal(let e):
+                continuation.finish(throwing: e)
+                return
+            case .lost(let e, let subscribed):
+                guard reconnect else { continuation.finish(throwing: e); return }
+                if !outage {
+                    outage = true
+                    continuation.yield(.connectionLost(e))
+                }
+                if subscribed { pause = Self.firstPause }
+                if wake.wait(milliseconds: pause) { continuation.finish(); return }
+                pause = min(pause * 2, Self.longestPause)
+            }
+        }
+    }
+
+    private func lost(_ reason: String) -> AppearanceError { .connectionLost(socket: path, reason: reason) }
+
+    /// One connection, from connect to loss (or cancellation).
+    private mutating func session() -> End {
+        if wake.wait(milliseconds: 0) { return .cancelled }
+        let fd: Int32
+        do { fd = try Posix.unixStreamSocket() } catch { return .lost(lost("\(error)"), subscribed: false) }
+        defer { Posix.close(fd) }
+        do {
+            try Posix.connect(fd, to: path)
+        } catch {
+            return .lost(.daemonNotRunning(socket: path, reason: String(cString: strerror(error.code))), subscribed: false)
+        }
+        let id = JSON.int(1)
+        do { try Posix.sendAll(fd, Request(id: id, call: .subscribe).line) } catch {
+            return .lost(lost("\(error)"), subscribed: false)
+        }
+        var framer = LineFramer()
+        var subscribed = false
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 * 1024, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: wake.readFD, events: Int16(POLLIN), revents: 0)]
+            let r = poll(&fds, 2, -1)
+            if r < 0 {
+                if errno == EINTR { continue }
+                return .lost(lost("poll: \(String(cString: strerror(errno)))"), subscribed: subscribed)
+            }
+            if fds[1].revents != 0 { return .cancelled }
+            let n: Int
+            do { n = try Posix.read(fd, into: buffer) } catch { return .lost(lost("\(error)"), subscribed: subscribed) }
+            if n == 0 { return .lost(lost("the daemon closed the connection"), subscribed: subscribed) }
+            framer.append(buffer[0..<n])
+            while true {
+                let line: ArraySlice<UInt8>?
+                do { line = try framer.next() } catch {
+                    return .fatal(.protocolError("the daemon sent a line over \(maxLineLength) bytes"))
+                }
+                guard let line else { break }
+                let message: Incoming
+                do { message = try Incoming.decode(line) } catch { return .fatal(.protocolError(error.message)) }
+                switch message {
+                case .result(let rid, let json) where rid == id:
+                    let state: AppearanceState
+                    do { state = try AppearanceState(json: json) } catch { return .fatal(.protocolError(error.message)) }
+                    subscribed = true
+                    if outage {
+                        outage = false
+                        continuation.yield(.reconnected)
+                    }
+                    offer(state)
+                case .error(_, let e):
+                    return .fatal(.rejected(e))
+                case .changed(let n) where subscribed:
+                    offer(n.state)
+                case .result, .changed, .other:
+                    continue
+                }
+            }
+        }
+    }
+
+    /// Yields `state` if its mode is news to the consumer.
+    private mutating func offer(_ state: AppearanceState) {
+        guard let previous = last else {
+            last = state.mode
+            continuation.yield(.initial(state))
+            return
+        }
+        guard state.mode != previous else { return }
+        last = state.mode
+        continuation.yield(.changed(state, previous: previous))
+    }
+}
