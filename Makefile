@@ -136,3 +136,20 @@ fuzz: deps-run
 	cp -n Fuzz/corpus/* .build-fuzz/work/corpus/
 	SWIFT_BACKTRACE=enable=no .build-fuzz/release/appearanced-fuzz .build-fuzz/work/corpus \
 		-max_total_time=$(FUZZ_SECONDS) -runs=$(FUZZ_RUNS) -artifact_prefix=.build-fuzz/work/crashes/ -print_final_stats=1
+
+# The reliability scenarios at full size (Tests/EndToEndTests/StressTests.swift, docs/reliability.md), against
+# release binaries. Their figures are printed as `figure:` lines and kept in out/stress.log.
+.PHONY: stress sanitize
+stress: deps-test build
+	$(SWIFT) build --build-tests
+	mkdir -p out
+	set -o pipefail; APPEARANCED_STRESS=full APPEARANCED_BIN_DIR=$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) \
+		$(SWIFT) test --filter StressTests 2>&1 | tee out/stress.log
+
+# The whole suite, binaries included, under AddressSanitizer and ThreadSanitizer (own build folders).
+sanitize: deps-test
+	for s in address thread; do \
+		$(SWIFT) build --build-tests --sanitize=$$s --scratch-path .build-$$s && \
+		ASAN_OPTIONS=detect_leaks=0 APPEARANCED_BIN_DIR=$$($(SWIFT) build --sanitize=$$s --scratch-path .build-$$s --show-bin-path) \
+			$(SWIFT) test --sanitize=$$s --scratch-path .build-$$s --disable-xctest || exit 1; \
+	done
