@@ -90,7 +90,7 @@ final class ChangeLog: @unchecked Sendable {
         #expect(status.state.mode == .light)
         #expect(status.defaultMode == .light)
         #expect(status.protocolVersion == 1)
-        #expect(status.pid == Int(d.process.processIdentifier))
+        #expect(status.pid == Int(d.pid))
         #expect(status.subscribers == 0)
         #expect(!status.version.isEmpty)
     }

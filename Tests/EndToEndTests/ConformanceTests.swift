@@ -70,7 +70,7 @@ import Testing
                 done.insert(step.note)
                 if step.note.contains("SIGHUP") {
                     try s.write("default-mode = \"dark\"\n", to: s.configFile)
-                    kill(d.process.processIdentifier, SIGHUP)
+                    kill(d.pid, SIGHUP)
                 } else if step.note.contains("replaced by a plain file") {
                     try FileManager.default.moveItem(atPath: stateDir, toPath: stateDir + ".saved")
                     try s.write("", to: stateDir)

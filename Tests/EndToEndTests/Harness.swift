@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Runs the built binaries as a user would, each test in its own directory tree and environment.
 /// Nothing here sleeps and hopes: every wait has a condition and a deadline, and fails with what it saw.
@@ -27,16 +28,6 @@ func waitUntil(_ what: @autoclosure () -> String, timeout: Double = 20, _ condit
         if Date() > deadline { throw TimedOut(description: "timed out after \(timeout) s waiting for \(what())") }
         usleep(5_000)
     }
-}
-
-/// Test threads run with most signals blocked, and a child inherits the mask across exec (and passes it to
-/// whatever it starts: dbus-daemon to the services it activates). Spawn with an empty mask, as a shell would.
-func withSignalsUnblocked<T>(_ body: () throws -> T) rethrows -> T {
-    var none = sigset_t(), saved = sigset_t()
-    sigemptyset(&none)
-    pthread_sigmask(SIG_SETMASK, &none, &saved)
-    defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
-    return try body()
 }
 
 /// A private directory tree: HOME, XDG dirs, runtime dir (0700), no session bus unless one is given.
@@ -81,52 +72,61 @@ final class Sandbox: @unchecked Sendable {
     }
 
     func run(_ exe: String, _ args: [String]) throws -> (status: Int32, out: String, err: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: exe)
-        p.arguments = args
-        p.environment = env
-        let o = Pipe(), e = Pipe()
-        p.standardOutput = o
-        p.standardError = e
-        p.standardInput = FileHandle.nullDevice
-        try withSignalsUnblocked { try p.run() }
-        let out = o.fileHandleForReading.readDataToEndOfFile()
-        let err = e.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+        let c = try Child(exe, args, env: env)
+        let status = c.waitForEnd()
+        return (status, c.stdout, c.stderr)
     }
 }
 
-/// A child process whose output lines are collected as they come.
+/// A child process whose output is collected as it comes (see TestSupport.ChildProcess).
 final class Child: @unchecked Sendable {
-    let process = Process()
+    let process: ChildProcess
     private let lock = NSLock()
-    private var outText = ""
-    private var errText = ""
+    private var outBytes: [UInt8] = []
+    private var errBytes: [UInt8] = []
+    private var open = 2
+    private let ended = DispatchSemaphore(value: 0)
 
     init(_ exe: String, _ args: [String], env: [String: String]) throws {
-        process.executableURL = URL(fileURLWithPath: exe)
-        process.arguments = args
-        process.environment = env
-        process.standardInput = FileHandle.nullDevice
-        let o = Pipe(), e = Pipe()
-        process.standardOutput = o
-        process.standardError = e
-        o.fileHandleForReading.readabilityHandler = { [weak self] h in self?.append(h.availableData, err: false) }
-        e.fileHandleForReading.readabilityHandler = { [weak self] h in self?.append(h.availableData, err: true) }
-        try withSignalsUnblocked { try process.run() }
+        let o = try cloexecPipe(), e = try cloexecPipe()
+        defer { close(o.write); close(e.write) }
+        do {
+            process = try ChildProcess(executable: exe, arguments: args, environment: env, stdout: o.write, stderr: e.write)
+        } catch {
+            close(o.read); close(e.read)
+            throw error
+        }
+        for (fd, err) in [(o.read, false), (e.read, true)] {
+            readUntilEOF(fd, name: "\(exe) \(err ? "stderr" : "stdout")", { [weak self] in self?.append($0, err: err) },
+                         done: { [weak self] in self?.closed() })
+        }
     }
 
     deinit { stop(SIGKILL) }
 
-    private func append(_ d: Data, err: Bool) {
-        guard !d.isEmpty else { return }
+    var pid: pid_t { process.pid }
+    var isRunning: Bool { process.isRunning }
+
+    private func append(_ d: [UInt8], err: Bool) {
         lock.lock(); defer { lock.unlock() }
-        if err { errText += String(decoding: d, as: UTF8.self) } else { outText += String(decoding: d, as: UTF8.self) }
+        if err { errBytes += d } else { outBytes += d }
     }
 
-    var stdout: String { lock.lock(); defer { lock.unlock() }; return outText }
-    var stderr: String { lock.lock(); defer { lock.unlock() }; return errText }
+    private func closed() {
+        lock.lock(); defer { lock.unlock() }
+        open -= 1
+        if open == 0 { ended.signal() }
+    }
+
+    /// Waits for end of output and the exit, with no deadline (for short commands run to completion).
+    func waitForEnd() -> Int32 {
+        ended.wait()
+        ended.signal()
+        return process.terminationStatus
+    }
+
+    var stdout: String { lock.lock(); defer { lock.unlock() }; return String(decoding: outBytes, as: UTF8.self) }
+    var stderr: String { lock.lock(); defer { lock.unlock() }; return String(decoding: errBytes, as: UTF8.self) }
     var lines: [String] { stdout.split(separator: "\n").map(String.init) }
 
     func waitForLines(_ count: Int, timeout: Double = 20) throws -> [String] {
@@ -138,15 +138,11 @@ final class Child: @unchecked Sendable {
         try waitUntil("\"\(text)\" in stderr; have: \(stderr)", timeout: timeout) { stderr.contains(text) }
     }
 
-    func stop(_ sig: Int32 = SIGTERM) {
-        if process.isRunning { kill(process.processIdentifier, sig) }
-    }
+    func stop(_ sig: Int32 = SIGTERM) { process.signal(sig) }
 
     /// Waits for the process to exit and returns its status (a signal's number for a killed process).
     func waitForExit(timeout: Double = 20) throws -> Int32 {
-        let pid = process.processIdentifier
-        let sig = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8))?.split(separator: "\n").filter { $0.hasPrefix("Sig") || $0.hasPrefix("State") } ?? []
-        try waitUntil("process \(pid) to exit; stderr: \(stderr) \(sig)", timeout: timeout) { !process.isRunning }
+        try waitUntil("process \(pid) to exit; stderr: \(stderr)", timeout: timeout) { !process.isRunning }
         return process.terminationStatus
     }
 }
@@ -156,7 +152,7 @@ extension Sandbox {
     func startDaemon(_ args: [String] = []) throws -> Child {
         let d = try Child(Bin.daemon, args, env: env)
         try waitUntil("the daemon to answer on \(socket); stderr: \(d.stderr)") {
-            guard d.process.isRunning else { throw TimedOut(description: "the daemon exited: \(d.stderr)") }
+            guard d.isRunning else { throw TimedOut(description: "the daemon exited: \(d.stderr)") }
             return (try? ctl("get"))?.status == 0
         }
         return d

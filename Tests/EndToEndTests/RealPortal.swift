@@ -26,7 +26,7 @@ final class RealPortalStack: @unchecked Sendable {
             let n = Int.random(in: 100...900)
             let b = try Child("/usr/bin/broadwayd", [":\(n)"], env: sandbox.env)
             if (try? waitUntil("broadwayd :\(n) listening", timeout: 10, {
-                if !b.process.isRunning { throw TimedOut(description: "broadwayd exited: \(b.stderr)") }
+                if !b.isRunning { throw TimedOut(description: "broadwayd exited: \(b.stderr)") }
                 return (b.stdout + b.stderr).contains("Listening on")
             })) != nil {
                 broadway = b

@@ -151,11 +151,11 @@ extension Override {
         defer { w.stop() }
         #expect(try w.waitForLines(1) == ["dark"])
         try s.write("default-mode = \"light\"\n", to: s.configFile)
-        kill(d.process.processIdentifier, SIGHUP)
+        kill(d.pid, SIGHUP)
         #expect(try w.waitForLines(2) == ["dark", "light"])
         // A bad config on reload is reported and the previous one stays in force.
         try s.write("default-mode = \"blue\"\n", to: s.configFile)
-        kill(d.process.processIdentifier, SIGHUP)
+        kill(d.pid, SIGHUP)
         try d.waitForStderr("config.toml:1: default-mode: expected \"light\" or \"dark\", got \"blue\"; keeping the previous configuration")
         #expect(try s.ctl("get").out == "light\n")
     }

@@ -51,7 +51,7 @@ final class NotifyListener {
         #expect(try s.ctl("get").out == "light\n")
         _ = try s.ctl("set", "dark")
         #expect(try notify.waitFor("STATUS=").last == "STATUS=dark (override)")
-        kill(d.process.processIdentifier, SIGHUP)
+        kill(d.pid, SIGHUP)
         #expect(try notify.next().hasPrefix("RELOADING=1\nMONOTONIC_USEC="))
         #expect(try notify.next() == "READY=1")
         d.stop(SIGTERM)

@@ -73,7 +73,7 @@ func fileLines(_ path: String) -> [String] {
             #expect(line.hasPrefix(expected), "line \(i) of \(lines)")
             if i % 2 == 1 { #expect(line.dropFirst(4) == lines[i - 1].dropFirst(6), "line \(i) of \(lines)") }
         }
-        #expect(w.process.isRunning)
+        #expect(w.isRunning)
     }
 
     @Test func aFailingCommandIsReportedAndWatchingGoesOn() throws {
@@ -95,7 +95,7 @@ func fileLines(_ path: String) -> [String] {
         try w2.waitForStderr("watch: cannot run \(missing): No such file or directory")
         _ = try s.ctl("set", "light")
         try waitUntil("a second report; stderr \(w2.stderr)") { w2.stderr.components(separatedBy: "cannot run").count == 3 }
-        #expect(w.process.isRunning && w2.process.isRunning)
+        #expect(w.isRunning && w2.isRunning)
         w2.stop(SIGINT)
         #expect(try w2.waitForExit() == 0)
     }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A child process for tests, built on Foundation.Process: stdin is a pipe you `write` lines to,
+/// A child process for tests (see ChildProcess): stdin is a pipe you `write` lines to,
 /// stdout is collected line by line (and can be waited on with a deadline), stderr goes to a file you
 /// can show when something fails. The process is ended on `terminate()` and at the latest on deinit,
 /// so a failing test does not leave it running (or holding the test runner's output open).
@@ -8,14 +8,13 @@ public final class Subprocess: @unchecked Sendable {
     // Mutable state is behind `lock`; `process` is only touched by the owning test.
     public let name: String
     public let stderrPath: String
-    private let process = Process()
+    private let process: ChildProcess
     /// Our end of the child's stdin, a socket pair rather than a pipe: `send(MSG_NOSIGNAL)` turns
     /// writing to a child that died into an error instead of a SIGPIPE that kills the test runner.
     private let stdinSocket: Int32
-    private let stdoutPipe = Pipe()
     private let lock = NSLock()
     private var lines: [String] = []
-    private var partial = Data()
+    private var partial: [UInt8] = []
     private var cursor = 0
     private var stdoutClosed = false
     private var stdinClosed = false
@@ -26,62 +25,39 @@ public final class Subprocess: @unchecked Sendable {
                 stderrPath: String) throws {
         self.name = name
         self.stderrPath = stderrPath
-        guard FileManager.default.createFile(atPath: stderrPath, contents: nil),
-              let stderr = FileHandle(forWritingAtPath: stderrPath) else {
-            throw TestSupportError("\(name): cannot create \(stderrPath)")
-        }
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let environment { process.environment = environment }
+        let stderr = open(stderrPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard stderr >= 0 else { throw TestSupportError("\(name): cannot create \(stderrPath)") }
+        defer { close(stderr) }
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
             throw TestSupportError("\(name): socketpair: \(String(cString: strerror(errno)))")
         }
         stdinSocket = pair[0]
-        let childStdin = FileHandle(fileDescriptor: pair[1], closeOnDealloc: true)
-        process.standardInput = childStdin
-        process.standardOutput = stdoutPipe
-        process.standardError = stderr
+        defer { close(pair[1]) }
+        let out = try cloexecPipe()
         do {
-            // posix_spawn passes on the calling thread's signal mask, and Dispatch and Swift
-            // concurrency threads block nearly everything: the child would ignore SIGTERM for ever.
-            var none = sigset_t(), saved = sigset_t()
-            sigemptyset(&none)
-            pthread_sigmask(SIG_SETMASK, &none, &saved)
-            defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
-            try process.run()
+            process = try ChildProcess(executable: executable, arguments: arguments, environment: environment,
+                                       stdin: pair[1], stdout: out.write, stderr: stderr)
         } catch {
-            throw TestSupportError("\(name): cannot start \(executable): \(error)")
+            close(out.read); close(out.write); close(pair[0])
+            throw TestSupportError("\(name): \(error)")
         }
-        try? stderr.close()
-        try? childStdin.close()
-        // A plain read(2) loop: FileHandle.read(upToCount:) waits for the full count or EOF.
-        let fd = stdoutPipe.fileHandleForReading.fileDescriptor
-        let thread = Thread { [weak self] in
-            var buffer = [UInt8](repeating: 0, count: 65536)
-            while true {
-                let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0, let self else { break }
-                self.received(Data(buffer[0..<n]))
-            }
-            self?.lock.withLock { self?.stdoutClosed = true }
-        }
-        thread.name = "\(name) stdout"
-        thread.start()
+        close(out.write)
+        readUntilEOF(out.read, name: "\(name) stdout", { [weak self] in self?.received($0) },
+                     done: { [weak self] in self?.lock.withLock { self?.stdoutClosed = true } })
     }
 
-    private func received(_ data: Data) {
+    private func received(_ data: [UInt8]) {
         lock.withLock {
-            partial.append(data)
+            partial.append(contentsOf: data)
             while let newline = partial.firstIndex(of: UInt8(ascii: "\n")) {
-                lines.append(String(decoding: partial[partial.startIndex..<newline], as: UTF8.self))
-                partial = Data(partial[partial.index(after: newline)...])
+                lines.append(String(decoding: partial[..<newline], as: UTF8.self))
+                partial.removeSubrange(...newline)
             }
         }
     }
 
-    public var pid: Int32 { process.processIdentifier }
+    public var pid: Int32 { process.pid }
     public var isRunning: Bool { process.isRunning }
 
     /// Every stdout line so far.
@@ -133,16 +109,16 @@ public final class Subprocess: @unchecked Sendable {
     public func terminate(grace: Duration = .seconds(5)) {
         closeStdin()
         guard process.isRunning else { return }
-        process.terminate()
+        process.signal(SIGTERM)
         let clock = ContinuousClock()
         let deadline = clock.now + grace
         while process.isRunning, clock.now < deadline { usleep(5_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if process.isRunning { kill(process.pid, SIGKILL) }
         process.waitUntilExit()
     }
 
     /// Sends `signal` (for tests that kill a peer on purpose) without waiting.
-    public func send(signal: Int32) { if process.isRunning { kill(process.processIdentifier, signal) } }
+    public func send(signal: Int32) { process.signal(signal) }
 
     /// Waits until the process has exited (after it was told to quit), with a deadline.
     public func waitForExit(timeout: Duration = defaultTimeout) async throws -> Int32 {
