@@ -197,56 +197,52 @@ private let releaseBox: DBusFreeFunction = { data in
 }
 
 /// The Dispatch sources for one libdbus watch (an fd plus readable and/or writable interest).
+///
+/// Sources exist only while libdbus has the watch enabled: they are made on enable and cancelled on
+/// disable, never left suspended. With libdispatch on Linux, a suspended (or never resumed) source on an
+/// fd was seen to make another source on the same fd miss events: a read could go unseen for good.
 private final class WatchBox: @unchecked Sendable {
     // Confined to the connection's queue, like the connection itself.
     private let watch: OpaquePointer
+    private weak var owner: BusConnection?
     private var sources: [DispatchSourceProtocol] = []
-    private var running = false
 
     init(watch: OpaquePointer, owner: BusConnection) {
         self.watch = watch
-        let fd = dbus_watch_get_unix_fd(watch)
-        let flags = dbus_watch_get_flags(watch)
-        if flags & DBUS_WATCH_READABLE.rawValue != 0 {
-            let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: owner.queue)
-            source.setEventHandler { [weak self, weak owner] in
-                self?.handle(DBUS_WATCH_READABLE.rawValue, owner: owner)
-            }
-            sources.append(source)
-        }
-        if flags & DBUS_WATCH_WRITABLE.rawValue != 0 {
-            let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: owner.queue)
-            source.setEventHandler { [weak self, weak owner] in
-                self?.handle(DBUS_WATCH_WRITABLE.rawValue, owner: owner)
-            }
-            sources.append(source)
-        }
+        self.owner = owner
         update()
     }
 
-    private func handle(_ condition: UInt32, owner: BusConnection?) {
-        guard running, let owner, owner.isOpen else { return }
+    private func handle(_ condition: UInt32) {
+        guard !sources.isEmpty, let owner, owner.isOpen else { return }
         // Reading may queue messages (the status function then schedules a dispatch pass) or find the
         // peer gone (libdbus then removes this watch and queues `Disconnected`).
         _ = owner.inCallback { dbus_watch_handle(watch, condition) }
     }
 
-    /// Follows libdbus's enabled flag: the write source, for example, only runs while output is queued.
+    /// Follows libdbus's enabled flag: the write source, for example, only exists while output is queued.
     func update() {
         let enabled = dbus_watch_get_enabled(watch) != 0
-        guard enabled != running else { return }
-        running = enabled
-        for source in sources { enabled ? source.resume() : source.suspend() }
+        guard enabled != !sources.isEmpty else { return }
+        guard enabled, let owner else { cancel(); return }
+        let fd = dbus_watch_get_unix_fd(watch)
+        let flags = dbus_watch_get_flags(watch)
+        if flags & DBUS_WATCH_READABLE.rawValue != 0 {
+            let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: owner.queue)
+            source.setEventHandler { [weak self] in self?.handle(DBUS_WATCH_READABLE.rawValue) }
+            sources.append(source)
+        }
+        if flags & DBUS_WATCH_WRITABLE.rawValue != 0 {
+            let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: owner.queue)
+            source.setEventHandler { [weak self] in self?.handle(DBUS_WATCH_WRITABLE.rawValue) }
+            sources.append(source)
+        }
+        for source in sources { source.resume() }
     }
 
     func cancel() {
-        for source in sources {
-            source.cancel()
-            // Dispatch traps when a suspended or never-resumed source is released.
-            if !running { source.resume() }
-        }
+        for source in sources { source.cancel() }
         sources = []
-        running = false
     }
 
     deinit { cancel() }
