@@ -87,8 +87,17 @@ public final class PortalSentry: Sentry, @unchecked Sendable {
     private func connect() {
         guard report != nil else { return }
         let connection: BusConnection
+        let address: String
         do throws(BusError) {
-            let address = if let busAddress { busAddress } else { try PortalSentry.sessionBusAddress() }
+            address = if let busAddress { busAddress } else { try PortalSentry.sessionBusAddress() }
+        } catch {
+            // No address at all: the environment of a running process does not change, so retrying could
+            // never succeed. Report once and stay idle (no timer: zero wake-ups on a headless box).
+            emit(.unavailable, "no session bus: \(error.message)")
+            log(.notice, "no session bus: \(error.message); the daemon is its own source")
+            return
+        }
+        do throws(BusError) {
             connection = try BusConnection(address: address, queue: queue)
         } catch {
             busUnavailable("no session bus: \(error.message)")

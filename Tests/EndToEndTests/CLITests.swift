@@ -56,6 +56,21 @@ import Testing
         #expect(try w.waitForExit() == 0)
     }
 
+    /// A headless box or a root shell: no bus address at all. The daemon answers as its own source and sets
+    /// no retry timer (nothing could ever change its environment).
+    @Test func noBusAddressAtAll() throws {
+        let s = try Sandbox()
+        s.env["DBUS_SESSION_BUS_ADDRESS"] = nil
+        s.env["XDG_RUNTIME_DIR"] = nil
+        s.env["APPEARANCED_SOCKET"] = s.root + "/runtime/s"
+        let d = try Child(Bin.daemon, ["--log-level", "debug"], env: s.env)
+        defer { d.stop() }
+        try waitUntil("the daemon to answer") { (try? s.ctl("get"))?.out == "light\n" }
+        #expect(try s.ctl("status").out.contains("neither DBUS_SESSION_BUS_ADDRESS nor XDG_RUNTIME_DIR is set"))
+        try d.waitForStderr("the daemon is its own source")
+        #expect(!d.stderr.contains("trying again"), "\(d.stderr)")
+    }
+
     @Test func daemonNotRunning() throws {
         let s = try Sandbox()
         for args in [["get"], ["set", "dark"], ["toggle"], ["status"], ["watch"]] {
