@@ -150,6 +150,6 @@ stress: deps-test build
 sanitize: deps-test
 	for s in address thread; do \
 		$(SWIFT) build --build-tests --sanitize=$$s --scratch-path .build-$$s && \
-		ASAN_OPTIONS=detect_leaks=0 APPEARANCED_BIN_DIR=$$($(SWIFT) build --sanitize=$$s --scratch-path .build-$$s --show-bin-path) \
+		APPEARANCED_SANITIZER=$$s APPEARANCED_TEST_TIMEOUT_SCALE=5 ASAN_OPTIONS=detect_leaks=0 APPEARANCED_BIN_DIR=$$($(SWIFT) build --sanitize=$$s --scratch-path .build-$$s --show-bin-path) \
 			$(SWIFT) test --sanitize=$$s --scratch-path .build-$$s --disable-xctest || exit 1; \
 	done

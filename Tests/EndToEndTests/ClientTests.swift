@@ -1,9 +1,11 @@
 import AppearanceKit
 import Foundation
 import Testing
+import let TestSupport.timeoutScale
 
 /// Waits in an async test without holding a thread: the condition is polled until a deadline.
 func eventually(_ what: @autoclosure () -> String, timeout: Double = 20, _ condition: () throws -> Bool) async throws {
+    let timeout = timeout * Double(timeoutScale)
     let deadline = Date().addingTimeInterval(timeout)
     while true {
         if try condition() { return }

@@ -22,6 +22,7 @@ struct TimedOut: Error, CustomStringConvertible {
 
 /// Waits for `condition` with a deadline (a slow machine makes this slower, never red).
 func waitUntil(_ what: @autoclosure () -> String, timeout: Double = 20, _ condition: () throws -> Bool) throws {
+    let timeout = timeout * Double(timeoutScale)
     let deadline = Date().addingTimeInterval(timeout)
     while true {
         if try condition() { return }

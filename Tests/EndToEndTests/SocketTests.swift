@@ -3,6 +3,7 @@ import AppearanceKit
 import AppearanceProtocol
 import Foundation
 import Testing
+import let TestSupport.timeoutScale
 
 /// A raw client on the daemon's socket, for what a well-behaved client library never does.
 final class RawClient {
@@ -12,7 +13,7 @@ final class RawClient {
     init(_ path: String) throws {
         fd = try Posix.unixStreamSocket()
         try Posix.connect(fd, to: path)
-        var tv = timeval(tv_sec: 20, tv_usec: 0)  // a deadline for every read: a lost reply fails, not hangs
+        var tv = timeval(tv_sec: 20 * timeoutScale, tv_usec: 0)  // a deadline for every read: a lost reply fails, not hangs
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
     }
 

@@ -1,6 +1,7 @@
 import AppearanceProtocol
 import Foundation
 import Testing
+import let TestSupport.timeoutScale
 
 /// A datagram socket standing in for systemd's NOTIFY_SOCKET.
 final class NotifyListener {
@@ -12,7 +13,7 @@ final class NotifyListener {
         fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
         let rc = try Posix.withAddress(path) { bind(fd, $0, $1) }
         guard rc == 0 else { throw TimedOut(description: "bind \(path) failed") }
-        var tv = timeval(tv_sec: 20, tv_usec: 0)
+        var tv = timeval(tv_sec: 20 * timeoutScale, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
     }
 

@@ -29,7 +29,17 @@ public func waitUntil<T>(
 }
 
 /// Generous, because CI machines are slow and tests run in parallel; waits normally end in milliseconds.
-public let defaultTimeout: Duration = .seconds(20)
+public let defaultTimeout: Duration = .seconds(20 * timeoutScale)
+
+/// Deadlines are for catching a hang, not for judging speed: under a sanitizer (`make sanitize` sets
+/// APPEARANCED_TEST_TIMEOUT_SCALE) everything is several times slower, so every deadline stretches.
+public let timeoutScale: Int = {
+    guard let v = getenv("APPEARANCED_TEST_TIMEOUT_SCALE").flatMap({ Int(String(cString: $0)) }), v > 0 else { return 1 }
+    return v
+}()
+
+/// Set by `make sanitize`: memory figures measured under a sanitizer say nothing about the program.
+public let underSanitizer = getenv("APPEARANCED_SANITIZER") != nil
 
 /// A thread-safe, append-only log of events (readings, log lines, notifications) that tests wait on.
 public final class Recorder<Element: Sendable>: @unchecked Sendable {
