@@ -18,10 +18,11 @@ final class Connection: @unchecked Sendable {
     var delivery: Delivery?
 
     private let queue: DispatchQueue
-    private let readSource: DispatchSourceRead
-    /// Made on the first EAGAIN only: most clients never fill their socket buffer.
+    private var readSource: DispatchSourceRead?
+    /// Exists only while output waits for the client: most clients never fill their socket buffer.
     private var writeSource: DispatchSourceWrite?
-    private var writeArmed = false
+    /// Sources made and not yet fully cancelled; the fd is closed when the last one is.
+    private var liveSources = 0
     private var readPaused = false
     private var closed = false
     private var closeWhenFlushed = false
@@ -41,14 +42,27 @@ final class Connection: @unchecked Sendable {
         self.id = id
         self.peer = peer
         self.queue = queue
-        readSource = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
     }
 
-    func start() {
-        readSource.setEventHandler { [unowned self] in self.readable() }
-        let fd = self.fd
-        readSource.setCancelHandler { Glibc.close(fd) }
-        readSource.resume()
+    // Sources are made when needed and cancelled when not, never suspended: with libdispatch on Linux a
+    // suspended source, or an fd closed while any source on it is still being cancelled, was seen to make
+    // other sources miss events (a client's requests or hang-up went unseen, its descriptor stayed open).
+    func start() { startReading() }
+
+    private func startReading() {
+        let r = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        r.setEventHandler { [unowned self] in self.readable() }
+        track(r)
+        readSource = r
+    }
+
+    private func track(_ source: DispatchSourceProtocol) {
+        liveSources += 1
+        source.setCancelHandler { [self] in
+            liveSources -= 1
+            if closed, liveSources == 0 { Glibc.close(fd) }
+        }
+        source.resume()
     }
 
     var hasPendingOutput: Bool { sent < output.count }
@@ -90,9 +104,10 @@ final class Connection: @unchecked Sendable {
     }
 
     /// Sends a pending notification if the client is keeping up; otherwise it stays pending (coalesced).
-    func deliverIfIdle() {
+    /// `encode` lets a broadcast share one encoding among subscribers that get the same bytes.
+    func deliverIfIdle(_ encode: (Notification) -> [UInt8] = Outgoing.changed) {
         guard !closed, !hasPendingOutput, let n = delivery?.take() else { return }
-        send(Outgoing.changed(n))
+        send(encode(n))
     }
 
     /// Stops reading, sends what is queued, then closes (used after a fatal protocol error).
@@ -126,37 +141,38 @@ final class Connection: @unchecked Sendable {
         output.removeAll(keepingCapacity: output.capacity <= 64 * 1024)
         sent = 0
         if closeWhenFlushed { close(); return }
-        if readPaused { readPaused = false; readSource.resume() }
+        if readPaused, !closed { readPaused = false; startReading() }
         deliverIfIdle()
     }
 
     private func armWrite(_ on: Bool) {
-        guard on != writeArmed, !closed else { return }
-        writeArmed = on
-        if writeSource == nil {
+        guard on != (writeSource != nil), !closed else { return }
+        if on {
             let w = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
             w.setEventHandler { [unowned self] in self.flush() }
+            track(w)
             writeSource = w
+        } else {
+            writeSource?.cancel()
+            writeSource = nil
         }
-        if on { writeSource?.resume() } else { writeSource?.suspend() }
     }
 
     private func pauseReading() {
-        guard !readPaused, !closed else { return }  // a suspended source must never be released or cancelled
+        guard !readPaused, !closed else { return }
         readPaused = true
-        readSource.suspend()
+        readSource?.cancel()
+        readSource = nil
     }
 
     func close() {
         guard !closed else { return }
         closed = true
-        // A suspended source never runs its cancel handler: resume before cancelling.
-        if let w = writeSource {
-            if !writeArmed { w.resume() }
-            w.cancel()
-        }
-        if readPaused { readSource.resume() }
-        readSource.cancel()  // its cancel handler closes the fd
+        readSource?.cancel()
+        writeSource?.cancel()
+        readSource = nil
+        writeSource = nil
+        if liveSources == 0 { Glibc.close(fd) }  // otherwise the last cancel handler closes it
         output = []
         onClose(self)
     }

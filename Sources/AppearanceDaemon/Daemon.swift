@@ -157,9 +157,17 @@ public final class Daemon: @unchecked Sendable {
             if serving { writeModeFile() }
         }
         updateStatus()
+        // Subscribers differ only in the mode they knew before: encode each variant once, not once per client.
+        var encoded: [Mode: [UInt8]] = [:]
+        let encode = { (n: Notification) -> [UInt8] in
+            if let bytes = encoded[n.previous] { return bytes }
+            let bytes = Outgoing.changed(n)
+            encoded[n.previous] = bytes
+            return bytes
+        }
         for c in connections.values where c.delivery != nil {
             c.delivery!.offer(t.state)
-            c.deliverIfIdle()
+            c.deliverIfIdle(encode)
         }
     }
 

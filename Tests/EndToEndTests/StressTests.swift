@@ -20,6 +20,8 @@ enum Stress {
     static let portalRestarts = full ? 100 : 4
     static let killedSets = full ? 1_000 : 120
     static let connectCycles = full ? 100_000 : 2_000
+    static let crowdRounds = full ? 8 : 3
+    static let crowd = full ? 3_000 : 300
 
     static func figure(_ name: String, _ value: String) { print("figure: \(name): \(value)") }
 
@@ -240,6 +242,32 @@ extension RawClient {
             for (_, o) in allowed.enumerated() where json.contains(#""override":"\#(o.rawValue)""#) { acknowledged = o }
         }
         Stress.figure("SIGKILL during set", "\(done) acknowledged sets, \(kills) kills, none lost")
+    }
+
+    /// Crowds of subscribers arrive and all leave, round after round: every one is answered in every round
+    /// and the daemon's descriptors come back each time (descriptor numbers get reused: a stale source on a
+    /// reused number once left new connections unread).
+    @Test func crowdsComeAndGo() throws {
+        Stress.raiseFileLimit()
+        let s = try Sandbox()
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        let stat = ProcStat(pid: d.pid)
+        let probe = try AppearanceConnection(socketPath: s.socket)
+        _ = try probe.state()
+        let fds = stat.fds
+        for round in 0..<Stress.crowdRounds {
+            var crowd: [RawClient] = []
+            for _ in 0..<Stress.crowd {
+                let c = try RawClient(s.socket)
+                try c.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"# + "\n")
+                crowd.append(c)
+            }
+            for c in crowd { #expect(try c.line()?.contains(#""id":1,"result""#) == true, "round \(round)") }
+            crowd = []
+            try waitUntil("descriptors back to \(fds) after round \(round) (now \(stat.fds))") { stat.fds <= fds }
+        }
+        Stress.figure("crowds", "\(Stress.crowdRounds) rounds of \(Stress.crowd) subscribers, every one answered, fds back to \(fds)")
     }
 
     /// Connect/disconnect cycles with every kind of bad input: descriptors and memory do not grow.
