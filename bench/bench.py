@@ -109,14 +109,14 @@ class Stack:
         argv = ["/usr/bin/dbus-daemon", "--nofork", "--nopidfile", f"--address=unix:path={self.root}/{name}",
                 "--print-address=1"]
         argv.insert(1, f"--config-file={config}" if config else "--session")
-        p = self.spawn(argv, env=env, stdout=subprocess.PIPE, text=True)
+        p = self.spawn(argv, env=env, stdout=subprocess.PIPE, stderr=open(f"{self.root}/{name}.log", "w"), text=True)
         return p, p.stdout.readline().strip()
 
-    def stop_bus(self, p, runtime=None):
+    def stop_bus(self, p, unmount=True):
         p.terminate()
         p.wait()
-        doc = (runtime or self.root + "/runtime") + "/doc"
-        if os.path.ismount(doc):
+        doc = self.root + "/runtime/doc"
+        if unmount and os.path.ismount(doc):
             subprocess.run(["/bin/fusermount3", "-u", doc], stderr=subprocess.DEVNULL)
 
     def gsettings(self, value):
@@ -390,7 +390,8 @@ def run(st, probe, R, q, out):
     if r.returncode != 0:
         raise SystemExit("probe sock failed: " + r.stderr)
     rr = list(csv.DictReader(r.stdout.splitlines()))
-    added = [int(x["last"]) - int(x["t0"]) for x in rr]
+    R["timeouts"] = {"change latency": [l for l in r.stderr.splitlines() if "timed out" in l]}
+    added = [int(x["last"]) - int(x["t0"]) for x in rr if int(x["last"]) >= 0]
     write_csv(os.path.join(out, "change.csv"), ["round", "added_ns"], enumerate(added))
     r = subprocess.run([probe, "readrtt", str(rounds + 1)], env=st.env, capture_output=True, text=True, check=True)
     read = [int(x) for x in r.stdout.split()[1:]]
@@ -416,7 +417,11 @@ def run(st, probe, R, q, out):
             r = subprocess.run(argv, env=st.env, capture_output=True, text=True)
             if r.returncode != 0:
                 raise SystemExit(f"fan-out {what} {n} failed: {r.stderr}")
-            rr = list(csv.DictReader(r.stdout.splitlines()))
+            rr = [x for x in csv.DictReader(r.stdout.splitlines()) if int(x["last"]) >= 0]
+            to = [l for l in r.stderr.splitlines() if "timed out" in l]
+            if to:
+                R["timeouts"][f"{what} N={n}"] = to
+                log(f"{len(to)} rounds timed out: {to[0]}")
             last = [int(x["last"]) - int(x["t0"]) for x in rr]
             first = [int(x["first"]) - int(x["t0"]) for x in rr]
             fan_rows += [[what, n, i, f, l] for i, (f, l) in enumerate(zip(first, last))]
@@ -440,14 +445,12 @@ def run(st, probe, R, q, out):
                 raise SystemExit("startup: " + r.stderr)
             su[name].append(int(r.stdout.split()[0]))
         if i < cold_rounds:
-            # its own runtime dir, so the cold portal's document portal mounts its own doc/
-            crt = f"{st.root}/cold-runtime-{i}"
-            os.makedirs(crt, mode=0o700)
-            cenv = dict(st.env, XDG_RUNTIME_DIR=crt)
-            cb, caddr = st.start_bus(f"cold-bus-{i}", env=cenv)
-            r = subprocess.run([probe, "readrtt", "1"], env=dict(cenv, DBUS_SESSION_BUS_ADDRESS=caddr),
+            # Same runtime dir (broadway's socket name depends on it): the cold bus's document portal finds
+            # doc/ mounted by the warm one and gives up, which the Settings portal does not need.
+            cb, caddr = st.start_bus(f"cold-bus-{i}")
+            r = subprocess.run([probe, "readrtt", "1"], env=dict(st.env, DBUS_SESSION_BUS_ADDRESS=caddr),
                                capture_output=True, text=True)
-            st.stop_bus(cb, crt)
+            st.stop_bus(cb, unmount=False)
             if r.returncode != 0:
                 raise SystemExit("cold portal: " + r.stderr)
             su["portal cold activation to first Read"].append(int(r.stdout.split(",")[1]))
@@ -541,6 +544,9 @@ def summary_md(R):
     o.append("|---|---|---|---|")
     for n, s in R["samples"]["startup"].items():
         o.append(f"| {n} | {s['n']} | {ms(s['p50'])} | {ms(s['p99'])} |")
+    to = {k: len(v) for k, v in R.get("timeouts", {}).items() if v}
+    if to:
+        o.append(f"\nRounds lost (no notification within 5 s, left out of the figures): {to}")
     t = R["throughput"]
     o.append(f"\nThroughput: {t['per_second']:.0f} set requests/s ({t['requests']} in {t['seconds']:.0f} s, "
              f"{t['clients']} clients, {t['subscribers']} subscribers listening).")
@@ -578,11 +584,11 @@ def fanout_svg(R, path):
     s.append(f'<text x="{(L + W - Rm) / 2:.0f}" y="{H - 18}" text-anchor="middle">N listeners (log)</text>')
     s.append(f'<rect x="{L}" y="{T}" width="{W - L - Rm}" height="{H - T - B}" fill="none" stroke="#888"/>')
     for k, (name, col) in enumerate(series):
-        pts = " ".join(f"{x(n):.1f},{y(R['fanout'][name][n]['p50'] / 1e6):.1f}" for n in ns)
+        pts = " ".join(f"{x(n) + (k - 1) * 7:.1f},{y(R['fanout'][name][n]['p50'] / 1e6):.1f}" for n in ns)
         s.append(f'<polyline points="{pts}" fill="none" stroke="{col}" stroke-width="2.5"/>')
         for n in ns:
             v = R["fanout"][name][n]
-            xx, y50, y99 = x(n), y(v["p50"] / 1e6), y(v["p99"] / 1e6)
+            xx, y50, y99 = x(n) + (k - 1) * 7, y(v["p50"] / 1e6), y(v["p99"] / 1e6)  # whiskers side by side
             s.append(f'<line x1="{xx:.1f}" y1="{y50:.1f}" x2="{xx:.1f}" y2="{y99:.1f}" stroke="{col}" stroke-width="1.5"/>')
             s.append(f'<line x1="{xx - 5:.1f}" y1="{y99:.1f}" x2="{xx + 5:.1f}" y2="{y99:.1f}" stroke="{col}" stroke-width="1.5"/>')
             s.append(f'<circle cx="{xx:.1f}" cy="{y50:.1f}" r="4" fill="{col}"/>')

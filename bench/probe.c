@@ -131,7 +131,7 @@ static pid_t spawn(char *const argv[], int quiet) {
 
 // Waits until every subscriber fd has data (one event per fd per round); the extra fd, when >= 0, is
 // a libdbus connection whose SettingChanged stamps t0.
-static void round_wait(int ep, int *fds, int n, DBusConnection *direct, int64_t *t0, int64_t *first, int64_t *last) {
+static int round_wait(int ep, int *fds, int n, DBusConnection *direct, int64_t *t0, int64_t *first, int64_t *last) {
     static unsigned char *seen;
     static int seen_n;
     if (seen_n < n) { free(seen); seen = calloc((size_t)n, 1); seen_n = n; }
@@ -140,11 +140,11 @@ static void round_wait(int ep, int *fds, int n, DBusConnection *direct, int64_t 
     *first = 0; *last = 0;
     struct epoll_event ev[256];
     char buf[65536];
-    int64_t deadline = now() + 20LL * 1000000000;
+    int64_t deadline = now() + 5LL * 1000000000;
     while (got < n || !direct_done) {
         int k = epoll_wait(ep, ev, 256, 1000);
         if (k < 0) { if (errno == EINTR) continue; die("epoll_wait"); }
-        if (now() > deadline) { fprintf(stderr, "round timed out: %d/%d subscribers, direct %d\n", got, n, direct_done); exit(3); }
+        if (now() > deadline) { fprintf(stderr, "round timed out: %d/%d subscribers, direct %d\n", got, n, direct_done); return 0; }
         for (int i = 0; i < k; i++) {
             int idx = (int)ev[i].data.u32;
             if (idx == n) {  // the direct listener
@@ -170,6 +170,7 @@ static void round_wait(int ep, int *fds, int n, DBusConnection *direct, int64_t 
             }
         }
     }
+    return 1;
 }
 
 static int cmd_sock(const char *path, int n, int rounds, const char *trigger) {
@@ -188,16 +189,20 @@ static int cmd_sock(const char *path, int n, int rounds, const char *trigger) {
         struct epoll_event e = {.events = EPOLLIN, .data.u32 = (uint32_t)i};
         if (epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &e) != 0) die("epoll_ctl");
     }
-    int ctl = portal ? -1 : connect_unix(path);
+    int ctl = connect_unix(path);
     char buf[4096];
     printf("round,t0,first,last\n");
     for (int r = 0; r < rounds; r++) {
-        const char *value = r % 2 == 0 ? "dark" : "light";
+        // switch to the opposite of what the daemon says now, so a missed change cannot put rounds out of step
+        write_all(ctl, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"get\"}\n");
+        if (read_line(ctl, buf, sizeof buf) < 0) die("get");
+        int dark = strstr(buf, "\"mode\":\"dark\"") != NULL;
+        const char *value = dark ? "light" : "dark";
         int64_t t0 = 0, first, last;
         pid_t child = 0;
         if (portal) {
             char *argv[] = {"/usr/bin/gsettings", "set", "org.gnome.desktop.interface", "color-scheme",
-                            r % 2 == 0 ? "prefer-dark" : "prefer-light", NULL};
+                            dark ? "prefer-light" : "prefer-dark", NULL};
             child = spawn(argv, 1);
         } else {
             char req[256];
@@ -205,15 +210,22 @@ static int cmd_sock(const char *path, int n, int rounds, const char *trigger) {
             t0 = now();
             write_all(ctl, req);
         }
-        round_wait(ep, fds, n, direct, &t0, &first, &last);
+        int ok = round_wait(ep, fds, n, direct, &t0, &first, &last);
         if (child) waitpid(child, NULL, 0);
-        if (ctl >= 0) read_line(ctl, buf, sizeof buf);
+        if (!portal) read_line(ctl, buf, sizeof buf);
+        if (!ok) {
+            write_all(ctl, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"status\"}\n");
+            read_line(ctl, buf, sizeof buf);
+            fprintf(stderr, "round %d (%s) timed out; daemon status: %s", r, value, buf);
+            t0 = first = last = -1;
+            for (int i = 0; i < n; i++) drain(fds[i]);
+        }
         printf("%d,%lld,%lld,%lld\n", r, (long long)t0, (long long)first, (long long)last);
         fflush(stdout);
         usleep(portal ? 60000 : 20000);  // let the second portal signal, dconf and the daemon settle
         if (direct) { dbus_connection_read_write(direct, 0); DBusMessage *m; while ((m = dbus_connection_pop_message(direct))) dbus_message_unref(m); }
     }
-    if (ctl >= 0) {
+    if (!portal) {
         write_all(ctl, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"set\",\"params\":{\"override\":\"system\"}}\n");
         read_line(ctl, buf, sizeof buf);
     }
