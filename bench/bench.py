@@ -182,22 +182,31 @@ def spawn_time(path, argv, env, devnull):
 
 
 def proc_counters(pid):
-    """(voluntary, nonvoluntary context switches summed over threads, utime+stime ticks, threads)."""
-    vol = nonvol = 0
-    threads = 0
+    """Per thread: {tid: (voluntary, nonvoluntary)}, and utime+stime ticks of the whole process.
+    /proc/PID/status counts the main thread only, so threads are read one by one."""
+    threads = {}
     for tid in os.listdir(f"/proc/{pid}/task"):
         try:
+            c = {}
             for line in open(f"/proc/{pid}/task/{tid}/status"):
-                if line.startswith("voluntary_ctxt_switches"):
-                    vol += int(line.split()[1])
-                elif line.startswith("nonvoluntary_ctxt_switches"):
-                    nonvol += int(line.split()[1])
-            threads += 1
-        except FileNotFoundError:
+                if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
+                    c[line.split(":")[0]] = int(line.split()[1])
+            threads[tid] = (c["voluntary_ctxt_switches"], c["nonvoluntary_ctxt_switches"])
+        except (FileNotFoundError, KeyError):
             pass
     stat = open(f"/proc/{pid}/stat").read()
     fields = stat[stat.rindex(")") + 2:].split()
-    return vol, nonvol, int(fields[11]) + int(fields[12]), threads
+    return threads, int(fields[11]) + int(fields[12])
+
+
+def idle_delta(before, after):
+    """Context switches over the window: threads alive at both ends by difference, new threads in full;
+    threads that ended during the window are counted separately (their last switches are lost)."""
+    (tb, kb), (ta, ka) = before, after
+    vol = sum(ta[t][0] - tb[t][0] for t in ta if t in tb) + sum(ta[t][0] for t in ta if t not in tb)
+    nonvol = sum(ta[t][1] - tb[t][1] for t in ta if t in tb) + sum(ta[t][1] for t in ta if t not in tb)
+    return {"voluntary": vol, "nonvoluntary": nonvol, "ticks": ka - kb, "threads": len(ta),
+            "threads_started": len([t for t in ta if t not in tb]), "threads_ended": len([t for t in tb if t not in ta])}
 
 
 def rss(pid):
@@ -294,7 +303,7 @@ def run(st, probe, R, q, out):
     # --- idle wake-ups with 100 subscribers ---
     window = 10 if q else 60
     h = Hold(st, probe, 100)
-    time.sleep(1)
+    time.sleep(5)  # let the burst of 100 connections settle (idle Dispatch worker threads end)
     before = {n: proc_counters(p) for n, p in (("appearanced", dpid), ("xdg-desktop-portal", ppid),
                                                ("xdg-desktop-portal-gtk", gpid))}
     log(f"idle window {window} s")
@@ -303,12 +312,12 @@ def run(st, probe, R, q, out):
                                               ("xdg-desktop-portal-gtk", gpid))}
     h.close()
     R["idle"] = {"window_s": window, "subscribers": 100,
-                 "procs": {n: {"voluntary": after[n][0] - before[n][0], "nonvoluntary": after[n][1] - before[n][1],
-                               "ticks": after[n][2] - before[n][2], "threads": after[n][3]} for n in before}}
+                 "procs": {n: idle_delta(before[n], after[n]) for n in before}}
     write_csv(os.path.join(out, "idle.csv"), ["process", "window_s", "voluntary_ctxt_switches",
-                                              "nonvoluntary_ctxt_switches", "cpu_ticks", "threads"],
-              [[n, window, v["voluntary"], v["nonvoluntary"], v["ticks"], v["threads"]]
-               for n, v in R["idle"]["procs"].items()])
+                                              "nonvoluntary_ctxt_switches", "cpu_ticks", "threads",
+                                              "threads_started", "threads_ended"],
+              [[n, window, v["voluntary"], v["nonvoluntary"], v["ticks"], v["threads"], v["threads_started"],
+                v["threads_ended"]] for n, v in R["idle"]["procs"].items()])
 
     # --- RSS with 1,000 and 10,000 subscribers ---
     for n in (1000, 10000):
@@ -532,10 +541,11 @@ def summary_md(R):
             f"N={n}: {R['fanout'][what][n]['p50'] / d[n]['p50']:.2f}×" for n in d))
     i = R["idle"]
     o.append(f"\nIdle over {i['window_s']} s with {i['subscribers']} subscribers:\n")
-    o.append("| process | voluntary ctx switches | nonvoluntary | CPU ticks | threads |")
+    o.append("| process | voluntary ctx switches | nonvoluntary | CPU ticks | threads (started, ended) |")
     o.append("|---|---|---|---|---|")
     for n, v in i["procs"].items():
-        o.append(f"| {n} | {v['voluntary']} | {v['nonvoluntary']} | {v['ticks']} | {v['threads']} |")
+        o.append(f"| {n} | {v['voluntary']} | {v['nonvoluntary']} | {v['ticks']} | {v['threads']} "
+                 f"({v['threads_started']}, {v['threads_ended']}) |")
     o.append("\n| memory | VmRSS | VmHWM |")
     o.append("|---|---|---|")
     for n, v in R["rss"].items():
