@@ -153,3 +153,21 @@ sanitize: deps-test
 		APPEARANCED_SANITIZER=$$s APPEARANCED_TEST_TIMEOUT_SCALE=5 ASAN_OPTIONS=detect_leaks=0 APPEARANCED_BIN_DIR=$$($(SWIFT) build --sanitize=$$s --scratch-path .build-$$s --show-bin-path) \
 			$(SWIFT) test --sanitize=$$s --scratch-path .build-$$s --disable-xctest || exit 1; \
 	done
+
+# Benchmarks (bench/, docs/benchmarks.md): the real portal stack on a private bus, a release build, peers side by
+# side. `make bench` writes bench/results/ (the figures docs/benchmarks.md quotes); `make bench-quick` is a short
+# run into bench/results/quick/. Neither is part of `make test`, and no test asserts on these numbers.
+BENCH_PKGS := $(TEST_PKGS) gcc libc6-dev librsvg2-bin linux-perf valgrind
+.PHONY: bench bench-quick deps-bench
+deps-bench:
+	$(call ensure_packages,$(BENCH_PKGS))
+
+bench: deps-bench
+	$(SWIFT) build $(RELEASE_FLAGS)
+	/usr/bin/python3 bench/bench.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results
+	rsvg-convert -o bench/results/fanout.png bench/results/fanout.svg
+
+bench-quick: deps-bench
+	$(SWIFT) build $(RELEASE_FLAGS)
+	/usr/bin/python3 bench/bench.py --quick --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results/quick
+	rsvg-convert -o bench/results/quick/fanout.png bench/results/quick/fanout.svg

@@ -1,0 +1,618 @@
+#!/usr/bin/python3
+"""appearanced benchmarks, side by side with the tools people would use instead.
+
+Runs the real desktop stack headless (private dbus-daemon, xdg-desktop-portal + gtk backend on a GTK
+broadway display, switched with gsettings), a release build of appearanced, and bench/probe.c for the
+timing that Python cannot do precisely. Raw samples go to CSV files in the output directory, with
+summary.json, summary.md and fanout.svg. `make bench` / `make bench-quick` run it; see docs/benchmarks.md.
+"""
+import argparse
+import csv
+import datetime
+import json
+import os
+import platform
+import random
+import resource
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+
+PORTAL = "org.freedesktop.portal.Desktop"
+PORTAL_PATH = "/org/freedesktop/portal/desktop"
+
+
+def log(*a):
+    print("bench:", *a, file=sys.stderr, flush=True)
+
+
+def pct(samples, p):
+    """Nearest-rank percentile."""
+    s = sorted(samples)
+    if not s:
+        return float("nan")
+    k = max(0, min(len(s) - 1, int(-(-p * len(s) // 100)) - 1))
+    return s[k]
+
+
+def median(samples):
+    s = sorted(samples)
+    n = len(s)
+    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+
+
+def write_csv(path, header, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(header)
+        w.writerows(rows)
+
+
+class Stack:
+    """Temp dirs, broadwayd, the private session bus with the real portal, and appearanced."""
+
+    def __init__(self, bin_dir):
+        self.bin_dir = bin_dir
+        self.root = tempfile.mkdtemp(prefix="appearanced-bench-")
+        self.procs = []
+        for d in ("home", "runtime", "state", "config", "portals", "s2"):
+            os.makedirs(os.path.join(self.root, d), mode=0o700, exist_ok=True)
+        shutil.copy("/usr/share/xdg-desktop-portal/portals/gtk.portal", os.path.join(self.root, "portals"))
+        self.env = {
+            "PATH": "/usr/bin:/bin",
+            "LANG": "C.UTF-8",
+            "HOME": self.root + "/home",
+            "XDG_RUNTIME_DIR": self.root + "/runtime",
+            "XDG_STATE_HOME": self.root + "/state",
+            "XDG_CONFIG_HOME": self.root + "/config",
+            "XDG_DESKTOP_PORTAL_DIR": self.root + "/portals",
+            "XDG_CURRENT_DESKTOP": "GNOME",
+            "GDK_BACKEND": "broadway",
+            "NO_AT_BRIDGE": "1",
+            "GSETTINGS_BACKEND": "dconf",
+            "SWIFT_BACKTRACE": "enable=no",
+        }
+        self.socket = self.root + "/runtime/appearanced/socket"
+        self.mode_file = self.root + "/runtime/appearanced/mode"
+        self.daemon = None
+
+    def spawn(self, argv, env=None, **kw):
+        p = subprocess.Popen(argv, env=env or self.env, stdin=subprocess.DEVNULL, **kw)
+        self.procs.append(p)
+        return p
+
+    def start_broadway(self):
+        for _ in range(8):
+            n = random.randint(100, 900)
+            out = open(os.path.join(self.root, f"broadway-{n}.log"), "w+")
+            p = self.spawn(["/usr/bin/broadwayd", f":{n}"], stdout=out, stderr=subprocess.STDOUT)
+            deadline = time.time() + 10
+            while time.time() < deadline and p.poll() is None:
+                out.seek(0)
+                if "Listening on" in out.read():
+                    self.env["BROADWAY_DISPLAY"] = f":{n}"
+                    return
+                time.sleep(0.02)
+            p.kill()
+            p.wait()
+        raise SystemExit("could not start broadwayd")
+
+    def start_bus(self, name, config=None, env=None):
+        """A private dbus-daemon; services it activates inherit its environment. Returns (proc, address)."""
+        argv = ["/usr/bin/dbus-daemon", "--nofork", "--nopidfile", f"--address=unix:path={self.root}/{name}",
+                "--print-address=1"]
+        argv.insert(1, f"--config-file={config}" if config else "--session")
+        p = self.spawn(argv, env=env, stdout=subprocess.PIPE, stderr=open(f"{self.root}/{name}.log", "w"), text=True)
+        return p, p.stdout.readline().strip()
+
+    def stop_bus(self, p, unmount=True):
+        p.terminate()
+        p.wait()
+        doc = self.root + "/runtime/doc"
+        if unmount and os.path.ismount(doc):
+            subprocess.run(["/bin/fusermount3", "-u", doc], stderr=subprocess.DEVNULL)
+
+    def gsettings(self, value):
+        subprocess.run(["/usr/bin/gsettings", "set", "org.gnome.desktop.interface", "color-scheme", value],
+                       env=self.env, check=True)
+
+    def ctl(self, *args, env=None):
+        return subprocess.run([self.bin_dir + "/appearancectl", *args], env=env or self.env,
+                              capture_output=True, text=True)
+
+    def start_daemon(self):
+        self.daemon = self.spawn([self.bin_dir + "/appearanced"], stderr=open(self.root + "/daemon.log", "w"))
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            if self.daemon.poll() is not None:
+                raise SystemExit("appearanced exited: " + open(self.root + "/daemon.log").read())
+            if self.ctl("get").returncode == 0:
+                return
+            time.sleep(0.02)
+        raise SystemExit("appearanced did not answer")
+
+    def restart_daemon(self):
+        """A fresh daemon for every set of subscribers: after many clients close at once, appearanced can
+        stop reading connections that reuse their descriptor numbers (see docs/benchmarks.md), and a
+        benchmark must not wait on that."""
+        self.daemon.terminate()
+        self.daemon.wait()
+        self.procs.remove(self.daemon)
+        self.start_daemon()
+        return self.daemon.pid
+
+    def bus_pid(self, name):
+        r = subprocess.run(["/usr/bin/dbus-send", "--session", "--print-reply", "--dest=org.freedesktop.DBus",
+                            "/org/freedesktop/DBus", "org.freedesktop.DBus.GetConnectionUnixProcessID",
+                            f"string:{name}"], env=self.env, capture_output=True, text=True)
+        return int(r.stdout.split()[-1]) if r.returncode == 0 else None
+
+    def close(self):
+        for p in reversed(self.procs):
+            if p.poll() is None:
+                p.terminate()
+                try:
+                    p.wait(5)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+        doc = self.root + "/runtime/doc"
+        if os.path.ismount(doc):
+            subprocess.run(["/bin/fusermount3", "-u", doc], stderr=subprocess.DEVNULL)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def spawn_time(path, argv, env, devnull):
+    """exec to exit of one command, stdout/stderr to /dev/null (posix_spawn: no Python fork cost)."""
+    t0 = time.perf_counter_ns()
+    pid = os.posix_spawn(path, argv, env, file_actions=[(os.POSIX_SPAWN_DUP2, devnull, 1),
+                                                        (os.POSIX_SPAWN_DUP2, devnull, 2)])
+    _, status = os.waitpid(pid, 0)
+    t1 = time.perf_counter_ns()
+    if status != 0:
+        raise SystemExit(f"{argv} failed with status {status}")
+    return t1 - t0
+
+
+def proc_counters(pid):
+    """Per thread: {tid: (voluntary, nonvoluntary)}, and utime+stime ticks of the whole process.
+    /proc/PID/status counts the main thread only, so threads are read one by one."""
+    threads = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            c = {}
+            for line in open(f"/proc/{pid}/task/{tid}/status"):
+                if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
+                    c[line.split(":")[0]] = int(line.split()[1])
+            threads[tid] = (c["voluntary_ctxt_switches"], c["nonvoluntary_ctxt_switches"])
+        except (FileNotFoundError, KeyError):
+            pass
+    stat = open(f"/proc/{pid}/stat").read()
+    fields = stat[stat.rindex(")") + 2:].split()
+    return threads, int(fields[11]) + int(fields[12])
+
+
+def idle_delta(before, after):
+    """Context switches over the window: threads alive at both ends by difference, new threads in full;
+    threads that ended during the window are counted separately (their last switches are lost)."""
+    (tb, kb), (ta, ka) = before, after
+    vol = sum(ta[t][0] - tb[t][0] for t in ta if t in tb) + sum(ta[t][0] for t in ta if t not in tb)
+    nonvol = sum(ta[t][1] - tb[t][1] for t in ta if t in tb) + sum(ta[t][1] for t in ta if t not in tb)
+    return {"voluntary": vol, "nonvoluntary": nonvol, "ticks": ka - kb, "threads": len(ta),
+            "threads_started": len([t for t in ta if t not in tb]), "threads_ended": len([t for t in tb if t not in ta])}
+
+
+def rss(pid):
+    out = {}
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith(("VmRSS", "VmHWM")):
+            k, v, _ = line.split()
+            out[k.rstrip(":")] = int(v)  # KiB
+    return out
+
+
+class Hold:
+    """N socket subscribers kept connected by a probe process."""
+
+    def __init__(self, stack, probe, n):
+        self.p = subprocess.Popen([probe, "hold", stack.socket, str(n)], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, text=True, env=stack.env)
+        if self.p.stdout.readline().strip() != "ready":
+            raise SystemExit(f"hold {n} failed")
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--bin-dir", required=True)
+    ap.add_argument("--out", default=os.path.join(HERE, "results"))
+    a = ap.parse_args()
+    q = a.quick
+    out = a.out
+    os.makedirs(out, exist_ok=True)
+    R = {"quick": q, "samples": {}}
+
+    # 10,000 subscribers need 10,000 descriptors in the daemon and in the probe: the daemon raises nothing
+    # itself, so everything here runs with the soft limit at the hard limit.
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    R["nofile"] = {"before": soft, "used": hard}
+    if hard < 10100:
+        raise SystemExit(f"the hard limit of open files is {hard}: 10,000 subscribers need more")
+
+    probe = os.path.join(tempfile.gettempdir(), f"appearanced-probe-{os.getpid()}")
+    subprocess.run(["cc", "-O2", "-o", probe, os.path.join(HERE, "probe.c")] +
+                   subprocess.run(["pkg-config", "--cflags", "--libs", "dbus-1"], capture_output=True, text=True,
+                                  check=True).stdout.split(), check=True)
+
+    R["machine"] = {
+        "nproc": os.cpu_count(),
+        "cpu": next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?"),
+        "kernel": platform.release(),
+        "swift": subprocess.run(["swift", "--version"], capture_output=True, text=True).stdout.strip().splitlines()[0]
+        if shutil.which("swift") else "?",
+        "portal": subprocess.run(["dpkg-query", "-W", "-f=${Version}", "xdg-desktop-portal"], capture_output=True,
+                                 text=True).stdout,
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "load_before": open("/proc/loadavg").read().split()[:3],
+    }
+    log("machine", R["machine"])
+
+    st = Stack(a.bin_dir)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # clean up the stack on `kill`, too
+    try:
+        run(st, probe, R, q, out)
+    finally:
+        st.close()
+        os.unlink(probe)
+    R["machine"]["load_after"] = open("/proc/loadavg").read().split()[:3]
+    json.dump(R, open(os.path.join(out, "summary.json"), "w"), indent=1)
+    open(os.path.join(out, "summary.md"), "w").write(summary_md(R))
+    fanout_svg(R, os.path.join(out, "fanout.svg"))
+    print(summary_md(R))
+
+
+def run(st, probe, R, q, out):
+    st.start_broadway()
+    bus, addr = st.start_bus("bus")
+    st.env["DBUS_SESSION_BUS_ADDRESS"] = addr
+    st.gsettings("prefer-light")
+    subprocess.run([probe, "readrtt", "3"], env=st.env, check=True, capture_output=True)  # activate the portal
+    st.start_daemon()
+    assert st.ctl("get").stdout == "light\n", st.ctl("get", "--json").stdout
+    dpid = st.daemon.pid
+    ppid, gpid = st.bus_pid(PORTAL), st.bus_pid("org.freedesktop.impl.portal.desktop.gtk")
+    log("pids: appearanced", dpid, "portal", ppid, "gtk", gpid)
+
+    # --- RSS, idle (nothing subscribed yet) ---
+    time.sleep(1)
+    R["rss"] = {"appearanced idle": rss(dpid), "xdg-desktop-portal idle": rss(ppid),
+                "xdg-desktop-portal-gtk idle": rss(gpid)}
+
+    # --- idle wake-ups with 100 subscribers ---
+    window = 10 if q else 60
+    h = Hold(st, probe, 100)
+    time.sleep(5)  # let the burst of 100 connections settle (idle Dispatch worker threads end)
+    before = {n: proc_counters(p) for n, p in (("appearanced", dpid), ("xdg-desktop-portal", ppid),
+                                               ("xdg-desktop-portal-gtk", gpid))}
+    log(f"idle window {window} s")
+    time.sleep(window)
+    after = {n: proc_counters(p) for n, p in (("appearanced", dpid), ("xdg-desktop-portal", ppid),
+                                              ("xdg-desktop-portal-gtk", gpid))}
+    h.close()
+    R["idle"] = {"window_s": window, "subscribers": 100,
+                 "procs": {n: idle_delta(before[n], after[n]) for n in before}}
+    write_csv(os.path.join(out, "idle.csv"), ["process", "window_s", "voluntary_ctxt_switches",
+                                              "nonvoluntary_ctxt_switches", "cpu_ticks", "threads",
+                                              "threads_started", "threads_ended"],
+              [[n, window, v["voluntary"], v["nonvoluntary"], v["ticks"], v["threads"], v["threads_started"],
+                v["threads_ended"]] for n, v in R["idle"]["procs"].items()])
+
+    # --- RSS with 1,000 and 10,000 subscribers ---
+    for n in (1000, 10000):
+        dpid = st.restart_daemon()
+        h = Hold(st, probe, n)
+        time.sleep(0.5)
+        R["rss"][f"appearanced {n} subscribers"] = rss(dpid)
+        h.close()
+    time.sleep(0.5)
+    R["rss"]["appearanced after (0 subscribers)"] = rss(dpid)
+    write_csv(os.path.join(out, "rss.csv"), ["what", "VmRSS_KiB", "VmHWM_KiB"],
+              [[k, v["VmRSS"], v["VmHWM"]] for k, v in R["rss"].items()])
+
+    # --- one-shot queries: CLIs and the status file, interleaved ---
+    rt = st.env["XDG_RUNTIME_DIR"]
+    tools = {
+        "appearancectl get": [st.bin_dir + "/appearancectl", "get"],
+        "dbus-send Read": ["/usr/bin/dbus-send", "--session", "--print-reply", f"--dest={PORTAL}", PORTAL_PATH,
+                           "org.freedesktop.portal.Settings.Read", "string:org.freedesktop.appearance",
+                           "string:color-scheme"],
+        "gdbus call Read": ["/usr/bin/gdbus", "call", "--session", "--dest", PORTAL, "--object-path", PORTAL_PATH,
+                            "--method", "org.freedesktop.portal.Settings.Read", "org.freedesktop.appearance",
+                            "color-scheme"],
+        "busctl --user call Read": ["/usr/bin/busctl", "--user", "call", PORTAL, PORTAL_PATH,
+                                    "org.freedesktop.portal.Settings", "Read", "ss", "org.freedesktop.appearance",
+                                    "color-scheme"],
+        "gsettings get": ["/usr/bin/gsettings", "get", "org.gnome.desktop.interface", "color-scheme"],
+        "cat mode file": ["/bin/cat", st.mode_file],
+        "/bin/true (exec floor)": ["/bin/true"],
+    }
+    R["tool_output"] = {}
+    for name, argv in list(tools.items()):
+        r = subprocess.run(argv, env=st.env, capture_output=True, text=True)
+        R["tool_output"][name] = {"rc": r.returncode, "out": r.stdout.strip()[:120], "err": r.stderr.strip()[:200]}
+        if r.returncode != 0:
+            log(f"{name} does not work here ({r.stderr.strip()}); left out")
+            del tools[name]
+    runs = 300 if q else 1000
+    warm = 20
+    devnull = os.open("/dev/null", os.O_WRONLY)
+    names = list(tools)
+    samples = {n: [] for n in names}
+    rows = []
+    log(f"one-shot queries: {len(names)} tools x {runs} runs, interleaved")
+    for i in range(warm + runs):
+        order = names[i % len(names):] + names[:i % len(names)]  # rotate so no tool always follows another
+        for n in order:
+            ns = spawn_time(tools[n][0], tools[n], st.env, devnull)
+            if i >= warm:
+                samples[n].append(ns)
+                rows.append([n, i - warm, ns])
+    # The shell's read builtin: one bash loop, each iteration timed with EPOCHREALTIME (µs resolution).
+    loops = 3000 if not q else 1000
+    script = ('f=$1; for ((i=0;i<$2;i++)); do s=$EPOCHREALTIME; read -r m < "$f"; e=$EPOCHREALTIME; '
+              'echo "${s/./} ${e/./} $m"; done')
+    r = subprocess.run(["/bin/bash", "-c", script, "bash", st.mode_file, str(loops + warm)], env=st.env,
+                       capture_output=True, text=True, check=True)
+    lines = r.stdout.split("\n")[warm:-1]
+    assert all(l.split()[2] in ("light", "dark") for l in lines)
+    samples["bash read builtin"] = [(int(l.split()[1]) - int(l.split()[0])) * 1000 for l in lines]
+    rows += [["bash read builtin", k, v] for k, v in enumerate(samples["bash read builtin"])]
+    write_csv(os.path.join(out, "oneshot.csv"), ["tool", "run", "ns"], rows)
+    R["samples"]["oneshot"] = {n: {"n": len(s), "p50": median(s), "p99": pct(s, 99)} for n, s in samples.items()}
+    # pairwise ratios against dbus-send: run i of tool X over run i of dbus-send (same round), median of those
+    base = samples["dbus-send Read"]
+    R["ratios_vs_dbus_send"] = {}
+    for n, s in samples.items():
+        if n == "bash read builtin":
+            R["ratios_vs_dbus_send"][n] = median(s) / median(base)
+        else:
+            R["ratios_vs_dbus_send"][n] = median([x / y for x, y in zip(s, base)])
+
+    # --- change latency, 1 subscriber; and the Read round trip the daemon adds ---
+    st.restart_daemon()
+    rounds = 60 if q else 300
+    log(f"change latency: {rounds} gsettings switches")
+    r = subprocess.run([probe, "sock", st.socket, "1", str(rounds), "portal"], env=st.env, capture_output=True,
+                       text=True)
+    if r.returncode != 0:
+        raise SystemExit("probe sock failed: " + r.stderr)
+    rr = list(csv.DictReader(r.stdout.splitlines()))
+    R["timeouts"] = {"change latency": [l for l in r.stderr.splitlines() if "timed out" in l]}
+    added = [int(x["last"]) - int(x["t0"]) for x in rr if int(x["last"]) >= 0]
+    write_csv(os.path.join(out, "change.csv"), ["round", "added_ns"], enumerate(added))
+    r = subprocess.run([probe, "readrtt", str(rounds + 1)], env=st.env, capture_output=True, text=True, check=True)
+    read = [int(x) for x in r.stdout.split()[1:]]
+    write_csv(os.path.join(out, "read_rtt.csv"), ["call", "ns"], enumerate(read))
+    R["samples"]["change_added"] = {"n": len(added), "p50": median(added), "p99": pct(added, 99)}
+    R["samples"]["read_rtt"] = {"n": len(read), "p50": median(read), "p99": pct(read, 99)}
+    R["read_share"] = median(read) / median(added)
+
+    # --- fan-out to N subscribers vs dbus-daemon to N match-rule listeners ---
+    conf = os.path.join(st.root, "fanout-bus.conf")
+    open(conf, "w").write(FANOUT_BUS_CONF)
+    fbus, faddr = st.start_bus("fanout-bus", conf)
+    fan_rows = []
+    R["fanout"] = {}
+    for n in (1, 100, 1000, 10000):
+        k = (6 if n == 10000 else 10) if q else (30 if n == 10000 else 60)
+        for what, argv in (("appearanced (portal change)", [probe, "sock", st.socket, str(n), str(k), "portal"]),
+                           ("appearanced (set request)", [probe, "sock", st.socket, str(n), str(k), "set"]),
+                           ("dbus-daemon signal", [probe, "dbus", faddr, str(n), str(k)])):
+            log(f"fan-out {what} N={n} x {k}")
+            if what.startswith("appearanced"):
+                st.restart_daemon()
+            r = subprocess.run(argv, env=st.env, capture_output=True, text=True)
+            if r.returncode != 0:
+                raise SystemExit(f"fan-out {what} {n} failed: {r.stderr}")
+            rr = [x for x in csv.DictReader(r.stdout.splitlines()) if int(x["last"]) >= 0]
+            to = [l for l in r.stderr.splitlines() if "timed out" in l]
+            if to:
+                R["timeouts"][f"{what} N={n}"] = to
+                log(f"{len(to)} rounds timed out: {to[0]}")
+            last = [int(x["last"]) - int(x["t0"]) for x in rr]
+            first = [int(x["first"]) - int(x["t0"]) for x in rr]
+            fan_rows += [[what, n, i, f, l] for i, (f, l) in enumerate(zip(first, last))]
+            R["fanout"].setdefault(what, {})[n] = {"n": len(last), "p50": median(last), "p99": pct(last, 99),
+                                                   "first_p50": median(first)}
+    write_csv(os.path.join(out, "fanout.csv"), ["what", "N", "round", "first_ns", "last_ns"], fan_rows)
+    st.stop_bus(fbus)
+
+    # --- start-up: exec to a `get` answered, with the warm portal and with no bus; the portal cold ---
+    rounds = 15 if q else 60
+    cold_rounds = 4 if q else 12
+    sock2 = st.root + "/s2/socket"
+    nobus = dict(st.env, DBUS_SESSION_BUS_ADDRESS=f"unix:path={st.root}/no-bus")
+    su = {"appearanced, portal warm": [], "appearanced, no bus": [], "portal cold activation to first Read": []}
+    log(f"start-up x {rounds}")
+    for i in range(rounds):
+        for name, env in (("appearanced, portal warm", st.env), ("appearanced, no bus", nobus)):
+            r = subprocess.run([probe, "startup", sock2, "1", "--", st.bin_dir + "/appearanced", "--socket", sock2],
+                               env=env, capture_output=True, text=True)
+            if r.returncode != 0:
+                raise SystemExit("startup: " + r.stderr)
+            su[name].append(int(r.stdout.split()[0]))
+        if i < cold_rounds:
+            # Same runtime dir (broadway's socket name depends on it): the cold bus's document portal finds
+            # doc/ mounted by the warm one and gives up, which the Settings portal does not need.
+            cb, caddr = st.start_bus(f"cold-bus-{i}")
+            r = subprocess.run([probe, "readrtt", "1"], env=dict(st.env, DBUS_SESSION_BUS_ADDRESS=caddr),
+                               capture_output=True, text=True)
+            st.stop_bus(cb, unmount=False)
+            if r.returncode != 0:
+                raise SystemExit("cold portal: " + r.stderr)
+            su["portal cold activation to first Read"].append(int(r.stdout.split(",")[1]))
+            time.sleep(0.5)  # the portal and its backend leave with their bus
+    write_csv(os.path.join(out, "startup.csv"), ["what", "run", "ns"],
+              [[k, i, v] for k, s in su.items() for i, v in enumerate(s)])
+    R["samples"]["startup"] = {k: {"n": len(s), "p50": median(s), "p99": pct(s, 99)} for k, s in su.items()}
+
+    # --- throughput: set from 10 clients while 1,000 subscribers listen ---
+    secs = 3 if q else 10
+    st.restart_daemon()
+    h = Hold(st, probe, 1000)
+    log(f"throughput {secs} s")
+    r = subprocess.run([probe, "setload", st.socket, "10", str(secs)], env=st.env, capture_output=True, text=True,
+                       check=True)
+    h.close()
+    total, s = r.stdout.strip().split(",")
+    R["throughput"] = {"clients": 10, "subscribers": 1000, "seconds": float(s), "requests": int(total),
+                       "per_second": int(total) / float(s)}
+    write_csv(os.path.join(out, "throughput.csv"), ["clients", "subscribers", "seconds", "set_requests"],
+              [[10, 1000, s, total]])
+    st.ctl("set", "system")
+
+
+FANOUT_BUS_CONF = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <!-- session.conf without service activation; every limit that N = 10,000 listeners could hit raised -->
+  <type>session</type>
+  <keep_umask/>
+  <listen>unix:tmpdir=/tmp</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+  <limit name="max_incoming_bytes">1000000000</limit>
+  <limit name="max_outgoing_bytes">1000000000</limit>
+  <limit name="max_message_size">1000000000</limit>
+  <limit name="max_completed_connections">100000</limit>
+  <limit name="max_incomplete_connections">20000</limit>
+  <limit name="max_connections_per_user">100000</limit>
+  <limit name="max_match_rules_per_connection">50000</limit>
+  <limit name="max_replies_per_connection">50000</limit>
+  <limit name="auth_timeout">240000</limit>
+</busconfig>
+"""
+
+
+def ms(ns):
+    return f"{ns / 1e6:.2f} ms"
+
+
+def summary_md(R):
+    o = []
+    m = R["machine"]
+    o.append(f"Machine: {m['nproc']} CPUs, {m['cpu']}, Linux {m['kernel']}, {m['swift']}, xdg-desktop-portal "
+             f"{m['portal']}; {m['date']}; load before {' '.join(m['load_before'])}, after "
+             f"{' '.join(m.get('load_after', ['?']))}; {'quick' if R['quick'] else 'full'} run; "
+             f"RLIMIT_NOFILE soft {R['nofile']['before']} raised to {R['nofile']['used']}.\n")
+    o.append("| one-shot query | n | median | p99 | × dbus-send (median of paired ratios) |")
+    o.append("|---|---|---|---|---|")
+    for n, s in R["samples"]["oneshot"].items():
+        o.append(f"| {n} | {s['n']} | {ms(s['p50'])} | {ms(s['p99'])} | {R['ratios_vs_dbus_send'][n]:.3f} |")
+    c, rd = R["samples"]["change_added"], R["samples"]["read_rtt"]
+    o.append("")
+    o.append(f"Change latency added over a direct D-Bus listener (1 subscriber, n={c['n']}): p50 {ms(c['p50'])}, "
+             f"p99 {ms(c['p99'])}; the verifying portal Read alone (n={rd['n']}): p50 {ms(rd['p50'])}, p99 "
+             f"{ms(rd['p99'])} = {R['read_share'] * 100:.0f} % of the added p50.\n")
+    o.append("| fan-out, time to the last subscriber | N | rounds | p50 | p99 | first p50 |")
+    o.append("|---|---|---|---|---|---|")
+    for what, byn in R["fanout"].items():
+        for n, s in byn.items():
+            o.append(f"| {what} | {n} | {s['n']} | {ms(s['p50'])} | {ms(s['p99'])} | {ms(s['first_p50'])} |")
+    d = R["fanout"]["dbus-daemon signal"]
+    for what in ("appearanced (portal change)", "appearanced (set request)"):
+        o.append(f"\n{what} / dbus-daemon, p50: " + ", ".join(
+            f"N={n}: {R['fanout'][what][n]['p50'] / d[n]['p50']:.2f}×" for n in d))
+    i = R["idle"]
+    o.append(f"\nIdle over {i['window_s']} s with {i['subscribers']} subscribers:\n")
+    o.append("| process | voluntary ctx switches | nonvoluntary | CPU ticks | threads (started, ended) |")
+    o.append("|---|---|---|---|---|")
+    for n, v in i["procs"].items():
+        o.append(f"| {n} | {v['voluntary']} | {v['nonvoluntary']} | {v['ticks']} | {v['threads']} "
+                 f"({v['threads_started']}, {v['threads_ended']}) |")
+    o.append("\n| memory | VmRSS | VmHWM |")
+    o.append("|---|---|---|")
+    for n, v in R["rss"].items():
+        o.append(f"| {n} | {v['VmRSS'] / 1024:.1f} MiB | {v['VmHWM'] / 1024:.1f} MiB |")
+    o.append("\n| start-up | n | median | p99 |")
+    o.append("|---|---|---|---|")
+    for n, s in R["samples"]["startup"].items():
+        o.append(f"| {n} | {s['n']} | {ms(s['p50'])} | {ms(s['p99'])} |")
+    to = {k: len(v) for k, v in R.get("timeouts", {}).items() if v}
+    if to:
+        o.append(f"\nRounds lost (no notification within 5 s, left out of the figures): {to}")
+    t = R["throughput"]
+    o.append(f"\nThroughput: {t['per_second']:.0f} set requests/s ({t['requests']} in {t['seconds']:.0f} s, "
+             f"{t['clients']} clients, {t['subscribers']} subscribers listening).")
+    return "\n".join(o) + "\n"
+
+
+def fanout_svg(R, path):
+    """Fan-out time to the last subscriber vs N, log-log, p50 lines with p99 whiskers. Hand-rolled SVG."""
+    import math
+    W, H, L, Rm, T, B = 720, 440, 80, 240, 40, 60
+    series = [("appearanced (portal change)", "#d9480f"), ("appearanced (set request)", "#f59f00"),
+              ("dbus-daemon signal", "#1c7ed6")]
+    ns = [1, 100, 1000, 10000]
+    vals = [v for name, _ in series for n in ns for v in (R["fanout"][name][n]["p50"], R["fanout"][name][n]["p99"])]
+    lo = 10 ** math.floor(math.log10(min(vals) / 1e6))
+    hi = 10 ** math.ceil(math.log10(max(vals) / 1e6))
+    def x(n):
+        return L + (math.log10(n) / 4) * (W - L - Rm)
+    def y(v_ms):
+        return T + (1 - (math.log10(v_ms) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))) * (H - T - B)
+    s = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" '
+         'font-family="DejaVu Sans, sans-serif" font-size="13">',
+         f'<rect width="{W}" height="{H}" fill="white"/>',
+         f'<text x="{L}" y="24" font-size="15" font-weight="bold">Fan-out: one change, time until the last of N '
+         'listeners has it</text>']
+    d = lo
+    while d <= hi * 1.0001:
+        yy = y(d)
+        s.append(f'<line x1="{L}" y1="{yy:.1f}" x2="{W - Rm}" y2="{yy:.1f}" stroke="#ddd"/>')
+        s.append(f'<text x="{L - 8}" y="{yy + 4:.1f}" text-anchor="end">{d:g} ms</text>')
+        d *= 10
+    for n in ns:
+        s.append(f'<line x1="{x(n):.1f}" y1="{T}" x2="{x(n):.1f}" y2="{H - B}" stroke="#eee"/>')
+        s.append(f'<text x="{x(n):.1f}" y="{H - B + 18}" text-anchor="middle">{n:,}</text>')
+    s.append(f'<text x="{(L + W - Rm) / 2:.0f}" y="{H - 18}" text-anchor="middle">N listeners (log)</text>')
+    s.append(f'<rect x="{L}" y="{T}" width="{W - L - Rm}" height="{H - T - B}" fill="none" stroke="#888"/>')
+    for k, (name, col) in enumerate(series):
+        pts = " ".join(f"{x(n) + (k - 1) * 7:.1f},{y(R['fanout'][name][n]['p50'] / 1e6):.1f}" for n in ns)
+        s.append(f'<polyline points="{pts}" fill="none" stroke="{col}" stroke-width="2.5"/>')
+        for n in ns:
+            v = R["fanout"][name][n]
+            xx, y50, y99 = x(n) + (k - 1) * 7, y(v["p50"] / 1e6), y(v["p99"] / 1e6)  # whiskers side by side
+            s.append(f'<line x1="{xx:.1f}" y1="{y50:.1f}" x2="{xx:.1f}" y2="{y99:.1f}" stroke="{col}" stroke-width="1.5"/>')
+            s.append(f'<line x1="{xx - 5:.1f}" y1="{y99:.1f}" x2="{xx + 5:.1f}" y2="{y99:.1f}" stroke="{col}" stroke-width="1.5"/>')
+            s.append(f'<circle cx="{xx:.1f}" cy="{y50:.1f}" r="4" fill="{col}"/>')
+        ly = T + 20 + k * 44
+        s.append(f'<line x1="{W - Rm + 16}" y1="{ly}" x2="{W - Rm + 40}" y2="{ly}" stroke="{col}" stroke-width="2.5"/>')
+        words = name.split(" (")
+        s.append(f'<text x="{W - Rm + 46}" y="{ly + 4}">{words[0]}</text>')
+        if len(words) > 1:
+            s.append(f'<text x="{W - Rm + 46}" y="{ly + 20}" fill="#555">({words[1]}</text>')
+    s.append(f'<text x="{W - Rm + 16}" y="{T + 20 + 3 * 44}" fill="#555">dot: median; whisker</text>')
+    s.append(f'<text x="{W - Rm + 16}" y="{T + 36 + 3 * 44}" fill="#555">to p99</text>')
+    s.append("</svg>")
+    open(path, "w").write("\n".join(s) + "\n")
+
+
+if __name__ == "__main__":
+    main()
