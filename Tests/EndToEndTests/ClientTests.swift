@@ -40,6 +40,7 @@ final class ChangeLog: @unchecked Sendable {
         case .changed(let s, let previous): append("\(s.mode.rawValue)<-\(previous.rawValue)", s)
         case .connectionLost: append("lost")
         case .reconnected: append("reconnected")
+        case .paletteChanged(let p): append("palette \(p.variant)")
         }
     }
 
