@@ -58,8 +58,8 @@ let usage = """
                                  $XDG_RUNTIME_DIR/appearanced/socket)
       --version                  print the version
 
-    Exit status: 0 ok, 64 usage error, 65 request rejected by the daemon, 69 daemon not reachable,
-    76 protocol error.
+    Exit status: 0 ok, 64 usage error, 65 request rejected by the daemon (or a plist import cannot
+    use), 66/73 palette import cannot read/write a file, 69 daemon not reachable, 76 protocol error.
 
     """
 

@@ -90,7 +90,7 @@ final class ChangeLog: @unchecked Sendable {
         let status = try await client.status()
         #expect(status.state.mode == .light)
         #expect(status.defaultMode == .light)
-        #expect(status.protocolVersion == 1)
+        #expect(status.protocolVersion == 2)
         #expect(status.pid == Int(d.process.processIdentifier))
         #expect(status.subscribers == 0)
         #expect(!status.version.isEmpty)
