@@ -329,7 +329,7 @@ case "watch":
         while true { pause() }
     }
     if noInitial { usageError("watch: --no-initial goes with --exec") }
-    if execCommand == nil && (traitsOption || paletteOption) && !json {
+    if (traitsOption || paletteOption) && (!json || execCommand != nil) {
         // Plain lines say the mode; trait and palette changes are only visible in JSON.
         usageError("watch: --traits and --palette go with --json")
     }
