@@ -2,7 +2,7 @@
 #   make run    set up (system packages), build release, run the daemon in the foreground
 #   make test   set up (system packages the tests use), build, run every test
 #   make install [PREFIX=/usr/local] [DESTDIR=]   build release, install binaries, user units, man pages,
-#               shell completions and the example config; `make uninstall` removes exactly those files
+#               shell completions, the example config and palette; `make uninstall` removes exactly those files
 #   make install-files BIN_DIR=DIR   the install step alone, with binaries already built in DIR
 SHELL := /bin/bash
 PREFIX ?= /usr/local
@@ -90,7 +90,8 @@ INSTALLED := \
 	$(PREFIX)/share/bash-completion/completions/appearancectl \
 	$(PREFIX)/share/zsh/site-functions/_appearancectl \
 	$(PREFIX)/share/fish/vendor_completions.d/appearancectl.fish \
-	$(PREFIX)/share/doc/appearanced/appearanced.toml
+	$(PREFIX)/share/doc/appearanced/appearanced.toml \
+	$(PREFIX)/share/doc/appearanced/palette.toml
 
 install: build man
 	$(MAKE) --no-print-directory install-files
@@ -115,6 +116,7 @@ install-files: $(MAN_PAGES)
 	install -Dm644 completions/_appearancectl '$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_appearancectl'
 	install -Dm644 completions/appearancectl.fish '$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/appearancectl.fish'
 	install -Dm644 config/appearanced.toml '$(DESTDIR)$(PREFIX)/share/doc/appearanced/appearanced.toml'
+	install -Dm644 config/palette.toml '$(DESTDIR)$(PREFIX)/share/doc/appearanced/palette.toml'
 
 # Removes the installed files, and share/doc/appearanced once it is empty (the only directory that is ours).
 uninstall:

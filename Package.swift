@@ -43,7 +43,8 @@ let package = Package(
         .testTarget(name: "AppearanceBusTests", dependencies: ["AppearanceBus", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "AppearanceDaemonTests", dependencies: ["AppearanceDaemon"], swiftSettings: strict),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["AppearanceFuzzing"], swiftSettings: strict),
-        .testTarget(name: "EndToEndTests", dependencies: ["AppearanceKit", "AppearanceProtocol", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "EndToEndTests", dependencies: ["AppearanceKit", "AppearanceProtocol", "TestSupport"],
+                    exclude: ["Golden"], swiftSettings: strict),
     ]
 )
 

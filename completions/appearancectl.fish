@@ -1,5 +1,5 @@
 # fish completion for appearancectl (hand-written: the CLI parses its arguments by hand).
-set -l commands get status set toggle watch help
+set -l commands get status set toggle watch color asset palette help
 complete -c appearancectl -f
 complete -c appearancectl -l json -d 'Print the state object'
 complete -c appearancectl -l socket -r -F -d 'Talk to the daemon on this socket'
@@ -10,5 +10,19 @@ complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a stat
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a set -d 'Force a mode, or follow the system'
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a toggle -d 'Flip the mode'
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a watch -d 'Print the mode, then each change'
+complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a color -d 'A palette color'
+complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a asset -d 'A palette asset path'
+complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a palette -d 'The whole palette, or import'
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a help -d 'Print the help'
 complete -c appearancectl -n "__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from dark light system" -a "dark light system"
+complete -c appearancectl -n "__fish_seen_subcommand_from palette; and not __fish_seen_subcommand_from import" -a import -d 'Convert LFLDarkModeKit plists'
+complete -c appearancectl -n "__fish_seen_subcommand_from color asset palette" -l mode -x -a "dark light" -d 'Resolve for this mode'
+complete -c appearancectl -n "__fish_seen_subcommand_from color asset palette" -l contrast -x -a "normal high" -d 'Resolve for this contrast'
+complete -c appearancectl -n "__fish_seen_subcommand_from color" -l format -x -a "hex rgb css" -d 'Color format'
+complete -c appearancectl -n "__fish_seen_subcommand_from palette; and not __fish_seen_subcommand_from import" -l format -x -a "json css sh gtk" -d 'Palette format'
+complete -c appearancectl -n "__fish_seen_subcommand_from palette; and not __fish_seen_subcommand_from import" -l preview -d 'Both modes as color swatches'
+complete -c appearancectl -n "__fish_seen_subcommand_from import" -l light -r -F -d 'The light plist'
+complete -c appearancectl -n "__fish_seen_subcommand_from import" -l dark -r -F -d 'The dark plist'
+complete -c appearancectl -n "__fish_seen_subcommand_from import" -s o -l output -r -F -d 'Write the palette to this file'
+complete -c appearancectl -n "__fish_seen_subcommand_from watch" -l traits -d 'Also trait changes (with --json)'
+complete -c appearancectl -n "__fish_seen_subcommand_from watch" -l palette -d 'Also palette changes (with --json)'

@@ -1,5 +1,7 @@
-// The real sentry: reads `org.freedesktop.appearance color-scheme` from the XDG desktop portal and
-// follows it. What it does about the portal's known faults (see docs/ and PLATFORM.md):
+// The real sentry: reads `org.freedesktop.appearance` `color-scheme`, and the traits `contrast`,
+// `reduced-motion` and `accent-color`, from the XDG desktop portal and follows them. A trait the portal does
+// not have (NotFound: too old, or no backend provides it) is unavailable; a value of the wrong type is
+// logged and treated as unset, as is an accent color outside 0…1 (the portal's own "unset"). What it does about the portal's known faults (see docs/ and PLATFORM.md):
 //  - 1.16 (bookworm) has no ReadOne: fall back to Read, which wraps the value twice.
 //  - 1.16 forwards duplicate and contradicting SettingChanged signals: a signal only triggers a re-read,
 //    and the re-read's answer is what gets reported.
@@ -27,8 +29,12 @@ public final class PortalSentry: Sentry, @unchecked Sendable {
     private var retryDelay = PortalSentry.firstRetryDelay
     /// The portal API detected for the current owner of the portal name; nil until a read succeeds.
     private var shape: Shape?
-    private var readInFlight = false
-    private var readAgain = false
+    /// Keys being read, and keys to read once more when their read ends (signals during a read).
+    private var inFlight: Set<String> = []
+    private var readAgain: Set<String> = []
+    /// The latest value of each key; reported together once no read is in flight.
+    private var scheme: SystemReading?
+    private var traits = Traits.unavailable
     /// Bumped whenever the portal name changes owner: answers from a previous owner are dropped.
     private var ownerEpoch = 0
 
@@ -42,13 +48,17 @@ public final class PortalSentry: Sentry, @unchecked Sendable {
     private static let settings = "org.freedesktop.portal.Settings"
     private static let namespace = "org.freedesktop.appearance"
     private static let key = "color-scheme"
+    static let contrastKey = "contrast"
+    static let reducedMotionKey = "reduced-motion"
+    static let accentKey = "accent-color"
+    /// Every key followed; color-scheme first.
+    static let keys = [key, contrastKey, reducedMotionKey, accentKey]
     private static let busName = "org.freedesktop.DBus"
-    private static let matchRules = [
+    private static let matchRules = keys.map { key in
         // arg0/arg1 make the bus drop xdg-desktop-portal-gtk's org.gnome.* duplicate and other keys.
         "type='signal',sender='\(portal)',path='\(path)',interface='\(settings)',member='SettingChanged',"
-            + "arg0='\(namespace)',arg1='\(key)'",
-        "type='signal',sender='\(busName)',interface='\(busName)',member='NameOwnerChanged',arg0='\(portal)'",
-    ]
+            + "arg0='\(namespace)',arg1='\(key)'"
+    } + ["type='signal',sender='\(busName)',interface='\(busName)',member='NameOwnerChanged',arg0='\(portal)'"]
 
     /// - Parameters:
     ///   - queue: the daemon's serial queue; `start`, `stop` and every report happen on it.
@@ -78,8 +88,8 @@ public final class PortalSentry: Sentry, @unchecked Sendable {
         retryTimer = nil
         bus?.close()
         bus = nil
-        readInFlight = false
-        readAgain = false
+        inFlight = []
+        readAgain = []
     }
 
     // MARK: - Connection
@@ -131,7 +141,7 @@ public final class PortalSentry: Sentry, @unchecked Sendable {
                 }
             }
         }
-        read()
+        readAll()
     }
 
     /// The bus went away (or never answered): report, drop the connection, try again later.
@@ -139,13 +149,14 @@ public final class PortalSentry: Sentry, @unchecked Sendable {
         guard bus === connection else { return }
         bus = nil
         connection.close()
-        readInFlight = false
-        readAgain = false
+        inFlight = []
+        readAgain = []
         shape = nil
         busUnavailable(detail)
     }
 
     private func busUnavailable(_ detail: String) {
+        scheme = nil
         emit(.unavailable, detail)
         let delay = retryDelay
         retryDelay = min(retryDelay * 2, PortalSentry.maxRetryDelay)
@@ -180,41 +191,50 @@ public final class PortalSentry: Sentry, @unchecked Sendable {
 
     // MARK: - Reading
 
-    private func read() {
+    private func readAll() {
+        for key in PortalSentry.keys { read(key) }
+    }
+
+    private func read(_ key: String) {
         guard let connection = bus else { return }
-        if readInFlight {
+        if inFlight.contains(key) {
             // Coalesce: however many signals arrive meanwhile, one more read after this one covers them.
-            readAgain = true
+            readAgain.insert(key)
             return
         }
-        readInFlight = true
-        sendRead(on: connection, method: shape == .read ? "Read" : "ReadOne")
+        inFlight.insert(key)
+        sendRead(on: connection, key: key, method: shape == .read ? "Read" : "ReadOne")
     }
 
-    private func sendRead(on connection: BusConnection, method: String) {
+    private func sendRead(on connection: BusConnection, key: String, method: String) {
         let epoch = ownerEpoch
         send(on: connection, PortalSentry.portal, PortalSentry.path, PortalSentry.settings, method,
-             [PortalSentry.namespace, PortalSentry.key]) { [weak self] reply in
-            self?.readFinished(reply, method: method, epoch: epoch, on: connection)
+             [PortalSentry.namespace, key]) { [weak self] reply in
+            self?.readFinished(reply, key: key, method: method, epoch: epoch, on: connection)
         }
     }
 
-    private func readFinished(_ reply: Message, method: String, epoch: Int, on connection: BusConnection) {
+    private func readFinished(_ reply: Message, key: String, method: String, epoch: Int, on connection: BusConnection) {
         guard bus === connection else { return }
         let current = epoch == ownerEpoch
         if current, method == "ReadOne", reply.error?.name == "org.freedesktop.DBus.Error.UnknownMethod" {
             // Portal version 1 (xdg-desktop-portal < 1.17.1): only Read exists.
-            sendRead(on: connection, method: "Read")
+            sendRead(on: connection, key: key, method: "Read")
             return
         }
-        readInFlight = false
+        inFlight.remove(key)
         if current {
-            let reading = interpret(reply, method: method)
-            emit(reading.scheme, reading.detail)
+            if key == PortalSentry.key {
+                scheme = interpret(reply, method: method)
+            } else {
+                interpretTrait(reply, key: key, method: method)
+            }
         }
-        if readAgain {
-            readAgain = false
-            read()
+        if readAgain.remove(key) != nil { read(key) }
+        // One report per round: a start or a new portal reads every key, and the first report already
+        // carries all of them (the daemon waits for it before answering anyone).
+        if current, inFlight.isEmpty, let scheme {
+            emit(scheme.scheme, scheme.detail)
         }
     }
 
@@ -238,6 +258,54 @@ public final class PortalSentry: Sentry, @unchecked Sendable {
         }
         log(.warning, "the portal's color-scheme has type '\(value.signature)' (value \(value)), expected 'u'; treating it as no preference")
         return SystemReading(.noPreference, detail: "\(source), unusable '\(value.signature)' value")
+    }
+
+    /// Stores what a read of a trait key says: nil (unavailable) for an error, NotFound included, and for a
+    /// value of the wrong type (with a warning).
+    private func interpretTrait(_ reply: Message, key: String, method: String) {
+        var value: BusValue?
+        if let error = reply.error {
+            if error.name != "org.freedesktop.portal.Error.NotFound" {
+                log(.debug, "reading the portal's \(key) failed (\(error)); treating it as unavailable")
+            }
+        } else {
+            shape = method == "Read" ? .read : .readOne
+            value = reply.arguments(limit: 1).first?.unwrapped
+            if value == nil { log(.warning, "the portal answered \(method) for \(key) without a value; treating it as unset") }
+        }
+        func number() -> UInt32? {
+            guard let value else { return nil }
+            guard case .uint32(let n) = value else {
+                log(.warning, "the portal's \(key) has type '\(value.signature)' (value \(value)), expected 'u'; treating it as unset")
+                return nil
+            }
+            return n
+        }
+        switch key {
+        case PortalSentry.contrastKey:
+            traits.contrast = number().flatMap { n in
+                let c = Contrast(portalValue: n)
+                if c == nil { log(.warning, "the portal's contrast is \(n), which is not 0 or 1; treating it as unset") }
+                return c
+            }
+        case PortalSentry.reducedMotionKey:
+            traits.reducedMotion = number().flatMap { n in
+                if n > 1 { log(.warning, "the portal's reduced-motion is \(n), which is not 0 or 1; treating it as unset"); return nil }
+                return n == 1
+            }
+        case PortalSentry.accentKey:
+            traits.accentColor = nil
+            guard let value else { break }
+            guard case .container("(ddd)", let parts) = value, case .double(let r) = parts[0],
+                  case .double(let g) = parts[1], case .double(let b) = parts[2] else {
+                log(.warning, "the portal's accent-color has type '\(value.signature)' (value \(value)), expected '(ddd)'; treating it as unset")
+                break
+            }
+            traits.accentColor = Traits.accent(red: r, green: g, blue: b)
+            if traits.accentColor == nil { log(.debug, "the portal's accent-color (\(r), \(g), \(b)) is outside 0…1: unset") }
+        default:
+            break
+        }
     }
 
     private func interpret(_ error: BusError) -> SystemReading {
@@ -271,7 +339,10 @@ public final class PortalSentry: Sentry, @unchecked Sendable {
             // The bus filtered on arg0/arg1 already; check again in case a rule was not installed.
             // The signal's own value is ignored: only what a read returns counts.
             let args = message.arguments(limit: 2)
-            if args == [.string(PortalSentry.namespace), .string(PortalSentry.key)] { read() }
+            if args.count == 2, args[0] == .string(PortalSentry.namespace), case .string(let key) = args[1],
+               PortalSentry.keys.contains(key) {
+                read(key)
+            }
         } else if message.isSignal(interface: PortalSentry.busName, member: "NameOwnerChanged"),
                   message.sender == PortalSentry.busName {
             let args = message.arguments(limit: 3)
@@ -279,20 +350,24 @@ public final class PortalSentry: Sentry, @unchecked Sendable {
             ownerEpoch += 1
             shape = nil
             if newOwner.isEmpty {
-                readAgain = false
+                readAgain = []
+                scheme = nil
+                traits = .unavailable
                 log(.notice, "the portal left the session bus")
                 emit(.unavailable, "portal left the bus")
             } else {
                 log(.info, "the portal is on the session bus (\(newOwner))")
-                read()
+                readAll()
             }
         }
     }
 
     // MARK: - Helpers
 
+    /// Reports a reading with the traits as last read (none when the portal or the bus is gone).
     private func emit(_ scheme: SystemScheme, _ detail: String) {
-        report?(SystemReading(scheme, detail: detail))
+        if scheme == .unavailable && self.scheme == nil { traits = .unavailable }
+        report?(SystemReading(scheme, detail: detail, traits: traits))
     }
 
     /// Sends a method call with string arguments; a failure to send counts as losing the bus.

@@ -45,14 +45,17 @@ public enum Source: String, Sendable, CaseIterable {
     case `default`
 }
 
-/// One reading from the sentry: the scheme plus a human explanation of where it came from
-/// ("portal v2", "no portal on the session bus", ...), shown by `status`.
+/// One reading from the sentry: the scheme and the traits, plus a human explanation of where the scheme
+/// came from ("portal v2", "no portal on the session bus", ...), shown by `status`.
 public struct SystemReading: Equatable, Sendable {
     public var scheme: SystemScheme
     public var detail: String
+    /// Contrast, reduced motion and accent color; `.unavailable` when the portal does not say.
+    public var traits: Traits
 
-    public init(_ scheme: SystemScheme, detail: String) {
+    public init(_ scheme: SystemScheme, detail: String, traits: Traits = .unavailable) {
         self.scheme = scheme
         self.detail = detail
+        self.traits = traits
     }
 }

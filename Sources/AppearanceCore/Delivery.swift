@@ -1,39 +1,84 @@
-/// A notification as one subscriber receives it: the full new state and the mode it knew before.
+/// A notification as one subscriber receives it: the full new state, the mode it knew before, and the
+/// resolved palette if it asked for one.
 public struct Notification: Equatable, Sendable {
     public var state: AppearanceState
     public var previous: Mode
+    /// Present for subscribers that asked for the palette (`subscribe {"palette": true}`).
+    public var palette: ResolvedPalette?
 
-    public init(state: AppearanceState, previous: Mode) {
+    public init(state: AppearanceState, previous: Mode, palette: ResolvedPalette? = nil) {
         self.state = state
         self.previous = previous
+        self.palette = palette
     }
 }
 
-/// Per-subscriber delivery: notification rules 1, 2, 3 and 5 of docs/protocol.md.
-///
-/// A subscriber starts knowing the state it got as its `subscribe` reply. Each global change is `offer`ed;
-/// the transport `take`s a notification when it can write. While the transport is busy (a slow client),
-/// newer offers replace the pending one (latest wins, state is idempotent), and a change that ends where
-/// the subscriber already is cancels the pending one: nothing is ever sent that does not change what the
-/// subscriber knows. Memory per subscriber is one pending notification.
-public struct Delivery: Sendable {
-    /// The mode this subscriber has been told last.
-    public private(set) var known: Mode
-    public private(set) var pending: Notification?
+/// What a subscriber asked to be told about (`subscribe` params). The mode always; the rest on request.
+public struct Interest: Hashable, Sendable {
+    /// Also notify when contrast, reduced motion or the accent color change.
+    public var traits: Bool
+    /// Carry the resolved palette in the reply and every notification, and notify when it changes.
+    public var palette: Bool
 
-    public init(subscribedAt state: AppearanceState) {
-        known = state.mode
+    public init(traits: Bool = false, palette: Bool = false) {
+        self.traits = traits
+        self.palette = palette
     }
 
-    public mutating func offer(_ state: AppearanceState) {
-        pending = state.mode == known ? nil : Notification(state: state, previous: known)
+    /// Mode changes only: what a plain `subscribe` gets (protocol 1's behaviour).
+    public static let mode = Interest()
+
+    /// The part of the published state and palette this subscriber looks at.
+    public func view(of state: AppearanceState, palette: ResolvedPalette?) -> View {
+        View(mode: state.mode, traits: traits ? state.traits : nil, palette: self.palette ? palette : nil)
+    }
+}
+
+/// One subscriber's view: two published states that look the same through it are no change to it.
+public struct View: Equatable, Sendable {
+    public var mode: Mode
+    public var traits: Traits?
+    public var palette: ResolvedPalette?
+}
+
+/// Per-subscriber delivery: notification rules 1, 2, 3 and 5 of docs/protocol.md, applied to the
+/// subscriber's own view (its `Interest`).
+///
+/// A subscriber starts knowing the state (and palette) it got as its `subscribe` reply. Each global change
+/// is `offer`ed; the transport `take`s a notification when it can write. While the transport is busy (a slow
+/// client), newer offers replace the pending one (latest wins, state is idempotent), and a change that ends
+/// where the subscriber's view already is cancels the pending one: nothing is ever sent that does not change
+/// what the subscriber knows. Memory per subscriber is one pending notification.
+public struct Delivery: Sendable {
+    public let interest: Interest
+    /// What this subscriber has been told last, seen through its interest.
+    public private(set) var known: View
+    public private(set) var pending: Notification?
+    private var pendingView: View?
+
+    public init(subscribedAt state: AppearanceState, palette: ResolvedPalette? = nil, interest: Interest = .mode) {
+        self.interest = interest
+        known = interest.view(of: state, palette: palette)
+    }
+
+    /// Offers the newly published state and the palette resolved for it.
+    public mutating func offer(_ state: AppearanceState, palette: ResolvedPalette? = nil) {
+        let view = interest.view(of: state, palette: palette)
+        if view == known {
+            pending = nil
+            pendingView = nil
+        } else {
+            pending = Notification(state: state, previous: known.mode, palette: view.palette)
+            pendingView = view
+        }
     }
 
     /// Hands the pending notification to the transport, which will send it; the subscriber then knows it.
     public mutating func take() -> Notification? {
-        guard let n = pending else { return nil }
+        guard let n = pending, let v = pendingView else { return nil }
         pending = nil
-        known = n.state.mode
+        pendingView = nil
+        known = v
         return n
     }
 }

@@ -4,6 +4,8 @@ public struct AppearanceState: Equatable, Sendable {
     public var system: SystemScheme
     public var override: Override
     public var source: Source
+    /// The desktop's contrast, reduced motion and accent color, as the sentry last read them.
+    public var traits: Traits
     /// Increases by one on every change of the fields above within one daemon instance. A subscriber sees
     /// only the changes it asked for (and slow ones get coalesced), so gaps are normal: seq orders, it does not count.
     public var seq: UInt64
@@ -12,11 +14,13 @@ public struct AppearanceState: Equatable, Sendable {
 
     public var darkMode: Bool { mode.isDark }
 
-    public init(mode: Mode, system: SystemScheme, override: Override, source: Source, seq: UInt64, instance: String) {
+    public init(mode: Mode, system: SystemScheme, override: Override, source: Source, traits: Traits = .unavailable,
+                seq: UInt64, instance: String) {
         self.mode = mode
         self.system = system
         self.override = override
         self.source = source
+        self.traits = traits
         self.seq = seq
         self.instance = instance
     }
@@ -34,6 +38,7 @@ public struct Transition: Equatable, Sendable {
     public var state: AppearanceState
     public var previous: AppearanceState
     public var modeChanged: Bool { state.mode != previous.mode }
+    public var traitsChanged: Bool { state.traits != previous.traits }
 }
 
 /// The reducer: owns the inputs and the published state. `apply` returns a transition only when the
@@ -49,7 +54,7 @@ public struct Engine: Sendable {
         self.systemDetail = systemDetail
         let r = resolve(inputs)
         state = AppearanceState(mode: r.mode, system: inputs.system, override: inputs.override,
-                                source: r.source, seq: 0, instance: instance)
+                                source: r.source, traits: inputs.traits, seq: 0, instance: instance)
     }
 
     /// The override `toggle` would set now.
@@ -61,6 +66,7 @@ public struct Engine: Sendable {
         case .system(let reading):
             systemDetail = reading.detail
             next.system = reading.scheme
+            next.traits = reading.traits
         case .override(let o):
             next.override = o
         case .defaultMode(let m):
@@ -73,6 +79,7 @@ public struct Engine: Sendable {
         candidate.source = r.source
         candidate.system = next.system
         candidate.override = next.override
+        candidate.traits = next.traits
         guard candidate != state else { return nil }
         candidate.seq = state.seq + 1
         let previous = state

@@ -5,11 +5,14 @@ public struct Inputs: Equatable, Sendable {
     public var override: Override
     /// What `no-preference` and `unavailable` mean (config `default-mode`, light unless set).
     public var defaultMode: Mode
+    /// The desktop's traits: published as they are; the merge rule does not look at them.
+    public var traits: Traits
 
-    public init(system: SystemScheme, override: Override, defaultMode: Mode) {
+    public init(system: SystemScheme, override: Override, defaultMode: Mode, traits: Traits = .unavailable) {
         self.system = system
         self.override = override
         self.defaultMode = defaultMode
+        self.traits = traits
     }
 }
 

@@ -12,13 +12,17 @@ public struct Config: Equatable, Sendable {
     public var defaultMode: Mode = .light
     /// The log level the config asks for; `--log-level` wins over it.
     public var logLevel: LogLevel? = nil
+    /// `palette = "PATH"`: the palette file as written (absolute, `~/…`, or relative to the config file's
+    /// directory); nil means `$XDG_CONFIG_HOME/appearanced/palette.toml`. `Paths.palette(for:)` resolves it.
+    public var palette: String? = nil
 
-    public init(defaultMode: Mode = .light, logLevel: LogLevel? = nil) {
+    public init(defaultMode: Mode = .light, logLevel: LogLevel? = nil, palette: String? = nil) {
         self.defaultMode = defaultMode
         self.logLevel = logLevel
+        self.palette = palette
     }
 
-    public static let knownKeys = ["default-mode", "log-level"]
+    public static let knownKeys = ["default-mode", "log-level", "palette"]
 
     /// Reads a config from its text. `path` is only used in error messages.
     public static func parse(_ text: String, path: String) throws(ConfigError) -> Config {
@@ -44,6 +48,9 @@ public struct Config: Equatable, Sendable {
                     throw expected("one of " + quotedList(LogLevel.allCases.map(\.name), last: "or"))
                 }
                 config.logLevel = level
+            case "palette":
+                guard let p = value.string, !p.isEmpty else { throw expected("a path") }
+                config.palette = p
             default:
                 let what = value.table == nil ? "key" : "table"
                 throw ConfigError(path: path, line: value.line, message:

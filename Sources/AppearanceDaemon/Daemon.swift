@@ -19,6 +19,10 @@ public final class Daemon: @unchecked Sendable {
     private let store: StateStore
     private var config = Config()
     private var engine: Engine
+    /// The palette in force, and what `status` says about it. A palette that cannot be read leaves the
+    /// previous one in force (at start-up: the empty palette).
+    private var palette = Palette.empty
+    private var paletteDetail = "not read yet"
     private var listener: Listener?
     private var acceptSource: DispatchSourceRead?
     private var signalSources: [DispatchSourceSignal] = []
@@ -50,6 +54,7 @@ public final class Daemon: @unchecked Sendable {
         config = try loadConfig()
         log.level = logLevelOption ?? config.logLevel ?? .info
         if let w = paths.socket.warning { log.warning(w) }
+        loadPalette()
         let listener: Listener
         if let fd = try Systemd.activatedSocket() {
             listener = Listener.adopt(fd, location: paths.socket)
@@ -123,13 +128,49 @@ public final class Daemon: @unchecked Sendable {
         return Config()
     }
 
+    /// Reads the palette the config names. Returns true when the palette in force changed.
+    @discardableResult
+    private func loadPalette() -> Bool {
+        let path = paths.paletteFile(for: config)
+        let next: Palette
+        do {
+            if let p = try PaletteFile.load(path: path, home: paths.home) {
+                next = p
+                paletteDetail = "\(path): \(p.names.count) token\(p.names.count == 1 ? "" : "s")"
+            } else {
+                next = .empty
+                paletteDetail = "\(path): no such file (empty palette)"
+            }
+        } catch {
+            let kept = palette.isEmpty ? "the palette stays empty" : "keeping the previous palette"
+            log.error("\(error); \(kept)")
+            paletteDetail = "\(path): not used, \(error.message)\(error.line.map { " (line \($0))" } ?? ""); \(kept)"
+            return false
+        }
+        log.info(paletteDetail)
+        guard next != palette else { return false }
+        palette = next
+        return true
+    }
+
+    /// The palette resolved for the published state: what `palette` subscribers see.
+    private var resolvedPalette: ResolvedPalette {
+        palette.resolved(engine.state.variant, accent: engine.state.traits.accentColor)
+    }
+
     // MARK: Events
 
     private func systemReading(_ reading: SystemReading) {
         let before = (engine.inputs.system, engine.systemDetail)
+        let traitsBefore = engine.inputs.traits
         let t = engine.apply(.system(reading))
         if before != (reading.scheme, reading.detail) {
             log.info("system: \(reading.scheme.rawValue) (\(reading.detail))")
+        }
+        if traitsBefore != reading.traits {
+            let r = reading.traits
+            log.info("traits: contrast \(r.contrast?.rawValue ?? "unavailable"), reduced motion "
+                     + "\(r.reducedMotion.map { $0 ? "yes" : "no" } ?? "unavailable"), accent \(r.accentColor?.opaqueHex ?? "unavailable")")
         }
         if let t { publish(t) }
         serve()
@@ -148,6 +189,8 @@ public final class Daemon: @unchecked Sendable {
         } catch {
             log.error("\(error); keeping the previous configuration")
         }
+        // The palette is reloaded even when the config is bad: it is its own file.
+        if loadPalette() { offerToSubscribers() }
     }
 
     /// Performs a transition's effects: tell every subscriber whose view changed.
@@ -157,18 +200,50 @@ public final class Daemon: @unchecked Sendable {
             if serving { writeModeFile() }
         }
         updateStatus()
-        // Subscribers differ only in the mode they knew before: encode each variant once, not once per client.
-        var encoded: [Mode: [UInt8]] = [:]
+        offerToSubscribers()
+    }
+
+    /// Offers the published state and palette to every subscriber; each is told only what changes its view.
+    private func offerToSubscribers() {
+        let subscribers = connections.values.filter { $0.delivery != nil }
+        guard !subscribers.isEmpty else { return }
+        let needsPalette = subscribers.contains { $0.delivery!.interest.palette }
+        let resolved = needsPalette ? resolvedPalette : nil
+        // Within one pass every notification carries the same state (and the same palette, for those that
+        // asked): they differ only in `previous` and in carrying the palette. Encode each variant once.
+        var encoded: [String: [UInt8]] = [:]
         let encode = { (n: Notification) -> [UInt8] in
-            if let bytes = encoded[n.previous] { return bytes }
+            let key = "\(n.previous.rawValue) \(n.palette != nil)"
+            if let bytes = encoded[key] { return bytes }
             let bytes = Outgoing.changed(n)
-            encoded[n.previous] = bytes
+            encoded[key] = bytes
             return bytes
         }
-        for c in connections.values where c.delivery != nil {
-            c.delivery!.offer(t.state)
+        for c in subscribers {
+            c.delivery!.offer(engine.state, palette: resolved)
             c.deliverIfIdle(encode)
         }
+    }
+
+    /// The tokens asked for, resolved; an unknown token is an error naming it (never a made-up color).
+    private func resolve(_ tokens: [String], _ request: VariantRequest) -> Result<JSON, RPCError> {
+        let variant = request.variant(for: engine.state)
+        let accent = engine.state.traits.accentColor
+        var found: [PaletteToken] = []
+        var unknown: [String] = []
+        for name in tokens {
+            if let r = palette.resolve(name, variant, accent: accent) {
+                if !found.contains(where: { $0.name == name }) { found.append(PaletteToken(name: name, value: r.value)) }
+            } else if !unknown.contains(name) {
+                unknown.append(name)
+            }
+        }
+        guard unknown.isEmpty else {
+            let names = unknown.map(\.debugDescription).joined(separator: ", ")
+            let hint = palette.isEmpty ? " (the palette is empty: \(paletteDetail))" : ""
+            return .failure(RPCError(.invalidParams, "resolve: unknown token\(unknown.count == 1 ? "" : "s") \(names)\(hint)"))
+        }
+        return .success(ResolvedPalette(variant: variant, tokens: found).json)
     }
 
     /// Sets the override: nothing to do if unchanged → persist → apply. The caller replies, then publishes
@@ -250,11 +325,16 @@ public final class Daemon: @unchecked Sendable {
         case .status:
             result = .success(StatusInfo(state: engine.state, systemDetail: engine.systemDetail,
                                          defaultMode: engine.inputs.defaultMode, subscribers: subscriberCount,
-                                         version: Self.version, pid: Int(getpid())).json)
-        case .subscribe:
+                                         version: Self.version, pid: Int(getpid()), paletteDetail: paletteDetail).json)
+        case .subscribe(let interest):
             if c.delivery == nil { subscriberCount += 1 }
-            c.delivery = Delivery(subscribedAt: engine.state)
-            result = .success(engine.state.json)
+            let resolved = interest.palette ? resolvedPalette : nil
+            c.delivery = Delivery(subscribedAt: engine.state, palette: resolved, interest: interest)
+            result = .success(Subscription(state: engine.state, palette: resolved).json)
+        case .resolve(let tokens, let request):
+            result = resolve(tokens, request)
+        case .palette(let request):
+            result = .success(palette.resolved(request.variant(for: engine.state), accent: engine.state.traits.accentColor).json)
         case .set, .toggle:
             let target: Override = if case .set(let o) = request.call { o } else { engine.toggleTarget }
             result = setOverride(target).map { t in transition = t; return engine.state.json }

@@ -13,6 +13,19 @@ public struct Paths: Sendable {
     public var configFile: String
     /// A config named with `--config` must exist; the default one may be missing.
     public var configExplicit: Bool
+    /// `$XDG_CONFIG_HOME/appearanced/palette.toml`, used unless the config names another (`palette = "PATH"`).
+    public var defaultPaletteFile: String
+    /// Expands `~/` in palette paths.
+    public var home: String
+
+    /// The palette file `config` asks for: its `palette` key (absolute, `~/…`, or relative to the config
+    /// file's directory), else the default.
+    public func paletteFile(for config: Config) -> String {
+        guard let p = config.palette else { return defaultPaletteFile }
+        if p.hasPrefix("/") { return p }
+        if p.hasPrefix("~/") { return home + p.dropFirst() }
+        return Files.directory(of: configFile) + "/" + p
+    }
 
     public static func resolve(socket: String?, config: String?,
                                environment: (String) -> String? = Posix.environment) -> Paths {
@@ -21,11 +34,14 @@ public struct Paths: Sendable {
             if let v = environment(name), v.hasPrefix("/") { return v }
             return home + "/" + fallback
         }
+        let configHome = xdg("XDG_CONFIG_HOME", ".config")
         return Paths(
             socket: SocketLocation.resolve(explicit: socket, environment: environment),
             stateFile: xdg("XDG_STATE_HOME", ".local/state") + "/appearanced/state.json",
-            configFile: config ?? xdg("XDG_CONFIG_HOME", ".config") + "/appearanced/config.toml",
-            configExplicit: config != nil)
+            configFile: config ?? configHome + "/appearanced/config.toml",
+            configExplicit: config != nil,
+            defaultPaletteFile: configHome + "/appearanced/palette.toml",
+            home: home)
     }
 
     private static func passwdHome() -> String? {

@@ -4,7 +4,7 @@ import AppearanceProtocol
 
 /// One fuzz input through everything that reads bytes from outside: the line framer, the JSON reader,
 /// request validation and the reducer it drives, the client-side decoder, the state file and the config
-/// (TOML) readers. Any crash is a finding; so is a broken invariant, checked with `precondition`:
+/// (TOML) and palette readers. Any crash is a finding; so is a broken invariant, checked with `precondition`:
 /// what the writer produces, the reader reads back unchanged, and a notification always changes the mode
 /// its subscriber knew. Used by the libFuzzer target (`make fuzz`) and by the corpus replay test.
 public enum FuzzHarness {
@@ -21,6 +21,12 @@ public enum FuzzHarness {
         _ = StateStore.parse(bytes)
         let text = String(decoding: bytes, as: UTF8.self)
         _ = try? Config.parse(text, path: "fuzz.toml")
+        if let palette = try? PaletteFile.parse(text, path: "fuzz.toml", home: "/home/f") {
+            // Every token of a palette that was accepted resolves in every appearance.
+            for v in Variant.all {
+                precondition(palette.resolved(v, accent: nil).tokens.count == palette.names.count, "a token did not resolve")
+            }
+        }
     }
 
     static func handle(_ line: ArraySlice<UInt8>, _ engine: inout Engine, _ delivery: inout Delivery) {
@@ -33,7 +39,7 @@ public enum FuzzHarness {
         let before = engine.state
         let t: Transition?
         switch request.call {
-        case .get, .status, .subscribe: t = nil
+        case .get, .status, .subscribe, .resolve, .palette: t = nil
         case .set(let o): t = engine.apply(.override(o))
         case .toggle: t = engine.apply(.override(engine.toggleTarget))
         }

@@ -17,12 +17,16 @@ public enum AppearanceChange: Equatable, Sendable {
     /// Subscribed again after `.connectionLost`. A `.changed` follows only if the mode is not the one last
     /// yielded (an `.initial` follows instead if no state had been yielded yet).
     case reconnected
+    /// Only with `changes(palette: true)`: the palette resolved for the current appearance, after `.initial`
+    /// and whenever it differs from the one yielded last (a change of mode, contrast or accent color, or a
+    /// palette file the daemon reloaded). Re-apply colors and assets here.
+    case paletteChanged(ResolvedPalette)
 
     /// The state this element carries, if any.
     public var state: AppearanceState? {
         switch self {
         case .initial(let s), .changed(let s, _): s
-        case .connectionLost, .reconnected: nil
+        case .connectionLost, .reconnected, .paletteChanged: nil
         }
     }
 }
@@ -31,7 +35,9 @@ public enum AppearanceChange: Equatable, Sendable {
 ///
 /// - The first state element is `.initial(state)`, then `.changed(state, previous:)` for every change of mode,
 ///   in order, each `previous` being the mode yielded just before. Changes of other fields that leave the mode
-///   alone are not notified (notification rule 1 in docs/protocol.md).
+///   alone are not notified (notification rule 1 in docs/protocol.md), except the traits with `traits: true`.
+/// - With `palette: true`, `.paletteChanged(palette)` follows `.initial` and every state element whose
+///   resolved palette differs from the one yielded last, and comes alone after a palette reload.
 /// - When the daemon goes away (stopped, crashed, restarted), the sequence yields `.connectionLost(error)` once,
 ///   then tries to connect and `subscribe` again after 50 ms, doubling the pause up to 2 s between attempts
 ///   (no busy loop). When it succeeds it yields `.reconnected`, then `.changed` only if the mode differs from
@@ -48,6 +54,7 @@ public struct AppearanceChanges: AsyncSequence, Sendable {
 
     let socketPath: String
     let reconnect: Bool
+    var interest = Interest.mode
 
     public func makeAsyncIterator() -> AsyncIterator {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: AppearanceChange.self, throwing: (any Error).self)
@@ -57,7 +64,7 @@ public struct AppearanceChanges: AsyncSequence, Sendable {
             return AsyncIterator(base: stream.makeAsyncIterator())
         }
         continuation.onTermination = { _ in wake.signal() }
-        let loop = SubscriptionLoop(path: socketPath, reconnect: reconnect, wake: wake, continuation: continuation)
+        let loop = SubscriptionLoop(path: socketPath, reconnect: reconnect, interest: interest, wake: wake, continuation: continuation)
         if !startThread({ var l = loop; l.run() }) {
             continuation.finish(throwing: AppearanceError.connectionLost(socket: socketPath, reason: "cannot start a thread"))
         }
@@ -143,17 +150,22 @@ func startThread(_ body: @escaping @Sendable () -> Void) -> Bool {
 struct SubscriptionLoop: Sendable {
     let path: String
     let reconnect: Bool
+    let interest: Interest
     let wake: Wake
     let continuation: AsyncThrowingStream<AppearanceChange, any Error>.Continuation
 
-    /// The mode of the last state element yielded.
-    private var last: Mode?
+    /// The view (mode, and traits if asked) of the last state element yielded.
+    private var last: View?
+    /// The last palette yielded.
+    private var lastPalette: ResolvedPalette?
     /// Between a `.connectionLost` and the next successful `subscribe`.
     private var outage = false
 
-    init(path: String, reconnect: Bool, wake: Wake, continuation: AsyncThrowingStream<AppearanceChange, any Error>.Continuation) {
+    init(path: String, reconnect: Bool, interest: Interest = .mode, wake: Wake,
+         continuation: AsyncThrowingStream<AppearanceChange, any Error>.Continuation) {
         self.path = path
         self.reconnect = reconnect
+        self.interest = interest
         self.wake = wake
         self.continuation = continuation
     }
@@ -204,7 +216,7 @@ struct SubscriptionLoop: Sendable {
             return .lost(.daemonNotRunning(socket: path, reason: String(cString: strerror(error.code))), subscribed: false)
         }
         let id = JSON.int(1)
-        do { try Posix.sendAll(fd, Request(id: id, call: .subscribe).line) } catch {
+        do { try Posix.sendAll(fd, Request(id: id, call: .subscribe(interest)).line) } catch {
             return .lost(lost("\(error)"), subscribed: false)
         }
         var framer = LineFramer()
@@ -234,18 +246,18 @@ struct SubscriptionLoop: Sendable {
                 do { message = try Incoming.decode(line) } catch { return .fatal(.protocolError(error.message)) }
                 switch message {
                 case .result(let rid, let json) where rid == id:
-                    let state: AppearanceState
-                    do { state = try AppearanceState(json: json) } catch { return .fatal(.protocolError(error.message)) }
+                    let reply: Subscription
+                    do { reply = try Subscription(json: json) } catch { return .fatal(.protocolError(error.message)) }
                     subscribed = true
                     if outage {
                         outage = false
                         continuation.yield(.reconnected)
                     }
-                    offer(state)
+                    offer(reply.state, reply.palette)
                 case .error(_, let e):
                     return .fatal(.rejected(e))
                 case .changed(let n) where subscribed:
-                    offer(n.state)
+                    offer(n.state, n.palette)
                 case .result, .changed, .other:
                     continue
                 }
@@ -253,15 +265,21 @@ struct SubscriptionLoop: Sendable {
         }
     }
 
-    /// Yields `state` if its mode is news to the consumer.
-    private mutating func offer(_ state: AppearanceState) {
-        guard let previous = last else {
-            last = state.mode
+    /// Yields `state` if its view (mode, and traits if asked) is news to the consumer, then the palette if it is.
+    private mutating func offer(_ state: AppearanceState, _ palette: ResolvedPalette?) {
+        let view = Interest(traits: interest.traits).view(of: state, palette: nil)
+        if let previous = last {
+            if view != previous {
+                last = view
+                continuation.yield(.changed(state, previous: previous.mode))
+            }
+        } else {
+            last = view
             continuation.yield(.initial(state))
-            return
         }
-        guard state.mode != previous else { return }
-        last = state.mode
-        continuation.yield(.changed(state, previous: previous))
+        if interest.palette, let palette, palette != lastPalette {
+            lastPalette = palette
+            continuation.yield(.paletteChanged(palette))
+        }
     }
 }

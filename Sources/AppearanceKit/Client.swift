@@ -57,13 +57,29 @@ public final class AppearanceClient: Sendable {
         try await requests.perform(idempotent: false) { c throws(AppearanceError) in try c.toggle() }
     }
 
+    /// Palette tokens resolved for the current appearance, or for `mode` and `contrast`: the `resolve` method.
+    /// An unknown token is `.rejected`, with a message naming it (never a made-up color).
+    public func resolve(_ tokens: [String], mode: Mode? = nil, contrast: Contrast? = nil) async throws(AppearanceError) -> ResolvedPalette {
+        try await requests.perform(idempotent: true) { c throws(AppearanceError) in try c.resolve(tokens, mode: mode, contrast: contrast) }
+    }
+
+    /// The whole palette resolved for the current appearance, or for `mode` and `contrast`: the `palette` method.
+    public func palette(mode: Mode? = nil, contrast: Contrast? = nil) async throws(AppearanceError) -> ResolvedPalette {
+        try await requests.perform(idempotent: true) { c throws(AppearanceError) in try c.palette(mode: mode, contrast: contrast) }
+    }
+
     /// The current state, then every change, on a connection of its own: the `subscribe` method and the
     /// `changed` notifications that follow it. See `AppearanceChanges` for the elements, reconnection and errors.
     ///
+    /// - `traits: true` also yields `.changed` when contrast, reduced motion or the accent color change (the
+    ///   mode may then be the same as `previous`).
+    /// - `palette: true` yields `.paletteChanged(palette)` after the initial state and whenever the resolved
+    ///   palette changes (mode, contrast, accent, or a palette file reloaded by the daemon): re-apply colors there.
+    ///
     /// With `reconnect: false` the sequence ends by throwing the `AppearanceError` that broke the connection,
     /// instead of reporting `.connectionLost` and trying again.
-    public func changes(reconnect: Bool = true) -> AppearanceChanges {
-        AppearanceChanges(socketPath: socketPath, reconnect: reconnect)
+    public func changes(traits: Bool = false, palette: Bool = false, reconnect: Bool = true) -> AppearanceChanges {
+        AppearanceChanges(socketPath: socketPath, reconnect: reconnect, interest: Interest(traits: traits, palette: palette))
     }
 }
 

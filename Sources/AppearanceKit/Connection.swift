@@ -61,6 +61,29 @@ public final class AppearanceConnection {
     /// Starts notifications (`subscribe`); returns the current state they start from.
     public func subscribe() throws(AppearanceError) -> AppearanceState { try stateCall(.subscribe) }
 
+    /// Starts notifications for mode changes, and trait and palette changes when asked (`subscribe` with
+    /// `{"traits": true, "palette": true}`); returns the current state, with the palette when asked.
+    public func subscribe(traits: Bool, palette: Bool) throws(AppearanceError) -> Subscription {
+        let json = try call(.subscribe(Interest(traits: traits, palette: palette)))
+        do { return try Subscription(json: json) } catch { throw .protocolError(error.message) }
+    }
+
+    /// Resolves palette tokens for the current appearance, or the given mode and contrast (`resolve`).
+    /// An unknown token is `.rejected` with a message naming it.
+    public func resolve(_ tokens: [String], mode: Mode? = nil, contrast: Contrast? = nil) throws(AppearanceError) -> ResolvedPalette {
+        try paletteCall(.resolve(tokens, VariantRequest(mode: mode, contrast: contrast)))
+    }
+
+    /// The whole palette resolved for the current appearance, or the given mode and contrast (`palette`).
+    public func palette(mode: Mode? = nil, contrast: Contrast? = nil) throws(AppearanceError) -> ResolvedPalette {
+        try paletteCall(.palette(VariantRequest(mode: mode, contrast: contrast)))
+    }
+
+    private func paletteCall(_ c: Call) throws(AppearanceError) -> ResolvedPalette {
+        let json = try call(c)
+        do { return try ResolvedPalette(json: json) } catch { throw .protocolError(error.message) }
+    }
+
     /// Blocks until the next `changed` notification.
     public func nextChange() throws(AppearanceError) -> Notification {
         while changes.isEmpty { try receive() }

@@ -2,7 +2,8 @@ import AppearanceCore
 
 /// The protocol version reported by `status`. Clients ignore fields they do not know; new methods and fields
 /// never change the meaning of old ones; this number goes up when something is added.
-public let protocolVersion = 1
+/// 2: `traits` in the state object, `subscribe` params (`traits`, `palette`), the `resolve` and `palette` methods.
+public let protocolVersion = 2
 
 /// The longest line either side accepts, newline excluded.
 public let maxLineLength = 65_536
@@ -36,7 +37,32 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 public enum Method: String, CaseIterable, Sendable {
-    case get, set, toggle, subscribe, status
+    case get, set, toggle, subscribe, status, resolve, palette
+}
+
+/// A mode and contrast a client asks a palette to be resolved for; what it leaves out is taken from the
+/// current state (its mode, and the desktop's contrast, normal when the desktop does not say).
+public struct VariantRequest: Equatable, Sendable {
+    public var mode: Mode?
+    public var contrast: Contrast?
+
+    public init(mode: Mode? = nil, contrast: Contrast? = nil) {
+        self.mode = mode
+        self.contrast = contrast
+    }
+
+    public static let current = VariantRequest()
+
+    public func variant(for state: AppearanceState) -> Variant {
+        Variant(mode ?? state.mode, contrast ?? state.traits.contrast ?? .normal)
+    }
+
+    var members: [(String, JSON)] {
+        var m: [(String, JSON)] = []
+        if let mode { m.append(("mode", .string(mode.rawValue))) }
+        if let contrast { m.append(("contrast", .string(contrast.rawValue))) }
+        return m
+    }
 }
 
 /// A request after validation: what the client wants, with typed parameters.
@@ -44,8 +70,14 @@ public enum Call: Equatable, Sendable {
     case get
     case set(Override)
     case toggle
-    case subscribe
+    case subscribe(Interest)
     case status
+    /// Tokens to resolve, in the order asked.
+    case resolve([String], VariantRequest)
+    case palette(VariantRequest)
+
+    /// A plain `subscribe`: mode changes only.
+    public static let subscribe = Call.subscribe(.mode)
 
     public var method: Method {
         switch self {
@@ -54,12 +86,24 @@ public enum Call: Equatable, Sendable {
         case .toggle: .toggle
         case .subscribe: .subscribe
         case .status: .status
+        case .resolve: .resolve
+        case .palette: .palette
         }
     }
 
     var params: JSON? {
-        if case .set(let o) = self { return .object([("override", .string(o.rawValue))]) }
-        return nil
+        switch self {
+        case .set(let o): return .object([("override", .string(o.rawValue))])
+        case .subscribe(let i):
+            // A plain subscribe sends no params, so that a protocol 1 daemon accepts it.
+            var m: [(String, JSON)] = []
+            if i.traits { m.append(("traits", .bool(true))) }
+            if i.palette { m.append(("palette", .bool(true))) }
+            return m.isEmpty ? nil : .object(m)
+        case .resolve(let tokens, let v): return .object([("tokens", .array(tokens.map(JSON.string)))] + v.members)
+        case .palette(let v): return v.members.isEmpty ? nil : .object(v.members)
+        case .get, .toggle, .status: return nil
+        }
     }
 }
 
@@ -127,16 +171,59 @@ extension Request {
             }
         }
         let given = try members()
-        let allowed: Set<String> = method == .set ? ["override"] : []
+        let allowed: Set<String> = switch method {
+        case .set: ["override"]
+        case .subscribe: ["traits", "palette"]
+        case .resolve: ["tokens", "mode", "contrast"]
+        case .palette: ["mode", "contrast"]
+        case .get, .toggle, .status: []
+        }
         if let unknown = given.first(where: { !allowed.contains($0.0) }) {
             throw invalid(.invalidParams, "\(name): unknown parameter \"\(unknown.0)\"", id: id ?? .null, reply: reply)
+        }
+        func param(_ key: String) -> JSON? {
+            guard let v = given.first(where: { $0.0 == key })?.1, v != .null else { return nil }
+            return v
+        }
+        func flag(_ key: String) throws(RequestFailure) -> Bool {
+            guard let v = param(key) else { return false }
+            guard let b = v.boolValue else {
+                throw invalid(.invalidParams, "\(name): \"\(key)\" must be true or false, got \(v.text)", id: id ?? .null, reply: reply)
+            }
+            return b
+        }
+        func variant() throws(RequestFailure) -> VariantRequest {
+            var v = VariantRequest()
+            if let m = param("mode") {
+                guard let s = m.stringValue, let mode = Mode(rawValue: s) else {
+                    throw invalid(.invalidParams, "\(name): invalid mode \(m.text), expected \"light\" or \"dark\"", id: id ?? .null, reply: reply)
+                }
+                v.mode = mode
+            }
+            if let c = param("contrast") {
+                guard let s = c.stringValue, let contrast = Contrast(rawValue: s) else {
+                    throw invalid(.invalidParams, "\(name): invalid contrast \(c.text), expected \"normal\" or \"high\"", id: id ?? .null, reply: reply)
+                }
+                v.contrast = contrast
+            }
+            return v
         }
         let call: Call
         switch method {
         case .get: call = .get
         case .toggle: call = .toggle
-        case .subscribe: call = .subscribe
+        case .subscribe: call = .subscribe(Interest(traits: try flag("traits"), palette: try flag("palette")))
         case .status: call = .status
+        case .palette: call = .palette(try variant())
+        case .resolve:
+            guard let t = param("tokens") else {
+                throw invalid(.invalidParams, "resolve: missing parameter \"tokens\" (an array of token names)", id: id ?? .null, reply: reply)
+            }
+            guard case .array(let items) = t, !items.isEmpty,
+                  case let names = items.compactMap(\.stringValue), names.count == items.count else {
+                throw invalid(.invalidParams, "resolve: \"tokens\" must be a non-empty array of strings, got \(t.text)", id: id ?? .null, reply: reply)
+            }
+            call = .resolve(names, try variant())
         case .set:
             let expected = "expected \"light\", \"dark\" or \"system\""
             guard let value = json["params"]?["override"] else {
@@ -163,9 +250,13 @@ public struct StatusInfo: Equatable, Sendable {
     public var protocolVersion: Int
     public var version: String
     public var pid: Int
+    /// The palette file and how it was read ("…/palette.toml: 9 tokens"); nil from a protocol 1 daemon.
+    public var paletteDetail: String?
 
     public init(state: AppearanceState, systemDetail: String, defaultMode: Mode, subscribers: Int,
-                protocolVersion: Int = AppearanceProtocol.protocolVersion, version: String, pid: Int) {
+                protocolVersion: Int = AppearanceProtocol.protocolVersion, version: String, pid: Int,
+                paletteDetail: String? = nil) {
+        self.paletteDetail = paletteDetail
         self.state = state
         self.systemDetail = systemDetail
         self.defaultMode = defaultMode
@@ -182,7 +273,7 @@ extension AppearanceState {
     var members: [(String, JSON)] {
         [("mode", .string(mode.rawValue)), ("darkMode", .bool(darkMode)), ("system", .string(system.rawValue)),
          ("override", .string(override.rawValue)), ("source", .string(source.rawValue)),
-         ("seq", .int(seq)), ("instance", .string(instance))]
+         ("seq", .int(seq)), ("instance", .string(instance)), ("traits", traits.json)]
     }
 
     /// Reads a state object; unknown fields are ignored.
@@ -193,9 +284,88 @@ extension AppearanceState {
         }
         guard let seq = json["seq"]?.uint64Value else { throw bad("seq") }
         guard let instance = json["instance"]?.stringValue else { throw bad("instance") }
+        // A protocol 1 daemon sends no traits: nothing is known about them.
+        let traits = json["traits"].map(Traits.init(json:)) ?? .unavailable
         self.init(mode: try field("mode", Mode.self), system: try field("system", SystemScheme.self),
                   override: try field("override", Override.self), source: try field("source", Source.self),
-                  seq: seq, instance: instance)
+                  traits: traits, seq: seq, instance: instance)
+    }
+}
+
+extension Traits {
+    /// `{"contrast": "normal"|"high"|null, "reducedMotion": true|false|null, "accentColor": "#rrggbb"|null}`:
+    /// null means the desktop does not say.
+    public var json: JSON {
+        .object([("contrast", contrast.map { .string($0.rawValue) } ?? .null),
+                 ("reducedMotion", reducedMotion.map(JSON.bool) ?? .null),
+                 ("accentColor", accentColor.map { .string($0.opaqueHex) } ?? .null)])
+    }
+
+    /// Reads traits leniently: a member that is missing or unusable is unknown (null).
+    public init(json: JSON) {
+        self.init(contrast: json["contrast"]?.stringValue.flatMap(Contrast.init(rawValue:)),
+                  reducedMotion: json["reducedMotion"]?.boolValue,
+                  accentColor: json["accentColor"]?.stringValue.flatMap(Color.init(parsing:)))
+    }
+}
+
+extension PaletteValue {
+    /// A color as `#rrggbb` (`#rrggbbaa` when translucent); an asset as its path.
+    public var text: String {
+        switch self {
+        case .color(let c): c.hex
+        case .asset(let p): p
+        }
+    }
+}
+
+extension ResolvedPalette {
+    /// `{"mode":"dark","contrast":"normal","colors":{"fill.bg":"#262626",…},"assets":{"wallpaper":"/…",…}}`,
+    /// tokens in palette file order.
+    public var json: JSON {
+        .object([("mode", .string(variant.mode.rawValue)), ("contrast", .string(variant.contrast.rawValue)),
+                 ("colors", .object(colors.map { ($0.name, .string($0.color.hex)) })),
+                 ("assets", .object(assets.map { ($0.name, .string($0.path)) }))])
+    }
+
+    public init(json: JSON) throws(RPCError) {
+        guard let mode = json["mode"]?.stringValue.flatMap(Mode.init(rawValue:)) else { throw bad("palette mode") }
+        guard let contrast = json["contrast"]?.stringValue.flatMap(Contrast.init(rawValue:)) else { throw bad("palette contrast") }
+        var tokens: [PaletteToken] = []
+        if case .object(let colors)? = json["colors"] {
+            for (name, value) in colors {
+                guard let c = value.stringValue.flatMap(Color.init(parsing:)) else { throw bad("colors.\(name)") }
+                tokens.append(PaletteToken(name: name, value: .color(c)))
+            }
+        }
+        if case .object(let assets)? = json["assets"] {
+            for (name, value) in assets {
+                guard let p = value.stringValue else { throw bad("assets.\(name)") }
+                tokens.append(PaletteToken(name: name, value: .asset(p)))
+            }
+        }
+        self.init(variant: Variant(mode, contrast), tokens: tokens)
+    }
+}
+
+/// The reply to `subscribe`: the state, plus the palette for subscribers that asked for it.
+public struct Subscription: Equatable, Sendable {
+    public var state: AppearanceState
+    public var palette: ResolvedPalette?
+
+    public init(state: AppearanceState, palette: ResolvedPalette?) {
+        self.state = state
+        self.palette = palette
+    }
+
+    public var json: JSON {
+        guard let palette else { return state.json }
+        return .object(state.members + [("palette", palette.json)])
+    }
+
+    public init(json: JSON) throws(RPCError) {
+        state = try AppearanceState(json: json)
+        palette = try json["palette"].map { j throws(RPCError) in try ResolvedPalette(json: j) }
     }
 }
 
@@ -209,7 +379,7 @@ extension StatusInfo {
             ("systemDetail", .string(systemDetail)), ("defaultMode", .string(defaultMode.rawValue)),
             ("subscribers", .int(subscribers)), ("protocol", .int(protocolVersion)),
             ("version", .string(version)), ("pid", .int(pid)),
-        ])
+        ] + (paletteDetail.map { [("paletteDetail", JSON.string($0))] } ?? []))
     }
 
     public init(json: JSON) throws(RPCError) {
@@ -221,17 +391,20 @@ extension StatusInfo {
         guard let version = json["version"]?.stringValue else { throw bad("version") }
         guard let pid = json["pid"]?.intValue else { throw bad("pid") }
         self.init(state: state, systemDetail: detail, defaultMode: dm, subscribers: subs,
-                  protocolVersion: proto, version: version, pid: pid)
+                  protocolVersion: proto, version: version, pid: pid, paletteDetail: json["paletteDetail"]?.stringValue)
     }
 }
 
 extension Notification {
     /// The `changed` notification's params: the full state plus the mode the subscriber knew before.
-    public var json: JSON { .object(state.members + [("previous", .string(previous.rawValue))]) }
+    public var json: JSON {
+        .object(state.members + [("previous", .string(previous.rawValue))] + (palette.map { [("palette", $0.json)] } ?? []))
+    }
 
     public init(json: JSON) throws(RPCError) {
         guard let p = json["previous"]?.stringValue.flatMap(Mode.init(rawValue:)) else { throw bad("previous") }
-        self.init(state: try AppearanceState(json: json), previous: p)
+        let palette = try json["palette"].map { j throws(RPCError) in try ResolvedPalette(json: j) }
+        self.init(state: try AppearanceState(json: json), previous: p, palette: palette)
     }
 }
 

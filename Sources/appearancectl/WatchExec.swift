@@ -25,6 +25,7 @@ func watchExec(socket: String?, command: [String], initial: Bool) async -> Never
             case .changed(let s, _): pending.yield(s.mode)
             case .connectionLost(let e): note("\(e); reconnecting")
             case .reconnected: note("reconnected to appearanced on \(client.socketPath)")
+            case .paletteChanged: break
             }
         }
     } catch {

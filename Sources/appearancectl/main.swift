@@ -27,12 +27,30 @@ let usage = """
       status [--json]            the mode and why, the system value and its source, the override
       set dark|light|system      force a mode, or go back to following the system; prints the mode
       toggle                     flip the mode; prints the new mode
-      watch [--json]             print the mode, then one line per change, until interrupted
+      watch [--json] [--traits] [--palette]
+                                 print the mode, then one line per change, until interrupted
+                                 (--traits: also trait changes; --palette: also palette changes;
+                                 with --json each line carries what was asked for)
       watch [--no-initial] --exec CMD [ARGS...]
                                  run CMD now (not with --no-initial) and after each change, with
                                  APPEARANCE=dark|light and DARKMODE=1|0 in its environment; runs never
                                  overlap (changes during a run give one more run, with the newest mode);
                                  a failing CMD is reported and watching goes on, across daemon restarts
+      color TOKEN [--mode dark|light] [--contrast normal|high] [--format hex|rgb|css]
+                                 a palette color for the current appearance, or the one given:
+                                 hex #262626 (#26262699 translucent), rgb "38 38 38 [0.6]",
+                                 css rgb(38 38 38 [/ 0.6])
+      asset NAME [--mode …] [--contrast …]
+                                 a palette asset's path for the current (or given) appearance
+      palette [--format json|css|sh|gtk] [--mode …] [--contrast …]
+                                 the whole palette resolved: JSON, CSS custom properties, shell
+                                 export lines, or GTK @define-color lines
+      palette --preview [--contrast normal|high]
+                                 both modes side by side as truecolor swatches with names and values
+      palette import --light LIGHT.plist --dark DARK.plist [-o FILE]
+                                 convert LFLDarkModeKit color plists (key -> RRGGBB or AARRGGBB) to
+                                 palette.toml (stdout without -o); keys found in one file only are
+                                 reported and kept as that value for both modes
       help                       print this help
 
     Options:
@@ -40,8 +58,8 @@ let usage = """
                                  $XDG_RUNTIME_DIR/appearanced/socket)
       --version                  print the version
 
-    Exit status: 0 ok, 64 usage error, 65 request rejected by the daemon, 69 daemon not reachable,
-    76 protocol error.
+    Exit status: 0 ok, 64 usage error, 65 request rejected by the daemon (or a plist import cannot
+    use), 66/73 palette import cannot read/write a file, 69 daemon not reachable, 76 protocol error.
 
     """
 
@@ -78,8 +96,53 @@ var words: [String] = []
 var json = false
 var execCommand: [String]?
 var noInitial = false
+var modeOption: Mode?
+var contrastOption: Contrast?
+var formatOption: String?
+var previewOption = false
+var traitsOption = false
+var paletteOption = false
+var lightFile: String?
+var darkFile: String?
+var outputFile: String?
+var usedOptions: [String] = []
 var args = CommandLine.arguments.dropFirst()
+
+/// The value of an option given as `--name VALUE` or `--name=VALUE`.
+@MainActor func optionValue(_ arg: String, _ name: String) -> String? {
+    if arg == name {
+        guard let v = args.popFirst() else { usageError("option \(name) needs a value") }
+        return v
+    }
+    if arg.hasPrefix(name + "=") { return String(arg.dropFirst(name.count + 1)) }
+    return nil
+}
+
 while let arg = args.popFirst() {
+    let name = arg.hasPrefix("--") ? String(arg.prefix { $0 != "=" }) : arg
+    if ["--mode", "--contrast", "--format", "--preview", "--traits", "--palette", "--light", "--dark", "-o", "--output"].contains(name) {
+        usedOptions.append(name == "-o" ? "--output" : name)
+    }
+    switch name {
+    case "--mode":
+        let v = optionValue(arg, "--mode")!
+        guard let m = Mode(rawValue: v) else { usageError("invalid --mode \"\(v)\" (expected dark or light)") }
+        modeOption = m
+        continue
+    case "--contrast":
+        let v = optionValue(arg, "--contrast")!
+        guard let c = Contrast(rawValue: v) else { usageError("invalid --contrast \"\(v)\" (expected normal or high)") }
+        contrastOption = c
+        continue
+    case "--format": formatOption = optionValue(arg, "--format")!; continue
+    case "--light": lightFile = optionValue(arg, "--light")!; continue
+    case "--dark": darkFile = optionValue(arg, "--dark")!; continue
+    case "-o", "--output": outputFile = optionValue(arg, name)!; continue
+    case "--preview": previewOption = true; continue
+    case "--traits": traitsOption = true; continue
+    case "--palette": paletteOption = true; continue
+    default: break
+    }
     switch arg {
     case "--socket":
         guard let v = args.popFirst() else { usageError("option --socket needs a value") }
@@ -99,12 +162,30 @@ while let arg = args.popFirst() {
     }
 }
 
-guard let command = words.first else { usageError("missing command (get, status, set, toggle, watch)") }
+guard let command = words.first else { usageError("missing command (get, status, set, toggle, watch, color, asset, palette)") }
 let operands = Array(words.dropFirst())
 
 if command != "watch" {
     if execCommand != nil { usageError("--exec is an option of watch") }
     if noInitial { usageError("--no-initial is an option of watch --exec") }
+}
+
+/// Which commands take which of the newer options.
+let optionsOf: [String: Set<String>] = [
+    "color": ["--mode", "--contrast", "--format"],
+    "asset": ["--mode", "--contrast"],
+    "palette": ["--mode", "--contrast", "--format", "--preview", "--light", "--dark", "--output"],
+    "watch": ["--traits", "--palette"],
+]
+let paletteImport = command == "palette" && operands.first == "import"
+for o in usedOptions {
+    var allowed = optionsOf[command] ?? []
+    if command == "palette" {
+        allowed = paletteImport ? ["--light", "--dark", "--output"] : ["--mode", "--contrast", "--format", "--preview"]
+    }
+    if !allowed.contains(o) {
+        usageError("\(o) is not an option of \(paletteImport ? "palette import" : command)")
+    }
 }
 
 @MainActor func noOperands() {
@@ -117,6 +198,65 @@ if command != "watch" {
 
 @MainActor func printState(_ s: AppearanceState) {
     out(json ? s.json.text : s.mode.rawValue)
+}
+
+/// Reads a file (for `palette import`); exits 66 (EX_NOINPUT) naming it when it cannot.
+func readFile(_ path: String) -> String {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else {
+        fputs("appearancectl: cannot read \(path): \(String(cString: strerror(errno)))\n", stderr)
+        exit(66)
+    }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+    while true {
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        if n < 0 {
+            fputs("appearancectl: cannot read \(path): \(String(cString: strerror(errno)))\n", stderr)
+            exit(66)
+        }
+        if n == 0 { break }
+        bytes += buffer[..<n]
+    }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+/// Writes `text` to `path` (created 0644, replaced if it exists); exits 73 (EX_CANTCREAT) when it cannot.
+func writeFile(_ path: String, _ text: String) {
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    var ok = fd >= 0
+    if ok {
+        var t = text
+        t.withUTF8 { b in
+            var off = 0
+            while off < b.count {
+                let n = write(fd, b.baseAddress! + off, b.count - off)
+                if n < 0 { if errno == EINTR { continue }; ok = false; return }
+                off += n
+            }
+        }
+        if close(fd) != 0 { ok = false }
+    }
+    if !ok {
+        fputs("appearancectl: cannot write \(path): \(String(cString: strerror(errno)))\n", stderr)
+        exit(73)
+    }
+}
+
+@MainActor func oneToken(_ what: String) -> String {
+    guard operands.count == 1 else {
+        usageError(operands.isEmpty ? "\(command): missing \(what)" : "\(command): too many arguments")
+    }
+    return operands[0]
+}
+
+@MainActor func resolveOne(_ token: String) -> PaletteValue {
+    let r: ResolvedPalette
+    do { r = try connect().resolve([token], mode: modeOption, contrast: contrastOption) } catch { fail(error) }
+    guard let v = r[token] else { fail(.protocolError("the daemon's answer has no value for \"\(token)\"")) }
+    return v
 }
 
 // MARK: Commands
@@ -141,11 +281,16 @@ case "status":
     case .system: "following the system"
     case .default: "the default: the system states no preference"
     }
+    let t = s.traits
+    let traits = "contrast \(t.contrast?.rawValue ?? "unavailable"), reduced motion "
+        + "\(t.reducedMotion.map { $0 ? "yes" : "no" } ?? "unavailable"), accent \(t.accentColor?.opaqueHex ?? "unavailable")"
     out("""
         mode:        \(s.mode.rawValue) (\(why))
         system:      \(s.system.rawValue) (\(st.systemDetail))
+        traits:      \(traits)
         override:    \(s.override.rawValue)
         default:     \(st.defaultMode.rawValue)
+        palette:     \(st.paletteDetail ?? "unknown (the daemon is older than protocol 2)")
         subscribers: \(st.subscribers)
         daemon:      appearanced \(st.version), pid \(st.pid), instance \(s.instance), seq \(s.seq), protocol \(st.protocolVersion)
         socket:      \(c.socketPath)
@@ -184,15 +329,26 @@ case "watch":
         while true { pause() }
     }
     if noInitial { usageError("watch: --no-initial goes with --exec") }
+    if (traitsOption || paletteOption) && (!json || execCommand != nil) {
+        // Plain lines say the mode; trait and palette changes are only visible in JSON.
+        usageError("watch: --traits and --palette go with --json")
+    }
     let c = connect()
     do {
-        let initial = try c.subscribe()
-        if json {
+        if traitsOption || paletteOption {
+            let initial = try c.subscribe(traits: traitsOption, palette: paletteOption)
             var members: [(String, JSON)] = []
             if case .object(let m) = initial.json { members = m }
             out(JSON.object(members + [("previous", .null)]).text)
         } else {
-            out(initial.mode.rawValue)
+            let initial = try c.subscribe()
+            if json {
+                var members: [(String, JSON)] = []
+                if case .object(let m) = initial.json { members = m }
+                out(JSON.object(members + [("previous", .null)]).text)
+            } else {
+                out(initial.mode.rawValue)
+            }
         }
         while true {
             let n = try c.nextChange()
@@ -202,7 +358,67 @@ case "watch":
         fail(error)
     }
 
+case "color":
+    let token = oneToken("token (e.g. fill.bg)")
+    var f = ColorFormat.hex
+    if let name = formatOption {
+        guard let v = ColorFormat(rawValue: name) else { usageError("color: invalid --format \"\(name)\" (expected hex, rgb or css)") }
+        f = v
+    }
+    switch resolveOne(token) {
+    case .color(let c): out(format(c, f))
+    case .asset(let path):
+        fputs("appearancectl: \"\(token)\" is an asset (\(path)), not a color: use appearancectl asset\n", stderr)
+        exit(Exit.rejected)
+    }
+
+case "asset":
+    let name = oneToken("asset name (e.g. wallpaper)")
+    switch resolveOne(name) {
+    case .asset(let path): out(path)
+    case .color(let c):
+        fputs("appearancectl: \"\(name)\" is a color (\(c.hex)), not an asset: use appearancectl color\n", stderr)
+        exit(Exit.rejected)
+    }
+
+case "palette" where paletteImport:
+    if operands.count > 1 { usageError("palette import: unexpected argument \"\(operands[1])\"") }
+    guard let lightFile, let darkFile else { usageError("palette import: needs --light LIGHT.plist and --dark DARK.plist") }
+    let result: ImportResult
+    do {
+        result = try convertLFL(light: readFile(lightFile), lightFile: lightFile, dark: readFile(darkFile), darkFile: darkFile)
+    } catch {
+        fputs("appearancectl: \(error)\n", stderr)
+        exit(Exit.rejected)
+    }
+    if let outputFile { writeFile(outputFile, result.toml) } else { print(result.toml, terminator: "") }
+    if !result.onlyLight.isEmpty {
+        fputs("appearancectl: only in \(lightFile) (kept for both modes): \(result.onlyLight.joined(separator: ", "))\n", stderr)
+    }
+    if !result.onlyDark.isEmpty {
+        fputs("appearancectl: only in \(darkFile) (kept for both modes): \(result.onlyDark.joined(separator: ", "))\n", stderr)
+    }
+
+case "palette":
+    if let extra = operands.first { usageError("palette: unexpected argument \"\(extra)\" (palette import takes --light and --dark)") }
+    let c = connect()
+    if previewOption {
+        if formatOption != nil || modeOption != nil { usageError("palette: --preview shows both modes; it takes only --contrast") }
+        do {
+            let light = try c.palette(mode: .light, contrast: contrastOption)
+            let dark = try c.palette(mode: .dark, contrast: contrastOption)
+            out(preview(light: light, dark: dark))
+        } catch { fail(error) }
+        break
+    }
+    var f = PaletteFormat.json
+    if let name = formatOption {
+        guard let v = PaletteFormat(rawValue: name) else { usageError("palette: invalid --format \"\(name)\" (expected json, css, sh or gtk)") }
+        f = v
+    }
+    do { out(render(try c.palette(mode: modeOption, contrast: contrastOption), as: f)) } catch { fail(error) }
+
 default:
-    usageError("unknown command \"\(command)\" (expected get, status, set, toggle, watch or help)")
+    usageError("unknown command \"\(command)\" (expected get, status, set, toggle, watch, color, asset, palette or help)")
 }
 exit(Exit.ok)

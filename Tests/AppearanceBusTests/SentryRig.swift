@@ -25,13 +25,13 @@ final class SentryRig: @unchecked Sendable {
     private(set) var mark = 0
 
     init(bus withBus: Bool = true, portal version: FakePortal.Version? = .v2, colorScheme: UInt32 = 0,
-         ownName: Bool = true) async throws {
+         ownName: Bool = true, traits: [String] = []) async throws {
         directory = try TemporaryDirectory(prefix: "apd-bus")
         if withBus {
             try await startBus()
             if let version {
                 portal = try await FakePortal(bus: bus!, directory: directory, version: version,
-                                              colorScheme: colorScheme, ownName: ownName)
+                                              colorScheme: colorScheme, ownName: ownName, traits: traits)
             }
         }
     }
@@ -62,6 +62,14 @@ final class SentryRig: @unchecked Sendable {
         let index = try await readings.wait(for: "a reading \(scheme) \"\(detail)\"", from: mark) {
             $0.scheme == scheme && (detail.isEmpty || $0.detail.contains(detail))
         }
+        mark = index + 1
+        return readings.all[index]
+    }
+
+    /// Waits for the next reading whose traits satisfy `condition`; returns it.
+    @discardableResult
+    func expectTraits(_ what: String, _ condition: @escaping @Sendable (Traits) -> Bool) async throws -> SystemReading {
+        let index = try await readings.wait(for: "a reading with \(what)", from: mark) { condition($0.traits) }
         mark = index + 1
         return readings.all[index]
     }

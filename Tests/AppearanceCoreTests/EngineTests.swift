@@ -60,6 +60,18 @@ struct EngineTests {
         #expect(step(&e, .defaultMode(.dark)) == nil)
     }
 
+    @Test func traitsAreStateChangesThatLeaveTheModeAlone() throws {
+        var e = engine(.dark)
+        let traits = Traits(contrast: .high, reducedMotion: true, accentColor: Color(1, 2, 3))
+        let t = try #require(step(&e, .system(SystemReading(.dark, detail: "portal v2", traits: traits))))
+        #expect(!t.modeChanged && t.traitsChanged)
+        #expect(t.state.traits == traits && t.state.seq == 1)
+        #expect(step(&e, .system(SystemReading(.dark, detail: "portal v2", traits: traits))) == nil)
+        // Losing the portal loses the traits too.
+        let t2 = try #require(step(&e, .system(SystemReading(.unavailable, detail: "portal left the bus"))))
+        #expect(t2.state.traits == .unavailable)
+    }
+
     @Test func toggleTarget() {
         #expect(engine(.light).toggleTarget == .dark)
         #expect(engine(.light, .dark).toggleTarget == .system)
@@ -103,5 +115,68 @@ struct DeliveryTests {
         #expect(d.take() == nil)
         d.offer(state(.dark, seq: 3))
         #expect(d.take() == Notification(state: state(.dark, seq: 3), previous: .light))
+    }
+}
+
+/// Delivery per subscriber view: mode only, mode + traits, mode + palette.
+struct DeliveryViewTests {
+    static let high = Traits(contrast: .high)
+    func state(_ mode: Mode, _ traits: Traits = .unavailable, seq: UInt64) -> AppearanceState {
+        AppearanceState(mode: mode, system: .light, override: .system, source: .system, traits: traits, seq: seq, instance: "i")
+    }
+    func palette(_ mode: Mode, _ bg: UInt8) -> ResolvedPalette {
+        ResolvedPalette(variant: Variant(mode), tokens: [PaletteToken(name: "fill.bg", value: .color(Color(bg, bg, bg)))])
+    }
+
+    @Test func modeOnlySubscriberGetsNothingForATraitChange() {
+        var d = Delivery(subscribedAt: state(.light, seq: 0))
+        d.offer(state(.light, Self.high, seq: 1))
+        #expect(d.take() == nil)
+        d.offer(state(.dark, Self.high, seq: 2))
+        #expect(d.take() == Notification(state: state(.dark, Self.high, seq: 2), previous: .light))
+    }
+
+    @Test func traitsSubscriberGetsTraitChangesWithTheSameMode() {
+        var d = Delivery(subscribedAt: state(.light, seq: 0), interest: Interest(traits: true))
+        d.offer(state(.light, Self.high, seq: 1))
+        #expect(d.take() == Notification(state: state(.light, Self.high, seq: 1), previous: .light))
+        d.offer(state(.light, Self.high, seq: 1))
+        #expect(d.take() == nil)
+    }
+
+    @Test func traitsSubscriberCoalescedBackToKnownGetsNothing() {
+        var d = Delivery(subscribedAt: state(.light, seq: 0), interest: Interest(traits: true))
+        d.offer(state(.light, Self.high, seq: 1))
+        d.offer(state(.dark, Self.high, seq: 2))
+        d.offer(state(.light, .unavailable, seq: 3))
+        #expect(d.pending == nil)
+        // A slow one coalesced over mode and trait changes gets the latest, with the mode it knew.
+        d.offer(state(.dark, Self.high, seq: 4))
+        d.offer(state(.dark, Traits(contrast: .normal), seq: 5))
+        #expect(d.take() == Notification(state: state(.dark, Traits(contrast: .normal), seq: 5), previous: .light))
+    }
+
+    @Test func paletteSubscriberGetsPaletteChangesAndThePaletteInEachNotification() {
+        var d = Delivery(subscribedAt: state(.light, seq: 0), palette: palette(.light, 255), interest: Interest(palette: true))
+        // A trait change that leaves the palette alone is nothing to a palette subscriber that did not ask for traits.
+        d.offer(state(.light, Self.high, seq: 1), palette: palette(.light, 255))
+        #expect(d.take() == nil)
+        // A reload that changes a value: same state, new palette.
+        d.offer(state(.light, Self.high, seq: 1), palette: palette(.light, 250))
+        #expect(d.take() == Notification(state: state(.light, Self.high, seq: 1), previous: .light, palette: palette(.light, 250)))
+        d.offer(state(.dark, seq: 2), palette: palette(.dark, 38))
+        #expect(d.take() == Notification(state: state(.dark, seq: 2), previous: .light, palette: palette(.dark, 38)))
+        // Back to what it knows while slow: cancelled.
+        d.offer(state(.light, seq: 3), palette: palette(.light, 250))
+        d.offer(state(.dark, seq: 4), palette: palette(.dark, 38))
+        #expect(d.pending == nil)
+    }
+
+    @Test func modeOnlySubscriberNeverCarriesAPalette() {
+        var d = Delivery(subscribedAt: state(.light, seq: 0), palette: palette(.light, 255))
+        d.offer(state(.light, seq: 0), palette: palette(.light, 1))
+        #expect(d.take() == nil)
+        d.offer(state(.dark, seq: 1), palette: palette(.dark, 38))
+        #expect(d.take()?.palette == nil)
     }
 }

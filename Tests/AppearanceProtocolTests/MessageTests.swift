@@ -13,13 +13,24 @@ struct RequestDecodingTests {
         (#"{"jsonrpc":"2.0","id":"a","method":"set","params":{"override":"dark"}}"#, .set(.dark)),
         (#"{"jsonrpc":"2.0","id":null,"method":"set","params":{"override":"light"}}"#, .set(.light)),
         (#"{"method":"set","params":{"override":"system"},"jsonrpc":"2.0","id":7}"#, .set(.system)),
+        (##"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"traits":true}}"##, .subscribe(Interest(traits: true))),
+        (##"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"palette":true,"traits":false}}"##, .subscribe(Interest(palette: true))),
+        (##"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"traits":null}}"##, .subscribe(.mode)),
+        (##"{"jsonrpc":"2.0","id":1,"method":"resolve","params":{"tokens":["fill.bg","accent"]}}"##, .resolve(["fill.bg", "accent"], .current)),
+        (#"{"jsonrpc":"2.0","id":1,"method":"resolve","params":{"tokens":["a"],"mode":"dark","contrast":"high"}}"#,
+         .resolve(["a"], VariantRequest(mode: .dark, contrast: .high))),
+        (##"{"jsonrpc":"2.0","id":1,"method":"palette"}"##, .palette(.current)),
+        (##"{"jsonrpc":"2.0","id":1,"method":"palette","params":{"mode":"light"}}"##, .palette(VariantRequest(mode: .light))),
     ])
     func valid(line: String, call: Call) throws {
         #expect(try decode(line).call == call)
     }
 
     @Test func everyCallEncodesToWhatDecodes() throws {
-        for call in [Call.get, .status, .toggle, .subscribe, .set(.dark), .set(.light), .set(.system)] {
+        for call in [Call.get, .status, .toggle, .subscribe, .set(.dark), .set(.light), .set(.system),
+                     .subscribe(Interest(traits: true, palette: true)), .subscribe(Interest(palette: true)),
+                     .resolve(["x", "y.z"], .current), .resolve(["a"], VariantRequest(mode: .light, contrast: .high)),
+                     .palette(.current), .palette(VariantRequest(contrast: .high))] {
             let r = Request(id: .int(3), call: call)
             let line = r.line
             #expect(line.last == 0x0A)
@@ -44,6 +55,14 @@ struct RequestDecodingTests {
         (#"{"jsonrpc":"2.0","id":1,"method":"set"}"#, .invalidParams, "missing parameter \"override\""),
         (#"{"jsonrpc":"2.0","id":1,"method":"set","params":{"override":"blue"}}"#, .invalidParams, "invalid override \"blue\""),
         (#"{"jsonrpc":"2.0","id":1,"method":"set","params":{"override":1}}"#, .invalidParams, "invalid override 1"),
+        (##"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"traits":"yes"}}"##, .invalidParams, ##"subscribe: "traits" must be true or false, got "yes""##),
+        (#"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"colors":true}}"#, .invalidParams, #"subscribe: unknown parameter "colors""#),
+        (#"{"jsonrpc":"2.0","id":1,"method":"resolve"}"#, .invalidParams, #"resolve: missing parameter "tokens""#),
+        (#"{"jsonrpc":"2.0","id":1,"method":"resolve","params":{"tokens":[]}}"#, .invalidParams, "non-empty array of strings"),
+        (##"{"jsonrpc":"2.0","id":1,"method":"resolve","params":{"tokens":"fill.bg"}}"##, .invalidParams, "non-empty array of strings"),
+        (#"{"jsonrpc":"2.0","id":1,"method":"resolve","params":{"tokens":["a",1]}}"#, .invalidParams, "non-empty array of strings"),
+        (#"{"jsonrpc":"2.0","id":1,"method":"resolve","params":{"tokens":["a"],"mode":"dim"}}"#, .invalidParams, #"resolve: invalid mode "dim""#),
+        (##"{"jsonrpc":"2.0","id":1,"method":"palette","params":{"contrast":"low"}}"##, .invalidParams, ##"palette: invalid contrast "low""##),
     ])
     func invalid(line: String, code: ErrorCode, message: String) {
         do {
@@ -70,8 +89,34 @@ struct ServerMessageTests {
     let state = AppearanceState(mode: .dark, system: .light, override: .dark, source: .override, seq: 9, instance: "abc")
 
     @Test func stateObjectHasEveryField() throws {
-        #expect(state.json.text == #"{"mode":"dark","darkMode":true,"system":"light","override":"dark","source":"override","seq":9,"instance":"abc"}"#)
+        #expect(state.json.text == ##"{"mode":"dark","darkMode":true,"system":"light","override":"dark","source":"override","seq":9,"instance":"abc","traits":{"contrast":null,"reducedMotion":null,"accentColor":null}}"##)
         #expect(try AppearanceState(json: state.json) == state)
+    }
+
+    @Test func traitsInTheStateObject() throws {
+        var s = state
+        s.traits = Traits(contrast: .high, reducedMotion: false, accentColor: Color(0x35, 0x84, 0xe4))
+        #expect(s.json["traits"]?.text == ##"{"contrast":"high","reducedMotion":false,"accentColor":"#3584e4"}"##)
+        #expect(try AppearanceState(json: s.json) == s)
+        // A protocol 1 daemon sends no traits: nothing is known about them.
+        let old = try JSON.parse(#"{"mode":"dark","darkMode":true,"system":"light","override":"dark","source":"override","seq":9,"instance":"abc"}"#)
+        #expect(try AppearanceState(json: old) == state)
+    }
+
+    @Test func paletteInSubscribeRepliesAndNotifications() throws {
+        let p = ResolvedPalette(variant: Variant(.dark, .high), tokens: [
+            PaletteToken(name: "fill.bg", value: .color(Color(0x26, 0x26, 0x26))),
+            PaletteToken(name: "text.desc", value: .color(Color(255, 255, 255, alpha: 153))),
+            PaletteToken(name: "wallpaper", value: .asset("/usr/share/backgrounds/night.jpg")),
+        ])
+        #expect(p.json.text == ##"{"mode":"dark","contrast":"high","colors":{"fill.bg":"#262626","text.desc":"#ffffff99"},"assets":{"wallpaper":"/usr/share/backgrounds/night.jpg"}}"##)
+        #expect(try ResolvedPalette(json: p.json) == p)
+        let sub = Subscription(state: state, palette: p)
+        #expect(try Subscription(json: sub.json) == sub)
+        #expect(try Subscription(json: state.json) == Subscription(state: state, palette: nil))
+        let n = Notification(state: state, previous: .light, palette: p)
+        #expect(try Notification(json: n.json) == n)
+        #expect(n.json["palette"] != nil && Notification(state: state, previous: .light).json["palette"] == nil)
     }
 
     @Test func resultAndErrorLines() throws {

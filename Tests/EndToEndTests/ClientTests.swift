@@ -42,6 +42,7 @@ final class ChangeLog: @unchecked Sendable {
         case .changed(let s, let previous): append("\(s.mode.rawValue)<-\(previous.rawValue)", s)
         case .connectionLost: append("lost")
         case .reconnected: append("reconnected")
+        case .paletteChanged(let p): append("palette \(p.variant)")
         }
     }
 
@@ -91,7 +92,7 @@ final class ChangeLog: @unchecked Sendable {
         let status = try await client.status()
         #expect(status.state.mode == .light)
         #expect(status.defaultMode == .light)
-        #expect(status.protocolVersion == 1)
+        #expect(status.protocolVersion == 2)
         #expect(status.pid == Int(d.pid))
         #expect(status.subscribers == 0)
         #expect(!status.version.isEmpty)

@@ -3,7 +3,8 @@ import Foundation
 /// The project's fake `org.freedesktop.portal.Desktop` (fake-portal.py next to this file) on a
 /// `PrivateBus`, driven command by command. See the script's docstring for the commands:
 /// `set N`, `store N`, `signal N`, `dup N`, `set-type T V`, `notfound`, `no-settings`, `gnome N`,
-/// `release`, `acquire`, `reads`, `quit`, ...
+/// `release`, `acquire`, `reads`, `quit`, and for the traits `contrast N`, `motion N`, `accent R G B`,
+/// `trait-type K T V`, `unset K`, ...
 public final class FakePortal: @unchecked Sendable {
     public enum Version: Int, Sendable {
         /// xdg-desktop-portal 1.16 (bookworm): only `Read`, value wrapped twice.
@@ -21,12 +22,13 @@ public final class FakePortal: @unchecked Sendable {
 
     /// Starts the fake portal and waits until it owns the portal name (or, with `ownName: false`, until
     /// it is connected: send `acquire` later).
+    /// `traits` are extra options of the script: `--contrast N`, `--reduced-motion N`, `--accent "R G B"`.
     public init(bus: PrivateBus, directory: TemporaryDirectory, version: Version = .v2, colorScheme: UInt32 = 0,
-                ownName: Bool = true) async throws {
+                ownName: Bool = true, traits: [String] = []) async throws {
         var environment = ProcessInfo.processInfo.environment
         environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
         let arguments = [FakePortal.scriptPath, "--version", "\(version.rawValue)", "--value", "\(colorScheme)"]
-            + (ownName ? [] : ["--no-acquire"])
+            + (ownName ? [] : ["--no-acquire"]) + traits
         let tag = UUID().uuidString.prefix(8)
         process = try Subprocess(name: "fake portal v\(version.rawValue)", executable: FakePortal.python,
                                  arguments: arguments, environment: environment,

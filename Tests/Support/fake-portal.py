@@ -19,7 +19,14 @@ one "ok" (or "error <why>") per command, printed after the command's effects are
   no-settings      Settings methods answer UnknownMethod, like 1.16 without a settings backend
   settings         undo no-settings
   gnome N          emit org.gnome.desktop.interface color-scheme (what xdg-desktop-portal-gtk adds)
-  other-key N      emit org.freedesktop.appearance contrast N
+  other-key N      emit org.freedesktop.appearance other-key N (a key the sentry does not follow)
+  contrast N       store the trait contrast N (uint32) and emit SettingChanged once
+  motion N         store reduced-motion N (uint32) and emit once
+  accent R G B     store accent-color (R, G, B) as (ddd) and emit once
+  trait-type K T V store trait K (contrast, reduced-motion, accent-color) as type T value V and emit once
+  unset K          remove trait K (reads answer NotFound, as before 1.18/1.20/1.22) and emit once
+
+Traits start absent (NotFound) unless given with --contrast, --reduced-motion or --accent "R G B".
   reads            print "reads N": how many Read/ReadOne calls were answered so far
   release          release the bus name (NameOwnerChanged to nobody)
   acquire          own the bus name again
@@ -62,6 +69,7 @@ class SettingsV1(dbus.service.Object):
     def __init__(self, conn, value):
         super().__init__(conn, PATH)
         self.type, self.raw = "u", str(value)
+        self.traits = {}  # key -> function(variant_level) -> value
         self.notfound = False
         self.hidden = False
         self.reads = 0
@@ -73,6 +81,8 @@ class SettingsV1(dbus.service.Object):
         self.reads += 1
         if self.hidden:
             raise Failure("org.freedesktop.DBus.Error.UnknownMethod", "No such interface " + IFACE)
+        if namespace == NS and key in self.traits:
+            return self.traits[key](variant_level)
         if namespace != NS or key != KEY or self.notfound:
             raise Failure("org.freedesktop.portal.Error.NotFound", "Requested setting not found")
         return self.value(variant_level)
@@ -109,6 +119,7 @@ class SettingsV2(SettingsV1):
         if self.hidden:
             raise Failure("org.freedesktop.DBus.Error.UnknownMethod", "No such interface " + IFACE)
         values = {} if self.notfound else {KEY: self.value(1)}
+        values.update({k: f(1) for k, f in self.traits.items()})
         return dbus.Dictionary({NS: dbus.Dictionary(values, signature="sv")}, signature="sa{sv}")
 
 
@@ -117,11 +128,30 @@ def main():
     parser.add_argument("--version", type=int, choices=(1, 2), default=2, help="portal Settings version")
     parser.add_argument("--value", type=int, default=0, help="initial color-scheme")
     parser.add_argument("--no-acquire", action="store_true", help="connect but do not own the name yet")
+    parser.add_argument("--contrast", type=int, help="initial contrast trait (absent unless given)")
+    parser.add_argument("--reduced-motion", type=int, help="initial reduced-motion trait (absent unless given)")
+    parser.add_argument("--accent", help='initial accent-color "R G B" (absent unless given)')
     args = parser.parse_args()
 
     dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
     conn = dbus.bus.BusConnection(os.environ["DBUS_SESSION_BUS_ADDRESS"])
     settings = (SettingsV2 if args.version == 2 else SettingsV1)(conn, args.value)
+
+    def accent_value(words):
+        r, g, b = (float(w) for w in words)
+        return lambda level: dbus.Struct((dbus.Double(r), dbus.Double(g), dbus.Double(b)), signature="ddd",
+                                         variant_level=level)
+
+    def typed(type_code, raw):
+        TYPES[type_code](raw)  # validate before storing
+        return lambda level: TYPES[type_code](raw, variant_level=level)
+
+    if args.contrast is not None:
+        settings.traits["contrast"] = typed("u", str(args.contrast))
+    if args.reduced_motion is not None:
+        settings.traits["reduced-motion"] = typed("u", str(args.reduced_motion))
+    if args.accent is not None:
+        settings.traits["accent-color"] = accent_value(args.accent.split())
     loop = GLib.MainLoop()
 
     def out(line):
@@ -162,7 +192,21 @@ def main():
             names = {"0": "default", "1": "prefer-dark", "2": "prefer-light"}
             emit("org.gnome.desktop.interface", KEY, dbus.String(names.get(rest[0], rest[0]), variant_level=1))
         elif cmd == "other-key":
-            emit(NS, "contrast", dbus.UInt32(int(rest[0]), variant_level=1))
+            emit(NS, "other-key", dbus.UInt32(int(rest[0]), variant_level=1))
+        elif cmd in ("contrast", "motion", "accent", "trait-type", "unset"):
+            key = {"contrast": "contrast", "motion": "reduced-motion", "accent": "accent-color"}.get(cmd, rest[0])
+            if key not in ("contrast", "reduced-motion", "accent-color"):
+                raise ValueError("unknown trait " + key)
+            if cmd == "accent":
+                settings.traits[key] = accent_value(rest)
+            elif cmd == "trait-type":
+                settings.traits[key] = typed(rest[1], " ".join(rest[2:]))
+            elif cmd == "unset":
+                settings.traits.pop(key, None)
+            else:
+                settings.traits[key] = typed("u", rest[0])
+            value = settings.traits[key](1) if key in settings.traits else dbus.UInt32(0, variant_level=1)
+            emit(NS, key, value)
         elif cmd == "reads":
             out("reads %d" % settings.reads)
         elif cmd == "release":

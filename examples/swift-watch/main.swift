@@ -28,6 +28,7 @@ do {
         switch change {
         case .initial(let state): print("now \(state.mode.rawValue)")
         case .changed(let state, let previous): print("\(previous.rawValue) -> \(state.mode.rawValue)")
+        case .paletteChanged: break  // only with changes(palette: true)
         case .connectionLost(let error): print("lost: \(error)")
         case .reconnected: print("reconnected")
         }

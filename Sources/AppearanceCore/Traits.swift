@@ -1,0 +1,140 @@
+/// The desktop's accessibility and accent traits, next to the color scheme (XDG desktop portal keys
+/// `contrast`, `reduced-motion` and `accent-color` in `org.freedesktop.appearance`). nil means the desktop
+/// does not say: the portal is too old for the key, has no backend providing it, or sent something unusable.
+
+/// `contrast`: 0 normal, 1 higher.
+public enum Contrast: String, Sendable, CaseIterable, Hashable {
+    case normal, high
+
+    /// Maps the portal's number; nil for any other number (the caller reports it and treats it as unset).
+    public init?(portalValue: UInt32) {
+        switch portalValue {
+        case 0: self = .normal
+        case 1: self = .high
+        default: return nil
+        }
+    }
+}
+
+public struct Traits: Equatable, Sendable {
+    public var contrast: Contrast?
+    /// `reduced-motion`: 0 no preference (false), 1 reduced (true).
+    public var reducedMotion: Bool?
+    /// `accent-color`, opaque. nil when unset, including a portal value outside 0…1 (the portal's "unset").
+    public var accentColor: Color?
+
+    public init(contrast: Contrast? = nil, reducedMotion: Bool? = nil, accentColor: Color? = nil) {
+        self.contrast = contrast
+        self.reducedMotion = reducedMotion
+        self.accentColor = accentColor
+    }
+
+    /// Nothing known: no portal, or a portal without these keys.
+    public static let unavailable = Traits()
+
+    /// The portal's `accent-color` `(ddd)`: sRGB components in 0…1. Any component outside that range
+    /// (or not a number) means unset, as the portal specifies.
+    public static func accent(red: Double, green: Double, blue: Double) -> Color? {
+        func byte(_ v: Double) -> UInt8? {
+            guard v.isFinite, v >= 0, v <= 1 else { return nil }
+            return UInt8((v * 255).rounded())
+        }
+        guard let r = byte(red), let g = byte(green), let b = byte(blue) else { return nil }
+        return Color(r, g, b)
+    }
+}
+
+/// An sRGB color with alpha, 8 bits per channel.
+public struct Color: Hashable, Sendable, CustomStringConvertible {
+    public var red: UInt8
+    public var green: UInt8
+    public var blue: UInt8
+    public var alpha: UInt8
+
+    public init(_ red: UInt8, _ green: UInt8, _ blue: UInt8, alpha: UInt8 = 255) {
+        (self.red, self.green, self.blue, self.alpha) = (red, green, blue, alpha)
+    }
+
+    public var isOpaque: Bool { alpha == 255 }
+
+    /// `#rrggbb` when opaque, else `#rrggbbaa`; lower case. What the protocol carries.
+    public var hex: String {
+        var s = "#" + hex2(red) + hex2(green) + hex2(blue)
+        if !isOpaque { s += hex2(alpha) }
+        return s
+    }
+
+    /// `#rrggbb`, alpha dropped.
+    public var opaqueHex: String { "#" + hex2(red) + hex2(green) + hex2(blue) }
+
+    public var description: String { hex }
+
+    /// The alpha as a fraction with at most two decimals ("1", "0.6", "0.08"): enough to give back any
+    /// whole percentage exactly, since one step of 8 bits is under half a hundredth.
+    public var alphaFraction: String {
+        let hundredths = (Int(alpha) * 100 + 127) / 255
+        if hundredths == 100 { return "1" }
+        if hundredths == 0 { return "0" }
+        var s = "0." + (hundredths < 10 ? "0" : "") + String(hundredths)
+        while s.hasSuffix("0") { s.removeLast() }
+        return s
+    }
+
+    /// Reads `#RGB`, `#RRGGBB` or `#RRGGBBAA` (hex digits in either case), optionally followed by an alpha
+    /// `@N%` (0…100, decimals allowed) for the forms without their own alpha: `#262626@60%`.
+    /// Returns nil for anything else; `Color.syntax` says what is accepted.
+    public init?(parsing text: String) {
+        var body = Substring(text)
+        var alphaOverride: UInt8?
+        if let at = body.firstIndex(of: "@") {
+            let percent = body[body.index(after: at)...]
+            guard percent.hasSuffix("%"), let p = Double(percent.dropLast()), p.isFinite, p >= 0, p <= 100,
+                  percent.dropLast().allSatisfy({ $0.isNumber || $0 == "." })
+            else { return nil }
+            alphaOverride = UInt8((p * 255 / 100).rounded())
+            body = body[..<at]
+        }
+        guard body.first == "#" else { return nil }
+        let digits = Array(body.dropFirst().utf8)
+        var nibbles: [UInt8] = []
+        for d in digits {
+            switch d {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibbles.append(d - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibbles.append(d - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibbles.append(d - UInt8(ascii: "A") + 10)
+            default: return nil
+            }
+        }
+        switch nibbles.count {
+        case 3:
+            self.init(nibbles[0] * 17, nibbles[1] * 17, nibbles[2] * 17, alpha: alphaOverride ?? 255)
+        case 6:
+            self.init(nibbles[0] << 4 | nibbles[1], nibbles[2] << 4 | nibbles[3], nibbles[4] << 4 | nibbles[5],
+                      alpha: alphaOverride ?? 255)
+        case 8:
+            guard alphaOverride == nil else { return nil }  // two alphas: ambiguous
+            self.init(nibbles[0] << 4 | nibbles[1], nibbles[2] << 4 | nibbles[3], nibbles[4] << 4 | nibbles[5],
+                      alpha: nibbles[6] << 4 | nibbles[7])
+        default:
+            return nil
+        }
+    }
+
+    public static let syntax = "#RGB, #RRGGBB or #RRGGBBAA, optionally with an alpha as in \"#262626@60%\""
+
+    /// This color drawn over an opaque `background` (for previews of translucent colors).
+    public func over(_ background: Color) -> Color {
+        let a = Int(alpha)
+        func mix(_ f: UInt8, _ b: UInt8) -> UInt8 {
+            let fore: Int = Int(f) * a
+            let back: Int = Int(b) * (255 - a)
+            return UInt8((fore + back + 127) / 255)
+        }
+        return Color(mix(red, background.red), mix(green, background.green), mix(blue, background.blue))
+    }
+}
+
+private func hex2(_ v: UInt8) -> String {
+    let digits = Array("0123456789abcdef")
+    return String([digits[Int(v >> 4)], digits[Int(v & 15)]])
+}
