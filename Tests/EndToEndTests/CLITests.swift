@@ -198,8 +198,8 @@ import Testing
         #expect(try s.ctl("get").out == "light\n")
     }
 
-    @Test func peerWithAnotherUIDIsRejected() throws {
-        guard getuid() == 0 else { return }  // needs root to run a client as nobody
+    @Test(.enabled(if: getuid() == 0, "needs root to run a client as nobody"))
+    func peerWithAnotherUIDIsRejected() throws {
         let s = try Sandbox()
         let d = try s.startDaemon()
         defer { d.stop() }
