@@ -103,29 +103,16 @@ private func shown(_ value: TOMLValue) -> String {
 /// Reads a whole small text file with open(2)/read(2): nil if it does not exist; an error naming the path if
 /// it cannot be read, is a directory, is larger than `limit` bytes or is not UTF-8.
 func readTextFile(path: String, limit: Int = 1 << 20) throws(ConfigError) -> String? {
-    func failure(_ what: String, _ code: Int32 = errno) -> ConfigError {
-        ConfigError(path: path, message: "\(what): \(String(cString: strerror(code)))")
-    }
-    var fd: Int32
-    repeat { fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY) } while fd < 0 && errno == EINTR
-    if fd < 0 {
-        if errno == ENOENT { return nil }
-        throw failure("cannot open")
-    }
-    defer { close(fd) }
-    var info = stat()
-    guard fstat(fd, &info) == 0 else { throw failure("cannot stat") }
-    // Pipes and /dev/null are fine (`--config /dev/null`, `--config <(...)`); the limit guards the rest.
-    guard info.st_mode & S_IFMT != S_IFDIR else { throw ConfigError(path: path, message: "is a directory, expected a file") }
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-    while true {
-        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n < 0 && errno == EINTR { continue }
-        guard n >= 0 else { throw failure("cannot read") }
-        if n == 0 { break }
-        bytes += buffer[..<n]
-        guard bytes.count <= limit else { throw ConfigError(path: path, message: "is larger than \(limit) bytes") }
+    let bytes: [UInt8]
+    do {
+        bytes = try Files.readAll(path, limit: limit, regularOnly: false)
+    } catch {
+        switch error.code {
+        case ENOENT: return nil
+        case EISDIR: throw ConfigError(path: path, message: "is a directory, expected a file")
+        case EFBIG: throw ConfigError(path: path, message: "is larger than \(limit) bytes")
+        default: throw ConfigError(path: path, message: "cannot \(error.call): \(String(cString: strerror(error.code)))")
+        }
     }
     guard let text = String(validating: bytes, as: UTF8.self) else {
         throw ConfigError(path: path, line: invalidUTF8Line(bytes), message: "not valid UTF-8 text")

@@ -5,22 +5,31 @@ import AppearanceProtocol
 
 /// File-system helpers for the daemon's own files: each returns a typed `Errno` naming the path.
 enum Files {
-    static func readAll(_ path: String, limit: Int = 1 << 20) throws(Errno) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw Errno(errno, "open \(path)") }
+    /// Reads a whole file (at most `limit` bytes, else EFBIG). Directories are refused (EISDIR). With
+    /// `regularOnly`, so is anything but a regular file, and the open never blocks (a FIFO put in place of the
+    /// state file must not hang start-up); without it, pipes work (`--config <(...)`, `/dev/null`).
+    /// The error's call is the verb ("open", "read"): callers name the path in their own message.
+    static func readAll(_ path: String, limit: Int = 1 << 20, regularOnly: Bool = true) throws(Errno) -> [UInt8] {
+        var fd: Int32
+        repeat {
+            fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | (regularOnly ? O_NONBLOCK : 0))
+        } while fd < 0 && errno == EINTR
+        guard fd >= 0 else { throw Errno(errno, "open") }
         defer { close(fd) }
         var st = stat()
-        guard fstat(fd, &st) == 0 else { throw Errno(errno, "stat \(path)") }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { throw Errno(EISDIR, "\(path) is not a regular file") }
+        guard fstat(fd, &st) == 0 else { throw Errno(errno, "stat") }
+        let type = st.st_mode & S_IFMT
+        guard type != S_IFDIR else { throw Errno(EISDIR, "open") }
+        guard !regularOnly || type == S_IFREG else { throw Errno(EINVAL, "open (not a regular file)") }
         var out: [UInt8] = []
-        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 1)
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 * 1024, alignment: 1)
         defer { chunk.deallocate() }
         while true {
             let n: Int
-            do { n = try Posix.read(fd, into: chunk) } catch { throw Errno(error.code, "read \(path)") }
+            do { n = try Posix.read(fd, into: chunk) } catch { throw Errno(error.code, "read") }
             if n == 0 { return out }
             out.append(contentsOf: chunk[0..<n])
-            if out.count > limit { throw Errno(EFBIG, "read \(path)") }
+            if out.count > limit { throw Errno(EFBIG, "read") }
         }
     }
 

@@ -156,6 +156,18 @@ import Testing
         #expect(try s.ctl("set", "dark").status == 0)
     }
 
+    /// A FIFO where the state file belongs must not hang start-up (opening one for reading blocks).
+    @Test func stateFileThatIsAFIFOIsKeptAside() throws {
+        let s = try Sandbox()
+        try FileManager.default.createDirectory(atPath: s.root + "/state/appearanced", withIntermediateDirectories: true)
+        #expect(mkfifo(s.stateFile, 0o600) == 0)
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        try d.waitForStderr("\(s.stateFile) cannot be read")
+        #expect(FileManager.default.fileExists(atPath: s.stateFile + ".corrupt"))
+        #expect(try s.ctl("set", "dark").status == 0)
+    }
+
     @Test func sigtermExitsCleanlyAndRemovesTheSocket() throws {
         let s = try Sandbox()
         let d = try s.startDaemon()
