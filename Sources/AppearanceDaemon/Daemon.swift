@@ -63,7 +63,7 @@ public final class Daemon: @unchecked Sendable {
             listener = try Listener.open(paths.socket)
         }
         self.listener = listener
-        modeFile = Files.directory(of: listener.path) + "/mode"
+        modeFile = Posix.directory(of: listener.path) + "/mode"
 
         var override = Override.system
         switch store.load() {

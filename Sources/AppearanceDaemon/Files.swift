@@ -37,7 +37,7 @@ enum Files {
     /// directory. After it returns, a crash or power loss leaves either the old or the new content, never a mix.
     /// `durable: false` skips the fsyncs, for files on tmpfs that only need readers never to see a partial file.
     static func writeAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600, durable: Bool = true) throws(Errno) {
-        let dir = directory(of: path)
+        let dir = Posix.directory(of: path)
         let tmp = "\(path).tmp-\(getpid())"
         let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode)
         guard fd >= 0 else { throw Errno(errno, "create \(tmp)") }
@@ -61,11 +61,6 @@ enum Files {
         if dfd >= 0 { _ = fsync(dfd); close(dfd) }
     }
 
-    static func directory(of path: String) -> String {
-        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
-        return slash == path.utf8.startIndex ? "/" : String(path[..<slash])
-    }
-
     /// `mkdir -p` with `mode` for the directories it creates.
     static func makeDirectories(_ path: String, mode: mode_t = 0o700) throws(Errno) {
         if path.isEmpty || path == "/" || path == "." { return }
@@ -74,7 +69,7 @@ enum Files {
             guard (st.st_mode & S_IFMT) == S_IFDIR else { throw Errno(ENOTDIR, "\(path) is not a directory") }
             return
         }
-        try makeDirectories(directory(of: path), mode: mode)
+        try makeDirectories(Posix.directory(of: path), mode: mode)
         if mkdir(path, mode) != 0, errno != EEXIST { throw Errno(errno, "mkdir \(path)") }
     }
 

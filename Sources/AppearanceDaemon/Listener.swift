@@ -111,8 +111,8 @@ struct Listener {
 
     /// Creates `dir` 0700, or checks that an existing one is a directory we own and tightens it to 0700.
     static func ensurePrivateDirectory(_ dir: String) throws(StartupError) {
-        do { try Files.makeDirectories(Files.directory(of: dir), mode: 0o700) } catch {
-            throw StartupError("Failed to create \(Files.directory(of: dir)): \(error)")
+        do { try Files.makeDirectories(Posix.directory(of: dir), mode: 0o700) } catch {
+            throw StartupError("Failed to create \(Posix.directory(of: dir)): \(error)")
         }
         if mkdir(dir, 0o700) != 0, errno != EEXIST {
             throw StartupError("Failed to create \(dir): \(String(cString: strerror(errno)))")

@@ -24,7 +24,7 @@ public struct Paths: Sendable {
         guard let p = config.palette else { return defaultPaletteFile }
         if p.hasPrefix("/") { return p }
         if p.hasPrefix("~/") { return home + p.dropFirst() }
-        return Files.directory(of: configFile) + "/" + p
+        return Posix.directory(of: configFile) + "/" + p
     }
 
     public static func resolve(socket: String?, config: String?,

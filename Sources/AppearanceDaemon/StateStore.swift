@@ -38,7 +38,7 @@ public struct StateStore: Sendable {
 
     /// Saves durably before returning (the reply to `set` comes after this).
     public func save(_ override: Override) throws(Errno) {
-        try Files.makeDirectories(Files.directory(of: path))
+        try Files.makeDirectories(Posix.directory(of: path))
         var bytes = JSON.object([("override", .string(override.rawValue))]).bytes
         bytes.append(0x0A)
         try Files.writeAtomically(path, bytes)

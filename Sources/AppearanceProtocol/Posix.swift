@@ -84,6 +84,12 @@ public enum Posix {
 
     public static func close(_ fd: Int32) { _ = Glibc.close(fd) }
 
+    /// dirname(3) without touching the argument: "/a/b" → "/a", "/a" → "/", "a" → ".".
+    public static func directory(of path: String) -> String {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
+        return slash == path.utf8.startIndex ? "/" : String(path[..<slash])
+    }
+
     public static func environment(_ name: String) -> String? {
         guard let v = getenv(name) else { return nil }
         let s = String(cString: v)

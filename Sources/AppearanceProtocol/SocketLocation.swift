@@ -15,10 +15,7 @@ public struct SocketLocation: Equatable, Sendable {
     /// True when the directory is ours to create and lock down (0700); false for a path the user named.
     public var ownsDirectory: Bool
 
-    public var directory: String {
-        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
-        return slash == path.utf8.startIndex ? "/" : String(path[..<slash])
-    }
+    public var directory: String { Posix.directory(of: path) }
 
     /// The status file for prompts, next to the socket.
     public var modeFilePath: String { directory + "/mode" }
