@@ -1,18 +1,8 @@
 import AppearanceKit
 import Foundation
 import Testing
-import let TestSupport.timeoutScale
+import TestSupport
 
-/// Waits in an async test without holding a thread: the condition is polled until a deadline.
-func eventually(_ what: @autoclosure () -> String, timeout: Double = 20, _ condition: () throws -> Bool) async throws {
-    let timeout = timeout * Double(timeoutScale)
-    let deadline = Date().addingTimeInterval(timeout)
-    while true {
-        if try condition() { return }
-        if Date() > deadline { throw TimedOut(description: "timed out after \(timeout) s waiting for \(what())") }
-        try await Task.sleep(for: .milliseconds(5))
-    }
-}
 
 /// Iterates `client.changes()` in a task and records each element in a short form:
 /// "initial light", "dark<-light" (a change and its previous), "lost", "reconnected", "threw: …".
@@ -59,7 +49,7 @@ final class ChangeLog: @unchecked Sendable {
     /// Waits until `count` elements were recorded; returns them all.
     @discardableResult
     func wait(count: Int) async throws -> [String] {
-        try await eventually("\(count) elements from changes(); have \(all)") { all.count >= count }
+        _ = try await TestSupport.waitUntil("\(count) elements from changes(); have \(all)") { all.count >= count ? true : nil }
         return all
     }
 
@@ -119,7 +109,9 @@ final class ChangeLog: @unchecked Sendable {
         #expect(try await client.status().subscribers == 1)
         log.cancel()
         // Cancelling closes the subscription's connection.
-        try await eventually("the subscriber to go away") { (try? s.ctl("status", "--json").out.contains(#""subscribers":0"#)) == true }
+        _ = try await TestSupport.waitUntil("the subscriber to go away") {
+            (try? s.ctl("status", "--json").out.contains(#""subscribers":0"#)) == true ? true : nil
+        }
         // Nothing after the cancel but, possibly already, the loop's own end.
         let after = Array(log.all.dropFirst(expected.count))
         #expect(after == [] || after == ["ended"], "\(after)")
