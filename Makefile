@@ -26,7 +26,7 @@ BUILD_PKGS := libdbus-1-dev pkg-config
 RUN_PKGS := $(BUILD_PKGS) dbus-bin
 TEST_PKGS := $(BUILD_PKGS) dbus-daemon dbus-bin xdg-desktop-portal xdg-desktop-portal-gtk libgtk-3-bin \
 	gsettings-desktop-schemas dconf-service dconf-cli libglib2.0-bin python3 python3-dbus python3-gi \
-	util-linux procps systemd scdoc man-db socat
+	util-linux procps systemd scdoc man-db socat xdg-desktop-portal-dev gir1.2-adw-1 gir1.2-gtk-4.0 libgtk-4-bin
 
 .PHONY: all build run test deps-run deps-test deps-man man install install-files uninstall clean
 all: build
@@ -90,6 +90,8 @@ INSTALLED := \
 	$(PREFIX)/share/bash-completion/completions/appearancectl \
 	$(PREFIX)/share/zsh/site-functions/_appearancectl \
 	$(PREFIX)/share/fish/vendor_completions.d/appearancectl.fish \
+	$(PREFIX)/share/xdg-desktop-portal/portals/appearanced.portal \
+	$(PREFIX)/share/dbus-1/services/org.freedesktop.impl.portal.desktop.appearanced.service \
 	$(PREFIX)/share/doc/appearanced/appearanced.toml \
 	$(PREFIX)/share/doc/appearanced/palette.toml
 
@@ -115,6 +117,11 @@ install-files: $(MAN_PAGES)
 	install -Dm644 completions/appearancectl.bash '$(DESTDIR)$(PREFIX)/share/bash-completion/completions/appearancectl'
 	install -Dm644 completions/_appearancectl '$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_appearancectl'
 	install -Dm644 completions/appearancectl.fish '$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/appearancectl.fish'
+	install -Dm644 portal/appearanced.portal '$(DESTDIR)$(PREFIX)/share/xdg-desktop-portal/portals/appearanced.portal'
+	install -d '$(DESTDIR)$(PREFIX)/share/dbus-1/services'
+	sed 's|@bindir@|$(BINDIR)|g' portal/org.freedesktop.impl.portal.desktop.appearanced.service \
+		> '$(DESTDIR)$(PREFIX)/share/dbus-1/services/org.freedesktop.impl.portal.desktop.appearanced.service'
+	chmod 644 '$(DESTDIR)$(PREFIX)/share/dbus-1/services/org.freedesktop.impl.portal.desktop.appearanced.service'
 	install -Dm644 config/appearanced.toml '$(DESTDIR)$(PREFIX)/share/doc/appearanced/appearanced.toml'
 	install -Dm644 config/palette.toml '$(DESTDIR)$(PREFIX)/share/doc/appearanced/palette.toml'
 

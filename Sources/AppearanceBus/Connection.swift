@@ -3,6 +3,9 @@
 // messages are waiting (dispatch status function); we never poll, so an idle connection costs no wake-ups.
 import CDBus
 import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A private libdbus connection confined to `queue`: every method must be called there, and every
 /// callback (signal handler, reply handler) runs there. That confinement is why it may be
@@ -15,6 +18,9 @@ final class BusConnection: @unchecked Sendable {
     /// Called for every signal the bus routes to us (our match rules), and for libdbus's local
     /// `org.freedesktop.DBus.Local.Disconnected` when the bus goes away.
     var onSignal: ((Message) -> Void)?
+    /// Called for every method call addressed to us; returns true when it answered (or will never answer)
+    /// the call. Calls it does not take get libdbus's own `UnknownMethod` error.
+    var onMethodCall: ((Message) -> Bool)?
     private var pendingCalls: [ObjectIdentifier: PendingCall] = [:]
     private var dispatchScheduled = false
     /// Depth of libdbus callbacks on the stack: libdbus must not be torn down underneath itself.
@@ -73,12 +79,20 @@ final class BusConnection: @unchecked Sendable {
         }
     }
 
+    /// Queues a message that expects no reply (a method return, an error, a signal). Never blocks.
+    func send(_ message: Message) throws(BusError) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard let connection = raw else { throw BusError(name: "org.freedesktop.DBus.Error.Disconnected", message: "connection closed") }
+        guard dbus_connection_send(connection, message.raw, nil) != 0 else { throw .noMemory }
+    }
+
     /// Closes and releases the connection. No handler runs afterwards. Safe from inside a handler: the
     /// libdbus side is then torn down right after the current callback returns.
     func close() {
         guard let connection = raw else { return }
         raw = nil
         onSignal = nil
+        onMethodCall = nil
         let calls = pendingCalls.values
         pendingCalls = [:]
         for call in calls { call.cancel() }
@@ -126,9 +140,18 @@ final class BusConnection: @unchecked Sendable {
         return body()
     }
 
-    fileprivate func deliver(_ message: Message) {
-        guard raw != nil, message.type == MessageType.signal else { return }
-        onSignal?(message)
+    /// Routes an incoming message; true when it was a method call that a handler took.
+    fileprivate func deliver(_ message: Message) -> Bool {
+        guard raw != nil else { return false }
+        switch message.type {
+        case MessageType.signal:
+            onSignal?(message)
+            return false
+        case MessageType.methodCall:
+            return onMethodCall?(message) ?? false
+        default:
+            return false
+        }
     }
 
     fileprivate func complete(_ call: PendingCall) {
@@ -177,9 +200,9 @@ private func connection(_ data: UnsafeMutableRawPointer?) -> BusConnection {
 
 private let filterFunction: DBusHandleMessageFunction = { _, message, data in
     let owner = connection(data)
-    if let message { owner.deliver(Message(borrowing: message)) }
-    // Never claim a message: libdbus answers unexpected method calls with UnknownMethod itself.
-    return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+    // Signals are never claimed; a method call nobody takes gets libdbus's own UnknownMethod error.
+    guard let message, owner.deliver(Message(borrowing: message)) else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+    return DBUS_HANDLER_RESULT_HANDLED
 }
 
 private let pendingCallNotify: DBusPendingCallNotifyFunction = { _, data in
@@ -201,6 +224,11 @@ private let releaseBox: DBusFreeFunction = { data in
 /// Sources exist only while libdbus has the watch enabled: they are made on enable and cancelled on
 /// disable, never left suspended. With libdispatch on Linux, a suspended (or never resumed) source on an
 /// fd was seen to make another source on the same fd miss events: a read could go unseen for good.
+///
+/// The sources watch a duplicate of libdbus's descriptor, closed by the last of their cancel handlers.
+/// libdbus closes its own descriptor right after removing a watch (on every loss of the bus), while the
+/// cancellation of the sources is still pending: watching that number directly, a source could outlive it
+/// and end up watching whatever the next `socket()` or `accept()` received (a client, the new bus).
 private final class WatchBox: @unchecked Sendable {
     // Confined to the connection's queue, like the connection itself.
     private let watch: OpaquePointer
@@ -225,8 +253,13 @@ private final class WatchBox: @unchecked Sendable {
         let enabled = dbus_watch_get_enabled(watch) != 0
         guard enabled != !sources.isEmpty else { return }
         guard enabled, let owner else { cancel(); return }
-        let fd = dbus_watch_get_unix_fd(watch)
         let flags = dbus_watch_get_flags(watch)
+        // The duplicate lives exactly as long as the sources made here: closed after the last cancel.
+        let fd = fcntl(dbus_watch_get_unix_fd(watch), F_DUPFD_CLOEXEC, 0)
+        guard fd >= 0 else {
+            // Out of descriptors: libdbus's own timeouts (pending calls) still end what waits on this bus.
+            return
+        }
         if flags & DBUS_WATCH_READABLE.rawValue != 0 {
             let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: owner.queue)
             source.setEventHandler { [weak self] in self?.handle(DBUS_WATCH_READABLE.rawValue) }
@@ -237,6 +270,8 @@ private final class WatchBox: @unchecked Sendable {
             source.setEventHandler { [weak self] in self?.handle(DBUS_WATCH_WRITABLE.rawValue) }
             sources.append(source)
         }
+        let duplicate = SharedDescriptor(fd, users: sources.count)
+        for source in sources { source.setCancelHandler { duplicate.release() } }
         for source in sources { source.resume() }
     }
 
@@ -246,6 +281,24 @@ private final class WatchBox: @unchecked Sendable {
     }
 
     deinit { cancel() }
+}
+
+/// A descriptor closed when its last user lets go. Confined to the connection's queue (cancel handlers
+/// run there), hence `@unchecked Sendable`.
+private final class SharedDescriptor: @unchecked Sendable {
+    private let fd: Int32
+    private var users: Int
+
+    init(_ fd: Int32, users: Int) {
+        self.fd = fd
+        self.users = users
+        if users == 0 { close(fd) }
+    }
+
+    func release() {
+        users -= 1
+        if users == 0 { close(fd) }
+    }
 }
 
 private let addWatch: DBusAddWatchFunction = { watch, data in

@@ -144,7 +144,94 @@ final class Message {
         return message
     }
 
+    /// The reply to `call` carrying `values`. nil only when out of memory.
+    static func methodReturn(to call: Message, _ values: [BusValue] = []) -> Message? {
+        guard let raw = dbus_message_new_method_return(call.raw) else { return nil }
+        let message = Message(adopting: raw)
+        return message.append(values) ? message : nil
+    }
+
+    /// An error reply to `call` (`org.freedesktop.portal.Error.NotFound`, a human message).
+    static func errorReply(to call: Message, _ error: BusError) -> Message? {
+        dbus_message_new_error(call.raw, error.name, error.message).map { Message(adopting: $0) }
+    }
+
+    /// A signal from `path`. nil only when out of memory.
+    static func signal(path: String, interface: String, name: String, _ values: [BusValue]) -> Message? {
+        guard let raw = dbus_message_new_signal(path, interface, name) else { return nil }
+        let message = Message(adopting: raw)
+        return message.append(values) ? message : nil
+    }
+
+    /// A method call with arguments of any type (`RequestName` takes a string and a uint32).
+    static func methodCall(destination: String, path: String, interface: String, method: String,
+                           values: [BusValue]) -> Message? {
+        guard let raw = dbus_message_new_method_call(destination, path, interface, method) else { return nil }
+        let message = Message(adopting: raw)
+        return message.append(values) ? message : nil
+    }
+
+    /// Appends `values` as the message's arguments. The signature of each comes from the value itself:
+    /// a `.container` names its own (`a{sv}`, `(ddd)`), so an empty array still has a type.
+    private func append(_ values: [BusValue]) -> Bool {
+        var iter = DBusMessageIter()
+        dbus_message_iter_init_append(raw, &iter)
+        return values.allSatisfy { Message.append($0, to: &iter) }
+    }
+
+    private static func append(_ value: BusValue, to iter: inout DBusMessageIter) -> Bool {
+        func basic<T: BitwiseCopyable>(_ type: Int32, _ v: T) -> Bool {
+            withUnsafePointer(to: v) { dbus_message_iter_append_basic(&iter, type, $0) != 0 }
+        }
+        func text(_ type: Int32, _ s: String) -> Bool {
+            s.withCString { cString in
+                var pointer: UnsafePointer<CChar>? = cString
+                return dbus_message_iter_append_basic(&iter, type, &pointer) != 0
+            }
+        }
+        func container(_ type: Int32, _ signature: String?, _ children: [BusValue]) -> Bool {
+            var sub = DBusMessageIter()
+            let opened = signature.map { s in s.withCString { dbus_message_iter_open_container(&iter, type, $0, &sub) } }
+                ?? dbus_message_iter_open_container(&iter, type, nil, &sub)
+            guard opened != 0 else { return false }
+            guard children.allSatisfy({ append($0, to: &sub) }) else {
+                dbus_message_iter_abandon_container(&iter, &sub)
+                return false
+            }
+            return dbus_message_iter_close_container(&iter, &sub) != 0
+        }
+        switch value {
+        case .byte(let v): return basic(DBusType.byte, v)
+        case .boolean(let v): return basic(DBusType.boolean, UInt32(v ? 1 : 0))
+        case .int16(let v): return basic(DBusType.int16, v)
+        case .uint16(let v): return basic(DBusType.uint16, v)
+        case .int32(let v): return basic(DBusType.int32, v)
+        case .uint32(let v): return basic(DBusType.uint32, v)
+        case .int64(let v): return basic(DBusType.int64, v)
+        case .uint64(let v): return basic(DBusType.uint64, v)
+        case .double(let v): return basic(DBusType.double, v)
+        case .string(let v): return text(DBusType.string, v)
+        case .objectPath(let v): return text(DBusType.objectPath, v)
+        case .signature(let v): return text(DBusType.signature, v)
+        case .variant(let inner): return container(DBusType.variant, inner.signature, [inner])
+        case .container(let signature, let children):
+            switch signature.first {
+            case "a": return container(DBusType.array, String(signature.dropFirst()), children)
+            case "(": return container(DBusType.structure, nil, children)
+            case "{": return container(DBusType.dictEntry, nil, children)
+            default: return false
+            }
+        case .unsupported: return false
+        }
+    }
+
     var type: Int32 { dbus_message_get_type(raw) }
+    var path: String? { dbus_message_get_path(raw).map { String(cString: $0) } }
+    var interface: String? { dbus_message_get_interface(raw).map { String(cString: $0) } }
+    var member: String? { dbus_message_get_member(raw).map { String(cString: $0) } }
+    /// The argument signature ("ss" for `Read`).
+    var signature: String { dbus_message_get_signature(raw).map { String(cString: $0) } ?? "" }
+    var noReplyExpected: Bool { dbus_message_get_no_reply(raw) != 0 }
     var sender: String? { dbus_message_get_sender(raw).map { String(cString: $0) } }
 
     func isSignal(interface: String, member: String) -> Bool {

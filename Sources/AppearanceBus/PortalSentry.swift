@@ -24,6 +24,8 @@ public final class PortalSentry: Sentry, @unchecked Sendable {
     private let log: (LogLevel, String) -> Void
 
     private var report: ((SystemReading) -> Void)?
+    /// The portal backend, when the daemon serves the portal too: it shares this connection.
+    weak var peer: BusPeer?
     private var bus: BusConnection?
     private var retryTimer: DispatchSourceTimer?
     private var retryDelay = PortalSentry.firstRetryDelay
@@ -90,6 +92,7 @@ public final class PortalSentry: Sentry, @unchecked Sendable {
         bus = nil
         inFlight = []
         readAgain = []
+        peer?.disconnected("stopped")
     }
 
     // MARK: - Connection
@@ -104,6 +107,7 @@ public final class PortalSentry: Sentry, @unchecked Sendable {
             // No address at all: the environment of a running process does not change, so retrying could
             // never succeed. Report once and stay idle (no timer: zero wake-ups on a headless box).
             emit(.unavailable, "no session bus: \(error.message)")
+            peer?.disconnected("no session bus: \(error.message)")
             log(.notice, "no session bus: \(error.message); the daemon is its own source")
             return
         }
@@ -132,6 +136,8 @@ public final class PortalSentry: Sentry, @unchecked Sendable {
         log(.info, "connected to the session bus")
         retryDelay = PortalSentry.firstRetryDelay
         shape = nil
+        // The backend's name request goes out first: no read below can be answered before it is ours.
+        peer?.connected(connection)
         // Matches go out before the read; the bus handles one connection's messages in order, so no
         // change can slip between the read and the subscription.
         for rule in PortalSentry.matchRules {
@@ -156,6 +162,7 @@ public final class PortalSentry: Sentry, @unchecked Sendable {
     }
 
     private func busUnavailable(_ detail: String) {
+        peer?.disconnected(detail)
         scheme = nil
         emit(.unavailable, detail)
         let delay = retryDelay

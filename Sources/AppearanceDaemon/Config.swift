@@ -15,14 +15,19 @@ public struct Config: Equatable, Sendable {
     /// `palette = "PATH"`: the palette file as written (absolute, `~/…`, or relative to the config file's
     /// directory); nil means `$XDG_CONFIG_HOME/appearanced/palette.toml`. `Paths.palette(for:)` resolves it.
     public var palette: String? = nil
+    /// `portal-backend`: whether appearanced serves the XDG desktop portal's Settings (`auto`: only where
+    /// no other backend provides `color-scheme` for the current desktop).
+    public var portalBackend: BackendPolicy = .auto
 
-    public init(defaultMode: Mode = .light, logLevel: LogLevel? = nil, palette: String? = nil) {
+    public init(defaultMode: Mode = .light, logLevel: LogLevel? = nil, palette: String? = nil,
+                portalBackend: BackendPolicy = .auto) {
         self.defaultMode = defaultMode
         self.logLevel = logLevel
         self.palette = palette
+        self.portalBackend = portalBackend
     }
 
-    public static let knownKeys = ["default-mode", "log-level", "palette"]
+    public static let knownKeys = ["default-mode", "log-level", "palette", "portal-backend"]
 
     /// Reads a config from its text. `path` is only used in error messages.
     public static func parse(_ text: String, path: String) throws(ConfigError) -> Config {
@@ -51,6 +56,11 @@ public struct Config: Equatable, Sendable {
             case "palette":
                 guard let p = value.string, !p.isEmpty else { throw expected("a path") }
                 config.palette = p
+            case "portal-backend":
+                guard let policy = value.string.flatMap(BackendPolicy.init(rawValue:)) else {
+                    throw expected(quotedList(BackendPolicy.allCases.map(\.rawValue), last: "or"))
+                }
+                config.portalBackend = policy
             default:
                 let what = value.table == nil ? "key" : "table"
                 throw ConfigError(path: path, line: value.line, message:

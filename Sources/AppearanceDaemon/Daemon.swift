@@ -15,6 +15,11 @@ public final class Daemon: @unchecked Sendable {
     private let paths: Paths
     private let log: Logger
     private let sentry: Sentry
+    /// The portal backend, when there is one: what it serves, the daemon never reads back as the desktop's.
+    private let outlet: Outlet?
+    private var outletStatus: OutletStatus?
+    /// The sentry's last reading as it came, before the outlet's own keys are taken out of it.
+    private var sentryReading: SystemReading?
     private let logLevelOption: LogLevel?
     private let store: StateStore
     private var config = Config()
@@ -39,10 +44,12 @@ public final class Daemon: @unchecked Sendable {
     /// How long client requests wait for the first system reading at start-up before being answered anyway.
     static let firstReadingGrace: DispatchTimeInterval = .seconds(3)
 
-    public init(paths: Paths, logLevelOption: LogLevel?, sentry: Sentry, queue: DispatchQueue, logger: Logger) {
+    public init(paths: Paths, logLevelOption: LogLevel?, sentry: Sentry, outlet: Outlet? = nil, queue: DispatchQueue,
+                logger: Logger) {
         self.paths = paths
         self.logLevelOption = logLevelOption
         self.sentry = sentry
+        self.outlet = outlet
         self.queue = queue
         self.log = logger
         self.store = StateStore(path: paths.stateFile)
@@ -81,6 +88,9 @@ public final class Daemon: @unchecked Sendable {
         acceptSource = accept
         log.info("listening on \(listener.path) (override: \(override.rawValue), state: \(paths.stateFile))")
 
+        // The outlet first: it decides whether the portal's color-scheme is ours before anything is read.
+        outlet?.start(policy: config.portalBackend) { [unowned self] status in self.outletChanged(status) }
+        outlet?.publish(servedValues)
         // Connections wait in the backlog until the first reading, so the first `get` is already right.
         sentry.start { [unowned self] reading in self.systemReading(reading) }
         queue.asyncAfter(deadline: .now() + Self.firstReadingGrace) { [weak self] in self?.serve() }
@@ -162,6 +172,37 @@ public final class Daemon: @unchecked Sendable {
     // MARK: Events
 
     private func systemReading(_ reading: SystemReading) {
+        sentryReading = reading
+        desktopReading(withoutOwnKeys(reading))
+    }
+
+    /// While the outlet serves, the portal's color-scheme (and accent, when the palette gives one) is the
+    /// daemon's own value coming back: the desktop has no say then (DESIGN.md, merge rule 4).
+    private func withoutOwnKeys(_ reading: SystemReading) -> SystemReading {
+        guard let outletStatus, outletStatus.serving else { return reading }
+        var own = reading
+        own.scheme = .unavailable
+        own.detail = "appearanced is the portal's Settings backend"
+        if servedValues.accent != nil { own.traits.accentColor = nil }
+        return own
+    }
+
+    private func outletChanged(_ status: OutletStatus) {
+        let wasServing = outletStatus?.serving ?? false
+        outletStatus = status
+        if wasServing != status.serving, let sentryReading { desktopReading(withoutOwnKeys(sentryReading)) }
+    }
+
+    /// What the outlet serves: the published mode, and the palette's own accent color when it has one.
+    private var servedValues: ServedValues {
+        var accent: Color?
+        if case .color(let c)? = palette.resolve(Palette.accentToken, engine.state.variant, accent: nil)?.value {
+            accent = c
+        }
+        return ServedValues(mode: engine.state.mode, accent: accent)
+    }
+
+    private func desktopReading(_ reading: SystemReading) {
         let before = (engine.inputs.system, engine.systemDetail)
         let traitsBefore = engine.inputs.traits
         let t = engine.apply(.system(reading))
@@ -187,11 +228,16 @@ public final class Daemon: @unchecked Sendable {
             config = c
             log.level = logLevelOption ?? c.logLevel ?? .info
             if let t = engine.apply(.defaultMode(c.defaultMode)) { publish(t) }
+            outlet?.setPolicy(c.portalBackend)
         } catch {
             log.error("\(error); keeping the previous configuration")
         }
         // The palette is reloaded even when the config is bad: it is its own file.
-        if loadPalette() { offerToSubscribers() }
+        if loadPalette() {
+            offerToSubscribers()
+            outlet?.publish(servedValues)
+            if let sentryReading { desktopReading(withoutOwnKeys(sentryReading)) }
+        }
     }
 
     /// Performs a transition's effects: tell every subscriber whose view changed.
@@ -202,6 +248,7 @@ public final class Daemon: @unchecked Sendable {
         }
         updateStatus()
         offerToSubscribers()
+        outlet?.publish(servedValues)
     }
 
     /// Offers the published state and palette to every subscriber; each is told only what changes its view.
@@ -375,6 +422,7 @@ public final class Daemon: @unchecked Sendable {
     private func shutdown() {
         log.info("stopping")
         Systemd.notify("STOPPING=1")
+        outlet?.stop()
         sentry.stop()
         if !modeFile.isEmpty { unlink(modeFile) }  // no file: no daemon, as docs/protocol.md says
         for c in connections.values { c.close() }

@@ -77,8 +77,9 @@ if getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &files) == 0, files.rl
 let queue = DispatchQueue(label: "appearanced")
 let logger = Logger(level: logLevel ?? .info)
 let sentry = PortalSentry(queue: queue, log: { logger.log($0, $1) })
+let backend = PortalBackend(queue: queue, sentry: sentry, log: { logger.log($0, $1) })
 let daemon = Daemon(paths: Paths.resolve(socket: socketPath, config: configPath), logLevelOption: logLevel,
-                    sentry: sentry, queue: queue, logger: logger)
+                    sentry: sentry, outlet: backend, queue: queue, logger: logger)
 queue.async {
     do {
         try daemon.start()

@@ -36,7 +36,16 @@ struct ConfigTests {
         #expect(try Self.parse("# settings\nlog-level = \"debug\"\n\ndefault-mode = \"dark\"") == expected)
     }
 
+    @Test("portal-backend", arguments: BackendPolicy.allCases)
+    func portalBackend(policy: BackendPolicy) throws {
+        #expect(try Self.parse("portal-backend = \"\(policy.rawValue)\"") == Config(portalBackend: policy))
+        #expect(Config().portalBackend == .auto)
+    }
+
     static let errors: [(String, String)] = [
+        ("portal-backend = \"yes\"",
+         #"/home/u/.config/appearanced/config.toml:1: portal-backend: expected "auto", "on" or "off", got "yes""#),
+        ("portal-backend = false", #"/home/u/.config/appearanced/config.toml:1: portal-backend: expected "auto", "on" or "off", got a boolean"#),
         ("# line 1\n\ndefault-mode = \"blue\"",
          #"/home/u/.config/appearanced/config.toml:3: default-mode: expected "light" or "dark", got "blue""#),
         ("default-mode = \"Dark\"", #"/home/u/.config/appearanced/config.toml:1: default-mode: expected "light" or "dark", got "Dark""#),
@@ -47,8 +56,8 @@ struct ConfigTests {
          #"/home/u/.config/appearanced/config.toml:1: log-level: expected one of "error", "warning", "notice", "info" or "debug", got "verbose""#),
         ("log-level = 7", #"/home/u/.config/appearanced/config.toml:1: log-level: expected one of "error", "warning", "notice", "info" or "debug", got an integer"#),
         ("default-mode = \"dark\"\n\n\n\ndefualt-mode = \"dark\"",
-         #"/home/u/.config/appearanced/config.toml:5: unknown key "defualt-mode" (known keys: default-mode, log-level, palette)"#),
-        ("[colors]\nbackground = \"#000\"", #"/home/u/.config/appearanced/config.toml:1: unknown table "colors" (known keys: default-mode, log-level, palette)"#),
+         #"/home/u/.config/appearanced/config.toml:5: unknown key "defualt-mode" (known keys: default-mode, log-level, palette, portal-backend)"#),
+        ("[colors]\nbackground = \"#000\"", #"/home/u/.config/appearanced/config.toml:1: unknown table "colors" (known keys: default-mode, log-level, palette, portal-backend)"#),
         ("default-mode = \"dark\"\ndefault-mode = \"light\"",
          #"/home/u/.config/appearanced/config.toml:2:1: "default-mode" is already defined as a string on line 1"#),
         ("default-mode \"dark\"", #"/home/u/.config/appearanced/config.toml:1:14: expected '=' after key "default-mode", found '"'"#),

@@ -1,0 +1,378 @@
+// appearanced as the XDG desktop portal's Settings backend (`org.freedesktop.impl.portal.Settings`), for
+// desktops that have none (sway, Hyprland, river, niri, i3, …): the portal frontend asks it for
+// `org.freedesktop.appearance` and relays its `SettingChanged`, so every app that reads the portal follows
+// the merged mode. It lives on the sentry's bus connection.
+//
+// No loop: while it serves, the keys it serves are appearanced's own, so the daemon ignores the sentry's
+// reading of them (the frontend would hand our value back as "the desktop's"). No contradiction: where it
+// does not serve, it answers no key and emits nothing, so the frontend's answers and signals come from the
+// desktop's own backend alone. It owns its bus name in every case, so a frontend that activates it never
+// waits for a name nobody takes.
+import AppearanceCore
+import CDBus
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public final class PortalBackend: Outlet, @unchecked Sendable {
+    // Confined to `queue`, like the sentry whose connection it shares.
+    static let busName = "org.freedesktop.impl.portal.desktop.appearanced"
+    /// The `.portal` file's name without the extension: what portals.conf lists.
+    static let portalName = "appearanced"
+    static let path = "/org/freedesktop/portal/desktop"
+    static let interface = "org.freedesktop.impl.portal.Settings"
+    static let namespace = "org.freedesktop.appearance"
+    static let version: UInt32 = 1
+    private static let properties = "org.freedesktop.DBus.Properties"
+    private static let introspectable = "org.freedesktop.DBus.Introspectable"
+    private static let notFound = "org.freedesktop.portal.Error.NotFound"
+
+    private let queue: DispatchQueue
+    private let log: (LogLevel, String) -> Void
+    private let environment: () -> (desktops: [String], portals: [PortalFile], conf: PortalsConf?)
+    private var report: ((OutletStatus) -> Void)?
+    private var choice = (serve: false, reason: "not started")
+    private var bus: BusConnection?
+    /// Whether this connection owns `busName`: nil while the request is under way.
+    private var ownsName: Bool?
+    private var busDetail = "no session bus yet"
+    private var values: ServedValues?
+    /// What the frontend was last given (answers and signals): SettingChanged goes out on a difference only.
+    private var served: [(key: String, value: BusValue)] = []
+    private var lastStatus: OutletStatus?
+
+    /// - Parameter sentry: the portal sentry whose session-bus connection the backend shares (create the
+    ///   backend before starting the sentry). `auto` reads the environment the frontend reads:
+    ///   `XDG_CURRENT_DESKTOP`, `$XDG_DESKTOP_PORTAL_DIR` (else `/usr/share/xdg-desktop-portal/portals`)
+    ///   and portals.conf.
+    public init(queue: DispatchQueue, sentry: PortalSentry, log: @escaping (LogLevel, String) -> Void) {
+        self.queue = queue
+        self.log = log
+        self.environment = { PortalBackend.readEnvironment() }
+        sentry.peer = self
+    }
+
+    public func start(policy: BackendPolicy, report: @escaping (OutletStatus) -> Void) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        self.report = report
+        setPolicy(policy)
+    }
+
+    public func setPolicy(_ policy: BackendPolicy) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        let env = environment()
+        choice = BackendChoice.decide(policy, desktops: env.desktops, portals: env.portals, conf: env.conf)
+        changed()
+    }
+
+    public func publish(_ values: ServedValues) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        self.values = values
+        changed()
+    }
+
+    public func stop() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        report = nil
+        bus = nil
+    }
+
+    /// Serving for the daemon's purposes: chosen, and the name is ours or being asked for (the request goes
+    /// out before the sentry's first read, so no read can be answered by a value that is not ours yet).
+    private var serving: Bool { choice.serve && bus != nil && ownsName != false }
+
+    private var status: OutletStatus {
+        guard choice.serve else { return OutletStatus(serving: false, detail: "not serving: \(choice.reason)") }
+        guard bus != nil else { return OutletStatus(serving: false, detail: "not serving: \(busDetail)") }
+        switch ownsName {
+        case false?: return OutletStatus(serving: false, detail: "not serving: \(busDetail)")
+        case nil: return OutletStatus(serving: true, detail: "serving as \(PortalBackend.busName) (name requested): \(choice.reason)")
+        case true?: return OutletStatus(serving: true, detail: "serving as \(PortalBackend.busName): \(choice.reason)")
+        }
+    }
+
+    /// The keys served now, in a fixed order.
+    private var current: [(key: String, value: BusValue)] {
+        guard serving, ownsName == true, let values else { return [] }
+        var keys: [(key: String, value: BusValue)] = [("color-scheme", .uint32(values.mode.isDark ? 1 : 2))]
+        if let a = values.accent {
+            keys.append(("accent-color", .container(signature: "(ddd)", [
+                .double(Double(a.red) / 255), .double(Double(a.green) / 255), .double(Double(a.blue) / 255),
+            ])))
+        }
+        return keys
+    }
+
+    /// Reports a new status, and signals every served value that differs from what the frontend was given.
+    private func changed() {
+        let s = status
+        if s != lastStatus {
+            lastStatus = s
+            log(.info, "portal backend: \(s.detail)")
+            report?(s)
+        }
+        let next = current
+        guard let bus else { served = next; return }
+        for (key, value) in next where !served.contains(where: { $0.key == key && $0.value == value }) {
+            guard let signal = Message.signal(path: PortalBackend.path, interface: PortalBackend.interface, name: "SettingChanged",
+                                              [.string(PortalBackend.namespace), .string(key), .variant(value)]) else { continue }
+            try? bus.send(signal)
+        }
+        served = next
+    }
+
+    // MARK: - The bus
+
+    /// The sentry registered on a bus: ask for the name, then answer calls.
+    func connected(_ connection: BusConnection) {
+        bus = connection
+        ownsName = nil
+        served = []
+        connection.onMethodCall = { [weak self] message in self?.handle(message) ?? false }
+        // DO_NOT_QUEUE: a second appearanced on the same bus must not take over later behind our back.
+        guard let request = Message.methodCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                               interface: "org.freedesktop.DBus", method: "RequestName",
+                                               values: [.string(PortalBackend.busName), .uint32(4)]) else { return }
+        do {
+            try connection.call(request) { [weak self] reply in self?.nameReply(reply, on: connection) }
+        } catch {
+            ownsName = false
+            busDetail = "could not ask for \(PortalBackend.busName): \(error)"
+        }
+        changed()
+    }
+
+    /// The sentry lost its bus (or never had one).
+    func disconnected(_ detail: String) {
+        bus = nil
+        ownsName = nil
+        busDetail = detail
+        served = []
+        changed()
+    }
+
+    private func nameReply(_ reply: Message, on connection: BusConnection) {
+        guard bus === connection else { return }
+        if let error = reply.error {
+            ownsName = false
+            busDetail = "the session bus refused \(PortalBackend.busName) (\(error))"
+            log(.warning, "\(busDetail); portal apps will not see appearanced's mode")
+        } else if case .uint32(let code)? = reply.arguments(limit: 1).first, code == 1 || code == 4 {
+            ownsName = true
+        } else {
+            ownsName = false
+            busDetail = "another process owns \(PortalBackend.busName)"
+            log(.warning, "\(busDetail) (another appearanced?); portal apps will not see this daemon's mode")
+        }
+        changed()
+    }
+
+    // MARK: - Calls
+
+    private func handle(_ call: Message) -> Bool {
+        guard call.path == PortalBackend.path, let member = call.member else { return false }
+        let interface = call.interface
+        let args = call.arguments()
+        let answer: Result<[BusValue], BusError>
+        switch (interface, member) {
+        case (PortalBackend.interface?, "Read"), (nil, "Read"):
+            answer = read(args, signature: call.signature)
+        case (PortalBackend.interface?, "ReadAll"), (nil, "ReadAll"):
+            answer = readAll(args, signature: call.signature)
+        case (PortalBackend.properties?, "Get"):
+            answer = property(args, signature: call.signature)
+        case (PortalBackend.properties?, "GetAll"):
+            guard call.signature == "s", case .string(let iface) = args[0] else { answer = .failure(invalidArgs("GetAll", "s", call)); break }
+            let all: [BusValue] = iface == PortalBackend.interface || iface.isEmpty
+                ? [.container(signature: "{sv}", [.string("version"), .variant(.uint32(PortalBackend.version))])] : []
+            answer = .success([.container(signature: "a{sv}", all)])
+        case (PortalBackend.properties?, "Set"):
+            answer = .failure(BusError(name: "org.freedesktop.DBus.Error.PropertyReadOnly", message: "the properties of \(PortalBackend.interface) are read-only"))
+        case (PortalBackend.introspectable?, "Introspect"):
+            answer = .success([.string(PortalBackend.introspection)])
+        default:
+            answer = .failure(BusError(name: "org.freedesktop.DBus.Error.UnknownMethod",
+                                       message: "no method \(interface.map { "\($0)." } ?? "")\(member)(\(call.signature)) at \(PortalBackend.path)"))
+        }
+        guard !call.noReplyExpected else { return true }
+        let reply: Message? = switch answer {
+        case .success(let values): Message.methodReturn(to: call, values)
+        case .failure(let error): Message.errorReply(to: call, error)
+        }
+        guard let reply, let bus else { return true }
+        try? bus.send(reply)
+        return true
+    }
+
+    private func invalidArgs(_ method: String, _ expected: String, _ call: Message) -> BusError {
+        BusError(name: "org.freedesktop.DBus.Error.InvalidArgs",
+                 message: "\(method) takes (\(expected)), not (\(call.signature))")
+    }
+
+    private func read(_ args: [BusValue], signature: String) -> Result<[BusValue], BusError> {
+        guard signature == "ss", case .string(let namespace) = args[0], case .string(let key) = args[1] else {
+            return .failure(BusError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "Read takes (ss), not (\(signature))"))
+        }
+        guard namespace == PortalBackend.namespace, let value = current.first(where: { $0.key == key })?.value else {
+            return .failure(BusError(name: PortalBackend.notFound, message: "Requested setting not found"))
+        }
+        return .success([.variant(value)])
+    }
+
+    private func readAll(_ args: [BusValue], signature: String) -> Result<[BusValue], BusError> {
+        guard signature == "as", case .container(_, let items) = args[0] else {
+            return .failure(BusError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "ReadAll takes (as), not (\(signature))"))
+        }
+        let patterns = items.compactMap { if case .string(let s) = $0 { s } else { nil } }
+        let keys = current
+        var namespaces: [BusValue] = []
+        if !keys.isEmpty, PortalBackend.matches(patterns, PortalBackend.namespace) {
+            let dict = keys.map { BusValue.container(signature: "{sv}", [.string($0.key), .variant($0.value)]) }
+            namespaces.append(.container(signature: "{sa{sv}}", [.string(PortalBackend.namespace), .container(signature: "a{sv}", dict)]))
+        }
+        return .success([.container(signature: "a{sa{sv}}", namespaces)])
+    }
+
+    /// ReadAll's namespace patterns: none or `""` means all; a trailing `*` matches any rest.
+    static func matches(_ patterns: [String], _ namespace: String) -> Bool {
+        if patterns.isEmpty || patterns.contains("") { return true }
+        return patterns.contains { p in
+            p.hasSuffix("*") ? namespace.hasPrefix(p.dropLast()) : p == namespace
+        }
+    }
+
+    private func property(_ args: [BusValue], signature: String) -> Result<[BusValue], BusError> {
+        guard signature == "ss", case .string(let iface) = args[0], case .string(let name) = args[1] else {
+            return .failure(BusError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "Get takes (ss), not (\(signature))"))
+        }
+        guard iface == PortalBackend.interface, name == "version" else {
+            return .failure(BusError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "no property \(iface).\(name)"))
+        }
+        return .success([.variant(.uint32(PortalBackend.version))])
+    }
+
+    /// The interface as xdg-desktop-portal's org.freedesktop.impl.portal.Settings.xml declares it.
+    static let introspection = """
+        <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
+        <node>
+          <interface name="org.freedesktop.impl.portal.Settings">
+            <method name="ReadAll">
+              <arg name="namespaces" type="as" direction="in"/>
+              <arg name="value" type="a{sa{sv}}" direction="out"/>
+            </method>
+            <method name="Read">
+              <arg name="namespace" type="s" direction="in"/>
+              <arg name="key" type="s" direction="in"/>
+              <arg name="value" type="v" direction="out"/>
+            </method>
+            <signal name="SettingChanged">
+              <arg name="namespace" type="s"/>
+              <arg name="key" type="s"/>
+              <arg name="value" type="v"/>
+            </signal>
+            <property name="version" type="u" access="read"/>
+          </interface>
+          <interface name="org.freedesktop.DBus.Properties">
+            <method name="Get">
+              <arg name="interface_name" type="s" direction="in"/>
+              <arg name="property_name" type="s" direction="in"/>
+              <arg name="value" type="v" direction="out"/>
+            </method>
+            <method name="GetAll">
+              <arg name="interface_name" type="s" direction="in"/>
+              <arg name="properties" type="a{sv}" direction="out"/>
+            </method>
+            <method name="Set">
+              <arg name="interface_name" type="s" direction="in"/>
+              <arg name="property_name" type="s" direction="in"/>
+              <arg name="value" type="v" direction="in"/>
+            </method>
+          </interface>
+          <interface name="org.freedesktop.DBus.Introspectable">
+            <method name="Introspect">
+              <arg name="xml_data" type="s" direction="out"/>
+            </method>
+          </interface>
+          <interface name="org.freedesktop.DBus.Peer">
+            <method name="Ping"/>
+            <method name="GetMachineId">
+              <arg name="machine_uuid" type="s" direction="out"/>
+            </method>
+          </interface>
+        </node>
+
+        """
+
+    // MARK: - The environment the frontend sees
+
+    /// `XDG_CURRENT_DESKTOP`, the `*.portal` files and the portals.conf in force, as the frontend finds them.
+    static func readEnvironment() -> (desktops: [String], portals: [PortalFile], conf: PortalsConf?) {
+        func env(_ name: String) -> String? {
+            guard let v = getenv(name) else { return nil }
+            let s = String(cString: v)
+            return s.isEmpty ? nil : s
+        }
+        let desktops = (env("XDG_CURRENT_DESKTOP") ?? "").split(separator: ":").map(String.init)
+        let dir = env("XDG_DESKTOP_PORTAL_DIR") ?? "/usr/share/xdg-desktop-portal/portals"
+        let portals = fileNames(in: dir).filter { $0.hasSuffix(".portal") }.sorted().compactMap { name in
+            readSmallFile(dir + "/" + name).flatMap { PortalFile(name: name, text: $0) }
+        }
+        // ≥ 1.18: the first of DESKTOP-portals.conf (each desktop in order), then portals.conf, in the
+        // user's config dir, the system config dirs, /etc and the data dir.
+        let home = env("HOME") ?? ""
+        var dirs = [(env("XDG_CONFIG_HOME") ?? home + "/.config") + "/xdg-desktop-portal"]
+        dirs += (env("XDG_CONFIG_DIRS") ?? "/etc/xdg").split(separator: ":").map { $0 + "/xdg-desktop-portal" }
+        dirs += ["/etc/xdg-desktop-portal", "/usr/share/xdg-desktop-portal"]
+        var conf: PortalsConf?
+        search: for d in dirs {
+            for name in desktops.map({ $0.lowercased() + "-portals.conf" }) + ["portals.conf"] {
+                if let text = readSmallFile(d + "/" + name) {
+                    conf = PortalsConf(path: d + "/" + name, text: text)
+                    break search
+                }
+            }
+        }
+        return (desktops, portals, conf)
+    }
+
+    private static func fileNames(in dir: String) -> [String] {
+        guard let d = opendir(dir) else { return [] }
+        defer { closedir(d) }
+        var names: [String] = []
+        while let entry = readdir(d) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+            if name != ".", name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// A regular file of at most 64 KiB, or nil (missing, not regular, too big, unreadable).
+    private static func readSmallFile(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size <= 65536 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + done, $0.count - done) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else { break }
+            done += n
+        }
+        return String(decoding: bytes[..<done], as: UTF8.self)
+    }
+}
+
+/// Something else that lives on the sentry's session-bus connection.
+protocol BusPeer: AnyObject {
+    /// The connection is registered (Hello answered); called before the sentry's own matches and reads.
+    func connected(_ connection: BusConnection)
+    /// The connection is gone, or there is none.
+    func disconnected(_ detail: String)
+}
+
+extension PortalBackend: BusPeer {}
