@@ -44,7 +44,7 @@ let package = Package(
         .testTarget(name: "AppearanceDaemonTests", dependencies: ["AppearanceDaemon"], swiftSettings: strict),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["AppearanceFuzzing"], swiftSettings: strict),
         .testTarget(name: "EndToEndTests", dependencies: ["AppearanceKit", "AppearanceProtocol", "TestSupport"],
-                    exclude: ["Golden"], swiftSettings: strict),
+                    exclude: ["Golden", "Scripts"], swiftSettings: strict),
     ]
 )
 

@@ -375,7 +375,8 @@ public final class Daemon: @unchecked Sendable {
         case .status:
             result = .success(StatusInfo(state: engine.state, systemDetail: engine.systemDetail,
                                          defaultMode: engine.inputs.defaultMode, subscribers: subscriberCount,
-                                         version: Self.version, pid: Int(getpid()), paletteDetail: paletteDetail).json)
+                                         version: Self.version, pid: Int(getpid()), paletteDetail: paletteDetail,
+                                         portalBackendDetail: outletStatus?.detail).json)
         case .subscribe(let interest):
             if c.delivery == nil { subscriberCount += 1 }
             let resolved = interest.palette ? resolvedPalette : nil

@@ -252,11 +252,15 @@ public struct StatusInfo: Equatable, Sendable {
     public var pid: Int
     /// The palette file and how it was read ("…/palette.toml: 9 tokens"); nil from a protocol 1 daemon.
     public var paletteDetail: String?
+    /// Whether the daemon serves the portal's Settings, and why ("serving as …: no other Settings backend
+    /// for sway", "not serving: gtk.portal provides Settings for GNOME"); nil from an older daemon.
+    public var portalBackendDetail: String?
 
     public init(state: AppearanceState, systemDetail: String, defaultMode: Mode, subscribers: Int,
                 protocolVersion: Int = AppearanceProtocol.protocolVersion, version: String, pid: Int,
-                paletteDetail: String? = nil) {
+                paletteDetail: String? = nil, portalBackendDetail: String? = nil) {
         self.paletteDetail = paletteDetail
+        self.portalBackendDetail = portalBackendDetail
         self.state = state
         self.systemDetail = systemDetail
         self.defaultMode = defaultMode
@@ -379,7 +383,8 @@ extension StatusInfo {
             ("systemDetail", .string(systemDetail)), ("defaultMode", .string(defaultMode.rawValue)),
             ("subscribers", .int(subscribers)), ("protocol", .int(protocolVersion)),
             ("version", .string(version)), ("pid", .int(pid)),
-        ] + (paletteDetail.map { [("paletteDetail", JSON.string($0))] } ?? []))
+        ] + (paletteDetail.map { [("paletteDetail", JSON.string($0))] } ?? [])
+          + (portalBackendDetail.map { [("portalBackend", JSON.string($0))] } ?? []))
     }
 
     public init(json: JSON) throws(RPCError) {
@@ -391,7 +396,8 @@ extension StatusInfo {
         guard let version = json["version"]?.stringValue else { throw bad("version") }
         guard let pid = json["pid"]?.intValue else { throw bad("pid") }
         self.init(state: state, systemDetail: detail, defaultMode: dm, subscribers: subs,
-                  protocolVersion: proto, version: version, pid: pid, paletteDetail: json["paletteDetail"]?.stringValue)
+                  protocolVersion: proto, version: version, pid: pid, paletteDetail: json["paletteDetail"]?.stringValue,
+                  portalBackendDetail: json["portalBackend"]?.stringValue)
     }
 }
 

@@ -15,12 +15,14 @@ import Testing
         "usr/lib/systemd/user/appearanced.service",
         "usr/lib/systemd/user/appearanced.socket",
         "usr/share/bash-completion/completions/appearancectl",
+        "usr/share/dbus-1/services/org.freedesktop.impl.portal.desktop.appearanced.service",
         "usr/share/doc/appearanced/appearanced.toml",
         "usr/share/doc/appearanced/palette.toml",
         "usr/share/fish/vendor_completions.d/appearancectl.fish",
         "usr/share/man/man1/appearancectl.1",
         "usr/share/man/man1/appearanced.1",
         "usr/share/man/man7/appearanced.7",
+        "usr/share/xdg-desktop-portal/portals/appearanced.portal",
         "usr/share/zsh/site-functions/_appearancectl",
     ]
 
@@ -87,6 +89,7 @@ import Testing
             "bin/appearancectl",
             "bin/appearanced",
             "share/bash-completion/completions/appearancectl",
+            "share/dbus-1/services/org.freedesktop.impl.portal.desktop.appearanced.service",
             "share/doc/appearanced/appearanced.toml",
             "share/doc/appearanced/palette.toml",
             "share/fish/vendor_completions.d/appearancectl.fish",
@@ -95,6 +98,7 @@ import Testing
             "share/man/man7/appearanced.7",
             "share/systemd/user/appearanced.service",
             "share/systemd/user/appearanced.socket",
+            "share/xdg-desktop-portal/portals/appearanced.portal",
             "share/zsh/site-functions/_appearancectl",
         ])
         let paths = try s.run("/usr/bin/systemd-analyze", ["--user", "unit-paths"])

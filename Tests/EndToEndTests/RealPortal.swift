@@ -1,41 +1,56 @@
 import Foundation
 import Testing
 
-/// The real desktop stack, headless: a private dbus-daemon, xdg-desktop-portal and xdg-desktop-portal-gtk
-/// (activated on demand by that bus) on a GTK broadway display, switched with `gsettings` as a user would.
+/// The real desktop stack, headless: a private dbus-daemon, xdg-desktop-portal and the backends named by
+/// `portals` (activated on demand by that bus): `gtk` is xdg-desktop-portal-gtk on a GTK broadway display,
+/// switched with `gsettings` as a user would; `appearanced` is this project's own `.portal` file.
 final class RealPortalStack: @unchecked Sendable {
     let sandbox: Sandbox
     private var broadway: Child?
     private var bus: Child?
 
-    init(_ sandbox: Sandbox) throws {
+    /// The repository's portal/appearanced.portal.
+    static let appearancedPortal = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("portal/appearanced.portal").path
+
+    /// - Parameters:
+    ///   - desktop: `XDG_CURRENT_DESKTOP` for the portal and the daemon.
+    ///   - portals: the backends the portal frontend finds (1.16 reads only `XDG_DESKTOP_PORTAL_DIR`).
+    ///   - gtk4: also start a GTK 4 broadway display (`gtk4-broadwayd`), for libadwaita apps.
+    init(_ sandbox: Sandbox, desktop: String = "GNOME", portals: [String] = ["gtk"], gtk4: Bool = false) throws {
         self.sandbox = sandbox
-        let portals = sandbox.root + "/portals"
-        try FileManager.default.createDirectory(atPath: portals, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: "/usr/share/xdg-desktop-portal/portals/gtk.portal", toPath: portals + "/gtk.portal")
-        sandbox.env["XDG_DESKTOP_PORTAL_DIR"] = portals
-        sandbox.env["XDG_CURRENT_DESKTOP"] = "GNOME"
+        let dir = sandbox.root + "/portals"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        for name in portals {
+            let source = name == "appearanced" ? Self.appearancedPortal : "/usr/share/xdg-desktop-portal/portals/\(name).portal"
+            try FileManager.default.copyItem(atPath: source, toPath: dir + "/\(name).portal")
+        }
+        sandbox.env["XDG_DESKTOP_PORTAL_DIR"] = dir
+        sandbox.env["XDG_CURRENT_DESKTOP"] = desktop
         sandbox.env["GDK_BACKEND"] = "broadway"
         sandbox.env["NO_AT_BRIDGE"] = "1"
         sandbox.env["GSETTINGS_BACKEND"] = "dconf"
         sandbox.env["DISPLAY"] = nil
         sandbox.env["WAYLAND_DISPLAY"] = nil
 
-        // broadwayd also listens on TCP 8080+N: pick a display number at random and retry on a clash.
-        for _ in 0..<8 {
-            let n = Int.random(in: 100...900)
-            let b = try Child("/usr/bin/broadwayd", [":\(n)"], env: sandbox.env)
-            if (try? waitUntil("broadwayd :\(n) listening", timeout: 10, {
-                if !b.isRunning { throw TimedOut(description: "broadwayd exited: \(b.stderr)") }
-                return (b.stdout + b.stderr).contains("Listening on")
-            })) != nil {
-                broadway = b
-                sandbox.env["BROADWAY_DISPLAY"] = ":\(n)"
-                break
+        if portals.contains("gtk") || gtk4 {
+            // broadwayd also listens on TCP 8080+N: pick a display number at random and retry on a clash.
+            let server = gtk4 ? "/usr/bin/gtk4-broadwayd" : "/usr/bin/broadwayd"
+            for _ in 0..<8 {
+                let n = Int.random(in: 100...900)
+                let b = try Child(server, [":\(n)"], env: sandbox.env)
+                if (try? waitUntil("\(server) :\(n) listening", timeout: 10, {
+                    if !b.isRunning { throw TimedOut(description: "\(server) exited: \(b.stderr)") }
+                    return (b.stdout + b.stderr).contains("Listening on")
+                })) != nil {
+                    broadway = b
+                    sandbox.env["BROADWAY_DISPLAY"] = ":\(n)"
+                    break
+                }
+                b.stop(SIGKILL)
             }
-            b.stop(SIGKILL)
+            guard broadway != nil else { throw TimedOut(description: "could not start \(server)") }
         }
-        guard broadway != nil else { throw TimedOut(description: "could not start broadwayd") }
 
         let address = "unix:path=\(sandbox.root)/bus"
         // Services activated by this bus inherit its environment: the broadway display, the portal dir, the XDG dirs.
@@ -75,6 +90,55 @@ final class RealPortalStack: @unchecked Sendable {
     func gsettings(_ value: String) throws {
         let r = try sandbox.run("/usr/bin/gsettings", ["set", "org.gnome.desktop.interface", "color-scheme", value])
         guard r.status == 0 else { throw TimedOut(description: "gsettings set failed: \(r.err)") }
+    }
+
+    /// A method call on the bus with `gdbus call`, as any client would make it: its printed answer
+    /// (`(<<uint32 1>>,)`), or the error it printed.
+    func call(_ destination: String, _ method: String, _ args: [String]) throws -> (ok: Bool, out: String) {
+        let r = try sandbox.run("/usr/bin/gdbus", ["call", "--session", "--timeout", "20", "--dest", destination,
+                                                  "--object-path", "/org/freedesktop/portal/desktop", "--method", method] + args)
+        return (r.status == 0, r.status == 0 ? r.out.trimmingCharacters(in: .whitespacesAndNewlines) : r.err)
+    }
+
+    /// The portal frontend's answer to `Read(org.freedesktop.appearance, key)`.
+    func frontendRead(_ key: String = "color-scheme") throws -> String {
+        let r = try call("org.freedesktop.portal.Desktop", "org.freedesktop.portal.Settings.Read", ["org.freedesktop.appearance", key])
+        guard r.ok else { throw TimedOut(description: "the portal's Read failed: \(r.out)") }
+        return r.out
+    }
+
+    /// Records the portal frontend's SettingChanged signals for `org.freedesktop.appearance` `color-scheme`
+    /// (with `gdbus monitor`); `values` are the numbers they carried, in order.
+    func recordColorSchemeSignals() throws -> SignalRecorder {
+        let monitor = try Child("/usr/bin/gdbus", ["monitor", "--session", "--dest", "org.freedesktop.portal.Desktop"], env: sandbox.env)
+        // gdbus prints "Monitoring signals …" once its match is in place.
+        try waitUntil("gdbus monitor to start; stderr: \(monitor.stderr)") { monitor.stdout.contains("Monitoring signals") }
+        return SignalRecorder(monitor)
+    }
+}
+
+/// SettingChanged signals seen on the portal frontend, as `gdbus monitor` prints them.
+final class SignalRecorder: @unchecked Sendable {
+    let monitor: Child
+
+    init(_ monitor: Child) { self.monitor = monitor }
+
+    deinit { monitor.stop(SIGKILL) }
+
+    /// The color-scheme values signalled so far.
+    var values: [UInt32] {
+        monitor.lines.compactMap { line -> UInt32? in
+            guard line.contains("org.freedesktop.portal.Settings.SettingChanged"),
+                  line.contains("'org.freedesktop.appearance', 'color-scheme'"),
+                  let start = line.range(of: "<uint32 ") else { return nil }
+            return UInt32(line[start.upperBound...].prefix { $0.isNumber })
+        }
+    }
+
+    /// Waits until `count` values have been signalled and returns them all.
+    func wait(for count: Int) throws -> [UInt32] {
+        try waitUntil("\(count) SettingChanged for color-scheme; seen: \(monitor.stdout)") { values.count >= count }
+        return values
     }
 }
 

@@ -1,0 +1,186 @@
+import Foundation
+import Testing
+
+/// appearanced as the portal's Settings backend, against the real xdg-desktop-portal (1.16 on bookworm) and a
+/// real libadwaita app: on a desktop without a Settings backend every portal reader follows the merged mode;
+/// on GNOME, where the desktop has its own, nothing appearanced does reaches the frontend.
+@Suite struct PortalBackendTests {
+    static let backend = "org.freedesktop.impl.portal.desktop.appearanced"
+    static let adwScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Scripts/adw-follow.py").path
+
+    /// The daemon's log lines about the system's value: while it serves, only "unavailable, ours".
+    static func systemLines(_ d: Child) -> [String] {
+        d.stderr.split(separator: "\n").filter { $0.contains("system: ") }.map(String.init)
+    }
+
+    /// The process that owns `name` on the sandbox's bus.
+    static func owner(_ stack: RealPortalStack, _ name: String) throws -> pid_t? {
+        let r = try stack.sandbox.run("/usr/bin/gdbus", ["call", "--session", "--timeout", "10", "--dest", "org.freedesktop.DBus",
+                                                        "--object-path", "/org/freedesktop/DBus", "--method",
+                                                        "org.freedesktop.DBus.GetConnectionUnixProcessID", name])
+        guard r.status == 0, let n = r.out.split(separator: " ").last.map({ $0.filter(\.isNumber) }) else { return nil }
+        return pid_t(n)
+    }
+
+    @Test func onSwayEveryPortalReaderFollowsAppearanced() throws {
+        let s = try Sandbox()
+        let stack = try RealPortalStack(s, desktop: "sway", portals: ["appearanced"])
+        defer { stack.close() }
+        let d = try s.startDaemon(["--log-level", "debug"])
+        defer { d.stop() }
+
+        let status = try s.ctl("status", "--json").out
+        #expect(status.contains("serving as \(Self.backend): no other Settings backend for sway"), "\(status)")
+        #expect(try stack.frontendRead() == "(<<uint32 2>>,)")
+        let all = try stack.call("org.freedesktop.portal.Desktop", "org.freedesktop.portal.Settings.ReadAll", ["['org.freedesktop.appearance']"])
+        #expect(all.ok && all.out.contains("'color-scheme': <uint32 2>"), "\(all.out)")
+
+        // Each change gives exactly one SettingChanged with the new value, and Read agrees with it.
+        let signals = try stack.recordColorSchemeSignals()
+        let steps: [([String], UInt32)] = [(["set", "dark"], 1), (["set", "light"], 2), (["toggle"], 1), (["set", "system"], 2)]
+        var expected: [UInt32] = []
+        for (args, value) in steps {
+            #expect(try s.run(Bin.ctl, args).status == 0)
+            expected.append(value)
+            #expect(try signals.wait(for: expected.count) == expected, "after \(args)")
+            #expect(try stack.frontendRead() == "(<<uint32 \(value)>>,)")
+        }
+        // A change after the last step shows that nothing more came for it.
+        #expect(try s.ctl("set", "dark").status == 0)
+        #expect(try signals.wait(for: expected.count + 1) == expected + [1])
+
+        // The portal frontend goes away and comes back (D-Bus activation): it is served again.
+        let frontend = try #require(try Self.owner(stack, "org.freedesktop.portal.Desktop"))
+        kill(frontend, SIGKILL)
+        try waitUntil("the portal to restart with appearanced's value") { (try? stack.frontendRead()) == "(<<uint32 1>>,)" }
+        #expect(try Self.owner(stack, "org.freedesktop.portal.Desktop") != frontend)
+        #expect(try s.ctl("set", "light").out == "light\n")
+        try waitUntil("the restarted portal to follow") { (try? stack.frontendRead()) == "(<<uint32 2>>,)" }
+
+        // No loop: the daemon never took its own value, relayed back by the frontend, for the desktop's.
+        #expect(Self.systemLines(d).allSatisfy { $0.hasSuffix("system: unavailable (appearanced is the portal's Settings backend)") },
+                "\(Self.systemLines(d))")
+        #expect(try s.ctl("get", "--json").out.contains(#""system":"unavailable""#))
+    }
+
+    @Test func aLibadwaitaAppFollowsEveryChange() throws {
+        let s = try Sandbox()
+        let stack = try RealPortalStack(s, desktop: "sway", portals: ["appearanced"], gtk4: true)
+        defer { stack.close() }
+        let d = try s.startDaemon()
+        defer { d.stop() }
+
+        let app = try Child("/usr/bin/python3", [Self.adwScript], env: s.env)
+        defer { app.stop(SIGKILL) }
+        #expect(try app.waitForLines(1) == ["light"])
+        var expected = ["light"]
+        for (args, mode) in [(["set", "dark"], "dark"), (["set", "light"], "light"), (["toggle"], "dark"), (["set", "system"], "light")] {
+            #expect(try s.run(Bin.ctl, args).status == 0)
+            expected.append(mode)
+            #expect(try app.waitForLines(expected.count) == expected, "after \(args); stderr: \(app.stderr)")
+        }
+    }
+
+    /// GNOME with its own backend (gtk) and appearanced's .portal both installed: the frontend's answers and
+    /// signals follow gsettings only; a forced mode in appearanced reaches its own subscribers, not the portal.
+    @Test func onGnomeNothingContradictsTheDesktopsBackend() throws {
+        let s = try Sandbox()
+        let stack = try RealPortalStack(s, desktop: "GNOME", portals: ["gtk", "appearanced"])
+        defer { stack.close() }
+        try stack.gsettings("default")
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        #expect(try s.ctl("status", "--json").out.contains("not serving: gtk.portal provides Settings for GNOME"))
+        #expect(try stack.frontendRead() == "(<<uint32 0>>,)")
+        // appearanced answers the frontend, but with nothing: it owns its name, so activation never waits.
+        let direct = try stack.call(Self.backend, "org.freedesktop.impl.portal.Settings.Read", ["org.freedesktop.appearance", "color-scheme"])
+        #expect(!direct.ok && direct.out.contains("org.freedesktop.portal.Error.NotFound"), "\(direct.out)")
+
+        let signals = try stack.recordColorSchemeSignals()
+        try stack.gsettings("prefer-light")
+        #expect(try signals.wait(for: 1) == [2])
+        #expect(try s.ctl("set", "dark").out == "dark\n")   // contradicts the desktop: must not reach the portal
+        try stack.gsettings("prefer-dark")
+        #expect(try signals.wait(for: 2) == [2, 1])
+        #expect(try stack.frontendRead() == "(<<uint32 1>>,)")
+        #expect(try s.ctl("set", "light").out == "light\n")
+        try stack.gsettings("default")
+        #expect(try signals.wait(for: 3) == [2, 1, 0])
+        #expect(try stack.frontendRead() == "(<<uint32 0>>,)")
+        // The daemon followed the desktop all along (no own value read back): system is the desktop's.
+        try waitUntil("the daemon to see no-preference") { try s.ctl("get", "--json").out.contains(#""system":"no-preference""#) }
+    }
+
+    @Test func theBackendAnswersAsTheInterfaceSaysAndSurvivesBadCalls() throws {
+        let s = try Sandbox()
+        let stack = try RealPortalStack(s, desktop: "sway", portals: ["appearanced"])
+        defer { stack.close() }
+        try s.write("[accent]\ndefault = \"#3584E4\"\n", to: s.root + "/config/appearanced/palette.toml")
+        let d = try s.startDaemon()
+        defer { d.stop() }
+
+        // The introspection data matches the interface XML xdg-desktop-portal installs.
+        let xml = try String(contentsOfFile: "/usr/share/dbus-1/interfaces/org.freedesktop.impl.portal.Settings.xml", encoding: .utf8)
+        let introspected = try stack.call(Self.backend, "org.freedesktop.DBus.Introspectable.Introspect", [])
+        #expect(introspected.ok)
+        let ours = Self.members(of: "org.freedesktop.impl.portal.Settings", in: introspected.out.replacingOccurrences(of: "\\n", with: "\n"))
+        #expect(!ours.isEmpty)
+        #expect(ours == Self.members(of: "org.freedesktop.impl.portal.Settings", in: xml))
+
+        func direct(_ method: String, _ args: [String]) throws -> (ok: Bool, out: String) {
+            try stack.call(Self.backend, method, args)
+        }
+        #expect(try direct("org.freedesktop.impl.portal.Settings.Read", ["org.freedesktop.appearance", "color-scheme"]).out == "(<uint32 2>,)")
+        #expect(try direct("org.freedesktop.impl.portal.Settings.Read", ["org.freedesktop.appearance", "accent-color"]).out
+                == "(<(0.20784313725490197, 0.51764705882352946, 0.89411764705882357)>,)")
+        #expect(try direct("org.freedesktop.DBus.Properties.Get", ["org.freedesktop.impl.portal.Settings", "version"]).out == "(<uint32 1>,)")
+        let all = try direct("org.freedesktop.impl.portal.Settings.ReadAll", ["['org.freedesktop.*']"])
+        #expect(all.out.contains("'org.freedesktop.appearance': {'color-scheme': <uint32 2>, 'accent-color': <("), "\(all.out)")
+        #expect(try direct("org.freedesktop.impl.portal.Settings.ReadAll", ["['org.gnome.*']"]).out == "(@a{sa{sv}} {},)")
+
+        // Bad calls get D-Bus errors, not a crash. dbus-send sends what gdbus would refuse to.
+        let bad: [([String], String)] = [
+            (["org.freedesktop.impl.portal.Settings.Read", "string:org.freedesktop.appearance", "string:no-such-key"], "org.freedesktop.portal.Error.NotFound"),
+            (["org.freedesktop.impl.portal.Settings.Read", "string:org.example.other", "string:color-scheme"], "org.freedesktop.portal.Error.NotFound"),
+            (["org.freedesktop.impl.portal.Settings.Read", "string:only-one"], "org.freedesktop.DBus.Error.InvalidArgs"),
+            (["org.freedesktop.impl.portal.Settings.Read", "uint32:1", "uint32:2"], "org.freedesktop.DBus.Error.InvalidArgs"),
+            (["org.freedesktop.impl.portal.Settings.ReadAll", "string:x"], "org.freedesktop.DBus.Error.InvalidArgs"),
+            (["org.freedesktop.impl.portal.Settings.Write", "string:x"], "org.freedesktop.DBus.Error.UnknownMethod"),
+            (["org.freedesktop.DBus.Properties.Get", "string:org.freedesktop.impl.portal.Settings", "string:nope"], "org.freedesktop.DBus.Error.InvalidArgs"),
+            (["org.freedesktop.DBus.Properties.Set", "string:org.freedesktop.impl.portal.Settings", "string:version", "variant:uint32:3"],
+             "org.freedesktop.DBus.Error.PropertyReadOnly"),
+        ]
+        for (args, error) in bad {
+            let r = try s.run("/usr/bin/dbus-send", ["--session", "--print-reply", "--reply-timeout=10000", "--dest=\(Self.backend)",
+                                                     "/org/freedesktop/portal/desktop"] + args)
+            #expect(r.status != 0 && r.err.contains(error), "\(args): \(r.err)")
+        }
+        #expect(d.isRunning)
+        #expect(try s.ctl("get").out == "light\n")
+    }
+
+    /// Methods (with in/out argument types), signals (argument types) and properties of `interface`, in order.
+    static func members(of interface: String, in xml: String) -> [String] {
+        guard let start = xml.range(of: "<interface name=\"\(interface)\"") ?? xml.range(of: "<interface name='\(interface)'"),
+              let end = xml.range(of: "</interface>", range: start.upperBound..<xml.endIndex) else { return [] }
+        let body = xml[start.upperBound..<end.lowerBound]
+        var result: [String] = []
+        var kind = ""
+        for match in body.matches(of: /<(method|signal|property|arg)\b([^>]*)>/) {
+            let attrs = Dictionary(String(match.2).matches(of: /(\w+)=["']([^"']*)["']/).map { (String($0.1), String($0.2)) },
+                                   uniquingKeysWith: { a, _ in a })
+            switch match.1 {
+            case "method", "signal":
+                kind = String(match.1)
+                result.append("\(kind) \(attrs["name"] ?? "")")
+            case "property":
+                result.append("property \(attrs["name"] ?? "") \(attrs["type"] ?? "") \(attrs["access"] ?? "")")
+            default:
+                let direction = kind == "signal" ? "out" : attrs["direction"] ?? "in"
+                result.append("  \(direction) \(attrs["type"] ?? "")")
+            }
+        }
+        return result
+    }
+}
