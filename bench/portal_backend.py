@@ -1,0 +1,221 @@
+#!/usr/bin/python3
+"""The portal backend's figures (docs/benchmarks.md, "Portal backend"), with the real xdg-desktop-portal.
+
+1. A portal `Read` of org.freedesktop.appearance color-scheme answered through appearanced (sway-shaped:
+   appearanced's .portal only) against the same `Read` answered through xdg-desktop-portal-gtk
+   (GNOME-shaped: gtk.portal only). Both stacks run at once and the calls alternate, so both see the same
+   machine; the client is one GDBus connection per stack, calls made synchronously one after another.
+2. `appearancectl set dark|light` to a libadwaita app's `notify::dark`: the app (in this process, on a GTK 4
+   broadway display) starts appearancectl and takes the time from just before the spawn to the signal.
+
+Writes portal_read.csv, adw_latency.csv and portal_backend.json to --out. Run by `make bench`.
+"""
+import argparse
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+
+
+def log(*a):
+    print("bench (portal backend):", *a, file=sys.stderr, flush=True)
+
+
+def pct(samples, p):
+    s = sorted(samples)
+    return s[max(0, min(len(s) - 1, int(round(p / 100 * len(s) + 0.5)) - 1))]
+
+
+class Stack:
+    """A private bus with the real portal frontend, for one desktop shape; appearanced on it."""
+
+    def __init__(self, bin_dir, desktop, portals, gtk4=False):
+        self.bin_dir = bin_dir
+        self.root = tempfile.mkdtemp(prefix="appearanced-bench-portal-")
+        self.procs = []
+        for d in ("home", "runtime", "state", "config", "portals"):
+            os.makedirs(os.path.join(self.root, d), mode=0o700, exist_ok=True)
+        for name in portals:
+            src = os.path.join(REPO, "portal/appearanced.portal") if name == "appearanced" \
+                else f"/usr/share/xdg-desktop-portal/portals/{name}.portal"
+            shutil.copy(src, os.path.join(self.root, "portals", f"{name}.portal"))
+        self.env = {
+            "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": self.root + "/home",
+            "XDG_RUNTIME_DIR": self.root + "/runtime", "XDG_STATE_HOME": self.root + "/state",
+            "XDG_CONFIG_HOME": self.root + "/config", "XDG_DESKTOP_PORTAL_DIR": self.root + "/portals",
+            "XDG_CURRENT_DESKTOP": desktop, "GDK_BACKEND": "broadway", "NO_AT_BRIDGE": "1",
+            "GSETTINGS_BACKEND": "dconf", "SWIFT_BACKTRACE": "enable=no",
+        }
+        if "gtk" in portals or gtk4:
+            self.start_broadway("/usr/bin/gtk4-broadwayd" if gtk4 else "/usr/bin/broadwayd")
+        bus = self.spawn(["/usr/bin/dbus-daemon", "--session", "--nofork", "--nopidfile",
+                          f"--address=unix:path={self.root}/bus", "--print-address=1"],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.env["DBUS_SESSION_BUS_ADDRESS"] = bus.stdout.readline().strip()
+        self.daemon = self.spawn([bin_dir + "/appearanced"], stderr=open(self.root + "/daemon.log", "w"))
+        deadline = time.time() + 20
+        while subprocess.run([bin_dir + "/appearancectl", "get"], env=self.env, capture_output=True).returncode != 0:
+            if time.time() > deadline or self.daemon.poll() is not None:
+                raise SystemExit("appearanced did not start: " + open(self.root + "/daemon.log").read())
+            time.sleep(0.02)
+
+    def spawn(self, argv, **kw):
+        p = subprocess.Popen(argv, env=self.env, stdin=subprocess.DEVNULL, **kw)
+        self.procs.append(p)
+        return p
+
+    def start_broadway(self, server):
+        for _ in range(8):
+            n = random.randint(100, 900)
+            out = open(os.path.join(self.root, f"broadway-{n}.log"), "w+")
+            p = self.spawn([server, f":{n}"], stdout=out, stderr=subprocess.STDOUT)
+            deadline = time.time() + 10
+            while time.time() < deadline and p.poll() is None:
+                out.seek(0)
+                if "Listening on" in out.read():
+                    self.env["BROADWAY_DISPLAY"] = f":{n}"
+                    return
+                time.sleep(0.02)
+            p.kill()
+            p.wait()
+        raise SystemExit(f"could not start {server}")
+
+    def close(self):
+        for p in reversed(self.procs):
+            if p.poll() is None:
+                p.terminate()
+                try:
+                    p.wait(5)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+        # Activated services (the portal, its backends, dconf) leave with their bus, but not at once.
+        subprocess.run(["/usr/bin/pkill", "-f", f"DBUS_STARTER_ADDRESS=unix:path={self.root}/bus"], stderr=subprocess.DEVNULL)
+        doc = self.root + "/runtime/doc"
+        if os.path.ismount(doc):
+            subprocess.run(["/bin/fusermount3", "-u", doc], stderr=subprocess.DEVNULL)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def portal_reads(bin_dir, n):
+    from gi.repository import Gio, GLib
+    sway = Stack(bin_dir, "sway", ["appearanced"])
+    gnome = Stack(bin_dir, "GNOME", ["gtk"])
+    try:
+        conns = {}
+        for name, st in (("appearanced", sway), ("gtk", gnome)):
+            conns[name] = Gio.DBusConnection.new_for_address_sync(
+                st.env["DBUS_SESSION_BUS_ADDRESS"],
+                Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
+
+        def read(c):
+            t0 = time.perf_counter_ns()
+            r = c.call_sync("org.freedesktop.portal.Desktop", "/org/freedesktop/portal/desktop",
+                            "org.freedesktop.portal.Settings", "Read",
+                            GLib.Variant("(ss)", ("org.freedesktop.appearance", "color-scheme")),
+                            None, Gio.DBusCallFlags.NONE, 10000, None)
+            t1 = time.perf_counter_ns()
+            assert r is not None
+            return (t1 - t0) / 1e6
+
+        for name in conns:  # cold activation of the portal and the backend is not what is measured
+            for _ in range(20):
+                read(conns[name])
+        rows = []
+        for i in range(n):
+            order = ["appearanced", "gtk"] if i % 2 == 0 else ["gtk", "appearanced"]
+            for name in order:
+                rows.append((name, read(conns[name])))
+        return rows
+    finally:
+        sway.close()
+        gnome.close()
+
+
+ADW_PROBE = r"""
+import os, subprocess, sys, time, gi
+gi.require_version("Adw", "1"); gi.require_version("Gtk", "4.0")
+from gi.repository import Adw, GLib
+Adw.init()
+m = Adw.StyleManager.get_default()
+ctl, n = sys.argv[1], int(sys.argv[2])
+samples, state = [], {"t0": 0, "want": None, "left": n}
+loop = GLib.MainLoop()
+def step():
+    want = not m.get_dark()
+    state["want"], state["t0"] = want, time.perf_counter_ns()
+    GLib.spawn_async([ctl, "set", "dark" if want else "light"], flags=GLib.SpawnFlags.STDOUT_TO_DEV_NULL)
+    return False
+def changed(*_):
+    if state["want"] is None or m.get_dark() != state["want"]:
+        return
+    samples.append((time.perf_counter_ns() - state["t0"]) / 1e6)
+    state["want"] = None
+    state["left"] -= 1
+    if state["left"] == 0:
+        loop.quit()
+    else:
+        GLib.timeout_add(20, step)
+m.connect("notify::dark", changed)
+GLib.timeout_add(200, step)
+GLib.timeout_add_seconds(max(60, n), lambda: (loop.quit(), False)[1])
+loop.run()
+print(" ".join(f"{s:.3f}" for s in samples))
+"""
+
+
+def adw_latency(bin_dir, n):
+    st = Stack(bin_dir, "sway", ["appearanced"], gtk4=True)
+    try:
+        r = subprocess.run(["/usr/bin/python3", "-c", ADW_PROBE, bin_dir + "/appearancectl", str(n)], env=st.env,
+                           capture_output=True, text=True, timeout=max(120, 2 * n))
+        samples = [float(x) for x in r.stdout.split()]
+        if len(samples) < n:
+            raise SystemExit(f"the libadwaita probe saw {len(samples)} of {n} changes: {r.stderr}")
+        return samples
+    finally:
+        st.close()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin-dir", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--quick", action="store_true")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    n_read, n_adw = (100, 20) if a.quick else (1000, 200)
+
+    log(f"portal Read through appearanced vs through xdg-desktop-portal-gtk, {n_read} each, alternating")
+    rows = portal_reads(a.bin_dir, n_read)
+    with open(os.path.join(a.out, "portal_read.csv"), "w") as f:
+        f.write("backend,ms\n" + "".join(f"{b},{ms:.4f}\n" for b, ms in rows))
+    ours = [ms for b, ms in rows if b == "appearanced"]
+    gtk = [ms for b, ms in rows if b == "gtk"]
+
+    log(f"appearancectl set → libadwaita notify::dark, {n_adw} changes")
+    adw = adw_latency(a.bin_dir, n_adw)
+    with open(os.path.join(a.out, "adw_latency.csv"), "w") as f:
+        f.write("ms\n" + "".join(f"{ms:.4f}\n" for ms in adw))
+
+    median = lambda s: pct(s, 50)
+    result = {
+        "portal_read_ms": {"appearanced": {"median": median(ours), "p99": pct(ours, 99)},
+                           "gtk": {"median": median(gtk), "p99": pct(gtk, 99)},
+                           "ratio_median": median(ours) / median(gtk)},
+        "set_to_libadwaita_ms": {"median": median(adw), "p99": pct(adw, 99), "n": len(adw)},
+    }
+    with open(os.path.join(a.out, "portal_backend.json"), "w") as f:
+        json.dump(result, f, indent=2)
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()
