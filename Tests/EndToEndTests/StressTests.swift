@@ -18,6 +18,7 @@ enum Stress {
     static let flips = full ? 1_000 : 40
     static let readers = 100
     static let portalRestarts = full ? 100 : 4
+    static let busCycles = full ? 100 : 6
     static let killedSets = full ? 1_000 : 120
     static let connectCycles = full ? 100_000 : 2_000
     static let crowdRounds = full ? 8 : 3
@@ -194,6 +195,47 @@ extension RawClient {
             try s.ctl("get", "--json").out.contains(#""system":"light""#)
         }
         Stress.figure("bus gone", "daemon CPU while reconnecting: \(spent) ticks")
+        portal.stop()
+    }
+
+    /// The session bus lost and regained many times while clients come and go: libdbus closes its socket as
+    /// soon as the bus goes, and the next client's `accept` usually gets that descriptor number. The watch
+    /// sources on the bus use a descriptor of their own, so a client on the reused number is still read, a
+    /// watcher sees every change, and no descriptor is left behind.
+    @Test func sessionBusLostAndRegainedWhileClientsComeAndGo() async throws {
+        let dir = try TemporaryDirectory()
+        var bus = try await PrivateBus(in: dir)
+        var portal = try await FakePortal(bus: bus, directory: dir, colorScheme: 1)
+        let s = try Sandbox()
+        s.env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        let w = try Child(Bin.ctl, ["watch"], env: s.env)
+        defer { w.stop() }
+        #expect(try w.waitForLines(1) == ["dark"])
+        let fdsBefore = ProcStat(pid: d.pid).fds
+        var expected = ["dark"]
+        for i in 0..<Stress.busCycles {
+            portal.stop()
+            bus.stop()
+            try waitUntil("the daemon to see the bus go (cycle \(i))") {
+                try s.ctl("get", "--json").out.contains(#""system":"unavailable""#)
+            }
+            // Clients while the daemon is without a bus: they take the descriptor numbers libdbus gave up.
+            for _ in 0..<10 { #expect(try s.ctl("get").status == 0) }
+            let (value, mode): (UInt32, String) = i % 2 == 0 ? (2, "light") : (1, "dark")
+            bus = try await PrivateBus(in: dir)
+            portal = try await FakePortal(bus: bus, directory: dir, colorScheme: value)
+            try waitUntil("the daemon to read \(mode) on the new bus (cycle \(i))") {
+                try s.ctl("get", "--json").out.contains(#""system":"\#(mode)""#)
+            }
+            for _ in 0..<10 { #expect(try s.ctl("get").out == "\(mode)\n") }
+            expected.append(mode)
+            #expect(try w.waitForLines(expected.count) == expected, "cycle \(i)")
+        }
+        let fdsAfter = ProcStat(pid: d.pid).fds
+        #expect(fdsAfter <= fdsBefore + 1, "descriptors \(fdsBefore) → \(fdsAfter)")
+        Stress.figure("bus cycles", "\(Stress.busCycles) losses and returns of the session bus, daemon fds \(fdsBefore) → \(fdsAfter)")
         portal.stop()
     }
 
