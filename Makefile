@@ -61,9 +61,14 @@ run: build
 	echo "Running $$bin/appearanced (Ctrl-C stops it; in another terminal: $$bin/appearancectl get)"; \
 	exec $$bin/appearanced
 
-test: deps-test man
+# Every import must be a declared dependency of its target (Package.swift is the map): scripts/check-imports.py.
+.PHONY: check-imports
+check-imports:
+	SWIFT=$(SWIFT) /usr/bin/python3 scripts/check-imports.py
+
+test: deps-test man check-imports
 	$(SWIFT) build --build-tests
-	APPEARANCED_BIN_DIR=$$($(SWIFT) build --show-bin-path) $(SWIFT) test
+	APPEARANCED_BIN_DIR=$$($(SWIFT) build --show-bin-path) $(SWIFT) test --skip-build
 
 # Man pages: scdoc sources in man/, built into out/.
 MAN_PAGES := out/appearanced.1 out/appearancectl.1 out/appearanced.7

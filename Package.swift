@@ -1,8 +1,10 @@
 // swift-tools-version:6.0
 // The targets read like the architecture in docs/architecture.md:
-//   CDBus → AppearanceBus (all libdbus pointer code) → AppearanceCore types
+//   CDBus → AppearanceBus (all libdbus pointer code: the sentry and the portal backend) → AppearanceCore types
 //   AppearanceCore (pure) ← AppearanceProtocol ← AppearanceKit ← appearancectl, appearance-example
-//   AppearanceDaemon (Core + Protocol, sentry passed in) ← appearanced (wires AppearanceBus in)
+//   AppearanceDaemon (Core + Protocol, sentry and outlet passed in) ← appearanced (wires AppearanceBus in)
+// Every import is a declared dependency: `make test` runs scripts/check-imports.py first, so an arrow that is
+// used but not drawn here fails the run.
 // No third-party packages: see docs/decisions.md for why each was left out.
 import PackageDescription
 
@@ -25,9 +27,11 @@ let package = Package(
         .target(name: "AppearanceProtocol", dependencies: ["AppearanceCore"], swiftSettings: strict),
         .target(name: "AppearanceBus", dependencies: ["CDBus", "AppearanceCore"], swiftSettings: strict),
         .target(name: "AppearanceDaemon", dependencies: ["AppearanceCore", "AppearanceProtocol"], swiftSettings: strict),
-        .target(name: "AppearanceKit", dependencies: ["AppearanceProtocol"], swiftSettings: strict),
-        .executableTarget(name: "appearanced", dependencies: ["AppearanceDaemon", "AppearanceBus"], swiftSettings: strict),
-        .executableTarget(name: "appearancectl", dependencies: ["AppearanceKit"], swiftSettings: strict),
+        .target(name: "AppearanceKit", dependencies: ["AppearanceCore", "AppearanceProtocol"], swiftSettings: strict),
+        .executableTarget(name: "appearanced", dependencies: ["AppearanceCore", "AppearanceDaemon", "AppearanceBus"],
+                          swiftSettings: strict),
+        .executableTarget(name: "appearancectl", dependencies: ["AppearanceCore", "AppearanceProtocol", "AppearanceKit"],
+                          swiftSettings: strict),
         // examples/swift-watch: a small app on AppearanceKit, built and run by the end-to-end tests.
         .executableTarget(name: "appearance-example", dependencies: ["AppearanceKit"], path: "examples/swift-watch",
                           swiftSettings: strict),
@@ -39,11 +43,11 @@ let package = Package(
         // Test-only helpers: private dbus-daemon, fake portal, real portal stack, daemon processes.
         .target(name: "TestSupport", path: "Tests/Support", exclude: ["fake-portal.py"], swiftSettings: strict),
         .testTarget(name: "AppearanceCoreTests", dependencies: ["AppearanceCore"], swiftSettings: strict),
-        .testTarget(name: "AppearanceProtocolTests", dependencies: ["AppearanceProtocol"], swiftSettings: strict),
-        .testTarget(name: "AppearanceBusTests", dependencies: ["AppearanceBus", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "AppearanceDaemonTests", dependencies: ["AppearanceDaemon"], swiftSettings: strict),
+        .testTarget(name: "AppearanceProtocolTests", dependencies: ["AppearanceCore", "AppearanceProtocol"], swiftSettings: strict),
+        .testTarget(name: "AppearanceBusTests", dependencies: ["AppearanceCore", "AppearanceBus", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "AppearanceDaemonTests", dependencies: ["AppearanceCore", "AppearanceDaemon"], swiftSettings: strict),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["AppearanceFuzzing"], swiftSettings: strict),
-        .testTarget(name: "EndToEndTests", dependencies: ["AppearanceKit", "AppearanceProtocol", "TestSupport"],
+        .testTarget(name: "EndToEndTests", dependencies: ["AppearanceCore", "AppearanceKit", "AppearanceProtocol", "TestSupport"],
                     exclude: ["Golden", "Scripts"], swiftSettings: strict),
     ]
 )
