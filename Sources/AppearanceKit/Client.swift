@@ -117,7 +117,8 @@ final class RequestLine: @unchecked Sendable {
                         case .connectionLost:
                             self.connection = nil
                             if idempotent && reused { return try body(try self.open()) }
-                        case .protocolError:
+                        case .protocolError, .notAnswering:
+                            // A reply may still come later on this connection: it must not be read as the next one's.
                             self.connection = nil
                         case .daemonNotRunning, .rejected:
                             break

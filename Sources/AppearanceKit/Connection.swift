@@ -11,6 +11,11 @@ import AppearanceProtocol
 /// meanwhile are kept, in order, for `nextChange()`.
 public final class AppearanceConnection {
     public let socketPath: String
+    /// How long connecting and each request may take, in seconds, before the daemon counts as not
+    /// answering (stopped, wedged, or its socket backlog full). Longer than the daemon's own start-up wait
+    /// for the first portal reading (3 s), so a `get` right after a socket-activated start is answered.
+    public static let defaultTimeout = 4.0
+    public let timeout: Double
     private let fd: Int32
     private var framer = LineFramer()
     private var nextID = 0
@@ -19,23 +24,34 @@ public final class AppearanceConnection {
 
     /// Connects to `socketPath`, or to the path every client and the daemon agree on
     /// (`$APPEARANCED_SOCKET`, else `$XDG_RUNTIME_DIR/appearanced/socket`, …).
-    public init(socketPath: String? = nil) throws(AppearanceError) {
+    /// - Parameter timeout: the bound on connecting and on each request (not on waiting for notifications).
+    public init(socketPath: String? = nil, timeout: Double = AppearanceConnection.defaultTimeout) throws(AppearanceError) {
         let path = SocketLocation.resolve(explicit: socketPath).path
         self.socketPath = path
-        fd = try Self.connect(path)
+        self.timeout = timeout
+        fd = try Self.connect(path, deadline: Deadline(seconds: timeout))
         buffer = .allocate(byteCount: 16 * 1024, alignment: 16)
     }
 
-    private static func connect(_ path: String) throws(AppearanceError) -> Int32 {
+    /// Connects without blocking: a Unix socket whose backlog is full answers EAGAIN (the daemon is not
+    /// accepting), which is retried until the deadline.
+    private static func connect(_ path: String, deadline: Deadline) throws(AppearanceError) -> Int32 {
         let fd: Int32
-        do { fd = try Posix.unixStreamSocket() } catch { throw .daemonNotRunning(socket: path, reason: "\(error)") }
-        do {
-            try Posix.connect(fd, to: path)
-        } catch {
-            Posix.close(fd)
-            throw .daemonNotRunning(socket: path, reason: String(cString: strerror(error.code)))
+        do { fd = try Posix.unixStreamSocket(nonBlocking: true) } catch { throw .daemonNotRunning(socket: path, reason: "\(error)") }
+        while true {
+            do {
+                try Posix.connect(fd, to: path)
+                return fd
+            } catch where error.code == EAGAIN && !deadline.passed {
+                _ = poll(nil, 0, 10)
+            } catch {
+                Posix.close(fd)
+                if error.code == EAGAIN {
+                    throw .notAnswering(socket: path, seconds: deadline.seconds)
+                }
+                throw .daemonNotRunning(socket: path, reason: String(cString: strerror(error.code)))
+            }
         }
-        return fd
     }
 
     deinit {
@@ -84,9 +100,9 @@ public final class AppearanceConnection {
         do { return try ResolvedPalette(json: json) } catch { throw .protocolError(error.message) }
     }
 
-    /// Blocks until the next `changed` notification.
+    /// Blocks until the next `changed` notification, with no deadline: a change may be hours away.
     public func nextChange() throws(AppearanceError) -> Notification {
-        while changes.isEmpty { try receive() }
+        while changes.isEmpty { try receive(deadline: nil) }
         return changes.removeFirst()
     }
 
@@ -98,9 +114,23 @@ public final class AppearanceConnection {
     private func call(_ c: Call) throws(AppearanceError) -> JSON {
         nextID += 1
         let id = JSON.int(nextID)
-        do { try Posix.sendAll(fd, Request(id: id, call: c).line) } catch { throw lost("\(error)") }
+        let deadline = Deadline(seconds: timeout)
+        let line = Request(id: id, call: c).line
+        var sent = 0
+        while sent < line.count {
+            let done = line.withUnsafeBytes { raw in
+                Result { () throws(Errno) -> Int in try Posix.send(fd, UnsafeRawBufferPointer(rebasing: raw[sent...])) }
+            }
+            do throws(Errno) {
+                sent += try done.get()
+            } catch where error.code == EAGAIN {
+                try wait(for: Int16(POLLOUT), until: deadline)
+            } catch {
+                throw lost("\(error)")
+            }
+        }
         while true {
-            switch try receive() {
+            switch try receive(deadline: deadline) {
             case .result(let rid, let json)? where rid == id: return json
             case .error(let rid, let e)? where rid == id || rid == .null: throw .rejected(e)
             default: continue
@@ -108,9 +138,20 @@ public final class AppearanceConnection {
         }
     }
 
+    /// Waits until the socket is ready for `events`, or throws `.notAnswering` at the deadline (nil: never).
+    private func wait(for events: Int16, until deadline: Deadline?) throws(AppearanceError) {
+        while true {
+            var p = pollfd(fd: fd, events: events, revents: 0)
+            let r = poll(&p, 1, deadline?.remainingMilliseconds ?? -1)
+            if r > 0 { return }
+            if r == 0 { throw .notAnswering(socket: socketPath, seconds: timeout) }
+            if errno != EINTR { throw lost("poll: \(String(cString: strerror(errno)))") }
+        }
+    }
+
     /// Reads one message; notifications are queued, replies returned.
     @discardableResult
-    private func receive() throws(AppearanceError) -> Incoming? {
+    private func receive(deadline: Deadline?) throws(AppearanceError) -> Incoming? {
         while true {
             let line: ArraySlice<UInt8>?
             do { line = try framer.next() } catch { throw .protocolError("the daemon sent a line over \(maxLineLength) bytes") }
@@ -121,7 +162,14 @@ public final class AppearanceConnection {
                 return msg
             }
             let n: Int
-            do { n = try Posix.read(fd, into: buffer) } catch { throw lost("\(error)") }
+            do {
+                n = try Posix.read(fd, into: buffer)
+            } catch where error.code == EAGAIN {
+                try wait(for: Int16(POLLIN), until: deadline)
+                continue
+            } catch {
+                throw lost("\(error)")
+            }
             if n == 0 { throw lost("the daemon closed the connection") }
             framer.append(buffer[0..<n])
         }
@@ -139,5 +187,31 @@ public final class AppearanceConnection {
             if errno == EINTR { continue }
             return errno != EAGAIN && errno != EWOULDBLOCK
         }
+    }
+}
+
+/// A point in time on the monotonic clock, for request deadlines.
+struct Deadline {
+    let seconds: Double
+    private let end: UInt64
+
+    init(seconds: Double) {
+        self.seconds = seconds
+        end = Deadline.now() + UInt64(max(0, seconds) * 1e9)
+    }
+
+    private static func now() -> UInt64 {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec)
+    }
+
+    var passed: Bool { Deadline.now() >= end }
+
+    /// What is left, rounded up, for poll(2).
+    var remainingMilliseconds: Int32 {
+        let now = Deadline.now()
+        guard now < end else { return 0 }
+        return Int32(min((end - now + 999_999) / 1_000_000, UInt64(Int32.max)))
     }
 }

@@ -83,7 +83,7 @@ func usageError(_ message: String) -> Never {
 func fail(_ error: AppearanceError) -> Never {
     fputs("appearancectl: \(error)\n", stderr)
     switch error {
-    case .daemonNotRunning, .connectionLost: exit(Exit.unavailable)
+    case .daemonNotRunning, .connectionLost, .notAnswering: exit(Exit.unavailable)
     case .rejected: exit(Exit.rejected)
     case .protocolError: exit(Exit.proto)
     }

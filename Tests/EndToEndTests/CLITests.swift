@@ -224,3 +224,22 @@ import Testing
         #expect(try s.ctl("get").status == 0)
     }
 }
+
+/// A daemon that is stopped (SIGSTOP) still has its socket: connecting works, nothing answers. A prompt
+/// must not hang: `get` gives up after AppearanceConnection.defaultTimeout with exit 69 and says why.
+@Suite struct StoppedDaemonTests {
+    @Test func getGivesUpOnAStoppedDaemonAndWorksAgainAfterContinue() throws {
+        let s = try Sandbox()
+        let d = try s.startDaemon()
+        defer { kill(d.pid, SIGCONT); d.stop() }
+        kill(d.pid, SIGSTOP)
+        let r = try s.run(Bin.ctl, ["get"])
+        #expect(r.status == 69)
+        #expect(r.err.contains("appearanced did not answer on \(s.socket) within 4 s"), "\(r.err)")
+        #expect(r.out.isEmpty)
+        // Every request has the same bound.
+        #expect(try s.run(Bin.ctl, ["status"]).status == 69)
+        kill(d.pid, SIGCONT)
+        #expect(try s.ctl("get").out == "light\n")
+    }
+}

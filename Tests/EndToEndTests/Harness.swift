@@ -74,7 +74,7 @@ final class Sandbox: @unchecked Sendable {
 
     func run(_ exe: String, _ args: [String]) throws -> (status: Int32, out: String, err: String) {
         let c = try Child(exe, args, env: env)
-        let status = c.waitForEnd()
+        let status = try c.waitForEnd()
         return (status, c.stdout, c.stderr)
     }
 }
@@ -119,9 +119,14 @@ final class Child: @unchecked Sendable {
         if open == 0 { ended.signal() }
     }
 
-    /// Waits for end of output and the exit, with no deadline (for short commands run to completion).
-    func waitForEnd() -> Int32 {
-        ended.wait()
+    /// Waits for end of output and the exit (for commands run to completion). Past the deadline the child
+    /// is killed and the wait fails with what it printed: a hung command cannot hang the suite.
+    func waitForEnd(timeout: Double = 60) throws -> Int32 {
+        let seconds = timeout * Double(timeoutScale)
+        guard ended.wait(timeout: .now() + seconds) == .success else {
+            process.signal(SIGKILL)
+            throw TimedOut(description: "process \(pid) did not end within \(seconds) s; stdout: \(stdout) stderr: \(stderr)")
+        }
         ended.signal()
         return process.terminationStatus
     }
