@@ -26,7 +26,7 @@ BUILD_PKGS := libdbus-1-dev pkg-config
 RUN_PKGS := $(BUILD_PKGS) dbus-bin
 TEST_PKGS := $(BUILD_PKGS) dbus-daemon dbus-bin xdg-desktop-portal xdg-desktop-portal-gtk libgtk-3-bin \
 	gsettings-desktop-schemas dconf-service dconf-cli libglib2.0-bin python3 python3-dbus python3-gi \
-	util-linux procps systemd scdoc man-db socat xdg-desktop-portal-dev gir1.2-adw-1 gir1.2-gtk-4.0 libgtk-4-bin
+	util-linux procps systemd scdoc man-db socat xdg-desktop-portal-dev gir1.2-adw-1 gir1.2-gtk-4.0 libgtk-4-bin python3-venv
 
 .PHONY: all build run test deps-run deps-test deps-man man install install-files uninstall clean
 all: build
@@ -66,9 +66,18 @@ run: build
 check-imports:
 	SWIFT=$(SWIFT) /usr/bin/python3 scripts/check-imports.py
 
-test: deps-test man check-imports
+# The astral package (PyPI), the reference the schedule's sunrise and sunset are tested against, in a venv
+# of its own inside .build (nothing installed into the system's Python).
+ASTRAL_VENV := .build/astral-venv
+.PHONY: deps-astral
+deps-astral:
+	@$(ASTRAL_VENV)/bin/python -c 'import astral' 2>/dev/null || { \
+		rm -rf $(ASTRAL_VENV); python3 -m venv $(ASTRAL_VENV) && $(ASTRAL_VENV)/bin/pip install -q astral==3.2; }
+
+test: deps-test deps-astral man check-imports
 	$(SWIFT) build --build-tests
-	APPEARANCED_BIN_DIR=$$($(SWIFT) build --show-bin-path) $(SWIFT) test --skip-build
+	APPEARANCED_ASTRAL_PYTHON=$(CURDIR)/$(ASTRAL_VENV)/bin/python APPEARANCED_BIN_DIR=$$($(SWIFT) build --show-bin-path) \
+		$(SWIFT) test --skip-build
 
 # Man pages: scdoc sources in man/, built into out/.
 MAN_PAGES := out/appearanced.1 out/appearancectl.1 out/appearanced.7

@@ -40,8 +40,12 @@ public enum Override: String, Sendable, CaseIterable {
 
 /// Why the mode is what it is.
 public enum Source: String, Sendable, CaseIterable {
+    /// A temporary override (`set MODE --until-next` / `--for`).
+    case temporary
     case override
     case system
+    /// The configured schedule (sunrise/sunset or fixed times).
+    case schedule
     case `default`
 }
 

@@ -6,6 +6,8 @@ public struct AppearanceState: Equatable, Sendable {
     public var source: Source
     /// The desktop's contrast, reduced motion and accent color, as the sentry last read them.
     public var traits: Traits
+    /// The temporary override in force, if any.
+    public var temporary: TemporaryOverride? = nil
     /// Increases by one on every change of the fields above within one daemon instance. A subscriber sees
     /// only the changes it asked for (and slow ones get coalesced), so gaps are normal: seq orders, it does not count.
     public var seq: UInt64
@@ -15,7 +17,8 @@ public struct AppearanceState: Equatable, Sendable {
     public var darkMode: Bool { mode.isDark }
 
     public init(mode: Mode, system: SystemScheme, override: Override, source: Source, traits: Traits = .unavailable,
-                seq: UInt64, instance: String) {
+                temporary: TemporaryOverride? = nil, seq: UInt64, instance: String) {
+        self.temporary = temporary
         self.mode = mode
         self.system = system
         self.override = override
@@ -29,8 +32,14 @@ public struct AppearanceState: Equatable, Sendable {
 /// What happens to the world.
 public enum Event: Equatable, Sendable {
     case system(SystemReading)
+    /// A persisted override: it also ends a temporary one (the user's newest word).
     case override(Override)
     case defaultMode(Mode)
+    /// A temporary override set, or ended (nil: expired or cleared).
+    case temporary(TemporaryOverride?)
+    /// What the schedule says now (nil: no schedule), and whether it ranks above the desktop. A change of
+    /// the schedule's mode is an automatic change: it ends a temporary override `until-next`.
+    case schedule(Mode?, aboveDesktop: Bool)
 }
 
 /// A change of the published state.
@@ -54,7 +63,7 @@ public struct Engine: Sendable {
         self.systemDetail = systemDetail
         let r = resolve(inputs)
         state = AppearanceState(mode: r.mode, system: inputs.system, override: inputs.override,
-                                source: r.source, traits: inputs.traits, seq: 0, instance: instance)
+                                source: r.source, traits: inputs.traits, temporary: inputs.temporary, seq: 0, instance: instance)
     }
 
     /// The override `toggle` would set now.
@@ -67,10 +76,23 @@ public struct Engine: Sendable {
             systemDetail = reading.detail
             next.system = reading.scheme
             next.traits = reading.traits
+            // The desktop changing its own value (not coming or going) is an automatic change.
+            let said: Set<SystemScheme> = [.dark, .light, .noPreference]
+            if said.contains(inputs.system), said.contains(reading.scheme), inputs.system != reading.scheme,
+               next.temporary?.expiry == .nextChange {
+                next.temporary = nil
+            }
         case .override(let o):
             next.override = o
+            next.temporary = nil
         case .defaultMode(let m):
             next.defaultMode = m
+        case .temporary(let t):
+            next.temporary = t
+        case .schedule(let m, let above):
+            if let old = inputs.schedule, let m, old != m, next.temporary?.expiry == .nextChange { next.temporary = nil }
+            next.schedule = m
+            next.scheduleAboveDesktop = above
         }
         inputs = next
         let r = resolve(next)
@@ -80,6 +102,7 @@ public struct Engine: Sendable {
         candidate.system = next.system
         candidate.override = next.override
         candidate.traits = next.traits
+        candidate.temporary = next.temporary
         guard candidate != state else { return nil }
         candidate.seq = state.seq + 1
         let previous = state

@@ -1,5 +1,5 @@
-/// Every input the merge rule looks at. Per-app, temporary and scheduled overrides will be more fields
-/// here, and more cases in `resolve`; callers do not change.
+/// Every input the merge rule looks at. Per-app overrides will be more fields here, and more cases in
+/// `resolve`; callers do not change.
 public struct Inputs: Equatable, Sendable {
     public var system: SystemScheme
     public var override: Override
@@ -7,12 +7,40 @@ public struct Inputs: Equatable, Sendable {
     public var defaultMode: Mode
     /// The desktop's traits: published as they are; the merge rule does not look at them.
     public var traits: Traits
+    /// The user's temporary word (`set MODE --until-next` / `--for`): above the persisted override.
+    public var temporary: TemporaryOverride?
+    /// What the schedule says now; nil without a schedule.
+    public var schedule: Mode?
+    /// The schedule decides before the desktop (config `schedule-over-desktop`).
+    public var scheduleAboveDesktop: Bool
 
-    public init(system: SystemScheme, override: Override, defaultMode: Mode, traits: Traits = .unavailable) {
+    public init(system: SystemScheme, override: Override, defaultMode: Mode, traits: Traits = .unavailable,
+                temporary: TemporaryOverride? = nil, schedule: Mode? = nil, scheduleAboveDesktop: Bool = false) {
         self.system = system
         self.override = override
         self.defaultMode = defaultMode
         self.traits = traits
+        self.temporary = temporary
+        self.schedule = schedule
+        self.scheduleAboveDesktop = scheduleAboveDesktop
+    }
+}
+
+/// An override that ends by itself: at the next automatic change (a schedule transition or a change of the
+/// desktop's own value), or at a time.
+public struct TemporaryOverride: Equatable, Sendable {
+    public enum Expiry: Equatable, Sendable {
+        case nextChange
+        /// Unix time, seconds.
+        case at(Int64)
+    }
+
+    public var mode: Mode
+    public var expiry: Expiry
+
+    public init(mode: Mode, expiry: Expiry) {
+        self.mode = mode
+        self.expiry = expiry
     }
 }
 
@@ -26,18 +54,24 @@ public struct Resolution: Equatable, Sendable {
     }
 }
 
-/// The merge rule: the user's override wins, else the system's explicit choice, else the default.
+/// The merge rule (DESIGN.md): the first input with a value decides. The temporary override, then the
+/// persisted one, then the desktop's explicit choice, then the schedule, then the default; with
+/// `scheduleAboveDesktop`, the schedule comes before the desktop.
 public func resolve(_ inputs: Inputs) -> Resolution {
+    if let t = inputs.temporary { return Resolution(mode: t.mode, source: .temporary) }
     switch inputs.override {
     case .light: return Resolution(mode: .light, source: .override)
     case .dark: return Resolution(mode: .dark, source: .override)
     case .system: break
     }
+    if inputs.scheduleAboveDesktop, let s = inputs.schedule { return Resolution(mode: s, source: .schedule) }
     switch inputs.system {
     case .dark: return Resolution(mode: .dark, source: .system)
     case .light: return Resolution(mode: .light, source: .system)
-    case .noPreference, .unavailable: return Resolution(mode: inputs.defaultMode, source: .default)
+    case .noPreference, .unavailable: break
     }
+    if let s = inputs.schedule { return Resolution(mode: s, source: .schedule) }
+    return Resolution(mode: inputs.defaultMode, source: .default)
 }
 
 /// The override that `toggle` sets: the opposite of the current mode, except that when the opposite is what
@@ -46,5 +80,6 @@ public func toggledOverride(_ inputs: Inputs) -> Override {
     let target = resolve(inputs).mode.opposite
     var following = inputs
     following.override = .system
+    following.temporary = nil
     return resolve(following).mode == target ? .system : Override(target)
 }

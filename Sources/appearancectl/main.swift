@@ -277,8 +277,10 @@ case "status":
     if json { out(st.json.text); break }
     let s = st.state
     let why: String = switch s.source {
+    case .temporary: "forced by a temporary override"
     case .override: "forced by the user's override"
     case .system: "following the system"
+    case .schedule: "following the schedule"
     case .default: "the default: the system states no preference"
     }
     let t = s.traits
