@@ -18,6 +18,8 @@ public struct Config: Equatable, Sendable {
     /// `portal-backend`: whether appearanced serves the XDG desktop portal's Settings (`auto`: only where
     /// no other backend provides `color-scheme` for the current desktop).
     public var portalBackend: BackendPolicy = .auto
+    /// `[schedule]`: light by day, dark by night, where the desktop gives no answer (or above it).
+    public var schedule = Schedule()
 
     public init(defaultMode: Mode = .light, logLevel: LogLevel? = nil, palette: String? = nil,
                 portalBackend: BackendPolicy = .auto) {
@@ -27,7 +29,8 @@ public struct Config: Equatable, Sendable {
         self.portalBackend = portalBackend
     }
 
-    public static let knownKeys = ["default-mode", "log-level", "palette", "portal-backend"]
+    public static let knownKeys = ["default-mode", "log-level", "palette", "portal-backend", "schedule"]
+    public static let scheduleKeys = ["latitude", "longitude", "light-at", "dark-at", "over-desktop"]
 
     /// Reads a config from its text. `path` is only used in error messages.
     public static func parse(_ text: String, path: String) throws(ConfigError) -> Config {
@@ -61,6 +64,9 @@ public struct Config: Equatable, Sendable {
                     throw expected(quotedList(BackendPolicy.allCases.map(\.rawValue), last: "or"))
                 }
                 config.portalBackend = policy
+            case "schedule":
+                guard let table = value.table else { throw expected("a table ([schedule])") }
+                config.schedule = try parseSchedule(table, line: value.line, path: path)
             default:
                 let what = value.table == nil ? "key" : "table"
                 throw ConfigError(path: path, line: value.line, message:
@@ -68,6 +74,58 @@ public struct Config: Equatable, Sendable {
             }
         }
         return config
+    }
+
+    /// `[schedule]`: coordinates in degrees (north and east positive), times as "HH:MM" local time.
+    static func parseSchedule(_ table: TOMLTable, line: Int, path: String) throws(ConfigError) -> Schedule {
+        var s = Schedule()
+        var seen: [String: Int] = [:]
+        for (key, value) in table.entries {
+            func fail(_ message: String) -> ConfigError {
+                ConfigError(path: path, line: value.line, message: "schedule.\(key): \(message)")
+            }
+            seen[key] = value.line
+            switch key {
+            case "latitude", "longitude":
+                let limit = key == "latitude" ? 90.0 : 180.0
+                guard let v = value.float ?? value.integer.map(Double.init) else { throw fail("expected a number of degrees, got \(shown(value))") }
+                guard v.isFinite, abs(v) <= limit else { throw fail("\(v) is outside -\(Int(limit))…\(Int(limit))") }
+                if key == "latitude" { s.latitude = v } else { s.longitude = v }
+            case "light-at", "dark-at":
+                guard let text = value.string else { throw fail("expected a time \"HH:MM\", got \(shown(value))") }
+                guard let minutes = Self.minutes(text) else { throw fail("invalid time \(text.debugDescription), expected \"HH:MM\" from 00:00 to 23:59") }
+                if key == "light-at" { s.lightAt = minutes } else { s.darkAt = minutes }
+            case "over-desktop":
+                guard let b = value.boolean else { throw fail("expected true or false, got \(shown(value))") }
+                s.aboveDesktop = b
+            default:
+                throw fail("unknown key (known keys: \(scheduleKeys.joined(separator: ", ")))")
+            }
+        }
+        if (s.latitude == nil) != (s.longitude == nil) {
+            let missing = s.latitude == nil ? "latitude" : "longitude"
+            throw ConfigError(path: path, line: seen["latitude"] ?? seen["longitude"] ?? line,
+                              message: "schedule: \(missing) is missing (the sun needs both latitude and longitude)")
+        }
+        if s.latitude == nil, (s.lightAt == nil) != (s.darkAt == nil) {
+            throw ConfigError(path: path, line: seen["light-at"] ?? seen["dark-at"] ?? line,
+                              message: "schedule: \(s.lightAt == nil ? "light-at" : "dark-at") is missing (without latitude and longitude both times are needed)")
+        }
+        if let l = s.lightAt, l == s.darkAt {
+            throw ConfigError(path: path, line: seen["dark-at"] ?? line, message: "schedule: light-at and dark-at are the same time")
+        }
+        if s.isEmpty, s.aboveDesktop {
+            throw ConfigError(path: path, line: seen["over-desktop"] ?? line, message: "schedule: over-desktop needs latitude/longitude or light-at/dark-at")
+        }
+        return s
+    }
+
+    /// "HH:MM" → minutes after midnight.
+    static func minutes(_ text: String) -> Int? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) }),
+              let h = Int(parts[0]), let m = Int(parts[1]), (0..<24).contains(h), (0..<60).contains(m) else { return nil }
+        return h * 60 + m
     }
 
     /// Reads and parses the config file at `path`. A file that does not exist is not an error: nil.

@@ -40,6 +40,15 @@ public final class Daemon: @unchecked Sendable {
     private var modeFile = ""
     private var statusText = ""
     private let uid = getuid()
+    private let clock = Clock()
+    /// The schedule's current plan (for `status`) and the one-shot timer for its next change.
+    private var schedulePlan: Schedule.Plan?
+    private var scheduleTimer: DispatchSourceTimer?
+    /// The one-shot timer that ends a temporary override `--for` a time.
+    private var temporaryTimer: DispatchSourceTimer?
+    /// What the state file holds, so that an override that ended by itself is written out once.
+    private var saved = StateStore.Saved(override: .system)
+    private var transitions = TransitionLog()
 
     /// How long client requests wait for the first system reading at start-up before being answered anyway.
     static let firstReadingGrace: DispatchTimeInterval = .seconds(3)
@@ -72,15 +81,21 @@ public final class Daemon: @unchecked Sendable {
         self.listener = listener
         modeFile = Posix.directory(of: listener.path) + "/mode"
 
-        var override = Override.system
         switch store.load() {
         case .missing: break
-        case .loaded(let o): override = o
+        case .loaded(let s): saved = s
         case .discarded(let problem, let kept):
             log.error("\(problem); " + (kept.map { "kept it as \($0); " } ?? "could not move it aside; ") + "following the system")
         }
-        engine = Engine(inputs: Inputs(system: .unavailable, override: override, defaultMode: config.defaultMode),
+        let override = saved.override
+        var temporary = saved.temporary
+        if case .at(let t)? = temporary?.expiry, t <= clock.now() { temporary = nil }  // ended while the daemon was away
+        engine = Engine(inputs: Inputs(system: .unavailable, override: override, defaultMode: config.defaultMode,
+                                       temporary: temporary),
                         instance: engine.state.instance, systemDetail: "not read yet")
+        planSchedule()
+        armTemporaryTimer()
+        persistEndedTemporary()
 
         installSignals()
         let accept = DispatchSource.makeReadSource(fileDescriptor: listener.fd, queue: queue)
@@ -99,17 +114,101 @@ public final class Daemon: @unchecked Sendable {
     private func serve() {
         guard !serving else { return }
         serving = true
+        let s = engine.state
+        transitions.append(.init(time: clock.now(), from: nil, to: s.mode, source: s.source, cause: "start: \(describe())"))
         acceptSource?.resume()
         writeModeFile()
         statusText = describe()
         Systemd.notify("READY=1\nSTATUS=\(statusText)")
     }
 
-    /// For systemd's STATUS=: "dark (system, portal v1)", "light (override)".
+    /// For systemd's STATUS=: "dark (system, portal v1)", "light (override)", "dark (schedule: sunset)".
     private func describe() -> String {
         let s = engine.state
-        return s.source == .override ? "\(s.mode.rawValue) (override)"
-            : "\(s.mode.rawValue) (\(s.source.rawValue), \(engine.systemDetail))"
+        return switch s.source {
+        case .override, .temporary: "\(s.mode.rawValue) (\(s.source.rawValue))"
+        case .schedule: "\(s.mode.rawValue) (schedule)"
+        case .system, .default: "\(s.mode.rawValue) (\(s.source.rawValue), \(engine.systemDetail))"
+        }
+    }
+
+    // MARK: Schedule and temporary overrides
+
+    /// Plans the schedule from now: applies what it says and sets one timer for its next change.
+    /// Called at start, when the timer fires, on SIGHUP, and on resume from suspend (`clockChanged()`).
+    private func planSchedule() {
+        scheduleTimer?.cancel()
+        scheduleTimer = nil
+        let now = clock.now()
+        schedulePlan = config.schedule.plan(now: now, days: Clock.localDays(around: now))
+        if let t = engine.apply(.schedule(schedulePlan?.mode, aboveDesktop: config.schedule.aboveDesktop)) {
+            publish(t, cause: "schedule: \(scheduleCause(at: now))")
+        }
+        guard let plan = schedulePlan else { return }
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(wallDeadline: clock.deadline(for: plan.replanAt))
+        timer.setEventHandler { [weak self] in self?.planSchedule() }
+        timer.resume()
+        scheduleTimer = timer
+    }
+
+    /// The event that made the schedule's current mode ("sunset", "dark-at", "polar night").
+    private func scheduleCause(at now: Int64) -> String {
+        let events = config.schedule.events(on: Clock.localDays(around: now))
+        return events.last { $0.time <= now }?.cause ?? "planned"
+    }
+
+    /// What `status` says of the schedule.
+    private var scheduleDetail: String? {
+        guard let plan = schedulePlan else { return nil }
+        let now = clock.now()
+        guard let next = plan.next else { return "\(plan.mode.rawValue) (no change in the next days: polar day or night)" }
+        return "\(plan.mode.rawValue) until \(Clock.describe(next.time, from: now)) (\(next.cause): \(next.mode.rawValue))"
+    }
+
+    /// A one-shot timer for a temporary override's end, if it has a time.
+    private func armTemporaryTimer() {
+        temporaryTimer?.cancel()
+        temporaryTimer = nil
+        guard case .at(let end)? = engine.inputs.temporary?.expiry else { return }
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(wallDeadline: clock.deadline(for: end))
+        timer.setEventHandler { [weak self] in self?.temporaryTimeCame(end) }
+        timer.resume()
+        temporaryTimer = timer
+    }
+
+    private func temporaryTimeCame(_ end: Int64) {
+        guard case .at(let t)? = engine.inputs.temporary?.expiry, t == end else { return }
+        // A wall-clock timer can fire early after the clock was set back: check the clock, re-arm if so.
+        guard clock.now() >= end else { armTemporaryTimer(); return }
+        temporaryTimer = nil
+        if let t = engine.apply(.temporary(nil)) { publish(t, cause: "temporary override ended (its time came)") }
+        persistEndedTemporary()
+    }
+
+    /// The clock may have jumped (resume from suspend, a clock or time-zone change): plan again now.
+    public func clockChanged(_ why: String) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        log.info("\(why): planning the schedule again")
+        planSchedule()
+        if case .at(let end)? = engine.inputs.temporary?.expiry, clock.now() >= end {
+            temporaryTimeCame(end)
+        } else {
+            armTemporaryTimer()
+        }
+    }
+
+    /// When the engine ended a temporary override (its next automatic change came), the state file forgets it.
+    private func persistEndedTemporary() {
+        guard saved.temporary != nil, engine.inputs.temporary == nil else { return }
+        let next = StateStore.Saved(override: engine.inputs.override, temporary: nil)
+        do {
+            try store.save(next)
+            saved = next
+        } catch {
+            log.warning("Failed to save \(store.path) after a temporary override ended: \(error), ignoring")
+        }
     }
 
     private func updateStatus() {
@@ -214,7 +313,11 @@ public final class Daemon: @unchecked Sendable {
             log.info("traits: contrast \(r.contrast?.rawValue ?? "unavailable"), reduced motion "
                      + "\(r.reducedMotion.map { $0 ? "yes" : "no" } ?? "unavailable"), accent \(r.accentColor?.opaqueHex ?? "unavailable")")
         }
-        if let t { publish(t) }
+        if let t {
+            let raw = reading.scheme == .unavailable ? "unavailable" : reading.scheme.rawValue
+            publish(t, cause: "desktop: \(raw) (\(reading.detail))")
+            persistEndedTemporary()
+        }
         serve()
         updateStatus()
     }
@@ -227,8 +330,9 @@ public final class Daemon: @unchecked Sendable {
             let c = try loadConfig()
             config = c
             log.level = logLevelOption ?? c.logLevel ?? .info
-            if let t = engine.apply(.defaultMode(c.defaultMode)) { publish(t) }
+            if let t = engine.apply(.defaultMode(c.defaultMode)) { publish(t, cause: "config reloaded: default-mode \(c.defaultMode.rawValue)") }
             outlet?.setPolicy(c.portalBackend)
+            planSchedule()
         } catch {
             log.error("\(error); keeping the previous configuration")
         }
@@ -240,8 +344,11 @@ public final class Daemon: @unchecked Sendable {
         }
     }
 
-    /// Performs a transition's effects: tell every subscriber whose view changed.
-    private func publish(_ t: Transition) {
+    /// Performs a transition's effects: tell every subscriber whose view changed; log what made the mode.
+    private func publish(_ t: Transition, cause: String) {
+        if t.modeChanged || t.state.source != t.previous.source, serving {
+            transitions.append(.init(time: clock.now(), from: t.previous.mode, to: t.state.mode, source: t.state.source, cause: cause))
+        }
         if t.modeChanged {
             log.notice("appearance is now \(t.state.mode.rawValue) (source: \(t.state.source.rawValue))")
             if serving { writeModeFile() }
@@ -294,18 +401,48 @@ public final class Daemon: @unchecked Sendable {
         return .success(ResolvedPalette(variant: variant, tokens: found).json)
     }
 
-    /// Sets the override: nothing to do if unchanged → persist → apply. The caller replies, then publishes
-    /// the transition, so the requester reads its reply before any notification.
+    /// Sets the override (which also ends a temporary one): nothing to do if unchanged → persist → apply.
+    /// The caller replies, then publishes the transition, so the requester reads its reply before any
+    /// notification.
     private func setOverride(_ o: Override) -> Result<Transition?, RPCError> {
-        guard o != engine.inputs.override else { return .success(nil) }
+        guard o != engine.inputs.override || engine.inputs.temporary != nil else { return .success(nil) }
+        if let e = save(StateStore.Saved(override: o, temporary: nil)) { return .failure(e) }
+        log.info("override: \(o.rawValue)")
+        defer { armTemporaryTimer() }
+        return .success(engine.apply(.override(o)))
+    }
+
+    /// Sets a temporary override, persisted with its expiry like the override itself.
+    private func setTemporary(_ mode: Mode, _ lifetime: Lifetime) -> Result<Transition?, RPCError> {
+        let expiry: TemporaryOverride.Expiry = switch lifetime {
+        case .untilNext: .nextChange
+        case .seconds(let n): .at(clock.now() + n)
+        }
+        let t = TemporaryOverride(mode: mode, expiry: expiry)
+        guard t != engine.inputs.temporary else { return .success(nil) }
+        if let e = save(StateStore.Saved(override: engine.inputs.override, temporary: t)) { return .failure(e) }
+        log.info("temporary override: \(mode.rawValue) \(lifetime == .untilNext ? "until the next automatic change" : "until \(Clock.describe(clock.now(), from: 0))")")
+        defer { armTemporaryTimer() }
+        return .success(engine.apply(.temporary(t)))
+    }
+
+    private func save(_ next: StateStore.Saved) -> RPCError? {
         do {
-            try store.save(o)
+            try store.save(next)
+            saved = next
+            return nil
         } catch {
             log.error("Failed to save the override to \(store.path): \(error)")
-            return .failure(RPCError(.requestFailed, "could not save the override to \(store.path) (\(error)); nothing was changed"))
+            return RPCError(.requestFailed, "could not save the override to \(store.path) (\(error)); nothing was changed")
         }
-        log.info("override: \(o.rawValue)")
-        return .success(engine.apply(.override(o)))
+    }
+
+    /// "appearancectl (pid 4242)": who asked, from SO_PEERCRED and /proc.
+    private func requester(_ c: Connection) -> String {
+        guard let pid = c.peer.split(separator: " ").last.flatMap({ Int($0) }),
+              let bytes = try? Files.readAll("/proc/\(pid)/comm", limit: 64) else { return c.peer }
+        let name = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: "\n")
+        return "\(name.isEmpty ? "?" : name) (pid \(pid))"
     }
 
     // MARK: Clients
@@ -369,6 +506,7 @@ public final class Daemon: @unchecked Sendable {
         }
         let result: Result<JSON, RPCError>
         var transition: Transition?
+        var cause = ""
         switch request.call {
         case .get:
             result = .success(engine.state.json)
@@ -376,7 +514,7 @@ public final class Daemon: @unchecked Sendable {
             result = .success(StatusInfo(state: engine.state, systemDetail: engine.systemDetail,
                                          defaultMode: engine.inputs.defaultMode, subscribers: subscriberCount,
                                          version: Self.version, pid: Int(getpid()), paletteDetail: paletteDetail,
-                                         portalBackendDetail: outletStatus?.detail).json)
+                                         portalBackendDetail: outletStatus?.detail, scheduleDetail: scheduleDetail).json)
         case .subscribe(let interest):
             if c.delivery == nil { subscriberCount += 1 }
             let resolved = interest.palette ? resolvedPalette : nil
@@ -389,6 +527,16 @@ public final class Daemon: @unchecked Sendable {
         case .set, .toggle:
             let target: Override = if case .set(let o) = request.call { o } else { engine.toggleTarget }
             result = setOverride(target).map { t in transition = t; return engine.state.json }
+            cause = "override \(target.rawValue) set by \(requester(c))"
+        case .setTemporary(let mode, let lifetime):
+            result = setTemporary(mode, lifetime).map { t in transition = t; return engine.state.json }
+            cause = "temporary override \(mode.rawValue) set by \(requester(c))"
+        case .toggleTemporary(let lifetime):
+            let mode = engine.state.mode.opposite
+            result = setTemporary(mode, lifetime).map { t in transition = t; return engine.state.json }
+            cause = "temporary override \(mode.rawValue) set by \(requester(c))"
+        case .log(let limit):
+            result = .success(transitions.json(limit: limit))
         }
         if let id = request.id {
             switch result {
@@ -396,7 +544,7 @@ public final class Daemon: @unchecked Sendable {
             case .failure(let e): c.send(Outgoing.error(id: id, e))
             }
         }
-        if let transition { publish(transition) }
+        if let transition { publish(transition, cause: cause) }
     }
 
     /// When most of a large crowd of clients has left, hand the freed heap back to the system once

@@ -7,9 +7,20 @@ public struct StateStore: Sendable {
 
     public init(path: String) { self.path = path }
 
+    /// What is persisted: the override and the temporary one with its expiry.
+    public struct Saved: Equatable, Sendable {
+        public var override: Override
+        public var temporary: TemporaryOverride?
+
+        public init(override: Override, temporary: TemporaryOverride? = nil) {
+            self.override = override
+            self.temporary = temporary
+        }
+    }
+
     public enum LoadResult: Equatable, Sendable {
         case missing
-        case loaded(Override)
+        case loaded(Saved)
         /// The file could not be used; it was moved to `keptAt` (nil if even that failed) and the daemon follows the system.
         case discarded(problem: String, keptAt: String?)
     }
@@ -26,9 +37,11 @@ public struct StateStore: Sendable {
         return Self.parse(bytes).map { .loaded($0) } ?? discard("is not a valid state file (expected {\"override\": \"system\"|\"light\"|\"dark\"})")
     }
 
-    public static func parse(_ bytes: [UInt8]) -> Override? {
-        guard let json = try? JSON.parse(bytes), let s = json["override"]?.stringValue else { return nil }
-        return Override(rawValue: s)
+    /// `{"override": "dark", "temporary": {"mode": "light", "until": "next"|UNIX}}`; `temporary` is optional,
+    /// and one that cannot be read is dropped (the override still counts).
+    public static func parse(_ bytes: [UInt8]) -> Saved? {
+        guard let json = try? JSON.parse(bytes), let s = json["override"]?.stringValue, let o = Override(rawValue: s) else { return nil }
+        return Saved(override: o, temporary: json["temporary"].flatMap(TemporaryOverride.init(json:)))
     }
 
     private func discard(_ problem: String) -> LoadResult {
@@ -37,9 +50,11 @@ public struct StateStore: Sendable {
     }
 
     /// Saves durably before returning (the reply to `set` comes after this).
-    public func save(_ override: Override) throws(Errno) {
+    public func save(_ saved: Saved) throws(Errno) {
         try Files.makeDirectories(Posix.directory(of: path))
-        var bytes = JSON.object([("override", .string(override.rawValue))]).bytes
+        var members: [(String, JSON)] = [("override", .string(saved.override.rawValue))]
+        if let t = saved.temporary { members.append(("temporary", t.json)) }
+        var bytes = JSON.object(members).bytes
         bytes.append(0x0A)
         try Files.writeAtomically(path, bytes)
     }

@@ -39,11 +39,16 @@ public enum FuzzHarness {
         let before = engine.state
         let t: Transition?
         switch request.call {
-        case .get, .status, .subscribe, .resolve, .palette: t = nil
+        case .get, .status, .subscribe, .resolve, .palette, .log: t = nil
         case .set(let o): t = engine.apply(.override(o))
         case .toggle: t = engine.apply(.override(engine.toggleTarget))
+        case .setTemporary(let m, _): t = engine.apply(.temporary(TemporaryOverride(mode: m, expiry: .nextChange)))
+        case .toggleTemporary: t = engine.apply(.temporary(TemporaryOverride(mode: before.mode.opposite, expiry: .nextChange)))
         }
-        if case .toggle = request.call { precondition(engine.state.mode == before.mode.opposite, "toggle did not flip") }
+        switch request.call {
+        case .toggle, .toggleTemporary: precondition(engine.state.mode == before.mode.opposite, "toggle did not flip")
+        default: break
+        }
         if let t {
             precondition(t.state.seq == t.previous.seq + 1)
             delivery.offer(t.state)

@@ -74,6 +74,22 @@ public final class AppearanceConnection {
     /// Flips the mode (`toggle`), done atomically by the daemon. Returns the new state.
     public func toggle() throws(AppearanceError) -> AppearanceState { try stateCall(.toggle) }
 
+    /// Forces `mode` for a while (`set` with `until`/`for`): until the next automatic change, or for a
+    /// number of seconds. It is above the persisted override and ends by itself; `set` ends it at once.
+    public func set(_ mode: Mode, for lifetime: Lifetime) throws(AppearanceError) -> AppearanceState {
+        try stateCall(.setTemporary(mode, lifetime))
+    }
+
+    /// Flips the mode for a while (`toggle` with `until`/`for`).
+    public func toggle(for lifetime: Lifetime) throws(AppearanceError) -> AppearanceState { try stateCall(.toggleTemporary(lifetime)) }
+
+    /// The recent changes of the mode with their causes, oldest first (`log`; the daemon keeps 256).
+    public func log(limit: Int? = nil) throws(AppearanceError) -> [LogEntry] {
+        let json = try call(.log(limit: limit))
+        guard case .array(let items)? = json["entries"] else { throw .protocolError("the daemon's log reply has no entries") }
+        return items.compactMap(LogEntry.init(json:))
+    }
+
     /// Starts notifications (`subscribe`); returns the current state they start from.
     public func subscribe() throws(AppearanceError) -> AppearanceState { try stateCall(.subscribe) }
 

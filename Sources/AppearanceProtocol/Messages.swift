@@ -3,7 +3,9 @@ import AppearanceCore
 /// The protocol version reported by `status`. Clients ignore fields they do not know; new methods and fields
 /// never change the meaning of old ones; this number goes up when something is added.
 /// 2: `traits` in the state object, `subscribe` params (`traits`, `palette`), the `resolve` and `palette` methods.
-public let protocolVersion = 2
+/// 3: temporary overrides (`set`/`toggle` params `until` and `for`, `temporary` in the state object), sources
+///    `temporary` and `schedule`, the `log` method; `status` adds `schedule` and `portalBackend`.
+public let protocolVersion = 3
 
 /// The longest line either side accepts, newline excluded.
 public let maxLineLength = 65_536
@@ -37,7 +39,24 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 public enum Method: String, CaseIterable, Sendable {
-    case get, set, toggle, subscribe, status, resolve, palette
+    case get, set, toggle, subscribe, status, resolve, palette, log
+}
+
+/// How long a temporary override lasts: until the next automatic change (a schedule transition or a change
+/// of the desktop's own value), or for a number of seconds.
+public enum Lifetime: Equatable, Sendable {
+    case untilNext
+    case seconds(Int64)
+
+    /// The longest `for`: a year.
+    public static let maxSeconds: Int64 = 366 * 86_400
+
+    var members: [(String, JSON)] {
+        switch self {
+        case .untilNext: [("until", .string("next"))]
+        case .seconds(let n): [("for", .int(UInt64(n)))]
+        }
+    }
 }
 
 /// A mode and contrast a client asks a palette to be resolved for; what it leaves out is taken from the
@@ -75,6 +94,12 @@ public enum Call: Equatable, Sendable {
     /// Tokens to resolve, in the order asked.
     case resolve([String], VariantRequest)
     case palette(VariantRequest)
+    /// `set` with `until` or `for`: a temporary override.
+    case setTemporary(Mode, Lifetime)
+    /// `toggle` with `until` or `for`.
+    case toggleTemporary(Lifetime)
+    /// The recent transitions, newest last (at most `limit`).
+    case log(limit: Int?)
 
     /// A plain `subscribe`: mode changes only.
     public static let subscribe = Call.subscribe(.mode)
@@ -82,8 +107,9 @@ public enum Call: Equatable, Sendable {
     public var method: Method {
         switch self {
         case .get: .get
-        case .set: .set
-        case .toggle: .toggle
+        case .set, .setTemporary: .set
+        case .toggle, .toggleTemporary: .toggle
+        case .log: .log
         case .subscribe: .subscribe
         case .status: .status
         case .resolve: .resolve
@@ -94,6 +120,9 @@ public enum Call: Equatable, Sendable {
     var params: JSON? {
         switch self {
         case .set(let o): return .object([("override", .string(o.rawValue))])
+        case .setTemporary(let m, let l): return .object([("override", .string(m.rawValue))] + l.members)
+        case .toggleTemporary(let l): return .object(l.members)
+        case .log(let limit): return limit.map { .object([("limit", .int(UInt64($0)))]) }
         case .subscribe(let i):
             // A plain subscribe sends no params, so that a protocol 1 daemon accepts it.
             var m: [(String, JSON)] = []
@@ -172,11 +201,13 @@ extension Request {
         }
         let given = try members()
         let allowed: Set<String> = switch method {
-        case .set: ["override"]
+        case .set: ["override", "until", "for"]
+        case .toggle: ["until", "for"]
+        case .log: ["limit"]
         case .subscribe: ["traits", "palette"]
         case .resolve: ["tokens", "mode", "contrast"]
         case .palette: ["mode", "contrast"]
-        case .get, .toggle, .status: []
+        case .get, .status: []
         }
         if let unknown = given.first(where: { !allowed.contains($0.0) }) {
             throw invalid(.invalidParams, "\(name): unknown parameter \"\(unknown.0)\"", id: id ?? .null, reply: reply)
@@ -208,10 +239,38 @@ extension Request {
             }
             return v
         }
+        /// `until: "next"` or `for: SECONDS`, nil when neither is given.
+        func lifetime() throws(RequestFailure) -> Lifetime? {
+            switch (param("until"), param("for")) {
+            case (nil, nil): return nil
+            case (.some, .some):
+                throw invalid(.invalidParams, "\(name): give \"until\" or \"for\", not both", id: id ?? .null, reply: reply)
+            case (let u?, nil):
+                guard u.stringValue == "next" else {
+                    throw invalid(.invalidParams, "\(name): invalid \"until\" \(u.text), expected \"next\"", id: id ?? .null, reply: reply)
+                }
+                return .untilNext
+            case (nil, let f?):
+                guard let n = f.uint64Value, n >= 1, n <= UInt64(Lifetime.maxSeconds) else {
+                    throw invalid(.invalidParams, "\(name): invalid \"for\" \(f.text), expected whole seconds from 1 to \(Lifetime.maxSeconds)",
+                                  id: id ?? .null, reply: reply)
+                }
+                return .seconds(Int64(n))
+            }
+        }
         let call: Call
         switch method {
         case .get: call = .get
-        case .toggle: call = .toggle
+        case .toggle: call = try lifetime().map(Call.toggleTemporary) ?? .toggle
+        case .log:
+            if let l = param("limit") {
+                guard let n = l.uint64Value, n >= 1 else {
+                    throw invalid(.invalidParams, "log: invalid \"limit\" \(l.text), expected a positive whole number", id: id ?? .null, reply: reply)
+                }
+                call = .log(limit: Int(min(n, 1 << 20)))
+            } else {
+                call = .log(limit: nil)
+            }
         case .subscribe: call = .subscribe(Interest(traits: try flag("traits"), palette: try flag("palette")))
         case .status: call = .status
         case .palette: call = .palette(try variant())
@@ -232,7 +291,14 @@ extension Request {
             guard let s = value.stringValue, let o = Override(rawValue: s) else {
                 throw invalid(.invalidParams, "set: invalid override \(value.text), \(expected)", id: id ?? .null, reply: reply)
             }
-            call = .set(o)
+            if let l = try lifetime() {
+                guard let mode = Mode(rawValue: s) else {
+                    throw invalid(.invalidParams, "set: \"system\" cannot be temporary (it ends every override)", id: id ?? .null, reply: reply)
+                }
+                call = .setTemporary(mode, l)
+            } else {
+                call = .set(o)
+            }
         }
         return Request(id: id, call: call)
     }
@@ -255,10 +321,13 @@ public struct StatusInfo: Equatable, Sendable {
     /// Whether the daemon serves the portal's Settings, and why ("serving as …: no other Settings backend
     /// for sway", "not serving: gtk.portal provides Settings for GNOME"); nil from an older daemon.
     public var portalBackendDetail: String?
+    /// The schedule's mode and next change ("dark until 07:12 (sunrise: light)"); nil without a schedule.
+    public var scheduleDetail: String?
 
     public init(state: AppearanceState, systemDetail: String, defaultMode: Mode, subscribers: Int,
                 protocolVersion: Int = AppearanceProtocol.protocolVersion, version: String, pid: Int,
-                paletteDetail: String? = nil, portalBackendDetail: String? = nil) {
+                paletteDetail: String? = nil, portalBackendDetail: String? = nil, scheduleDetail: String? = nil) {
+        self.scheduleDetail = scheduleDetail
         self.paletteDetail = paletteDetail
         self.portalBackendDetail = portalBackendDetail
         self.state = state
@@ -277,7 +346,8 @@ extension AppearanceState {
     var members: [(String, JSON)] {
         [("mode", .string(mode.rawValue)), ("darkMode", .bool(darkMode)), ("system", .string(system.rawValue)),
          ("override", .string(override.rawValue)), ("source", .string(source.rawValue)),
-         ("seq", .int(seq)), ("instance", .string(instance)), ("traits", traits.json)]
+         ("seq", .int(seq)), ("instance", .string(instance)), ("traits", traits.json),
+         ("temporary", temporary.map(\.json) ?? .null)]
     }
 
     /// Reads a state object; unknown fields are ignored.
@@ -292,7 +362,57 @@ extension AppearanceState {
         let traits = json["traits"].map(Traits.init(json:)) ?? .unavailable
         self.init(mode: try field("mode", Mode.self), system: try field("system", SystemScheme.self),
                   override: try field("override", Override.self), source: try field("source", Source.self),
-                  traits: traits, seq: seq, instance: instance)
+                  traits: traits, temporary: json["temporary"].flatMap(TemporaryOverride.init(json:)), seq: seq, instance: instance)
+    }
+}
+
+/// One entry of `log`: a change of the mode, when, and why.
+public struct LogEntry: Equatable, Sendable {
+    /// Unix time, seconds.
+    public var time: Int64
+    /// nil for the daemon's start.
+    public var from: Mode?
+    public var to: Mode
+    public var source: Source?
+    /// Why, in words: "desktop: dark (portal v2)", "override dark set by appearancectl (pid 4242)", …
+    public var cause: String
+
+    public init(time: Int64, from: Mode?, to: Mode, source: Source?, cause: String) {
+        (self.time, self.from, self.to, self.source, self.cause) = (time, from, to, source, cause)
+    }
+
+    public var json: JSON {
+        .object([("time", .int(UInt64(max(0, time)))), ("from", from.map { .string($0.rawValue) } ?? .null),
+                 ("to", .string(to.rawValue)), ("source", source.map { .string($0.rawValue) } ?? .null), ("cause", .string(cause))])
+    }
+
+    public init?(json: JSON) {
+        guard let t = json["time"]?.uint64Value, let to = json["to"]?.stringValue.flatMap(Mode.init(rawValue:)) else { return nil }
+        self.init(time: Int64(t), from: json["from"]?.stringValue.flatMap(Mode.init(rawValue:)), to: to,
+                  source: json["source"]?.stringValue.flatMap(Source.init(rawValue:)), cause: json["cause"]?.stringValue ?? "")
+    }
+}
+
+extension TemporaryOverride {
+    /// `{"mode": "dark", "until": "next"}` or `{"mode": "dark", "until": UNIX_SECONDS}`.
+    public var json: JSON {
+        let until: JSON = switch expiry {
+        case .nextChange: .string("next")
+        case .at(let t): .int(UInt64(max(0, t)))
+        }
+        return .object([("mode", .string(mode.rawValue)), ("until", until)])
+    }
+
+    /// Reads it leniently: nil for null or anything unusable.
+    public init?(json: JSON) {
+        guard let mode = json["mode"]?.stringValue.flatMap(Mode.init(rawValue:)), let until = json["until"] else { return nil }
+        if until.stringValue == "next" {
+            self.init(mode: mode, expiry: .nextChange)
+        } else if let t = until.uint64Value {
+            self.init(mode: mode, expiry: .at(Int64(t)))
+        } else {
+            return nil
+        }
     }
 }
 
@@ -384,7 +504,8 @@ extension StatusInfo {
             ("subscribers", .int(subscribers)), ("protocol", .int(protocolVersion)),
             ("version", .string(version)), ("pid", .int(pid)),
         ] + (paletteDetail.map { [("paletteDetail", JSON.string($0))] } ?? [])
-          + (portalBackendDetail.map { [("portalBackend", JSON.string($0))] } ?? []))
+          + (portalBackendDetail.map { [("portalBackend", JSON.string($0))] } ?? [])
+          + (scheduleDetail.map { [("schedule", JSON.string($0))] } ?? []))
     }
 
     public init(json: JSON) throws(RPCError) {
@@ -397,7 +518,7 @@ extension StatusInfo {
         guard let pid = json["pid"]?.intValue else { throw bad("pid") }
         self.init(state: state, systemDetail: detail, defaultMode: dm, subscribers: subs,
                   protocolVersion: proto, version: version, pid: pid, paletteDetail: json["paletteDetail"]?.stringValue,
-                  portalBackendDetail: json["portalBackend"]?.stringValue)
+                  portalBackendDetail: json["portalBackend"]?.stringValue, scheduleDetail: json["schedule"]?.stringValue)
     }
 }
 

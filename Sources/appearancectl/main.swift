@@ -26,7 +26,14 @@ let usage = """
       get [--json]               print the mode: dark or light (--json: the state object)
       status [--json]            the mode and why, the system value and its source, the override
       set dark|light|system      force a mode, or go back to following the system; prints the mode
-      toggle                     flip the mode; prints the new mode
+      set dark|light --until-next | --for DURATION
+                                 force a mode for a while: until the next automatic change (the
+                                 schedule's next transition, or the desktop changing its own value),
+                                 or for DURATION (90m, 2h, 1h30m, 45s, 1d); survives restarts
+      toggle [--until-next | --for DURATION]
+                                 flip the mode (for a while); prints the new mode
+      log [-n N] [--json]        the recent changes of the mode and their causes, oldest first
+                                 (--json: one JSON object per line)
       watch [--json] [--traits] [--palette]
                                  print the mode, then one line per change, until interrupted
                                  (--traits: also trait changes; --palette: also palette changes;
@@ -105,6 +112,9 @@ var paletteOption = false
 var lightFile: String?
 var darkFile: String?
 var outputFile: String?
+var untilNext = false
+var forDuration: Int64?
+var logCount: Int?
 var usedOptions: [String] = []
 var args = CommandLine.arguments.dropFirst()
 
@@ -120,7 +130,8 @@ var args = CommandLine.arguments.dropFirst()
 
 while let arg = args.popFirst() {
     let name = arg.hasPrefix("--") ? String(arg.prefix { $0 != "=" }) : arg
-    if ["--mode", "--contrast", "--format", "--preview", "--traits", "--palette", "--light", "--dark", "-o", "--output"].contains(name) {
+    if ["--mode", "--contrast", "--format", "--preview", "--traits", "--palette", "--light", "--dark", "-o", "--output",
+        "--until-next", "--for", "-n"].contains(name) {
         usedOptions.append(name == "-o" ? "--output" : name)
     }
     switch name {
@@ -139,6 +150,19 @@ while let arg = args.popFirst() {
     case "--dark": darkFile = optionValue(arg, "--dark")!; continue
     case "-o", "--output": outputFile = optionValue(arg, name)!; continue
     case "--preview": previewOption = true; continue
+    case "--until-next": untilNext = true; continue
+    case "--for":
+        let v = optionValue(arg, "--for")!
+        guard let seconds = parseDuration(v) else {
+            usageError("invalid --for \"\(v)\" (expected a duration such as 90m, 2h, 1h30m, 45s or 1d, up to 366d)")
+        }
+        forDuration = seconds
+        continue
+    case "-n":
+        let v = optionValue(arg, "-n")!
+        guard let n = Int(v), n > 0 else { usageError("invalid -n \"\(v)\" (expected a positive whole number)") }
+        logCount = n
+        continue
     case "--traits": traitsOption = true; continue
     case "--palette": paletteOption = true; continue
     default: break
@@ -162,7 +186,7 @@ while let arg = args.popFirst() {
     }
 }
 
-guard let command = words.first else { usageError("missing command (get, status, set, toggle, watch, color, asset, palette)") }
+guard let command = words.first else { usageError("missing command (get, status, set, toggle, log, watch, color, asset, palette)") }
 let operands = Array(words.dropFirst())
 
 if command != "watch" {
@@ -176,7 +200,11 @@ let optionsOf: [String: Set<String>] = [
     "asset": ["--mode", "--contrast"],
     "palette": ["--mode", "--contrast", "--format", "--preview", "--light", "--dark", "--output"],
     "watch": ["--traits", "--palette"],
+    "set": ["--until-next", "--for"],
+    "toggle": ["--until-next", "--for"],
+    "log": ["-n"],
 ]
+if untilNext && forDuration != nil { usageError("\(command): give --until-next or --for, not both") }
 let paletteImport = command == "palette" && operands.first == "import"
 for o in usedOptions {
     var allowed = optionsOf[command] ?? []
@@ -188,12 +216,52 @@ for o in usedOptions {
     }
 }
 
+/// `--until-next` / `--for`, as the protocol's lifetime.
+var requestedLifetime: Lifetime? {
+    if untilNext { return .untilNext }
+    return forDuration.map(Lifetime.seconds)
+}
+
+/// "90m", "2h", "1h30m", "45s", "1d" → seconds; nil for anything else (a bare number has no unit).
+func parseDuration(_ text: String) -> Int64? {
+    var total: Int64 = 0
+    var number: Int64?
+    for c in text {
+        if let d = c.wholeNumberValue, c.isASCII {
+            number = (number ?? 0) * 10 + Int64(d)
+            if number! > Lifetime.maxSeconds { return nil }
+        } else {
+            guard let n = number, let unit: Int64 = ["s": 1, "m": 60, "h": 3600, "d": 86_400][c] else { return nil }
+            total += n * unit
+            number = nil
+        }
+    }
+    guard number == nil, total >= 1, total <= Lifetime.maxSeconds else { return nil }
+    return total
+}
+
+extension String {
+    func padding(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
+}
+
 @MainActor func noOperands() {
     if let extra = operands.first { usageError("\(command): unexpected argument \"\(extra)\"") }
 }
 
 @MainActor func connect() -> AppearanceConnection {
     do { return try AppearanceConnection(socketPath: socketPath) } catch { fail(error) }
+}
+
+func describeTemporary(_ t: TemporaryOverride) -> String {
+    switch t.expiry {
+    case .nextChange: return "\(t.mode.rawValue) until the next automatic change"
+    case .at(let end):
+        var time = time_t(end)
+        var parts = tm()
+        localtime_r(&time, &parts)
+        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(t.mode.rawValue) until \(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) \(two(parts.tm_hour)):\(two(parts.tm_min))"
+    }
 }
 
 @MainActor func printState(_ s: AppearanceState) {
@@ -293,6 +361,9 @@ case "status":
         override:    \(s.override.rawValue)
         default:     \(st.defaultMode.rawValue)
         palette:     \(st.paletteDetail ?? "unknown (the daemon is older than protocol 2)")
+        schedule:    \(st.scheduleDetail ?? "none")
+        temporary:   \(s.temporary.map(describeTemporary) ?? "none")
+        portal:      \(st.portalBackendDetail ?? "unknown (the daemon is older than protocol 3)")
         subscribers: \(st.subscribers)
         daemon:      appearanced \(st.version), pid \(st.pid), instance \(s.instance), seq \(s.seq), protocol \(st.protocolVersion)
         socket:      \(c.socketPath)
@@ -305,11 +376,37 @@ case "set":
     guard let o = Override(rawValue: operands[0]) else {
         usageError("set: invalid mode \"\(operands[0])\" (expected dark, light or system)")
     }
-    do { printState(try connect().set(o)) } catch { fail(error) }
+    if let lifetime = requestedLifetime {
+        guard let mode = Mode(rawValue: operands[0]) else {
+            usageError("set: \"system\" cannot be temporary: it ends every override (drop --until-next/--for)")
+        }
+        do { printState(try connect().set(mode, for: lifetime)) } catch { fail(error) }
+    } else {
+        do { printState(try connect().set(o)) } catch { fail(error) }
+    }
 
 case "toggle":
     noOperands()
-    do { printState(try connect().toggle()) } catch { fail(error) }
+    if let lifetime = requestedLifetime {
+        do { printState(try connect().toggle(for: lifetime)) } catch { fail(error) }
+    } else {
+        do { printState(try connect().toggle()) } catch { fail(error) }
+    }
+
+case "log":
+    noOperands()
+    let entries: [LogEntry]
+    do { entries = try connect().log(limit: logCount) } catch { fail(error) }
+    for e in entries {
+        if json { out(e.json.text); continue }
+        var t = time_t(e.time)
+        var parts = tm()
+        localtime_r(&t, &parts)
+        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        let when = "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) \(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
+        let change = e.from.map { "\($0.rawValue) → \(e.to.rawValue)" } ?? "start: \(e.to.rawValue)"
+        out("\(when)  \(change.padding(13))  \(e.cause)")
+    }
 
 case "watch":
     noOperands()

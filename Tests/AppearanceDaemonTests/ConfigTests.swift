@@ -42,7 +42,25 @@ struct ConfigTests {
         #expect(Config().portalBackend == .auto)
     }
 
+    @Test func schedule() throws {
+        let c = try Self.parse("[schedule]\nlatitude = 52.52\nlongitude = 13\nlight-at = \"07:05\"\ndark-at = \"23:59\"\nover-desktop = true\n")
+        #expect(c.schedule == Schedule(latitude: 52.52, longitude: 13, lightAt: 425, darkAt: 1439, aboveDesktop: true))
+        #expect(try Self.parse("[schedule]\nlight-at = \"00:00\"\ndark-at = \"12:00\"").schedule == Schedule(lightAt: 0, darkAt: 720))
+        #expect(try Self.parse("schedule = { latitude = -33.9, longitude = 18.4 }").schedule.latitude == -33.9)
+    }
+
     static let errors: [(String, String)] = [
+        ("[schedule]\nlatitude = 91\nlongitude = 0", "/home/u/.config/appearanced/config.toml:2: schedule.latitude: 91.0 is outside -90…90"),
+        ("[schedule]\nlatitude = 10\nlongitude = -180.5", "/home/u/.config/appearanced/config.toml:3: schedule.longitude: -180.5 is outside -180…180"),
+        ("[schedule]\nlatitude = \"north\"", #"/home/u/.config/appearanced/config.toml:2: schedule.latitude: expected a number of degrees, got "north""#),
+        ("[schedule]\nlatitude = 10", "/home/u/.config/appearanced/config.toml:2: schedule: longitude is missing (the sun needs both latitude and longitude)"),
+        ("[schedule]\nlight-at = \"7:00\"\ndark-at = \"19:00\"", #"/home/u/.config/appearanced/config.toml:2: schedule.light-at: invalid time "7:00", expected "HH:MM" from 00:00 to 23:59"#),
+        ("[schedule]\nlight-at = \"07:00\"\ndark-at = \"24:00\"", #"/home/u/.config/appearanced/config.toml:3: schedule.dark-at: invalid time "24:00", expected "HH:MM" from 00:00 to 23:59"#),
+        ("[schedule]\ndark-at = \"19:00\"", "/home/u/.config/appearanced/config.toml:2: schedule: light-at is missing (without latitude and longitude both times are needed)"),
+        ("[schedule]\nlight-at = \"07:00\"\ndark-at = \"07:00\"", "/home/u/.config/appearanced/config.toml:3: schedule: light-at and dark-at are the same time"),
+        ("[schedule]\nsunset = \"19:00\"", "/home/u/.config/appearanced/config.toml:2: schedule.sunset: unknown key (known keys: latitude, longitude, light-at, dark-at, over-desktop)"),
+        ("[schedule]\nover-desktop = true", "/home/u/.config/appearanced/config.toml:2: schedule: over-desktop needs latitude/longitude or light-at/dark-at"),
+        ("schedule = \"sunset\"", #"/home/u/.config/appearanced/config.toml:1: schedule: expected a table ([schedule]), got "sunset""#),
         ("portal-backend = \"yes\"",
          #"/home/u/.config/appearanced/config.toml:1: portal-backend: expected "auto", "on" or "off", got "yes""#),
         ("portal-backend = false", #"/home/u/.config/appearanced/config.toml:1: portal-backend: expected "auto", "on" or "off", got a boolean"#),
@@ -56,8 +74,8 @@ struct ConfigTests {
          #"/home/u/.config/appearanced/config.toml:1: log-level: expected one of "error", "warning", "notice", "info" or "debug", got "verbose""#),
         ("log-level = 7", #"/home/u/.config/appearanced/config.toml:1: log-level: expected one of "error", "warning", "notice", "info" or "debug", got an integer"#),
         ("default-mode = \"dark\"\n\n\n\ndefualt-mode = \"dark\"",
-         #"/home/u/.config/appearanced/config.toml:5: unknown key "defualt-mode" (known keys: default-mode, log-level, palette, portal-backend)"#),
-        ("[colors]\nbackground = \"#000\"", #"/home/u/.config/appearanced/config.toml:1: unknown table "colors" (known keys: default-mode, log-level, palette, portal-backend)"#),
+         #"/home/u/.config/appearanced/config.toml:5: unknown key "defualt-mode" (known keys: default-mode, log-level, palette, portal-backend, schedule)"#),
+        ("[colors]\nbackground = \"#000\"", #"/home/u/.config/appearanced/config.toml:1: unknown table "colors" (known keys: default-mode, log-level, palette, portal-backend, schedule)"#),
         ("default-mode = \"dark\"\ndefault-mode = \"light\"",
          #"/home/u/.config/appearanced/config.toml:2:1: "default-mode" is already defined as a string on line 1"#),
         ("default-mode \"dark\"", #"/home/u/.config/appearanced/config.toml:1:14: expected '=' after key "default-mode", found '"'"#),
@@ -94,11 +112,11 @@ struct ConfigTests {
         var uncommented: [String] = []
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             let setting = line.drop { $0 == "#" || $0 == " " }
-            let isSetting = Config.knownKeys.contains { setting.hasPrefix("\($0) = ") }
+            let isSetting = (Config.knownKeys + Config.scheduleKeys).contains { setting.hasPrefix("\($0) = ") || setting == "[\($0)]" }
             uncommented.append(isSetting ? String(setting) : String(line))
         }
-        for key in Config.knownKeys {
-            #expect(uncommented.contains { $0.hasPrefix("\(key) = ") }, "no setting for \(key)")
+        for key in Config.knownKeys + Config.scheduleKeys {
+            #expect(uncommented.contains { $0.hasPrefix("\(key) = ") || $0 == "[\(key)]" }, "no setting for \(key)")
         }
         _ = try Config.parse(uncommented.joined(separator: "\n"), path: Self.shipped)
     }

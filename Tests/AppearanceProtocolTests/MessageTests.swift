@@ -89,7 +89,7 @@ struct ServerMessageTests {
     let state = AppearanceState(mode: .dark, system: .light, override: .dark, source: .override, seq: 9, instance: "abc")
 
     @Test func stateObjectHasEveryField() throws {
-        #expect(state.json.text == ##"{"mode":"dark","darkMode":true,"system":"light","override":"dark","source":"override","seq":9,"instance":"abc","traits":{"contrast":null,"reducedMotion":null,"accentColor":null}}"##)
+        #expect(state.json.text == ##"{"mode":"dark","darkMode":true,"system":"light","override":"dark","source":"override","seq":9,"instance":"abc","traits":{"contrast":null,"reducedMotion":null,"accentColor":null},"temporary":null}"##)
         #expect(try AppearanceState(json: state.json) == state)
     }
 
