@@ -184,7 +184,6 @@ public final class Daemon: @unchecked Sendable {
         guard clock.now() >= end else { armTemporaryTimer(); return }
         temporaryTimer = nil
         if let t = engine.apply(.temporary(nil)) { publish(t, cause: "temporary override ended (its time came)") }
-        persistEndedTemporary()
     }
 
     /// The clock may have jumped (resume from suspend, a clock or time-zone change): plan again now.
@@ -316,7 +315,6 @@ public final class Daemon: @unchecked Sendable {
         if let t {
             let raw = reading.scheme == .unavailable ? "unavailable" : reading.scheme.rawValue
             publish(t, cause: "desktop: \(raw) (\(reading.detail))")
-            persistEndedTemporary()
         }
         serve()
         updateStatus()
@@ -356,6 +354,7 @@ public final class Daemon: @unchecked Sendable {
         updateStatus()
         offerToSubscribers()
         outlet?.publish(servedValues)
+        persistEndedTemporary()
     }
 
     /// Offers the published state and palette to every subscriber; each is told only what changes its view.

@@ -80,9 +80,11 @@ let sentry = PortalSentry(queue: queue, log: { logger.log($0, $1) })
 let backend = PortalBackend(queue: queue, sentry: sentry, log: { logger.log($0, $1) })
 let daemon = Daemon(paths: Paths.resolve(socket: socketPath, config: configPath), logLevelOption: logLevel,
                     sentry: sentry, outlet: backend, queue: queue, logger: logger)
+let sleepWatcher = SleepWatcher(queue: queue, log: { logger.log($0, $1) })
 queue.async {
     do {
         try daemon.start()
+        sleepWatcher.start { daemon.clockChanged("resumed from suspend") }
     } catch let error as StartupError {
         logger.error(error.description)
         exit(error.exitCode)
