@@ -8,11 +8,13 @@ _appearancectl() {
         --light|--dark) COMPREPLY=($(compgen -f -X '!*.plist' -- "$cur") $(compgen -d -- "$cur")); return ;;
         --mode) COMPREPLY=($(compgen -W 'dark light' -- "$cur")); return ;;
         --contrast) COMPREPLY=($(compgen -W 'normal high' -- "$cur")); return ;;
+        --for) COMPREPLY=($(compgen -W '30m 1h 2h 8h 1d' -- "$cur")); return ;;
+        -n) return ;;
     esac
     for ((i = 1; i < COMP_CWORD; i++)); do
         word=${COMP_WORDS[i]}
         case $word in
-            --socket|--mode|--contrast|--format|--light|--dark|-o|--output) ((i++)); continue ;;
+            --socket|--mode|--contrast|--format|--light|--dark|-o|--output|--for|-n) ((i++)); continue ;;
         esac
         if [[ $word != -* ]]; then
             if [[ -z $command ]]; then command=$word; elif [[ -z $sub ]]; then sub=$word; fi
@@ -33,10 +35,12 @@ _appearancectl() {
             palette) if [[ $sub == import ]]; then opts+=' --light --dark --output -o'
                      else opts+=' --mode --contrast --format --preview'; fi ;;
             watch) opts+=' --traits --palette --exec --no-initial' ;;
+            set|toggle) opts+=' --until-next --for' ;;
+            log) opts+=' -n' ;;
         esac
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))
     elif [[ -z $command ]]; then
-        COMPREPLY=($(compgen -W 'get status set toggle watch color asset palette help' -- "$cur"))
+        COMPREPLY=($(compgen -W 'get status set toggle log watch color asset palette help' -- "$cur"))
     elif [[ $command == set && $prev == set ]]; then
         COMPREPLY=($(compgen -W 'dark light system' -- "$cur"))
     elif [[ $command == palette && -z $sub ]]; then

@@ -1,5 +1,5 @@
 # fish completion for appearancectl (hand-written: the CLI parses its arguments by hand).
-set -l commands get status set toggle watch color asset palette help
+set -l commands get status set toggle log watch color asset palette help
 complete -c appearancectl -f
 complete -c appearancectl -l json -d 'Print the state object'
 complete -c appearancectl -l socket -r -F -d 'Talk to the daemon on this socket'
@@ -9,6 +9,7 @@ complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a get 
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a status -d 'The mode and why'
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a set -d 'Force a mode, or follow the system'
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a toggle -d 'Flip the mode'
+complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a log -d 'Recent changes and their causes'
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a watch -d 'Print the mode, then each change'
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a color -d 'A palette color'
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a asset -d 'A palette asset path'
@@ -26,3 +27,6 @@ complete -c appearancectl -n "__fish_seen_subcommand_from import" -l dark -r -F 
 complete -c appearancectl -n "__fish_seen_subcommand_from import" -s o -l output -r -F -d 'Write the palette to this file'
 complete -c appearancectl -n "__fish_seen_subcommand_from watch" -l traits -d 'Also trait changes (with --json)'
 complete -c appearancectl -n "__fish_seen_subcommand_from watch" -l palette -d 'Also palette changes (with --json)'
+complete -c appearancectl -n "__fish_seen_subcommand_from set toggle" -l until-next -d 'Until the next automatic change'
+complete -c appearancectl -n "__fish_seen_subcommand_from set toggle" -l for -x -a "30m 1h 2h 8h 1d" -d 'For a duration'
+complete -c appearancectl -n "__fish_seen_subcommand_from log" -s n -x -d 'Show the last N changes'
