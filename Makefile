@@ -189,10 +189,12 @@ bench: deps-bench
 	$(SWIFT) build $(RELEASE_FLAGS)
 	/usr/bin/python3 bench/bench.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results
 	/usr/bin/python3 bench/portal_backend.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results
+	/usr/bin/python3 bench/idle_schedule.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results
 	rsvg-convert -o bench/results/fanout.png bench/results/fanout.svg
 
 bench-quick: deps-bench
 	$(SWIFT) build $(RELEASE_FLAGS)
 	/usr/bin/python3 bench/bench.py --quick --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results/quick
 	/usr/bin/python3 bench/portal_backend.py --quick --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results/quick
+	/usr/bin/python3 bench/idle_schedule.py --seconds 10 --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results/quick
 	rsvg-convert -o bench/results/quick/fanout.png bench/results/quick/fanout.svg

@@ -80,26 +80,10 @@ public struct Config: Equatable, Sendable {
     static func parseSchedule(_ table: TOMLTable, line: Int, path: String) throws(ConfigError) -> Schedule {
         var s = Schedule()
         var seen: [String: Int] = [:]
-        for (key, value) in table.entries {
-            func fail(_ message: String) -> ConfigError {
-                ConfigError(path: path, line: value.line, message: "schedule.\(key): \(message)")
-            }
-            seen[key] = value.line
-            switch key {
-            case "latitude", "longitude":
-                let limit = key == "latitude" ? 90.0 : 180.0
-                guard let v = value.float ?? value.integer.map(Double.init) else { throw fail("expected a number of degrees, got \(shown(value))") }
-                guard v.isFinite, abs(v) <= limit else { throw fail("\(v) is outside -\(Int(limit))…\(Int(limit))") }
-                if key == "latitude" { s.latitude = v } else { s.longitude = v }
-            case "light-at", "dark-at":
-                guard let text = value.string else { throw fail("expected a time \"HH:MM\", got \(shown(value))") }
-                guard let minutes = Self.minutes(text) else { throw fail("invalid time \(text.debugDescription), expected \"HH:MM\" from 00:00 to 23:59") }
-                if key == "light-at" { s.lightAt = minutes } else { s.darkAt = minutes }
-            case "over-desktop":
-                guard let b = value.boolean else { throw fail("expected true or false, got \(shown(value))") }
-                s.aboveDesktop = b
-            default:
-                throw fail("unknown key (known keys: \(scheduleKeys.joined(separator: ", ")))")
+        for entry in table.entries {
+            seen[entry.key] = entry.value.line
+            if let message = Self.apply(entry.key, entry.value, to: &s) {
+                throw ConfigError(path: path, line: entry.value.line, message: "schedule.\(entry.key): \(message)")
             }
         }
         if (s.latitude == nil) != (s.longitude == nil) {
@@ -118,6 +102,27 @@ public struct Config: Equatable, Sendable {
             throw ConfigError(path: path, line: seen["over-desktop"] ?? line, message: "schedule: over-desktop needs latitude/longitude or light-at/dark-at")
         }
         return s
+    }
+
+    /// Sets one `[schedule]` key; the problem with its value, or nil.
+    private static func apply(_ key: String, _ value: TOMLValue, to s: inout Schedule) -> String? {
+        switch key {
+        case "latitude", "longitude":
+            let limit = key == "latitude" ? 90.0 : 180.0
+            guard let v = value.float ?? value.integer.map(Double.init) else { return "expected a number of degrees, got \(shown(value))" }
+            guard v.isFinite, abs(v) <= limit else { return "\(v) is outside -\(Int(limit))…\(Int(limit))" }
+            if key == "latitude" { s.latitude = v } else { s.longitude = v }
+        case "light-at", "dark-at":
+            guard let text = value.string else { return "expected a time \"HH:MM\", got \(shown(value))" }
+            guard let minutes = Self.minutes(text) else { return "invalid time \(text.debugDescription), expected \"HH:MM\" from 00:00 to 23:59" }
+            if key == "light-at" { s.lightAt = minutes } else { s.darkAt = minutes }
+        case "over-desktop":
+            guard let b = value.boolean else { return "expected true or false, got \(shown(value))" }
+            s.aboveDesktop = b
+        default:
+            return "unknown key (known keys: \(scheduleKeys.joined(separator: ", ")))"
+        }
+        return nil
     }
 
     /// "HH:MM" → minutes after midnight.
