@@ -20,6 +20,10 @@ public struct Config: Equatable, Sendable {
     public var portalBackend: BackendPolicy = .auto
     /// `[schedule]`: light by day, dark by night, where the desktop gives no answer (or above it).
     public var schedule = Schedule()
+    /// `hooks`: run the hook directories on every change of the mode.
+    public var hooks = true
+    /// `hook-timeout`: seconds a hook may run before its process group is stopped.
+    public var hookTimeout: Double = 30
 
     public init(defaultMode: Mode = .light, logLevel: LogLevel? = nil, palette: String? = nil,
                 portalBackend: BackendPolicy = .auto) {
@@ -29,7 +33,7 @@ public struct Config: Equatable, Sendable {
         self.portalBackend = portalBackend
     }
 
-    public static let knownKeys = ["default-mode", "log-level", "palette", "portal-backend", "schedule"]
+    public static let knownKeys = ["default-mode", "log-level", "palette", "portal-backend", "hooks", "hook-timeout", "schedule"]
     public static let scheduleKeys = ["latitude", "longitude", "light-at", "dark-at", "over-desktop"]
 
     /// Reads a config from its text. `path` is only used in error messages.
@@ -64,6 +68,14 @@ public struct Config: Equatable, Sendable {
                     throw expected(quotedList(BackendPolicy.allCases.map(\.rawValue), last: "or"))
                 }
                 config.portalBackend = policy
+            case "hooks":
+                guard let b = value.boolean else { throw expected("true or false") }
+                config.hooks = b
+            case "hook-timeout":
+                guard let v = value.float ?? value.integer.map(Double.init), v.isFinite, v > 0, v <= 3600 else {
+                    throw expected("a number of seconds from 0 to 3600")
+                }
+                config.hookTimeout = v
             case "schedule":
                 guard let table = value.table else { throw expected("a table ([schedule])") }
                 config.schedule = try parseSchedule(table, line: value.line, path: path)

@@ -49,6 +49,14 @@ public final class Daemon: @unchecked Sendable {
     /// What the state file holds, so that an override that ended by itself is written out once.
     private var saved = StateStore.Saved(override: .system)
     private var transitions = TransitionLog()
+    private lazy var hooks: HookRunner = {
+        let h = HookRunner(queue: queue, log: log, home: paths.home)
+        h.onFailure = { [unowned self] outcome in
+            self.transitions.append(.init(time: outcome.time, from: outcome.mode, to: outcome.mode, source: self.engine.state.source,
+                                          cause: "hooks for \(outcome.mode.rawValue) failed: " + outcome.failures.joined(separator: "; ")))
+        }
+        return h
+    }()
 
     /// How long client requests wait for the first system reading at start-up before being answered anyway.
     static let firstReadingGrace: DispatchTimeInterval = .seconds(3)
@@ -116,6 +124,8 @@ public final class Daemon: @unchecked Sendable {
         serving = true
         let s = engine.state
         transitions.append(.init(time: clock.now(), from: nil, to: s.mode, source: s.source, cause: "start: \(describe())"))
+        configureHooks()
+        hooks.changed(to: s.mode, from: nil, cause: "start")
         acceptSource?.resume()
         writeModeFile()
         statusText = describe()
@@ -164,6 +174,11 @@ public final class Daemon: @unchecked Sendable {
         let now = clock.now()
         guard let next = plan.next else { return "\(plan.mode.rawValue) (no change in the next days: polar day or night)" }
         return "\(plan.mode.rawValue) until \(Clock.describe(next.time, from: now)) (\(next.cause): \(next.mode.rawValue))"
+    }
+
+    private func configureHooks() {
+        hooks.enabled = config.hooks
+        hooks.timeout = config.hookTimeout
     }
 
     /// A one-shot timer for a temporary override's end, if it has a time.
@@ -331,6 +346,7 @@ public final class Daemon: @unchecked Sendable {
             if let t = engine.apply(.defaultMode(c.defaultMode)) { publish(t, cause: "config reloaded: default-mode \(c.defaultMode.rawValue)") }
             outlet?.setPolicy(c.portalBackend)
             planSchedule()
+            configureHooks()
         } catch {
             log.error("\(error); keeping the previous configuration")
         }
@@ -347,6 +363,7 @@ public final class Daemon: @unchecked Sendable {
         if t.modeChanged || t.state.source != t.previous.source, serving {
             transitions.append(.init(time: clock.now(), from: t.previous.mode, to: t.state.mode, source: t.state.source, cause: cause))
         }
+        if t.modeChanged, serving { hooks.changed(to: t.state.mode, from: t.previous.mode, cause: cause) }
         if t.modeChanged {
             log.notice("appearance is now \(t.state.mode.rawValue) (source: \(t.state.source.rawValue))")
             if serving { writeModeFile() }
@@ -513,7 +530,8 @@ public final class Daemon: @unchecked Sendable {
             result = .success(StatusInfo(state: engine.state, systemDetail: engine.systemDetail,
                                          defaultMode: engine.inputs.defaultMode, subscribers: subscriberCount,
                                          version: Self.version, pid: Int(getpid()), paletteDetail: paletteDetail,
-                                         portalBackendDetail: outletStatus?.detail, scheduleDetail: scheduleDetail).json)
+                                         portalBackendDetail: outletStatus?.detail, scheduleDetail: scheduleDetail,
+                                         hooksDetail: hooks.statusDetail).json)
         case .subscribe(let interest):
             if c.delivery == nil { subscriberCount += 1 }
             let resolved = interest.palette ? resolvedPalette : nil

@@ -323,10 +323,14 @@ public struct StatusInfo: Equatable, Sendable {
     public var portalBackendDetail: String?
     /// The schedule's mode and next change ("dark until 07:12 (sunrise: light)"); nil without a schedule.
     public var scheduleDetail: String?
+    /// The hooks' last run ("3 hooks for dark at 19:00: ok"); nil from an older daemon.
+    public var hooksDetail: String?
 
     public init(state: AppearanceState, systemDetail: String, defaultMode: Mode, subscribers: Int,
                 protocolVersion: Int = AppearanceProtocol.protocolVersion, version: String, pid: Int,
-                paletteDetail: String? = nil, portalBackendDetail: String? = nil, scheduleDetail: String? = nil) {
+                paletteDetail: String? = nil, portalBackendDetail: String? = nil, scheduleDetail: String? = nil,
+                hooksDetail: String? = nil) {
+        self.hooksDetail = hooksDetail
         self.scheduleDetail = scheduleDetail
         self.paletteDetail = paletteDetail
         self.portalBackendDetail = portalBackendDetail
@@ -505,7 +509,8 @@ extension StatusInfo {
             ("version", .string(version)), ("pid", .int(pid)),
         ] + (paletteDetail.map { [("paletteDetail", JSON.string($0))] } ?? [])
           + (portalBackendDetail.map { [("portalBackend", JSON.string($0))] } ?? [])
-          + (scheduleDetail.map { [("schedule", JSON.string($0))] } ?? []))
+          + (scheduleDetail.map { [("schedule", JSON.string($0))] } ?? [])
+          + (hooksDetail.map { [("hooks", JSON.string($0))] } ?? []))
     }
 
     public init(json: JSON) throws(RPCError) {
@@ -518,7 +523,8 @@ extension StatusInfo {
         guard let pid = json["pid"]?.intValue else { throw bad("pid") }
         self.init(state: state, systemDetail: detail, defaultMode: dm, subscribers: subs,
                   protocolVersion: proto, version: version, pid: pid, paletteDetail: json["paletteDetail"]?.stringValue,
-                  portalBackendDetail: json["portalBackend"]?.stringValue, scheduleDetail: json["schedule"]?.stringValue)
+                  portalBackendDetail: json["portalBackend"]?.stringValue, scheduleDetail: json["schedule"]?.stringValue,
+                  hooksDetail: json["hooks"]?.stringValue)
     }
 }
 

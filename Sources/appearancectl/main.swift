@@ -364,6 +364,7 @@ case "status":
         schedule:    \(st.scheduleDetail ?? "none")
         temporary:   \(s.temporary.map(describeTemporary) ?? "none")
         portal:      \(st.portalBackendDetail ?? "unknown (the daemon is older than protocol 3)")
+        hooks:       \(st.hooksDetail ?? "unknown (the daemon is older than protocol 3)")
         subscribers: \(st.subscribers)
         daemon:      appearanced \(st.version), pid \(st.pid), instance \(s.instance), seq \(s.seq), protocol \(st.protocolVersion)
         socket:      \(c.socketPath)

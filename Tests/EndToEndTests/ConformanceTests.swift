@@ -37,6 +37,8 @@ import Testing
             var s = line.replacingOccurrences(of: root, with: "$T")
             s = s.replacing(/"pid":[0-9]+/, with: #""pid":0"#)
             s = s.replacing(/"systemDetail":"[^"]*"/, with: #""systemDetail":"…""#)
+            s = s.replacing(/"time":[0-9]+/, with: #""time":0"#)
+            s = s.replacing(/set by [^"(]+ \(pid [0-9]+\)/, with: "set by CLIENT (pid 0)")
             s = s.replacing(/"instance":"([0-9a-f]{16})"/) { m in
                 let id = String(m.1)
                 if instances[id] == nil { instances[id] = "I\(instances.count + 1)" }
@@ -122,7 +124,7 @@ import Testing
         let methodsSection = try #require(doc.range(of: "## Methods")).upperBound
         let methodsText = String(doc[methodsSection...]).components(separatedBy: "\n## ")[0]
         let methods = methodsText.matches(of: #/\n\| `([a-z]+)` \| /#).map { String($0.1) }
-        #expect(Set(methods) == ["get", "set", "toggle", "subscribe", "status", "resolve", "palette"])
+        #expect(Set(methods) == ["get", "set", "toggle", "subscribe", "status", "resolve", "palette", "log"])
         for m in methods {
             #expect(steps.contains { $0.sends && $0.text.contains(#""method":"\#(m)""#) }, "\(m) is never sent")
         }

@@ -1,0 +1,319 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import AppearanceCore
+import AppearanceProtocol
+import Dispatch
+
+/// Hooks: executables run on every change of the mode, darkman's layout plus appearanced's own.
+///
+/// - `dark-mode.d/` or `light-mode.d/` under `$XDG_DATA_HOME` (default `~/.local/share`), then under each of
+///   `$XDG_DATA_DIRS` (default `/usr/local/share:/usr/share`): darkman's directories; a name found earlier
+///   shadows the same name later.
+/// - `$XDG_CONFIG_HOME/appearanced/hooks.d/`: run on every change, for either mode.
+///
+/// All of them run in name order (for the same name, hooks.d first), one at a time, never overlapping:
+/// changes during a run give one more run with the newest mode (as `appearancectl watch --exec` does). Each
+/// gets `APPEARANCE`, `DARKMODE`, `APPEARANCE_PREVIOUS` and `APPEARANCE_CAUSE`, its own process group, and a
+/// timeout after which the group is stopped (SIGTERM, then SIGKILL 2 s later); children it leaves behind when
+/// it exits are stopped too. Output goes to the daemon's log. Everything runs off the request path: a hook
+/// never delays a reply or a notification.
+final class HookRunner: @unchecked Sendable {
+    // Confined to the daemon's queue.
+    struct Outcome: Equatable {
+        var time: Int64
+        var mode: Mode
+        var ran: Int
+        var failures: [String]
+    }
+
+    private let queue: DispatchQueue
+    private let log: Logger
+    private let home: String
+    /// Told when a round had failures (the daemon puts it in `log`).
+    var onFailure: ((Outcome) -> Void)?
+    var enabled = true
+    var timeout: Double = 30
+    /// The newest change not yet run: (mode, previous, cause).
+    private var pending: (Mode, Mode?, String)?
+    private var running = false
+    /// The last finished round, for `status`.
+    private(set) var last: Outcome?
+    private var childSource: DispatchSourceSignal?
+    private var current: Running?
+
+    /// Confined to the daemon's queue, like the runner.
+    private final class Running: @unchecked Sendable {
+        let pid: pid_t
+        let name: String
+        var output: [UInt8] = []
+        var readSource: DispatchSourceRead?
+        var timer: DispatchSourceTimer?
+        var timedOut = false
+        var exitStatus: Int32?
+        var outputClosed = false
+
+        init(pid: pid_t, name: String) {
+            self.pid = pid
+            self.name = name
+        }
+    }
+
+    init(queue: DispatchQueue, log: Logger, home: String) {
+        self.queue = queue
+        self.log = log
+        self.home = home
+    }
+
+    /// A change of the mode: run the hooks for it now, or once the round under way is done.
+    func changed(to mode: Mode, from previous: Mode?, cause: String) {
+        guard enabled else { return }
+        pending = (mode, previous, cause)
+        if !running { startRound() }
+    }
+
+    /// What `status` says.
+    var statusDetail: String {
+        guard enabled else { return "off (hooks = false)" }
+        guard let last else { return running ? "running" : "none run yet" }
+        let what = "\(last.ran) hook\(last.ran == 1 ? "" : "s") for \(last.mode.rawValue)"
+        let state = last.failures.isEmpty ? "ok" : "failed: " + last.failures.joined(separator: "; ")
+        return "\(what) at \(Clock.describe(last.time, from: last.time)): \(state)" + (running ? " (running again)" : "")
+    }
+
+    // MARK: Rounds
+
+    private var queueOfHooks: [(name: String, path: String)] = []
+    private var round: (mode: Mode, previous: Mode?, cause: String, ran: Int, failures: [String])?
+
+    private func startRound() {
+        guard let (mode, previous, cause) = pending else { running = false; return }
+        pending = nil
+        running = true
+        queueOfHooks = hooks(for: mode)
+        round = (mode, previous, cause, 0, [])
+        if queueOfHooks.isEmpty {
+            finishRound()
+            return
+        }
+        log.debug("hooks: \(queueOfHooks.count) for \(mode.rawValue): \(queueOfHooks.map(\.name).joined(separator: ", "))")
+        runNext()
+    }
+
+    private func finishRound() {
+        if let r = round, r.ran > 0 || !r.failures.isEmpty {
+            let outcome = Outcome(time: Int64(time(nil)), mode: r.mode, ran: r.ran, failures: r.failures)
+            last = outcome
+            if !outcome.failures.isEmpty { onFailure?(outcome) }
+        }
+        round = nil
+        running = false
+        if pending != nil { startRound() }
+    }
+
+    private func runNext() {
+        guard var r = round else { return }
+        guard !queueOfHooks.isEmpty else { finishRound(); return }
+        let hook = queueOfHooks.removeFirst()
+        switch spawn(hook, r.mode, r.previous, r.cause) {
+        case .success(let child):
+            current = child
+            r.ran += 1
+            round = r
+        case .failure(let message):
+            log.warning("hook \(hook.path): \(message), skipping it")
+            r.failures.append("\(hook.name): \(message)")
+            round = r
+            runNext()
+        }
+    }
+
+    /// The hooks for `mode`, in the order they run.
+    func hooks(for mode: Mode) -> [(name: String, path: String)] {
+        let env = { (name: String) in Posix.environment(name) }
+        let dataHome = env("XDG_DATA_HOME") ?? home + "/.local/share"
+        let dataDirs = (env("XDG_DATA_DIRS") ?? "/usr/local/share:/usr/share").split(separator: ":").map(String.init)
+        let configHome = env("XDG_CONFIG_HOME") ?? home + "/.config"
+        let sub = mode == .dark ? "dark-mode.d" : "light-mode.d"
+        var found: [String: (order: Int, path: String)] = [:]
+        var own: [(String, String)] = []
+        for name in Self.entries(configHome + "/appearanced/hooks.d") { own.append((name, configHome + "/appearanced/hooks.d/" + name)) }
+        for dir in [dataHome] + dataDirs where dir.hasPrefix("/") {
+            for name in Self.entries(dir + "/" + sub) where found[name] == nil {
+                found[name] = (1, dir + "/" + sub + "/" + name)
+            }
+        }
+        let all = own.map { (name: $0.0, path: $0.1, order: 0) } + found.map { (name: $0.key, path: $0.value.path, order: 1) }
+        return all.sorted { ($0.name, $0.order) < ($1.name, $1.order) }.map { (name: $0.name, path: $0.path) }
+    }
+
+    /// Names in `dir`, without dot files and editor leftovers (`~` suffix).
+    private static func entries(_ dir: String) -> [String] {
+        guard let d = opendir(dir) else { return [] }
+        defer { closedir(d) }
+        var names: [String] = []
+        while let e = readdir(d) {
+            let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if !name.hasPrefix("."), !name.hasSuffix("~") { names.append(name) }
+        }
+        return names
+    }
+
+    // MARK: One hook
+
+    private func spawn(_ hook: (name: String, path: String), _ mode: Mode, _ previous: Mode?, _ cause: String) -> Result<Running, HookError> {
+        var st = stat()
+        guard stat(hook.path, &st) == 0 else { return .failure(HookError("cannot stat: \(String(cString: strerror(errno)))")) }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { return .failure(HookError("not a regular file")) }
+        guard access(hook.path, X_OK) == 0 else { return .failure(HookError("not executable")) }
+        installChildSource()
+
+        var fds: [Int32] = [0, 0]
+        // pipe2 needs _GNU_SOURCE; nothing else in the daemon spawns, so nothing can inherit these in between.
+        guard pipe(&fds) == 0 else { return .failure(HookError("pipe: \(String(cString: strerror(errno)))")) }
+        let (readEnd, writeEnd) = (fds[0], fds[1])
+        _ = fcntl(readEnd, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(writeEnd, F_SETFD, FD_CLOEXEC)
+
+        var environment: [String] = []
+        var i = 0
+        while let entry = environ[i] {
+            let s = String(cString: entry)
+            if !["APPEARANCE=", "DARKMODE=", "APPEARANCE_PREVIOUS=", "APPEARANCE_CAUSE=", "NOTIFY_SOCKET=", "LISTEN_"].contains(where: s.hasPrefix) {
+                environment.append(s)
+            }
+            i += 1
+        }
+        environment += ["APPEARANCE=\(mode.rawValue)", "DARKMODE=\(mode.isDark ? 1 : 0)",
+                        "APPEARANCE_PREVIOUS=\(previous?.rawValue ?? "")", "APPEARANCE_CAUSE=\(cause)"]
+        func cStrings(_ strings: [String]) -> [UnsafeMutablePointer<CChar>?] { strings.map { strdup($0) } + [nil] }
+        let argv = cStrings([hook.path]), envp = cStrings(environment)
+        defer { (argv + envp).forEach { free($0) } }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, writeEnd, 1)
+        posix_spawn_file_actions_adddup2(&actions, writeEnd, 2)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), defaults = sigset_t()
+        sigemptyset(&none)
+        sigemptyset(&defaults)
+        for sig in [SIGINT, SIGTERM, SIGPIPE, SIGHUP, SIGQUIT, SIGCHLD, SIGUSR1, SIGUSR2] { sigaddset(&defaults, sig) }
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, hook.path, &actions, &attributes, argv, envp)
+        close(writeEnd)
+        guard rc == 0 else {
+            close(readEnd)
+            return .failure(HookError("cannot run: \(String(cString: strerror(rc)))"))
+        }
+
+        let child = Running(pid: pid, name: hook.name)
+        _ = fcntl(readEnd, F_SETFL, fcntl(readEnd, F_GETFL) | O_NONBLOCK)
+        let source = DispatchSource.makeReadSource(fileDescriptor: readEnd, queue: queue)
+        source.setEventHandler { [weak self, unowned child] in self?.readOutput(child, readEnd) }
+        source.setCancelHandler { close(readEnd) }
+        child.readSource = source
+        source.resume()
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + timeout)
+        timer.setEventHandler { [weak self, unowned child] in self?.timedOut(child) }
+        child.timer = timer
+        timer.resume()
+        return .success(child)
+    }
+
+    private func readOutput(_ child: Running, _ fd: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n > 0 {
+                child.output += buffer[..<n]
+                flushLines(child, all: false)
+                continue
+            }
+            if n < 0, errno == EINTR { continue }
+            if n < 0, errno == EAGAIN { return }
+            // End of output: the hook and everything it started closed it.
+            flushLines(child, all: true)
+            child.readSource?.cancel()
+            child.readSource = nil
+            child.outputClosed = true
+            return
+        }
+    }
+
+    /// Each complete line of output goes to the log, at most 1,000 bytes of it (a hook cannot flood the log).
+    private func flushLines(_ child: Running, all: Bool) {
+        while let nl = child.output.firstIndex(of: 0x0A) {
+            log.info("hook \(child.name): \(String(decoding: child.output[..<min(nl, 1000)], as: UTF8.self))")
+            child.output.removeSubrange(...nl)
+        }
+        if child.output.count > 4096 || (all && !child.output.isEmpty) {
+            log.info("hook \(child.name): \(String(decoding: child.output.prefix(1000), as: UTF8.self))")
+            child.output = []
+        }
+    }
+
+    private func timedOut(_ child: Running) {
+        guard current === child, child.exitStatus == nil else { return }
+        child.timedOut = true
+        log.warning("hook \(child.name) did not finish within \(timeout) s; stopping it and its children")
+        kill(-child.pid, SIGTERM)
+        queue.asyncAfter(deadline: .now() + 2) { [weak child] in
+            guard let child else { return }
+            kill(-child.pid, SIGKILL)
+        }
+    }
+
+    private func installChildSource() {
+        guard childSource == nil else { return }
+        signal(SIGCHLD, SIG_DFL)
+        let s = DispatchSource.makeSignalSource(signal: SIGCHLD, queue: queue)
+        s.setEventHandler { [weak self] in self?.reap() }
+        s.resume()
+        childSource = s
+    }
+
+    private func reap() {
+        guard let child = current, child.exitStatus == nil else { return }
+        var status: Int32 = 0
+        let r = waitpid(child.pid, &status, WNOHANG)
+        guard r == child.pid else { return }
+        child.exitStatus = status
+        child.timer?.cancel()
+        // Whatever it left running in its group is stopped: a hook's helpers do not outlive it.
+        kill(-child.pid, SIGTERM)
+        let failed: String?
+        if child.timedOut {
+            failed = "timed out after \(timeout) s"
+        } else if status & 0x7f != 0 {
+            failed = "killed by signal \(status & 0x7f)"
+        } else if (status >> 8) & 0xff != 0 {
+            failed = "exit status \((status >> 8) & 0xff)"
+        } else {
+            failed = nil
+        }
+        if let failed {
+            log.warning("hook \(child.name) failed: \(failed)")
+            round?.failures.append("\(child.name): \(failed)")
+        } else {
+            log.debug("hook \(child.name) done")
+        }
+        current = nil
+        // Its output may still be draining; the next hook does not wait for that.
+        runNext()
+    }
+}
+
+struct HookError: Error, CustomStringConvertible {
+    var description: String
+    init(_ d: String) { description = d }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+
+/// Hooks (darkman's dark-mode.d/light-mode.d and appearanced's hooks.d) run by the real daemon.
+@Suite struct HookTests {
+    /// Writes an executable shell script.
+    static func script(_ s: Sandbox, _ path: String, _ body: String, executable: Bool = true) throws {
+        try s.write("#!/bin/sh\n" + body + "\n", to: path)
+        chmod(path, executable ? 0o755 : 0o644)
+    }
+
+    static func lines(_ path: String) -> [String] {
+        ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    @Test func darkmanDirectoriesAndHooksDRunInOrderWithTheirEnvironment() throws {
+        let s = try Sandbox()
+        let record = s.root + "/record"
+        let data = s.root + "/data", sys1 = s.root + "/sys1", sys2 = s.root + "/sys2"
+        s.env["XDG_DATA_HOME"] = data
+        s.env["XDG_DATA_DIRS"] = "\(sys1):\(sys2)"
+        let body = { (who: String) in "echo \"\(who) $APPEARANCE $DARKMODE prev=$APPEARANCE_PREVIOUS cause=$APPEARANCE_CAUSE\" >> \(record)" }
+        try Self.script(s, data + "/dark-mode.d/20-editor", body("home/20-editor"))
+        try Self.script(s, sys1 + "/dark-mode.d/20-editor", body("sys1/20-editor"))   // shadowed by the one in XDG_DATA_HOME
+        try Self.script(s, sys1 + "/dark-mode.d/10-terminal", body("sys1/10-terminal"))
+        try Self.script(s, sys2 + "/dark-mode.d/10-terminal", body("sys2/10-terminal"))  // shadowed by sys1's
+        try Self.script(s, sys2 + "/dark-mode.d/30-sway", body("sys2/30-sway"))
+        try Self.script(s, data + "/light-mode.d/10-light", body("home/10-light"))
+        try Self.script(s, s.root + "/config/appearanced/hooks.d/15-both", body("hooks.d/15-both"))
+        try Self.script(s, data + "/dark-mode.d/25-not-executable", body("never"), executable: false)
+        let d = try s.startDaemon(["--log-level", "debug"])
+        defer { d.stop() }
+        // At start, the light hooks run once for the current mode.
+        try waitUntil("the start-up run; record: \(Self.lines(record))") { Self.lines(record).count == 2 }
+        #expect(Self.lines(record) == ["home/10-light light 0 prev= cause=start", "hooks.d/15-both light 0 prev= cause=start"])
+        let c = try Child(Bin.ctl, ["set", "dark"], env: s.env)
+        let pid = c.pid
+        #expect(try c.waitForEnd() == 0)
+        try waitUntil("the dark run; record: \(Self.lines(record)); stderr: \(d.stderr)") { Self.lines(record).count == 6 }
+        #expect(Array(Self.lines(record).dropFirst(2)) == [
+            "sys1/10-terminal dark 1 prev=light cause=override dark set by appearancectl (pid \(pid))",
+            "hooks.d/15-both dark 1 prev=light cause=override dark set by appearancectl (pid \(pid))",
+            "home/20-editor dark 1 prev=light cause=override dark set by appearancectl (pid \(pid))",
+            "sys2/30-sway dark 1 prev=light cause=override dark set by appearancectl (pid \(pid))",
+        ])
+        try d.waitForStderr("25-not-executable: not executable, skipping it")
+        try waitUntil("status to show the failure") { try s.ctl("status").out.contains("hooks:       4 hooks for dark at") }
+        let status = try s.ctl("status").out
+        #expect(status.contains("failed: 25-not-executable: not executable"), "\(status)")
+        #expect(try s.ctl("log").out.contains("hooks for dark failed: 25-not-executable: not executable"))
+    }
+
+    @Test func runsNeverOverlapAndTheLastOneSeesTheFinalMode() throws {
+        let s = try Sandbox()
+        let record = s.root + "/record"
+        try Self.script(s, s.root + "/config/appearanced/hooks.d/slow",
+                        "echo \"start $APPEARANCE\" >> \(record)\nsleep 0.05\necho \"end $APPEARANCE\" >> \(record)")
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        try waitUntil("the start-up run") { Self.lines(record).count == 2 }
+        var last = "light"
+        for i in 0..<100 {
+            last = i % 2 == 0 ? "dark" : "light"
+            #expect(try s.ctl("set", last).status == 0)
+        }
+        #expect(last == "light")
+        try waitUntil("the runs to settle on \(last)") { try Self.lines(record).last == "end \(last)" && !s.ctl("status").out.contains("running") }
+        let lines = Self.lines(record)
+        for (i, line) in lines.enumerated() where line.hasPrefix("start ") {
+            #expect(i + 1 < lines.count && lines[i + 1] == "end " + line.dropFirst(6), "run \(i) overlapped: \(lines[i...].prefix(3))")
+        }
+        // Coalesced: far fewer runs than changes, never more.
+        #expect(lines.count / 2 <= 101, "\(lines.count / 2) runs")
+    }
+
+    @Test func aHangingHookIsStoppedWithItsChildrenAndNothingWaitsForIt() throws {
+        let s = try Sandbox()
+        let marker = "appearanced-hook-test-\(UInt32.random(in: 0 ... .max))"
+        try s.write("hook-timeout = 1\n", to: s.configFile)
+        try Self.script(s, s.root + "/config/appearanced/hooks.d/hang",
+                        "[ \"$APPEARANCE\" = dark ] || exit 0\nsh -c 'sleep 1000; : \(marker)' &\nsleep 1000\n")
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        let w = try Child(Bin.ctl, ["watch"], env: s.env)
+        defer { w.stop() }
+        #expect(try w.waitForLines(1) == ["light"])
+        // The hook starts and hangs; the reply and the notification do not wait for it.
+        #expect(try s.ctl("set", "dark").out == "dark\n")
+        #expect(try w.waitForLines(2) == ["light", "dark"])
+        try waitUntil("the hook's helper to be running") { Self.processes(with: marker) > 0 }
+        try d.waitForStderr("hook hang did not finish within 1.0 s; stopping it and its children")
+        try waitUntil("the hook and its children to be gone") { Self.processes(with: marker) == 0 }
+        try waitUntil("status to show the timeout") { try s.ctl("status").out.contains("hang: timed out after 1.0 s") }
+        #expect(d.isRunning)
+    }
+
+    @Test func hooksFalseTurnsThemOff() throws {
+        let s = try Sandbox()
+        let record = s.root + "/record"
+        try s.write("hooks = false\n", to: s.configFile)
+        try Self.script(s, s.root + "/config/appearanced/hooks.d/any", "echo ran >> \(record)")
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        #expect(try s.ctl("set", "dark").status == 0)
+        #expect(try s.ctl("status").out.contains("hooks:       off (hooks = false)"))
+        #expect(Self.lines(record).isEmpty)
+    }
+
+    /// Processes whose command line contains `marker`.
+    static func processes(with marker: String) -> Int {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.filter { name in
+            guard Int(name) != nil, let cmd = FileManager.default.contents(atPath: "/proc/\(name)/cmdline") else { return false }
+            return String(decoding: cmd, as: UTF8.self).contains(marker)
+        }.count
+    }
+}
