@@ -24,6 +24,8 @@ public struct Config: Equatable, Sendable {
     public var hooks = true
     /// `hook-timeout`: seconds a hook may run before its process group is stopped.
     public var hookTimeout: Double = 30
+    /// `max-connections`: clients beyond this are refused with an error; nil: the descriptor limit less 64.
+    public var maxConnections: Int? = nil
 
     public init(defaultMode: Mode = .light, logLevel: LogLevel? = nil, palette: String? = nil,
                 portalBackend: BackendPolicy = .auto) {
@@ -33,7 +35,7 @@ public struct Config: Equatable, Sendable {
         self.portalBackend = portalBackend
     }
 
-    public static let knownKeys = ["default-mode", "log-level", "palette", "portal-backend", "hooks", "hook-timeout", "schedule"]
+    public static let knownKeys = ["default-mode", "log-level", "palette", "portal-backend", "hooks", "hook-timeout", "max-connections", "schedule"]
     public static let scheduleKeys = ["latitude", "longitude", "light-at", "dark-at", "over-desktop"]
 
     /// Reads a config from its text. `path` is only used in error messages.
@@ -76,6 +78,9 @@ public struct Config: Equatable, Sendable {
                     throw expected("a number of seconds from 0 to 3600")
                 }
                 config.hookTimeout = v
+            case "max-connections":
+                guard let n = value.integer, n >= 1, n <= 1_000_000 else { throw expected("a whole number from 1 to 1000000") }
+                config.maxConnections = Int(n)
             case "schedule":
                 guard let table = value.table else { throw expected("a table ([schedule])") }
                 config.schedule = try parseSchedule(table, line: value.line, path: path)

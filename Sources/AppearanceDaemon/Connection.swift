@@ -29,9 +29,32 @@ final class Connection: @unchecked Sendable {
     private var framer = LineFramer()
     private var output: [UInt8] = []
     private var sent = 0
+    /// The client half-closed or hung up: answer what is buffered, then close.
+    private var endOfStream = false
+    private var continuationScheduled = false
 
-    /// Output beyond this pauses reading: a client that sends requests but never reads replies.
+    /// Output beyond this stops the handling of further requests (and reading): a client that sends requests
+    /// but never reads replies. Checked before every line, so queued replies cannot grow past it by more than one.
     static let outputHighWater = 256 * 1024
+    /// Lines handled per turn before the connection yields to the daemon's other work (other clients, the
+    /// bus, signals): a client streaming requests cannot hold anyone else back.
+    static let linesPerTurn = 16
+
+    /// Bytes of requests read and not yet handled (at most one unfinished line between turns).
+    var bufferedInput: Int { framer.pendingCount }
+    /// What the daemon was last told of `bufferedInput`.
+    private var reportedInput = 0
+    /// Told the change of `bufferedInput` after every read and every turn: the daemon keeps a total.
+    var onInputChange: (Connection, Int) -> Void = { _, _ in }
+
+    private func reportInput() {
+        let now = closed ? 0 : framer.pendingCount
+        if now != reportedInput {
+            let delta = now - reportedInput
+            reportedInput = now
+            onInputChange(self, delta)
+        }
+    }
 
     var onLine: (Connection, ArraySlice<UInt8>) -> Void = { _, _ in }
     var onLineTooLong: (Connection) -> Void = { _ in }
@@ -72,6 +95,9 @@ final class Connection: @unchecked Sendable {
 
     /// Reads until the socket is drained: Dispatch may report readiness only once for data and end-of-file
     /// arriving together, so stopping after one read could leave a hang-up unseen and the descriptor open.
+    /// Reading stops instead, with its source cancelled, whenever requests wait to be handled (more than a
+    /// turn's worth, or replies over the cap): a new source is made when they are done, and a new source
+    /// sees data and end-of-file that are already there.
     private func readable() {
         while !closed, !readPaused {
             let n: Int
@@ -82,16 +108,64 @@ final class Connection: @unchecked Sendable {
             if n == 0 {
                 // End of stream (a hang-up, or a half-close as `socat` or `nc -N` do after their input): answer
                 // what was asked, an unterminated last line included, then close. Hang-ups are normal, not errors.
-                if !closeWhenFlushed, let last = framer.remainder() { onLine(self, last) }
-                closeAfterFlush()
+                endOfStream = true
+                pauseReading()
+                if handleLines() { finishBacklog() }
                 return
             }
             framer.append(Self.scratch[0..<n])
-            do {
-                while !closed, !closeWhenFlushed, let line = try framer.next() { onLine(self, line) }
-            } catch {
-                onLineTooLong(self)
+            defer { reportInput() }
+            guard handleLines() else {
+                pauseReading()
+                return
             }
+        }
+    }
+
+    /// Handles buffered lines, at most a turn's worth; true when none is left waiting.
+    private func handleLines() -> Bool {
+        var budget = Self.linesPerTurn
+        do {
+            while !closed, !closeWhenFlushed {
+                if output.count - sent > Self.outputHighWater { return false }  // resumed by flush()
+                if budget == 0 {
+                    scheduleContinuation()
+                    return false
+                }
+                guard let line = try framer.next() else { return true }
+                onLine(self, line)
+                budget -= 1
+            }
+        } catch {
+            onLineTooLong(self)
+        }
+        return true
+    }
+
+    private func scheduleContinuation() {
+        guard !continuationScheduled else { return }
+        continuationScheduled = true
+        queue.async { [weak self] in
+            guard let self else { return }
+            self.continuationScheduled = false
+            defer { self.reportInput() }
+            guard !self.closed, self.handleLines() else { return }
+            self.finishBacklog()
+        }
+    }
+
+    /// Every buffered line is handled: at end of stream answer the last, unterminated one and close;
+    /// otherwise read again.
+    private func finishBacklog() {
+        guard !closed else { return }
+        if endOfStream {
+            if !closeWhenFlushed, let last = framer.remainder() { onLine(self, last) }
+            closeAfterFlush()
+            return
+        }
+        if readPaused, !closeWhenFlushed, output.count - sent <= Self.outputHighWater {
+            readPaused = false
+            startReading()
         }
     }
 
@@ -130,7 +204,6 @@ final class Connection: @unchecked Sendable {
             case .success(let n): sent += n
             case .failure(let e) where e.code == EAGAIN:
                 armWrite(true)
-                if output.count - sent > Self.outputHighWater { pauseReading() }
                 return
             case .failure:
                 close()
@@ -141,7 +214,7 @@ final class Connection: @unchecked Sendable {
         output.removeAll(keepingCapacity: output.capacity <= 64 * 1024)
         sent = 0
         if closeWhenFlushed { close(); return }
-        if readPaused, !closed { readPaused = false; startReading() }
+        if readPaused, !closed, handleLines() { finishBacklog() }
         deliverIfIdle()
     }
 
@@ -174,6 +247,7 @@ final class Connection: @unchecked Sendable {
         writeSource = nil
         if liveSources == 0 { Glibc.close(fd) }  // otherwise the last cancel handler closes it
         output = []
+        reportInput()
         onClose(self)
     }
 }

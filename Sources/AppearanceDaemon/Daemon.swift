@@ -35,6 +35,21 @@ public final class Daemon: @unchecked Sendable {
     private var nextConnectionID: UInt64 = 0
     private var subscriberCount = 0
     private var peakConnections = 0
+    /// Bytes of unhandled requests across all connections (each holds at most one unfinished line).
+    private var bufferedInput = 0
+    private var lastRefusalLog: Int64 = 0
+
+    /// All connections together may hold this much of unfinished requests; past it, the connection holding
+    /// the most is closed with an error (20,000 clients each holding a 64 KiB unfinished line would be 1.3 GB).
+    static let inputBudget = 16 << 20
+    /// Connections beyond this are refused with an error (config `max-connections`; by default the
+    /// descriptor limit less 64 for the daemon's own files, the bus and hooks).
+    private var connectionCap: Int {
+        if let c = config.maxConnections { return c }
+        var limit = rlimit()
+        getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+        return max(16, Int(min(limit.rlim_cur, 1 << 20)) - 64)
+    }
     private var serving = false
     /// `mode` next to the socket: "dark" or "light", for prompts that want no IPC at all.
     private var modeFile = ""
@@ -106,6 +121,7 @@ public final class Daemon: @unchecked Sendable {
         persistEndedTemporary()
 
         installSignals()
+        hooks.prepare()
         let accept = DispatchSource.makeReadSource(fileDescriptor: listener.fd, queue: queue)
         accept.setEventHandler { [unowned self] in self.acceptClients() }
         acceptSource = accept
@@ -491,8 +507,13 @@ public final class Daemon: @unchecked Sendable {
                 close(fd)
                 continue
             }
+            if connections.count >= connectionCap {
+                refuse(fd, pid: cred.pid)
+                continue
+            }
             nextConnectionID += 1
             let c = Connection(fd: fd, id: nextConnectionID, peer: "pid \(cred.pid)", queue: queue)
+            c.onInputChange = { [unowned self] c, delta in self.inputChanged(c, delta) }
             c.onLine = { [unowned self] c, line in self.handle(line, from: c) }
             c.onLineTooLong = { [unowned self] (c: Connection) in
                 self.log.warning("client \(c.peer) sent a line over \(maxLineLength) bytes; closing it")
@@ -509,6 +530,30 @@ public final class Daemon: @unchecked Sendable {
             peakConnections = max(peakConnections, connections.count)
             c.start()
         }
+    }
+
+    /// Over the connection cap: one error line, written without waiting, then closed. Logged at most once a minute.
+    private func refuse(_ fd: Int32, pid: Int32) {
+        let message = Outgoing.error(id: .null, RPCError(.requestFailed,
+            "too many connections (\(connections.count), the limit is \(connectionCap)); try again later"))
+        _ = message.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        close(fd)
+        let now = clock.now()
+        if now - lastRefusalLog >= 60 {
+            lastRefusalLog = now
+            log.warning("refusing connections: \(connections.count) clients are connected, the limit is \(connectionCap) (pid \(pid) refused; max-connections in the config)")
+        }
+    }
+
+    private func inputChanged(_ c: Connection, _ delta: Int) {
+        bufferedInput += delta
+        guard bufferedInput > Self.inputBudget else { return }
+        // Over budget: the client holding the most unfinished input goes (found by a scan, which only an
+        // attack makes happen).
+        guard let worst = connections.values.max(by: { $0.bufferedInput < $1.bufferedInput }), worst.bufferedInput > 0 else { return }
+        log.warning("unfinished requests hold \(bufferedInput) bytes, over \(Self.inputBudget); closing client \(worst.peer), which holds \(worst.bufferedInput)")
+        worst.send(Outgoing.error(id: .null, RPCError(.requestFailed, "the daemon is holding too much unfinished input from its clients; closing this connection")))
+        worst.close()
     }
 
     private func handle(_ line: ArraySlice<UInt8>, from c: Connection) {

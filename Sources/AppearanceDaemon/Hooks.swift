@@ -65,6 +65,13 @@ final class HookRunner: @unchecked Sendable {
         self.home = home
     }
 
+    /// Listens for SIGCHLD. Done once, well before the first hook: a Dispatch signal source is armed
+    /// asynchronously, and a child that exited before that would not be noticed by it.
+    func prepare() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        installChildSource()
+    }
+
     /// A change of the mode: run the hooks for it now, or once the round under way is done.
     func changed(to mode: Mode, from previous: Mode?, cause: String) {
         guard enabled else { return }
@@ -111,6 +118,8 @@ final class HookRunner: @unchecked Sendable {
         if pending != nil { startRound() }
     }
 
+    private var busyRetries = 0
+
     private func runNext() {
         guard var r = round else { return }
         guard !queueOfHooks.isEmpty else { finishRound(); return }
@@ -118,9 +127,17 @@ final class HookRunner: @unchecked Sendable {
         switch spawn(hook, r.mode, r.previous, r.cause) {
         case .success(let child):
             current = child
+            busyRetries = 0
             r.ran += 1
             round = r
+        case .failure(let message) where message.code == ETXTBSY && busyRetries < 10:
+            // The file is open for writing right now (an editor saving it, or a process that forked while
+            // it was being written): try again shortly instead of skipping it.
+            busyRetries += 1
+            queueOfHooks.insert(hook, at: 0)
+            queue.asyncAfter(deadline: .now() + .milliseconds(50)) { [weak self] in self?.runNext() }
         case .failure(let message):
+            busyRetries = 0
             log.warning("hook \(hook.path): \(message), skipping it")
             r.failures.append("\(hook.name): \(message)")
             round = r
@@ -167,7 +184,6 @@ final class HookRunner: @unchecked Sendable {
         guard (st.st_mode & S_IFMT) == S_IFREG else { return .failure(HookError("not a regular file")) }
         guard access(hook.path, X_OK) == 0 else { return .failure(HookError("not executable")) }
         installChildSource()
-
         var fds: [Int32] = [0, 0]
         // pipe2 needs _GNU_SOURCE; nothing else in the daemon spawns, so nothing can inherit these in between.
         guard pipe(&fds) == 0 else { return .failure(HookError("pipe: \(String(cString: strerror(errno)))")) }
@@ -212,21 +228,27 @@ final class HookRunner: @unchecked Sendable {
         close(writeEnd)
         guard rc == 0 else {
             close(readEnd)
-            return .failure(HookError("cannot run: \(String(cString: strerror(rc)))"))
+            return .failure(HookError("cannot run: \(String(cString: strerror(rc)))", code: rc))
         }
 
         let child = Running(pid: pid, name: hook.name)
         _ = fcntl(readEnd, F_SETFL, fcntl(readEnd, F_GETFL) | O_NONBLOCK)
         let source = DispatchSource.makeReadSource(fileDescriptor: readEnd, queue: queue)
-        source.setEventHandler { [weak self, unowned child] in self?.readOutput(child, readEnd) }
+        // The source keeps the child's record until end of output (helpers may hold the pipe after it exits).
+        source.setEventHandler { [weak self] in self?.readOutput(child, readEnd) }
         source.setCancelHandler { close(readEnd) }
         child.readSource = source
         source.resume()
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + timeout)
-        timer.setEventHandler { [weak self, unowned child] in self?.timedOut(child) }
+        timer.setEventHandler { [weak self, weak child] in
+            guard let self, let child else { return }
+            self.timedOut(child)
+        }
         child.timer = timer
         timer.resume()
+        // A child that exits before SIGCHLD's source hears of it (right after start-up) is found here.
+        queue.async { [weak self] in self?.reap() }
         return .success(child)
     }
 
@@ -264,6 +286,8 @@ final class HookRunner: @unchecked Sendable {
 
     private func timedOut(_ child: Running) {
         guard current === child, child.exitStatus == nil else { return }
+        reap()  // it may have exited unheard
+        guard current === child else { return }
         child.timedOut = true
         log.warning("hook \(child.name) did not finish within \(timeout) s; stopping it and its children")
         kill(-child.pid, SIGTERM)
@@ -315,5 +339,9 @@ final class HookRunner: @unchecked Sendable {
 
 struct HookError: Error, CustomStringConvertible {
     var description: String
-    init(_ d: String) { description = d }
+    var code: Int32 = 0
+    init(_ d: String, code: Int32 = 0) {
+        description = d
+        self.code = code
+    }
 }

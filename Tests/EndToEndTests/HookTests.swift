@@ -3,10 +3,17 @@ import Testing
 
 /// Hooks (darkman's dark-mode.d/light-mode.d and appearanced's hooks.d) run by the real daemon.
 @Suite struct HookTests {
-    /// Writes an executable shell script.
+    /// Writes an executable shell script, with a close-on-exec descriptor: a process the test runner starts
+    /// meanwhile (tests run in parallel) must not inherit it open for writing, or running the script fails
+    /// with ETXTBSY for as long as that process lives.
     static func script(_ s: Sandbox, _ path: String, _ body: String, executable: Bool = true) throws {
-        try s.write("#!/bin/sh\n" + body + "\n", to: path)
-        chmod(path, executable ? 0o755 : 0o644)
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, executable ? 0o755 : 0o644)
+        guard fd >= 0 else { throw TimedOut(description: "cannot create \(path): \(String(cString: strerror(errno)))") }
+        let bytes = Array(("#!/bin/sh\n" + body + "\n").utf8)
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        guard written == bytes.count else { throw TimedOut(description: "cannot write \(path)") }
     }
 
     static func lines(_ path: String) -> [String] {
@@ -75,10 +82,10 @@ import Testing
 
     @Test func aHangingHookIsStoppedWithItsChildrenAndNothingWaitsForIt() throws {
         let s = try Sandbox()
-        let marker = "appearanced-hook-test-\(UInt32.random(in: 0 ... .max))"
+        let pids = s.root + "/pids"
         try s.write("hook-timeout = 1\n", to: s.configFile)
         try Self.script(s, s.root + "/config/appearanced/hooks.d/hang",
-                        "[ \"$APPEARANCE\" = dark ] || exit 0\nsh -c 'sleep 1000; : \(marker)' &\nsleep 1000\n")
+                        "[ \"$APPEARANCE\" = dark ] || exit 0\nsleep 1000 &\necho $! >> \(pids)\necho $$ >> \(pids)\nsleep 1000\n")
         let d = try s.startDaemon()
         defer { d.stop() }
         let w = try Child(Bin.ctl, ["watch"], env: s.env)
@@ -87,11 +94,18 @@ import Testing
         // The hook starts and hangs; the reply and the notification do not wait for it.
         #expect(try s.ctl("set", "dark").out == "dark\n")
         #expect(try w.waitForLines(2) == ["light", "dark"])
-        try waitUntil("the hook's helper to be running") { Self.processes(with: marker) > 0 }
+        try waitUntil("the hook to start its helper") { Self.lines(pids).count == 2 }
         try d.waitForStderr("hook hang did not finish within 1.0 s; stopping it and its children")
-        try waitUntil("the hook and its children to be gone") { Self.processes(with: marker) == 0 }
+        let started = Self.lines(pids).compactMap { Int32($0) }
+        try waitUntil("the hook \(started[1]) and its helper \(started[0]) to be gone") { started.allSatisfy { !Self.alive($0) } }
         try waitUntil("status to show the timeout") { try s.ctl("status").out.contains("hang: timed out after 1.0 s") }
         #expect(d.isRunning)
+    }
+
+    /// Running, and not a zombie waiting for a parent (a container's init may not reap it).
+    static func alive(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
+        return !(stat.split(separator: ")").last?.trimmingCharacters(in: .whitespaces).hasPrefix("Z") ?? true)
     }
 
     @Test func hooksFalseTurnsThemOff() throws {
@@ -106,12 +120,4 @@ import Testing
         #expect(Self.lines(record).isEmpty)
     }
 
-    /// Processes whose command line contains `marker`.
-    static func processes(with marker: String) -> Int {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.filter { name in
-            guard Int(name) != nil, let cmd = FileManager.default.contents(atPath: "/proc/\(name)/cmdline") else { return false }
-            return String(decoding: cmd, as: UTF8.self).contains(marker)
-        }.count
-    }
 }
