@@ -193,14 +193,18 @@ private func shown(_ value: TOMLValue) -> String {
 /// Reads a whole small text file with open(2)/read(2): nil if it does not exist; an error naming the path if
 /// it cannot be read, is a directory, is larger than `limit` bytes or is not UTF-8.
 func readTextFile(path: String, limit: Int = 1 << 20) throws(ConfigError) -> String? {
+    // `--config /dev/null`: run with the defaults. Every other non-regular file is refused without blocking
+    // (a FIFO would hang the daemon at start-up and on SIGHUP).
+    if path == "/dev/null" { return "" }
     let bytes: [UInt8]
     do {
-        bytes = try Files.readAll(path, limit: limit, regularOnly: false)
+        bytes = try Files.readAll(path, limit: limit, regularOnly: true)
     } catch {
         switch error.code {
         case ENOENT: return nil
         case EISDIR: throw ConfigError(path: path, message: "is a directory, expected a file")
         case EFBIG: throw ConfigError(path: path, message: "is larger than \(limit) bytes")
+        case EINVAL: throw ConfigError(path: path, message: "is not a regular file (a FIFO, a device or a socket); only regular files are read")
         default: throw ConfigError(path: path, message: "cannot \(error.call): \(String(cString: strerror(error.code)))")
         }
     }

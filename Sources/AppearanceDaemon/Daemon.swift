@@ -102,8 +102,16 @@ public final class Daemon: @unchecked Sendable {
             listener = try Listener.open(paths.socket)
         }
         self.listener = listener
-        modeFile = Posix.directory(of: listener.path) + "/mode"
+        // The status file only goes in appearanced's own directory (the default socket's, 0700 and ours): a
+        // socket named with --socket or APPEARANCED_SOCKET may sit in a directory with files of the user's.
+        if paths.socket.ownsDirectory, listener.path == paths.socket.path {
+            modeFile = Posix.directory(of: listener.path) + "/mode"
+        } else {
+            log.info("no status file: \(listener.path) is not in appearanced's own directory")
+        }
 
+        let leftovers = Files.removeLeftovers(of: paths.stateFile)
+        if leftovers > 0 { log.info("removed \(leftovers) temporary file\(leftovers == 1 ? "" : "s") a stopped instance left next to \(paths.stateFile)") }
         switch store.load() {
         case .missing: break
         case .loaded(let s): saved = s
@@ -251,6 +259,7 @@ public final class Daemon: @unchecked Sendable {
     }
 
     private func writeModeFile() {
+        guard !modeFile.isEmpty else { return }
         do {
             try Files.writeAtomically(modeFile, Array("\(engine.state.mode.rawValue)\n".utf8), mode: 0o644, durable: false)
         } catch {

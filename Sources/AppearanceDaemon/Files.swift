@@ -39,7 +39,13 @@ enum Files {
     static func writeAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600, durable: Bool = true) throws(Errno) {
         let dir = Posix.directory(of: path)
         let tmp = "\(path).tmp-\(getpid())"
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode)
+        // O_EXCL: a file planted at the temp name (a hard link to something else) is never written through;
+        // one left by a crashed instance with our pid is removed first (`removeLeftovers` cleans the rest).
+        var fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
+        if fd < 0, errno == EEXIST {
+            unlink(tmp)
+            fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
+        }
         guard fd >= 0 else { throw Errno(errno, "create \(tmp)") }
         fchmod(fd, mode)  // the daemon's umask must not narrow a file meant to be readable
         var ok = false
@@ -59,6 +65,23 @@ enum Files {
         guard durable else { return }
         let dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if dfd >= 0 { _ = fsync(dfd); close(dfd) }
+    }
+
+    /// Removes `NAME.tmp-PID` files that a killed instance left next to `path` (SIGKILL between create and
+    /// rename). Returns how many.
+    @discardableResult
+    static func removeLeftovers(of path: String) -> Int {
+        let dir = Posix.directory(of: path)
+        let prefix = String(path.dropFirst(dir.count + (dir == "/" ? 0 : 1))) + ".tmp-"
+        guard let d = opendir(dir) else { return 0 }
+        defer { closedir(d) }
+        var removed = 0
+        while let e = readdir(d) {
+            let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard name.hasPrefix(prefix), Int32(name.dropFirst(prefix.count)) != nil else { continue }
+            if unlink(dir + "/" + name) == 0 { removed += 1 }
+        }
+        return removed
     }
 
     /// `mkdir -p` with `mode` for the directories it creates.

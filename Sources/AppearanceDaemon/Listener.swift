@@ -67,11 +67,16 @@ struct Listener {
                 close(lockFD)
                 throw StartupError("Failed to bind \(path): it exists and is not a socket; move it away")
             }
-            if answers(path) {
+            switch probe(path) {
+            case .answers:
                 close(lockFD)
                 throw StartupError("another server already answers on \(path); refusing to take its socket")
+            case .notOurs(let what):
+                close(lockFD)
+                throw StartupError("Failed to bind \(path): it is \(what), not a stale appearanced socket; move it away")
+            case .stale:
+                unlink(path)  // stale: left by an instance that died
             }
-            unlink(path)  // stale: left by an instance that died
         }
 
         let fd: Int32
@@ -103,10 +108,25 @@ struct Listener {
         close(fd)
     }
 
-    private static func answers(_ path: String) -> Bool {
-        guard let fd = try? Posix.unixStreamSocket() else { return false }
+    enum Probe: Equatable { case stale, answers, notOurs(String) }
+
+    /// Only a stream socket that refuses connections is stale. The connect never blocks: a live server whose
+    /// backlog is full (EAGAIN) is alive, and a socket of another type (EPROTOTYPE: someone's datagram
+    /// socket) is not ours to replace.
+    static func probe(_ path: String) -> Probe {
+        guard let fd = try? Posix.unixStreamSocket(nonBlocking: true) else { return .answers }
         defer { close(fd) }
-        return (try? Posix.connect(fd, to: path)) != nil
+        do {
+            try Posix.connect(fd, to: path)
+            return .answers
+        } catch {
+            switch error.code {
+            case ECONNREFUSED, ENOENT: return .stale
+            case EPROTOTYPE: return .notOurs("a socket of another type (datagram or seqpacket)")
+            case EAGAIN, EINPROGRESS: return .answers
+            default: return .notOurs("a socket that cannot be probed (\(String(cString: strerror(error.code))))")
+            }
+        }
     }
 
     /// Creates `dir` 0700, or checks that an existing one is a directory we own and tightens it to 0700.

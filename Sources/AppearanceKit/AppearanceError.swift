@@ -11,6 +11,9 @@ public enum AppearanceError: Error, Equatable, Sendable, CustomStringConvertible
     /// The daemon did not answer within the connection's timeout: it is stopped (SIGSTOP), wedged, or not
     /// accepting connections.
     case notAnswering(socket: String, seconds: Double)
+    /// The socket is not safely the user's own (another user's, or in a directory others may write to):
+    /// not connected to, because a fake daemon could be listening there.
+    case untrustedSocket(socket: String, reason: String)
     case protocolError(String)
 
     public var description: String {
@@ -26,6 +29,9 @@ public enum AppearanceError: Error, Equatable, Sendable, CustomStringConvertible
             let shown = seconds == seconds.rounded() ? "\(Int(seconds))" : "\(seconds)"
             return "appearanced did not answer on \(socket) within \(shown) s: it may be stopped or stuck. "
                 + "Check it with 'systemctl --user status appearanced', or restart it."
+        case .untrustedSocket(let socket, let reason):
+            return "refusing to use \(socket): \(reason). Another user could be listening there; "
+                + "use a socket in a directory only you can write to (XDG_RUNTIME_DIR)."
         case .protocolError(let m):
             return "protocol error: \(m)"
         }

@@ -207,6 +207,7 @@ struct SubscriptionLoop: Sendable {
     /// One connection, from connect to loss (or cancellation).
     private mutating func session() -> End {
         if wake.wait(milliseconds: 0) { return .cancelled }
+        if let reason = SocketLocation.untrustedReason(path) { return .fatal(.untrustedSocket(socket: path, reason: reason)) }
         let fd: Int32
         do { fd = try Posix.unixStreamSocket() } catch { return .lost(lost("\(error)"), subscribed: false) }
         defer { Posix.close(fd) }

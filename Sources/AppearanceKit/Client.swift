@@ -120,7 +120,7 @@ final class RequestLine: @unchecked Sendable {
                         case .protocolError, .notAnswering:
                             // A reply may still come later on this connection: it must not be read as the next one's.
                             self.connection = nil
-                        case .daemonNotRunning, .rejected:
+                        case .daemonNotRunning, .rejected, .untrustedSocket:
                             break
                         }
                         throw error

@@ -36,6 +36,7 @@ public final class AppearanceConnection {
     /// Connects without blocking: a Unix socket whose backlog is full answers EAGAIN (the daemon is not
     /// accepting), which is retried until the deadline.
     private static func connect(_ path: String, deadline: Deadline) throws(AppearanceError) -> Int32 {
+        if let reason = SocketLocation.untrustedReason(path) { throw .untrustedSocket(socket: path, reason: reason) }
         let fd: Int32
         do { fd = try Posix.unixStreamSocket(nonBlocking: true) } catch { throw .daemonNotRunning(socket: path, reason: "\(error)") }
         while true {
@@ -142,6 +143,8 @@ public final class AppearanceConnection {
             } catch where error.code == EAGAIN {
                 try wait(for: Int16(POLLOUT), until: deadline)
             } catch {
+                // The daemon may have said why before closing (too many connections): show that instead.
+                if case .error(_, let e)? = (try? receive(deadline: Deadline(seconds: 0.2))) ?? nil { throw .rejected(e) }
                 throw lost("\(error)")
             }
         }

@@ -44,6 +44,25 @@ public struct SocketLocation: Equatable, Sendable {
                               ownsDirectory: true)
     }
 
+    /// Why a client must not connect to `path`, or nil. A socket whose directory another user owns or anyone
+    /// may write to could be a fake daemon planted there (the `/tmp` fallback is such a place): the socket
+    /// and its directory must belong to the client's own uid, and the directory must not be writable by
+    /// others. A socket that does not exist is not a problem here (connecting then says the daemon is not
+    /// running).
+    public static func untrustedReason(_ path: String, uid: UInt32 = getuid()) -> String? {
+        let dir = Posix.directory(of: path)
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return nil }
+        guard (st.st_mode & S_IFMT) == S_IFSOCK else { return "it is not a socket" }
+        guard st.st_uid == uid else { return "the socket belongs to uid \(st.st_uid), not to uid \(uid)" }
+        guard stat(dir, &st) == 0 else { return nil }
+        guard st.st_uid == uid else { return "its directory \(dir) belongs to uid \(st.st_uid), not to uid \(uid)" }
+        guard st.st_mode & 0o022 == 0 else {
+            return "its directory \(dir) may be written by \(st.st_mode & 0o002 != 0 ? "anyone" : "its group") (mode \(String(st.st_mode & 0o777, radix: 8)))"
+        }
+        return nil
+    }
+
     /// `/run/user/UID` when it is a real directory owned by `uid`.
     public static func runUserDirectory(_ uid: UInt32) -> String? {
         let path = "/run/user/\(uid)"

@@ -90,7 +90,7 @@ func usageError(_ message: String) -> Never {
 func fail(_ error: AppearanceError) -> Never {
     fputs("appearancectl: \(error)\n", stderr)
     switch error {
-    case .daemonNotRunning, .connectionLost, .notAnswering: exit(Exit.unavailable)
+    case .daemonNotRunning, .connectionLost, .notAnswering, .untrustedSocket: exit(Exit.unavailable)
     case .rejected: exit(Exit.rejected)
     case .protocolError: exit(Exit.proto)
     }

@@ -139,6 +139,19 @@ struct ConfigTests {
         #expect(try Config.load(path: "/dev/null") == Config())
     }
 
+    @Test("a FIFO, a socket or a device is refused without blocking")
+    func notRegular() throws {
+        let dir = TemporaryDirectory()
+        let fifo = dir.path + "/config.toml"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        #expect(throws: ConfigError(path: fifo, message: "is not a regular file (a FIFO, a device or a socket); only regular files are read")) {
+            try Config.load(path: fifo)
+        }
+        #expect(throws: ConfigError(path: "/dev/zero", message: "is not a regular file (a FIFO, a device or a socket); only regular files are read")) {
+            try Config.load(path: "/dev/zero")
+        }
+    }
+
     @Test("errors in a file name that file")
     func badFile() throws {
         let dir = TemporaryDirectory()

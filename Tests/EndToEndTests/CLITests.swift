@@ -218,10 +218,37 @@ import Testing
         // Let nobody reach the socket through the file system, so only SO_PEERCRED stands in the way.
         chmod(s.root, 0o755); chmod(s.root + "/runtime", 0o755)
         chmod(s.root + "/runtime/appearanced", 0o755); chmod(s.socket, 0o777)
-        let r = try s.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", Bin.ctl, "--socket", s.socket, "get"])
-        #expect(r.status != 0, "\(r)")
+        // appearancectl itself would refuse a socket that is not its user's (below): connect with socat.
+        _ = try s.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/socat", "-t", "1",
+                                           "/dev/null", "UNIX-CONNECT:\(s.socket)"])
         try d.waitForStderr("rejected a connection from uid 65534")
         #expect(try s.ctl("get").status == 0)
+        let r = try s.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", Bin.ctl, "--socket", s.socket, "get"])
+        #expect(r.status == 69 && r.err.contains("refusing to use \(s.socket): the socket belongs to uid 0, not to uid 65534"), "\(r)")
+    }
+
+    /// The /tmp fallback spoof: another user's server at the path a client would use is never asked.
+    @Test(.enabled(if: getuid() == 0, "needs root to make files of another uid"))
+    func aSocketOfAnotherUserIsRefusedBeforeConnecting() throws {
+        let s = try Sandbox()
+        let dir = s.root + "/spoof"
+        mkdir(dir, 0o700)
+        let path = dir + "/socket"
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in raw.copyBytes(from: Array(path.utf8) + [0]) }
+        let bound = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        #expect(bound == 0 && listen(fd, 8) == 0)
+        chown(path, 65534, 65534)
+        let r = try s.run(Bin.ctl, ["--socket", path, "get"])
+        #expect(r.status == 69 && r.err.contains("the socket belongs to uid 65534, not to uid 0"), "\(r)")
+        // Ours, but in a directory anyone may write to.
+        chown(path, 0, 0)
+        chmod(dir, 0o777)
+        let w = try s.run(Bin.ctl, ["--socket", path, "get"])
+        #expect(w.status == 69 && w.err.contains("may be written by anyone (mode 777)"), "\(w)")
     }
 }
 

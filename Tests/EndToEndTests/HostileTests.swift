@@ -1,0 +1,149 @@
+import AppearanceProtocol
+import Foundation
+import Testing
+import let TestSupport.underSanitizer
+
+/// Hostile and careless input (issue "Hardened against hostile input"): each test reproduces one failure
+/// the review found and checks the outcome the daemon now has. No timings are asserted.
+@Suite struct HostileTests {
+    /// Sends as much of `bytes` as the socket takes within `seconds`; a daemon that stops reading is expected.
+    static func sendWhatFits(_ c: RawClient, _ bytes: [UInt8], seconds: Int = 2) {
+        var tv = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(c.fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        _ = try? Posix.sendAll(c.fd, bytes)
+    }
+
+    @Test func aClientStreamingRequestsHoldsNoOneBack() throws {
+        let s = try Sandbox()
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        // 64 KiB lines full of duplicate keys (the costliest to parse), streamed without end.
+        let pairs = String(repeating: #""a":1,"#, count: 10_900)
+        let line = Array(#"{"jsonrpc":"2.0","id":1,"method":"get","params":{\#(pairs)"b":2}}"#.utf8.prefix(65_000)) + [0x0A]
+        let hostile = try RawClient(s.socket)
+        let fd = hostile.fd
+        let stop = Atomic(false)
+        var tv = timeval(tv_sec: 1, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        let streamer = Thread {
+            let chunk = Array((0..<32).map { _ in line }.joined())
+            while !stop.value { _ = try? Posix.sendAll(fd, chunk) }
+        }
+        streamer.start()
+        defer { stop.value = true; withExtendedLifetime(hostile) {} }
+        for _ in 0..<20 {
+            let r = try s.ctl("get")
+            #expect(r.status == 0 && r.out == "light\n", "\(r.err)")
+        }
+    }
+
+    @Test func pipeliningWithoutReadingStaysWithinItsMemory() throws {
+        let s = try Sandbox()
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        let request = Array(#"{"jsonrpc":"2.0","id":1,"method":"status"}"#.utf8) + [0x0A]
+        let burst = Array((0..<1_500).map { _ in request }.joined())
+        var clients: [RawClient] = []
+        for _ in 0..<20 {
+            let c = try RawClient(s.socket)
+            Self.sendWhatFits(c, burst, seconds: 1)
+            clients.append(c)
+        }
+        #expect(try s.ctl("get").out == "light\n")
+        let rss = ProcStat(pid: d.pid).rssKiB
+        print("figure: 20 clients pipelining 1,500 status requests each without reading: daemon RSS \(rss) KiB")
+        if !underSanitizer { #expect(rss < 64 * 1024, "RSS \(rss) KiB") }
+        withExtendedLifetime(clients) {}
+    }
+
+    @Test func connectionsOverTheCapAreRefusedWithAnError() throws {
+        let s = try Sandbox()
+        try s.write("max-connections = 3\n", to: s.configFile)
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        let held = try (0..<3).map { _ in try RawClient(s.socket) }
+        try held[0].send(#"{"jsonrpc":"2.0","id":1,"method":"get"}"# + "\n")
+        #expect(try held[0].line()?.contains(#""mode":"light""#) == true)
+        let extra = try RawClient(s.socket)
+        let refusal = try extra.line()
+        #expect(refusal?.contains("too many connections (3, the limit is 3); try again later") == true, "\(refusal ?? "nil")")
+        #expect(try extra.line() == nil)
+        try d.waitForStderr("refusing connections: 3 clients are connected, the limit is 3")
+        let r = try s.ctl("get")
+        #expect(r.status != 0 && r.err.contains("too many connections"), "\(r)")
+        withExtendedLifetime(held) {}
+    }
+
+    @Test func aFifoConfigIsRefusedAtStartAndOnReloadWithoutHanging() throws {
+        let s = try Sandbox()
+        try s.write("default-mode = \"dark\"\n", to: s.configFile)
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        unlink(s.configFile)
+        #expect(mkfifo(s.configFile, 0o600) == 0)
+        kill(d.pid, SIGHUP)
+        try d.waitForStderr("config.toml: is not a regular file (a FIFO, a device or a socket); only regular files are read; keeping the previous configuration")
+        #expect(try s.ctl("get").out == "dark\n")   // alive, answering, the old config in force
+        d.stop()
+        _ = try d.waitForExit()
+        let r = try s.run(Bin.daemon, [])
+        #expect(r.status == 78 && r.err.contains("is not a regular file"), "\(r.err)")
+    }
+
+    @Test func aSocketElsewhereLeavesTheFilesBesideItAlone() throws {
+        let s = try Sandbox()
+        let project = s.root + "/project"
+        try s.write("my notes\n", to: project + "/mode")
+        let d = try Child(Bin.daemon, ["--socket", project + "/sock"], env: s.env)
+        defer { d.stop() }
+        try waitUntil("the daemon on \(project)/sock") { (try? s.ctl("--socket", project + "/sock", "set", "dark"))?.status == 0 }
+        #expect(try String(contentsOfFile: project + "/mode", encoding: .utf8) == "my notes\n")
+        d.stop()
+        _ = try d.waitForExit()
+        #expect(try String(contentsOfFile: project + "/mode", encoding: .utf8) == "my notes\n")
+    }
+
+    @Test func aLiveDatagramSocketAtThePathIsNotReplaced() throws {
+        let s = try Sandbox()
+        let path = s.root + "/dgram.sock"
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(fd) }
+        try Posix.withAddress(path) { addr, len in #expect(bind(fd, addr, len) == 0) }
+        let r = try s.run(Bin.daemon, ["--socket", path])
+        #expect(r.status != 0 && r.err.contains("it is a socket of another type (datagram or seqpacket)"), "\(r.err)")
+        var st = stat()
+        #expect(lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFSOCK)
+        // Still the same, live socket: a datagram sent to it arrives.
+        let sender = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(sender) }
+        let sent = try Posix.withAddress(path) { addr, len in sendto(sender, "x", 1, 0, addr, len) }
+        #expect(sent == 1)
+    }
+
+    @Test func aPlantedHardLinkIsNotWrittenThroughAndLeftoversGo() throws {
+        let s = try Sandbox()
+        let dir = s.root + "/state/appearanced"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try s.write("left by a killed instance", to: dir + "/state.json.tmp-99999")
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        #expect(!FileManager.default.fileExists(atPath: dir + "/state.json.tmp-99999"))
+        let victim = s.root + "/victim"
+        try s.write("precious\n", to: victim)
+        #expect(link(victim, dir + "/state.json.tmp-\(d.pid)") == 0)
+        #expect(try s.ctl("set", "dark").out == "dark\n")
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious\n")
+        #expect(try String(contentsOfFile: s.stateFile, encoding: .utf8).contains(#""override":"dark""#))
+    }
+}
+
+/// A flag shared with a thread.
+final class Atomic<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: T
+    init(_ value: T) { stored = value }
+    var value: T {
+        get { lock.lock(); defer { lock.unlock() }; return stored }
+        set { lock.lock(); stored = newValue; lock.unlock() }
+    }
+}
