@@ -47,50 +47,52 @@ public struct Config: Equatable, Sendable {
             throw ConfigError(path: path, line: error.line, column: error.column, message: error.message)
         }
         var config = Config()
-        for (key, value) in document.entries {
-            func expected(_ what: String) -> ConfigError {
-                ConfigError(path: path, line: value.line, message: "\(key): expected \(what), got \(shown(value))")
-            }
-            switch key {
-            case "default-mode":
-                guard let mode = value.string.flatMap(Mode.init(rawValue:)) else {
-                    throw expected(quotedList(Mode.allCases.map(\.rawValue), last: "or"))
-                }
-                config.defaultMode = mode
-            case "log-level":
-                guard let level = value.string.flatMap(LogLevel.init(name:)) else {
-                    throw expected("one of " + quotedList(LogLevel.allCases.map(\.name), last: "or"))
-                }
-                config.logLevel = level
-            case "palette":
-                guard let p = value.string, !p.isEmpty else { throw expected("a path") }
-                config.palette = p
-            case "portal-backend":
-                guard let policy = value.string.flatMap(BackendPolicy.init(rawValue:)) else {
-                    throw expected(quotedList(BackendPolicy.allCases.map(\.rawValue), last: "or"))
-                }
-                config.portalBackend = policy
-            case "hooks":
-                guard let b = value.boolean else { throw expected("true or false") }
-                config.hooks = b
-            case "hook-timeout":
-                guard let v = value.float ?? value.integer.map(Double.init), v.isFinite, v > 0, v <= 3600 else {
-                    throw expected("a number of seconds from 0 to 3600")
-                }
-                config.hookTimeout = v
-            case "max-connections":
-                guard let n = value.integer, n >= 1, n <= 1_000_000 else { throw expected("a whole number from 1 to 1000000") }
-                config.maxConnections = Int(n)
-            case "schedule":
-                guard let table = value.table else { throw expected("a table ([schedule])") }
-                config.schedule = try parseSchedule(table, line: value.line, path: path)
-            default:
-                let what = value.table == nil ? "key" : "table"
-                throw ConfigError(path: path, line: value.line, message:
-                    "unknown \(what) \(key.debugDescription) (known keys: \(knownKeys.joined(separator: ", ")))")
-            }
+        for entry in document.entries {
+            try config.set(entry.key, entry.value, path: path)
         }
         return config
+    }
+
+    /// Sets one top-level key. A separate function (not a closure in `parse`'s loop): the optimizer of
+    /// Swift 6.3.1 crashed on the closure form in release builds.
+    private mutating func set(_ key: String, _ value: TOMLValue, path: String) throws(ConfigError) {
+        let fail = { (what: String) in ConfigError(path: path, line: value.line, message: "\(key): expected \(what), got \(shown(value))") }
+        switch key {
+        case "default-mode":
+            guard let mode = value.string.flatMap(Mode.init(rawValue:)) else { throw fail(quotedList(Mode.allCases.map(\.rawValue), last: "or")) }
+            defaultMode = mode
+        case "log-level":
+            guard let level = value.string.flatMap(LogLevel.init(name:)) else {
+                throw fail("one of " + quotedList(LogLevel.allCases.map(\.name), last: "or"))
+            }
+            logLevel = level
+        case "palette":
+            guard let p = value.string, !p.isEmpty else { throw fail("a path") }
+            palette = p
+        case "portal-backend":
+            guard let policy = value.string.flatMap(BackendPolicy.init(rawValue:)) else {
+                throw fail(quotedList(BackendPolicy.allCases.map(\.rawValue), last: "or"))
+            }
+            portalBackend = policy
+        case "hooks":
+            guard let b = value.boolean else { throw fail("true or false") }
+            hooks = b
+        case "hook-timeout":
+            guard let v = value.float ?? value.integer.map(Double.init), v.isFinite, v > 0, v <= 3600 else {
+                throw fail("a number of seconds from 0 to 3600")
+            }
+            hookTimeout = v
+        case "max-connections":
+            guard let n = value.integer, n >= 1, n <= 1_000_000 else { throw fail("a whole number from 1 to 1000000") }
+            maxConnections = Int(n)
+        case "schedule":
+            guard let table = value.table else { throw fail("a table ([schedule])") }
+            schedule = try Self.parseSchedule(table, line: value.line, path: path)
+        default:
+            let what = value.table == nil ? "key" : "table"
+            throw ConfigError(path: path, line: value.line, message:
+                "unknown \(what) \(key.debugDescription) (known keys: \(Self.knownKeys.joined(separator: ", ")))")
+        }
     }
 
     /// `[schedule]`: coordinates in degrees (north and east positive), times as "HH:MM" local time.

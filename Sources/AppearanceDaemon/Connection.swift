@@ -35,7 +35,8 @@ final class Connection: @unchecked Sendable {
 
     /// Output beyond this stops the handling of further requests (and reading): a client that sends requests
     /// but never reads replies. Checked before every line, so queued replies cannot grow past it by more than one.
-    static let outputHighWater = 256 * 1024
+    /// 32 KiB holds dozens of replies; 1,000 clients pipelining without reading then stay within 64 MiB.
+    static let outputHighWater = 32 * 1024
     /// Lines handled per turn before the connection yields to the daemon's other work (other clients, the
     /// bus, signals): a client streaming requests cannot hold anyone else back.
     static let linesPerTurn = 16
@@ -247,6 +248,7 @@ final class Connection: @unchecked Sendable {
         writeSource = nil
         if liveSources == 0 { Glibc.close(fd) }  // otherwise the last cancel handler closes it
         output = []
+        framer = LineFramer()  // the object may outlive the close until its sources' cancel handlers ran
         reportInput()
         onClose(self)
     }
