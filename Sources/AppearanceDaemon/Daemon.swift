@@ -427,10 +427,11 @@ public final class Daemon: @unchecked Sendable {
         let accent = engine.state.traits.accentColor
         var found: [PaletteToken] = []
         var unknown: [String] = []
-        for name in tokens {
+        var seen: Set<String> = []  // a token asked for twice is answered once; linear in the request's size
+        for name in tokens where seen.insert(name).inserted {
             if let r = palette.resolve(name, variant, accent: accent) {
-                if !found.contains(where: { $0.name == name }) { found.append(PaletteToken(name: name, value: r.value)) }
-            } else if !unknown.contains(name) {
+                found.append(PaletteToken(name: name, value: r.value))
+            } else {
                 unknown.append(name)
             }
         }

@@ -77,6 +77,27 @@ public struct TOMLTable: Equatable, Sendable {
     mutating func set(_ key: String, _ value: TOMLValue) {
         if values.updateValue(value, forKey: key) == nil { keys.append(key) }
     }
+
+    /// Adds `value` at `key` unless the key exists; returns the existing value then (hashing the key once
+    /// on the usual path).
+    mutating func add(_ key: String, _ value: TOMLValue) -> TOMLValue? {
+        guard let old = values.updateValue(value, forKey: key) else {
+            keys.append(key)
+            return nil
+        }
+        values[key] = old
+        return old
+    }
+
+    /// Changes the value at `key` in place (nil: absent; set it to add one). The value is taken out of the
+    /// dictionary while `body` runs, so a table inside it is uniquely referenced and is not copied: inserting
+    /// 50,000 keys into one table stays linear.
+    mutating func modify<E: Error>(_ key: String, _ body: (inout TOMLValue?) throws(E) -> Void) throws(E) {
+        // Dictionary's subscript moves the value out for the access (its `_modify`), so it stays unique.
+        let existed = values.index(forKey: key) != nil
+        defer { if !existed, values.index(forKey: key) != nil { keys.append(key) } }
+        try body(&values[key])
+    }
 }
 
 private typealias Position = (line: Int, column: Int)
@@ -92,11 +113,21 @@ private func conflict(_ key: [String], _ old: TOMLValue) -> String {
     "\(display(key)) is already defined as \(old.typeName) on line \(old.line)"
 }
 
+/// Nesting of arrays and inline tables, and parts of a dotted key, beyond which a document is refused: no
+/// config or palette needs more, and the parser's recursion stays far from the stack's end.
+let tomlMaxDepth = 64
+
 private struct Parser {
     let s: [UInt8]
     var i = 0
     var line = 1
     var lineStart = 0
+    /// Arrays and inline tables open at `i`.
+    var depth = 0
+    /// The column at byte `columnAt` of the current line: columns are counted from there on, so that
+    /// asking for positions along a long line stays linear.
+    var columnAt = 0
+    var columnValue = 1
     var root = TOMLTable(origin: .header)
     /// The path of the last `[header]`; key/value lines go into it.
     var current: [String] = []
@@ -111,8 +142,22 @@ private struct Parser {
     /// The byte at `i + k` as a scalar (bytes of multi-byte characters never equal an ASCII literal).
     func at(_ k: Int = 0) -> Unicode.Scalar? { i + k < s.count ? Unicode.Scalar(s[i + k]) : nil }
     var peek: Unicode.Scalar? { at() }
-    var column: Int { String(decoding: s[lineStart..<min(i, s.count)], as: UTF8.self).count + 1 }
-    var here: Position { (line, column) }
+    /// Characters (Unicode scalars) before `i` on its line, plus one.
+    var column: Int {
+        mutating get {
+            if columnAt < lineStart || columnAt > i { (columnAt, columnValue) = (lineStart, 1) }
+            let end = min(i, s.count)
+            var n = columnValue
+            var k = columnAt
+            while k < end {
+                if s[k] & 0xC0 != 0x80 { n += 1 }  // not a UTF-8 continuation byte
+                k += 1
+            }
+            (columnAt, columnValue) = (k, n)
+            return n
+        }
+    }
+    var here: Position { mutating get { (line, column) } }
     var atNewline: Bool { peek == "\n" || (peek == "\r" && at(1) == "\n") }
 
     /// What is at `i`, for "expected X, found Y".
@@ -123,7 +168,7 @@ private struct Parser {
         return c.isASCII && s[i] < 0x20 ? "a control character" : "'\(c)'"
     }
 
-    func error(_ message: String) -> TOMLError { TOMLError(here, message) }
+    mutating func error(_ message: String) -> TOMLError { TOMLError(here, message) }
     func isControl(_ c: Unicode.Scalar) -> Bool { (c.value < 0x20 && c != "\t") || c.value == 0x7F }
     func isBare(_ c: Unicode.Scalar) -> Bool {
         ("a"..."z").contains(c) || ("A"..."Z").contains(c) || ("0"..."9").contains(c) || c == "_" || c == "-"
@@ -181,7 +226,7 @@ private struct Parser {
                 let at = here
                 let (key, value) = try keyValue()
                 let current = current
-                try Parser.walk(&root, current[...], dotted: false, done: [], at: at) { table throws(TOMLError) in
+                try Parser.walk(&root, current, from: 0, dotted: false, at: at) { table throws(TOMLError) in
                     try Parser.insert(value, key, into: &table, prefix: current, at: at)
                 }
             }
@@ -210,8 +255,10 @@ private struct Parser {
                 t.origin = .header
                 old.kind = .table(t)
                 old.line = at.line
-            case .array(let a) where isArray && old.isTableArray:
-                old.kind = .array(a + [fresh])
+            case .array(var a) where isArray && old.isTableArray:
+                old.kind = .boolean(false)
+                a.append(fresh)
+                old.kind = .array(a)
             default:
                 throw TOMLError(at, conflict(key, old))
             }
@@ -225,30 +272,58 @@ private struct Parser {
     /// dotted keys made; nothing extends an inline table.
     static func walk(_ table: inout TOMLTable, _ path: ArraySlice<String>, dotted: Bool, done: [String], at: Position,
                      _ body: (inout TOMLTable) throws(TOMLError) -> Void) throws(TOMLError) {
-        guard let name = path.first else { return try body(&table) }
-        let key = done + [name]
-        var value = table[name] ?? TOMLValue(.table(TOMLTable(origin: dotted ? .dotted : .implicit)), line: at.line)
-        switch value.kind {
-        case .table(var t) where t.origin != .inline && (!dotted || t.origin == .dotted):
-            try walk(&t, path.dropFirst(), dotted: dotted, done: key, at: at, body)
-            value.kind = .table(t)
-        case .array(var a) where value.isTableArray && !dotted:
-            var last = a[a.count - 1].table!
-            try walk(&last, path.dropFirst(), dotted: dotted, done: key, at: at, body)
-            a[a.count - 1].kind = .table(last)
-            value.kind = .array(a)
-        default:
-            throw TOMLError(at, conflict(key, value))
+        try walk(&table, done + path, from: done.count, dotted: dotted, at: at, body)
+    }
+
+    /// The same on `full[from...]`, with `full[..<from]` already walked (for messages): nothing is allocated
+    /// per level.
+    static func walk(_ table: inout TOMLTable, _ full: [String], from: Int, dotted: Bool, at: Position,
+                     _ body: (inout TOMLTable) throws(TOMLError) -> Void) throws(TOMLError) {
+        guard from < full.count else { return try body(&table) }
+        let name = full[from]
+        try table.modify(name) { (slot: inout TOMLValue?) throws(TOMLError) in
+            var value = slot.take() ?? TOMLValue(.table(TOMLTable(origin: dotted ? .dotted : .implicit)), line: at.line)
+            defer { slot = value }
+            // The payload is taken out of `value` before it changes, so that nothing else refers to it and
+            // it is changed in place, not copied (a `switch` on `value.kind` would hold a reference).
+            if let origin = value.table?.origin, origin != .inline && (!dotted || origin == .dotted) {
+                var t = Self.takeTable(&value)
+                defer { value.kind = .table(t) }
+                try walk(&t, full, from: from + 1, dotted: dotted, at: at, body)
+            } else if case .array = value.kind, value.isTableArray && !dotted {
+                var a = Self.takeArray(&value)
+                var last = Self.takeTable(&a[a.count - 1])
+                defer {
+                    a[a.count - 1].kind = .table(last)
+                    value.kind = .array(a)
+                }
+                try walk(&last, full, from: from + 1, dotted: dotted, at: at, body)
+            } else {
+                throw TOMLError(at, conflict(Array(full[...from]), value))
+            }
         }
-        table.set(name, value)
+    }
+
+    private static func takeTable(_ v: inout TOMLValue) -> TOMLTable {
+        guard case .table(let t) = v.kind else { preconditionFailure("not a table") }
+        v.kind = .boolean(false)
+        return t
+    }
+
+    private static func takeArray(_ v: inout TOMLValue) -> [TOMLValue] {
+        guard case .array(let a) = v.kind else { preconditionFailure("not an array") }
+        v.kind = .boolean(false)
+        return a
     }
 
     static func insert(_ value: TOMLValue, _ key: [String], into table: inout TOMLTable, prefix: [String],
                        at: Position) throws(TOMLError) {
-        try walk(&table, key.dropLast(), dotted: true, done: prefix, at: at) { t throws(TOMLError) in
-            if let old = t[key.last!] { throw TOMLError(at, conflict(prefix + key, old)) }
-            t.set(key.last!, value)
+        let set = { (t: inout TOMLTable) throws(TOMLError) in
+            if let old = t.add(key.last!, value) { throw TOMLError(at, conflict(prefix + key, old)) }
         }
+        // A plain key (the common case) needs no walk.
+        if key.count == 1 { return try set(&table) }
+        try walk(&table, key.dropLast(), dotted: true, done: prefix, at: at, set)
     }
 
     // MARK: Keys
@@ -266,6 +341,7 @@ private struct Parser {
             skipSpace()
             parts.append(try simpleKey())
             skipSpace()
+            guard parts.count <= tomlMaxDepth else { throw error("a dotted key of more than \(tomlMaxDepth) parts") }
         } while eat(".")
         return parts
     }
@@ -285,6 +361,9 @@ private struct Parser {
 
     mutating func value() throws(TOMLError) -> TOMLValue {
         let line = self.line
+        if peek == "[" || peek == "{" {
+            guard depth < tomlMaxDepth else { throw error("arrays and inline tables nested deeper than \(tomlMaxDepth) levels") }
+        }
         switch peek {
         case "\"", "'": return TOMLValue(.string(try string()), line: line)
         case "[": return TOMLValue(.array(try array()), line: line)
@@ -371,6 +450,8 @@ private struct Parser {
 
     mutating func array() throws(TOMLError) -> [TOMLValue] {
         let start = here
+        depth += 1
+        defer { depth -= 1 }
         i += 1
         var items: [TOMLValue] = []
         while true {
@@ -387,6 +468,8 @@ private struct Parser {
     }
 
     mutating func inlineTable() throws(TOMLError) -> TOMLTable {
+        depth += 1
+        defer { depth -= 1 }
         i += 1
         var table = TOMLTable(origin: .inline)
         skipSpace()
@@ -410,6 +493,18 @@ private struct Parser {
         let start = here
         let from = i
         while let c = peek, isBare(c) || c == "+" || c == "." || c == ":" { i += 1 }
+        // Fast path for plain decimal integers, by far the most common number (long arrays of them must
+        // not cost a String and Character classification each).
+        if i - from <= 18, i > from {
+            var k = from
+            let negative = s[k] == UInt8(ascii: "-")
+            if negative || s[k] == UInt8(ascii: "+") { k += 1 }
+            if k < i, s[k...].prefix(i - k).allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), !(s[k] == 0x30 && i - k > 1) {
+                var v: Int64 = 0
+                for d in s[k..<i] { v = v * 10 + Int64(d - 0x30) }
+                return .integer(negative ? -v : v)
+            }
+        }
         let token = String(decoding: s[from..<i], as: UTF8.self)
         func fail(_ message: String) -> TOMLError { TOMLError(start, message) }
         if token == "true" { return .boolean(true) }

@@ -100,13 +100,14 @@ private struct Reader {
     mutating func object(depth: Int) throws(JSONError) -> JSON {
         i += 1
         var members: [(String, JSON)] = []
+        var seen: Set<String> = []  // a hash set: thousands of keys in one line stay linear
         skipSpace()
         if i < b.count, b[i] == UInt8(ascii: "}") { i += 1; return .object(members) }
         while true {
             skipSpace()
             guard i < b.count, b[i] == UInt8(ascii: "\"") else { throw fail("expected a string key") }
             let key = try string()
-            if members.contains(where: { $0.0 == key }) { throw fail("duplicate key \"\(key)\"") }
+            if !seen.insert(key).inserted { throw fail("duplicate key \"\(key)\"") }
             skipSpace()
             guard i < b.count, b[i] == UInt8(ascii: ":") else { throw fail("expected ':' after key") }
             i += 1

@@ -18,6 +18,8 @@ let usage = """
       --socket PATH      socket to listen on (default: $APPEARANCED_SOCKET, else
                          $XDG_RUNTIME_DIR/appearanced/socket)
       --log-level LEVEL  error, warning, notice, info or debug (default: info, or the config's log-level)
+      --check            read the config and the palette, report the first problem or "ok", and exit
+                         (0 ok, 78 a problem): nothing is started
       --version          print the version and exit
       -h, --help         print this help and exit
 
@@ -33,6 +35,7 @@ func fail(_ message: String) -> Never {
 var socketPath: String?
 var configPath: String?
 var logLevel: LogLevel?
+var checkOnly = false
 var args = CommandLine.arguments.dropFirst()
 while let arg = args.popFirst() {
     var name = arg
@@ -49,6 +52,7 @@ while let arg = args.popFirst() {
     switch name {
     case "-h", "--help": print(usage, terminator: ""); exit(0)
     case "--version": print("appearanced \(Daemon.version)"); exit(0)
+    case "--check": checkOnly = true
     case "--socket": socketPath = value()
     case "--config": configPath = value()
     case "--log-level":
@@ -56,6 +60,23 @@ while let arg = args.popFirst() {
         guard let l = LogLevel(name: v) else { fail("invalid log level \"\(v)\" (expected error, warning, notice, info or debug)") }
         logLevel = l
     default: fail("unknown argument \"\(arg)\"")
+    }
+}
+
+if checkOnly {
+    let paths = Paths.resolve(socket: socketPath, config: configPath)
+    do {
+        let loaded = try Config.load(path: paths.configFile)
+        if loaded == nil, paths.configExplicit { throw ConfigError(path: paths.configFile, message: "does not exist") }
+        let config = loaded ?? Config()
+        let palettePath = paths.paletteFile(for: config)
+        let palette = try PaletteFile.load(path: palettePath, home: paths.home)
+        print("ok: config \(loaded == nil ? "\(paths.configFile) (none: the defaults)" : paths.configFile), palette "
+              + (palette.map { "\(palettePath) (\($0.names.count) tokens)" } ?? "\(palettePath) (none: empty)"))
+        exit(0)
+    } catch {
+        fputs("appearanced: \(error)\n", stderr)
+        exit(78)
     }
 }
 

@@ -224,3 +224,45 @@ struct TOMLTests {
             ["a string", "an integer", "a float", "a boolean", "an array", "an inline table", "a table", "an array of tables"])
     }
 }
+
+/// Hostile shapes (issue "Hardened against hostile input"): deep nesting and long dotted keys are refused
+/// with a clear error instead of overflowing the stack; huge flat inputs parse.
+struct TOMLBoundsTests {
+    @Test("deep nesting is refused, not a crash", arguments: [
+        ("x = " + String(repeating: "[", count: 50_000) + String(repeating: "]", count: 50_000),
+         "line 1, column 69: arrays and inline tables nested deeper than 64 levels"),
+        ("x = " + String(repeating: "{a = ", count: 20_000) + "1" + String(repeating: "}", count: 20_000),
+         "line 1, column 325: arrays and inline tables nested deeper than 64 levels"),
+        (Array(repeating: "a", count: 60_000).joined(separator: ".") + " = 1", "line 1, column 130: a dotted key of more than 64 parts"),
+        ("[" + Array(repeating: "t", count: 70).joined(separator: ".") + "]", "line 1, column 131: a dotted key of more than 64 parts"),
+    ])
+    func deep(text: String, message: String) {
+        #expect(throws: (any Error).self) { try TOML.parse(text) }
+        do {
+            _ = try TOML.parse(text)
+        } catch {
+            #expect("\(error)" == message)
+        }
+    }
+
+    @Test func sixtyFourLevelsAreFine() throws {
+        let doc = try TOML.parse("x = " + String(repeating: "[", count: 64) + String(repeating: "]", count: 64))
+        #expect(doc["x"]?.array != nil)
+    }
+
+    @Test func aLongOneLineArrayParses() throws {
+        let array = "x = [" + Array(repeating: "100", count: 130_000).joined(separator: ",") + "]"
+        #expect(array.utf8.count > 510_000)
+        #expect(try TOML.parse(array)["x"]?.array?.count == 130_000)
+    }
+
+    @Test func aHugeTableParses() throws {
+        let table = "[t]\n" + (0..<52_000).map { "k\($0) = \($0)" }.joined(separator: "\n")
+        let t = try TOML.parse(table)["t"]?.table
+        #expect(t?.keys.count == 52_000 && t?["k51999"]?.integer == 51_999)
+        // Columns are still right at the end of a long line.
+        let late = "x = [" + String(repeating: "1,", count: 100_000) + "oops]"
+        #expect(throws: (any Error).self) { try TOML.parse(late) }
+        do { _ = try TOML.parse(late) } catch { #expect("\(error)".hasPrefix("line 1, column 200006: expected a value")) }
+    }
+}

@@ -90,6 +90,27 @@ import let TestSupport.underSanitizer
         #expect(r.status == 78 && r.err.contains("is not a regular file"), "\(r.err)")
     }
 
+    @Test func aDeeplyNestedConfigIsRefusedAtStartAndOnReloadWithoutACrash() throws {
+        let s = try Sandbox()
+        let nested = "x = " + String(repeating: "[", count: 50_000) + String(repeating: "]", count: 50_000) + "\n"
+        try s.write(nested, to: s.configFile)
+        let start = try s.run(Bin.daemon, [])
+        #expect(start.status == 78 && start.err.contains("config.toml:1:69: arrays and inline tables nested deeper than 64 levels"), "\(start.err)")
+        #expect(!FileManager.default.fileExists(atPath: s.socket))
+        let check = try s.run(Bin.daemon, ["--check"])
+        #expect(check.status == 78 && check.err.contains("nested deeper than 64 levels"))
+
+        try s.write("default-mode = \"dark\"\n", to: s.configFile)
+        #expect(try s.run(Bin.daemon, ["--check"]).out.hasPrefix("ok: config \(s.configFile)"))
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        try s.write(Array(repeating: "a", count: 60_000).joined(separator: ".") + " = 1\n", to: s.configFile)
+        kill(d.pid, SIGHUP)
+        try d.waitForStderr("a dotted key of more than 64 parts; keeping the previous configuration")
+        #expect(d.isRunning)
+        #expect(try s.ctl("get").out == "dark\n")
+    }
+
     @Test func aSocketElsewhereLeavesTheFilesBesideItAlone() throws {
         let s = try Sandbox()
         let project = s.root + "/project"
