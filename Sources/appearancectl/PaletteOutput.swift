@@ -114,7 +114,7 @@ func preview(light: ResolvedPalette, dark: ResolvedPalette) -> String {
     let contrast = light.variant.contrast == .high ? " (high contrast)" : ""
     lines.append(pad("", nameWidth) + "  " + esc("1m") + pad("light" + contrast, 9 + valueWidth) + "  " + pad("dark" + contrast, 9 + valueWidth) + esc("0m"))
     for name in names {
-        lines.append(pad(name, nameWidth) + "  " + cell(light[name], in: light) + "  " + cell(dark[name], in: dark))
+        lines.append(pad(shown(name), nameWidth) + "  " + cell(light[name], in: light) + "  " + cell(dark[name], in: dark))
     }
     if names.isEmpty { lines.append("(the palette is empty: see appearancectl status)") }
     return lines.joined(separator: "\n")

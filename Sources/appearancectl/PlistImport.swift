@@ -83,12 +83,13 @@ func readFlatPlist(_ text: String, file: String) throws(ImportError) -> [(key: S
     guard try tag() == "plist" else { throw fail("expected <plist>") }
     guard try tag() == "dict" else { throw fail("expected <dict> inside <plist> (a flat dictionary of colors)") }
     var pairs: [(key: String, value: String, line: Int)] = []
+    var seen: Set<String> = []  // linear in the number of keys
     while true {
         let t = try tag()
         if t == "/dict" { break }
         guard t == "key" else { throw fail("expected <key> or </dict>, found <\(t ?? "end of file")>") }
         let key = try textUntil("key")
-        if pairs.contains(where: { $0.key == key }) { throw fail("duplicate key \"\(key)\"") }
+        if !seen.insert(key).inserted { throw fail("duplicate key \"\(key)\"") }
         let valueTag = try tag()
         let valueLine = line
         switch valueTag {
@@ -156,25 +157,33 @@ func convertLFL(light: String, lightFile: String, dark: String, darkFile: String
     }
     var out = """
         # appearanced palette, imported from LFLDarkModeKit color bundles by `appearancectl palette import`:
-        #   light: \(lightFile)
-        #   dark:  \(darkFile)
+        #   light: \(commentSafe(lightFile))
+        #   dark:  \(commentSafe(darkFile))
         # 8-digit values were AARRGGBB there; palette.toml writes the alpha last (#RRGGBBAA).
         # config/palette.toml in appearanced's sources documents the format.
 
         """
     var onlyLight: [String] = [], onlyDark: [String] = []
+    let darkByKey = Dictionary(d.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
+    let lightKeys = Set(l.map(\.key))
     for p in l {
         out += "\n[\(tomlKey(p.key))]\n"
-        if let q = d.first(where: { $0.key == p.key }) {
+        if let q = darkByKey[p.key] {
             out += "light = \"\(try color(p, lightFile))\"\ndark = \"\(try color(q, darkFile))\"\n"
         } else {
             onlyLight.append(p.key)
             out += "default = \"\(try color(p, lightFile))\"  # only in the light bundle\n"
         }
     }
-    for q in d where !l.contains(where: { $0.key == q.key }) {
+    for q in d where !lightKeys.contains(q.key) {
         onlyDark.append(q.key)
         out += "\n[\(tomlKey(q.key))]\ndefault = \"\(try color(q, darkFile))\"  # only in the dark bundle\n"
     }
     return ImportResult(toml: out, onlyLight: onlyLight, onlyDark: onlyDark)
+}
+
+/// A file name inside a TOML comment: a newline in it would end the comment and inject TOML, so control
+/// characters are written as \u{…}.
+func commentSafe(_ name: String) -> String {
+    String(name.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined())
 }

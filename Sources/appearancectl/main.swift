@@ -268,14 +268,23 @@ func describeTemporary(_ t: TemporaryOverride) -> String {
     out(json ? s.json.text : s.mode.rawValue)
 }
 
-/// Reads a file (for `palette import`); exits 66 (EX_NOINPUT) naming it when it cannot.
+/// The largest plist `palette import` reads: color bundles are a few KiB.
+let importLimit = 4 << 20
+
+/// Reads a regular file of at most `importLimit` bytes (for `palette import`); exits 66 (EX_NOINPUT) naming
+/// it when it cannot (a FIFO or device such as /dev/zero is refused, not read forever).
 func readFile(_ path: String) -> String {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
     guard fd >= 0 else {
-        fputs("appearancectl: cannot read \(path): \(String(cString: strerror(errno)))\n", stderr)
+        fputs("appearancectl: cannot read \(shown(path)): \(String(cString: strerror(errno)))\n", stderr)
         exit(66)
     }
     defer { close(fd) }
+    var st = stat()
+    guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+        fputs("appearancectl: cannot read \(shown(path)): not a regular file\n", stderr)
+        exit(66)
+    }
     var bytes: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 16 * 1024)
     while true {
@@ -287,13 +296,28 @@ func readFile(_ path: String) -> String {
         }
         if n == 0 { break }
         bytes += buffer[..<n]
+        if bytes.count > importLimit {
+            fputs("appearancectl: cannot read \(shown(path)): larger than \(importLimit) bytes\n", stderr)
+            exit(66)
+        }
     }
     return String(decoding: bytes, as: UTF8.self)
 }
 
-/// Writes `text` to `path` (created 0644, replaced if it exists); exits 73 (EX_CANTCREAT) when it cannot.
+/// A name for a terminal: control characters (an escape sequence in a key or a file name) shown as \u{…}.
+func shown(_ text: String) -> String {
+    String(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F || (0x80...0x9F).contains($0.value)
+        ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined())
+}
+
+/// Replaces `path` with `text` atomically: a new file beside it (never following a symlink at either name),
+/// then rename, so a reader never sees half a palette and a symlink at `path` is replaced, not written
+/// through. Exits 73 (EX_CANTCREAT) when it cannot.
 func writeFile(_ path: String, _ text: String) {
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    let slash = path.lastIndex(of: "/")
+    let tmp = (slash.map { String(path[...$0]) } ?? "") + "." + (slash.map { String(path[path.index(after: $0)...]) } ?? path) + ".tmp-\(getpid())"
+    unlink(tmp)
+    let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
     var ok = fd >= 0
     if ok {
         var t = text
@@ -306,9 +330,11 @@ func writeFile(_ path: String, _ text: String) {
             }
         }
         if close(fd) != 0 { ok = false }
+        if ok, rename(tmp, path) != 0 { ok = false }
+        if !ok { let e = errno; unlink(tmp); errno = e }
     }
     if !ok {
-        fputs("appearancectl: cannot write \(path): \(String(cString: strerror(errno)))\n", stderr)
+        fputs("appearancectl: cannot write \(shown(path)): \(String(cString: strerror(errno)))\n", stderr)
         exit(73)
     }
 }
@@ -488,15 +514,15 @@ case "palette" where paletteImport:
     do {
         result = try convertLFL(light: readFile(lightFile), lightFile: lightFile, dark: readFile(darkFile), darkFile: darkFile)
     } catch {
-        fputs("appearancectl: \(error)\n", stderr)
+        fputs("appearancectl: \(shown("\(error)"))\n", stderr)
         exit(Exit.rejected)
     }
     if let outputFile { writeFile(outputFile, result.toml) } else { print(result.toml, terminator: "") }
     if !result.onlyLight.isEmpty {
-        fputs("appearancectl: only in \(lightFile) (kept for both modes): \(result.onlyLight.joined(separator: ", "))\n", stderr)
+        fputs("appearancectl: only in \(shown(lightFile)) (kept for both modes): \(shown(result.onlyLight.joined(separator: ", ")))\n", stderr)
     }
     if !result.onlyDark.isEmpty {
-        fputs("appearancectl: only in \(darkFile) (kept for both modes): \(result.onlyDark.joined(separator: ", "))\n", stderr)
+        fputs("appearancectl: only in \(shown(darkFile)) (kept for both modes): \(shown(result.onlyDark.joined(separator: ", ")))\n", stderr)
     }
 
 case "palette":

@@ -168,3 +168,35 @@ final class Atomic<T: Sendable>: @unchecked Sendable {
         set { lock.lock(); stored = newValue; lock.unlock() }
     }
 }
+
+/// `palette import` with careless or hostile files.
+@Suite struct ImportHostileTests {
+    static let plist = #"<?xml version="1.0"?><plist version="1.0"><dict><key>fill.bg</key><string>FFFFFF</string></dict></plist>"#
+
+    @Test func aDeviceOrFifoIsRefusedNotReadForever() throws {
+        let s = try Sandbox()
+        try s.write(Self.plist, to: s.root + "/dark.plist")
+        let r = try s.run(Bin.ctl, ["palette", "import", "--light", "/dev/zero", "--dark", s.root + "/dark.plist"])
+        #expect(r.status == 66 && r.err.contains("cannot read /dev/zero: not a regular file"), "\(r.err)")
+    }
+
+    @Test func namesWithControlCharactersAreEscapedAndOutputIsReplacedNotWrittenThrough() throws {
+        let s = try Sandbox()
+        let light = s.root + "/light\nx = 1.plist"
+        try s.write(Self.plist, to: light)
+        try s.write(Self.plist.replacingOccurrences(of: "FFFFFF", with: "262626"), to: s.root + "/dark.plist")
+        let victim = s.root + "/victim.toml"
+        try s.write("precious\n", to: victim)
+        let out = s.root + "/palette.toml"
+        #expect(symlink(victim, out) == 0)
+        let r = try s.run(Bin.ctl, ["palette", "import", "--light", light, "--dark", s.root + "/dark.plist", "-o", out])
+        #expect(r.status == 0, "\(r.err)")
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious\n")
+        let toml = try String(contentsOfFile: out, encoding: .utf8)
+        #expect(toml.contains(#"#   light: \#(s.root)/light\u{a}x = 1.plist"#), "\(toml)")
+        #expect(!toml.contains("\nx = 1"))
+        // The written palette is one the daemon accepts.
+        try s.write("palette = \"\(out)\"\n", to: s.configFile)
+        #expect(try s.run(Bin.daemon, ["--check"]).status == 0)
+    }
+}
