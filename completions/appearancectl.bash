@@ -1,8 +1,16 @@
-# bash completion for appearancectl (hand-written: the CLI parses its arguments by hand).
+# bash completion for appearancectl (hand-written; Tests/EndToEndTests/CompletionTests.swift checks it against
+# `appearancectl --help`).
 _appearancectl() {
     local cur prev word command= sub= i
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD-1]}
+    # After --exec, the rest of the line is a command of its own.
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        if [[ ${COMP_WORDS[i]} == --exec ]]; then
+            if ((COMP_CWORD == i + 1)); then COMPREPLY=($(compgen -c -- "$cur")); else COMPREPLY=($(compgen -f -- "$cur")); fi
+            return
+        fi
+    done
     case $prev in
         --socket|-o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --light|--dark) COMPREPLY=($(compgen -f -X '!*.plist' -- "$cur") $(compgen -d -- "$cur")); return ;;
@@ -28,16 +36,17 @@ _appearancectl() {
         return
     fi
     if [[ $cur == -* ]]; then
-        local opts='--json --socket --version --help'
+        local opts='--socket --version --help -h'
         case $command in
+            get|status|log) opts+=' --json' ;;
+            set|toggle) opts+=' --json --until-next --for' ;;
             color) opts+=' --mode --contrast --format' ;;
             asset) opts+=' --mode --contrast' ;;
             palette) if [[ $sub == import ]]; then opts+=' --light --dark --output -o'
-                     else opts+=' --mode --contrast --format --preview'; fi ;;
-            watch) opts+=' --traits --palette --exec --no-initial' ;;
-            set|toggle) opts+=' --until-next --for' ;;
-            log) opts+=' -n' ;;
+                     else opts+=' --mode --contrast --format --preview --color=always --color=never --color=auto'; fi ;;
+            watch) opts+=' --json --traits --palette --exec --no-initial --exit-on-disconnect' ;;
         esac
+        [[ $command == log ]] && opts+=' -n'
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))
     elif [[ -z $command ]]; then
         COMPREPLY=($(compgen -W 'get status set toggle log watch color asset palette help' -- "$cur"))

@@ -1,7 +1,7 @@
-# fish completion for appearancectl (hand-written: the CLI parses its arguments by hand).
+# fish completion for appearancectl (hand-written; Tests/EndToEndTests/CompletionTests.swift checks it against
+# `appearancectl --help`).
 set -l commands get status set toggle log watch color asset palette help
 complete -c appearancectl -f
-complete -c appearancectl -l json -d 'Print the state object'
 complete -c appearancectl -l socket -r -F -d 'Talk to the daemon on this socket'
 complete -c appearancectl -l version -d 'Print the version'
 complete -c appearancectl -s h -l help -d 'Print the help'
@@ -15,18 +15,23 @@ complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a colo
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a asset -d 'A palette asset path'
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a palette -d 'The whole palette, or import'
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a help -d 'Print the help'
+complete -c appearancectl -n "__fish_seen_subcommand_from get status set toggle log watch" -l json -d 'Print JSON'
 complete -c appearancectl -n "__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from dark light system" -a "dark light system"
+complete -c appearancectl -n "__fish_seen_subcommand_from set toggle" -l until-next -d 'Until the next automatic change'
+complete -c appearancectl -n "__fish_seen_subcommand_from set toggle" -l for -x -a "30m 1h 2h 8h 1d" -d 'For a duration'
+complete -c appearancectl -n "__fish_seen_subcommand_from log" -s n -x -d 'Show the last N changes'
 complete -c appearancectl -n "__fish_seen_subcommand_from palette; and not __fish_seen_subcommand_from import" -a import -d 'Convert LFLDarkModeKit plists'
 complete -c appearancectl -n "__fish_seen_subcommand_from color asset palette" -l mode -x -a "dark light" -d 'Resolve for this mode'
 complete -c appearancectl -n "__fish_seen_subcommand_from color asset palette" -l contrast -x -a "normal high" -d 'Resolve for this contrast'
 complete -c appearancectl -n "__fish_seen_subcommand_from color" -l format -x -a "hex rgb css" -d 'Color format'
 complete -c appearancectl -n "__fish_seen_subcommand_from palette; and not __fish_seen_subcommand_from import" -l format -x -a "json css sh gtk" -d 'Palette format'
 complete -c appearancectl -n "__fish_seen_subcommand_from palette; and not __fish_seen_subcommand_from import" -l preview -d 'Both modes as color swatches'
+complete -c appearancectl -n "__fish_seen_subcommand_from palette; and not __fish_seen_subcommand_from import" -l color -x -a "always never auto" -d 'Swatch colors'
 complete -c appearancectl -n "__fish_seen_subcommand_from import" -l light -r -F -d 'The light plist'
 complete -c appearancectl -n "__fish_seen_subcommand_from import" -l dark -r -F -d 'The dark plist'
 complete -c appearancectl -n "__fish_seen_subcommand_from import" -s o -l output -r -F -d 'Write the palette to this file'
 complete -c appearancectl -n "__fish_seen_subcommand_from watch" -l traits -d 'Also trait changes (with --json)'
 complete -c appearancectl -n "__fish_seen_subcommand_from watch" -l palette -d 'Also palette changes (with --json)'
-complete -c appearancectl -n "__fish_seen_subcommand_from set toggle" -l until-next -d 'Until the next automatic change'
-complete -c appearancectl -n "__fish_seen_subcommand_from set toggle" -l for -x -a "30m 1h 2h 8h 1d" -d 'For a duration'
-complete -c appearancectl -n "__fish_seen_subcommand_from log" -s n -x -d 'Show the last N changes'
+complete -c appearancectl -n "__fish_seen_subcommand_from watch" -l no-initial -d 'With --exec: skip the first run'
+complete -c appearancectl -n "__fish_seen_subcommand_from watch" -l exit-on-disconnect -d 'Exit 69 when the daemon goes away'
+complete -c appearancectl -n "__fish_seen_subcommand_from watch" -l exec -r -a "(__fish_complete_subcommand --fcs-skip=3)" -d 'Run a command on each change'

@@ -28,6 +28,8 @@ public final class Daemon: @unchecked Sendable {
     /// previous one in force (at start-up: the empty palette).
     private var palette = Palette.empty
     private var paletteDetail = "not read yet"
+    /// The config file and how it was read, for `status`.
+    private var configDetail = "not read yet"
     private var listener: Listener?
     private var acceptSource: DispatchSourceRead?
     private var signalSources: [DispatchSourceSignal] = []
@@ -269,11 +271,16 @@ public final class Daemon: @unchecked Sendable {
 
     private func loadConfig() throws(StartupError) -> Config {
         do {
-            if let c = try Config.load(path: paths.configFile) { return c }
+            if let c = try Config.load(path: paths.configFile) {
+                configDetail = paths.configFile
+                return c
+            }
         } catch {
+            configDetail = "\(paths.configFile): not used, \(error.message)\(error.line.map { " (line \($0))" } ?? ""); keeping the previous configuration"
             throw StartupError("\(error)", exitCode: 78)
         }
         if paths.configExplicit { throw StartupError("config file \(paths.configFile) does not exist", exitCode: 78) }
+        configDetail = "\(paths.configFile): no such file (the defaults)"
         return Config()
     }
 
@@ -586,7 +593,7 @@ public final class Daemon: @unchecked Sendable {
                                          defaultMode: engine.inputs.defaultMode, subscribers: subscriberCount,
                                          version: Self.version, pid: Int(getpid()), paletteDetail: paletteDetail,
                                          portalBackendDetail: outletStatus?.detail, scheduleDetail: scheduleDetail,
-                                         hooksDetail: hooks.statusDetail).json)
+                                         hooksDetail: hooks.statusDetail, configDetail: configDetail).json)
         case .subscribe(let interest):
             if c.delivery == nil { subscriberCount += 1 }
             let resolved = interest.palette ? resolvedPalette : nil

@@ -325,11 +325,14 @@ public struct StatusInfo: Equatable, Sendable {
     public var scheduleDetail: String?
     /// The hooks' last run ("3 hooks for dark at 19:00: ok"); nil from an older daemon.
     public var hooksDetail: String?
+    /// The config file and how it was read, or why a reloaded one was not used; nil from an older daemon.
+    public var configDetail: String?
 
     public init(state: AppearanceState, systemDetail: String, defaultMode: Mode, subscribers: Int,
                 protocolVersion: Int = AppearanceProtocol.protocolVersion, version: String, pid: Int,
                 paletteDetail: String? = nil, portalBackendDetail: String? = nil, scheduleDetail: String? = nil,
-                hooksDetail: String? = nil) {
+                hooksDetail: String? = nil, configDetail: String? = nil) {
+        self.configDetail = configDetail
         self.hooksDetail = hooksDetail
         self.scheduleDetail = scheduleDetail
         self.paletteDetail = paletteDetail
@@ -510,7 +513,8 @@ extension StatusInfo {
         ] + (paletteDetail.map { [("paletteDetail", JSON.string($0))] } ?? [])
           + (portalBackendDetail.map { [("portalBackend", JSON.string($0))] } ?? [])
           + (scheduleDetail.map { [("schedule", JSON.string($0))] } ?? [])
-          + (hooksDetail.map { [("hooks", JSON.string($0))] } ?? []))
+          + (hooksDetail.map { [("hooks", JSON.string($0))] } ?? [])
+          + (configDetail.map { [("config", JSON.string($0))] } ?? []))
     }
 
     public init(json: JSON) throws(RPCError) {
@@ -524,7 +528,7 @@ extension StatusInfo {
         self.init(state: state, systemDetail: detail, defaultMode: dm, subscribers: subs,
                   protocolVersion: proto, version: version, pid: pid, paletteDetail: json["paletteDetail"]?.stringValue,
                   portalBackendDetail: json["portalBackend"]?.stringValue, scheduleDetail: json["schedule"]?.stringValue,
-                  hooksDetail: json["hooks"]?.stringValue)
+                  hooksDetail: json["hooks"]?.stringValue, configDetail: json["config"]?.stringValue)
     }
 }
 

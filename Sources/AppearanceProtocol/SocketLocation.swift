@@ -53,7 +53,7 @@ public struct SocketLocation: Equatable, Sendable {
         let dir = Posix.directory(of: path)
         var st = stat()
         guard lstat(path, &st) == 0 else { return nil }
-        guard (st.st_mode & S_IFMT) == S_IFSOCK else { return "it is not a socket" }
+        guard (st.st_mode & S_IFMT) == S_IFSOCK else { return notASocket }
         guard st.st_uid == uid else { return "the socket belongs to uid \(st.st_uid), not to uid \(uid)" }
         guard stat(dir, &st) == 0 else { return nil }
         guard st.st_uid == uid else { return "its directory \(dir) belongs to uid \(st.st_uid), not to uid \(uid)" }
@@ -62,6 +62,9 @@ public struct SocketLocation: Equatable, Sendable {
         }
         return nil
     }
+
+    /// What `untrustedReason` says of a path that exists but is not a socket at all (a wrong `--socket`).
+    public static let notASocket = "it is not a socket"
 
     /// `/run/user/UID` when it is a real directory owned by `uid`.
     public static func runUserDirectory(_ uid: UInt32) -> String? {

@@ -85,8 +85,10 @@ func render(_ p: ResolvedPalette, as f: PaletteFormat) -> String {
 /// Both modes side by side: for each token its name, then per mode a truecolor swatch and the value.
 /// Translucent colors are drawn over that mode's `fill.bg` (white or black when the palette has none),
 /// as they would appear on the page.
-func preview(light: ResolvedPalette, dark: ResolvedPalette) -> String {
-    func esc(_ s: String) -> String { "\u{1B}[" + s }
+/// With `color: false` (a pipe, `NO_COLOR`, `TERM=dumb`, `--color=never`) the same table without escape
+/// sequences: names and values only.
+func preview(light: ResolvedPalette, dark: ResolvedPalette, color: Bool = true) -> String {
+    func esc(_ s: String) -> String { color ? "\u{1B}[" + s : "" }
     func background(_ p: ResolvedPalette) -> Color {
         p["fill.bg"]?.color.map { $0.over(p.variant.mode == .dark ? Color(0, 0, 0) : Color(255, 255, 255)) }
             ?? (p.variant.mode == .dark ? Color(0, 0, 0) : Color(255, 255, 255))
@@ -98,6 +100,8 @@ func preview(light: ResolvedPalette, dark: ResolvedPalette) -> String {
     func cell(_ value: PaletteValue?, in p: ResolvedPalette) -> String {
         let bg = background(p)
         switch value {
+        case .color(let c)? where !color:
+            return "       " + "  " + pad(c.hex, valueWidth)
         case .color(let c)?:
             let shown = c.over(bg)
             // The swatch sits on the mode's background, so a translucent color looks as it will.

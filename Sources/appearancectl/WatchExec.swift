@@ -14,6 +14,9 @@ func watchExec(socket: String?, command: [String], initial: Bool) async -> Never
     let client: AppearanceClient
     do { client = try await AppearanceClient(socketPath: socket) } catch { fail(error) }
     // One slot holding the newest mode not yet run: a burst during a run leaves exactly one more run.
+    // A command that cannot be started at all (a typo, a missing program) is a usage error now, not a
+    // failure reported on every change for as long as the watch runs.
+    if let reason = unstartable(command[0]) { usageError("watch: cannot run \(command[0]): \(reason)") }
     let (modes, pending) = AsyncStream.makeStream(of: Mode.self, bufferingPolicy: .bufferingNewest(1))
     let runner = Task.detached {
         for await mode in modes { await run(command, mode) }
@@ -98,4 +101,22 @@ func spawn(_ command: [String], _ mode: Mode) -> Result<pid_t, SpawnError> {
     var pid: pid_t = 0
     let rc = posix_spawnp(&pid, argv[0]!, nil, &attributes, argv, envp)
     return rc == 0 ? .success(pid) : .failure(SpawnError(code: rc))
+}
+
+/// Why `program` cannot be started (as posix_spawnp would look it up), or nil.
+func unstartable(_ program: String) -> String? {
+    if program.contains("/") {
+        return access(program, X_OK) == 0 ? nil : String(cString: strerror(errno))
+    }
+    let path = ProcessPath.value
+    for dir in path.split(separator: ":", omittingEmptySubsequences: false) {
+        let candidate = (dir.isEmpty ? "." : String(dir)) + "/" + program
+        var st = stat()
+        if stat(candidate, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, access(candidate, X_OK) == 0 { return nil }
+    }
+    return "not found in PATH"
+}
+
+enum ProcessPath {
+    static var value: String { getenv("PATH").map { String(cString: $0) } ?? "/usr/local/bin:/usr/bin:/bin" }
 }

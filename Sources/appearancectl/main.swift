@@ -34,10 +34,11 @@ let usage = """
                                  flip the mode (for a while); prints the new mode
       log [-n N] [--json]        the recent changes of the mode and their causes, oldest first
                                  (--json: one JSON object per line)
-      watch [--json] [--traits] [--palette]
+      watch [--json [--traits] [--palette]] [--exit-on-disconnect]
                                  print the mode, then one line per change, until interrupted
                                  (--traits: also trait changes; --palette: also palette changes;
-                                 with --json each line carries what was asked for)
+                                 with --json each line carries what was asked for); follows the
+                                 daemon across restarts, or exits 69 with --exit-on-disconnect
       watch [--no-initial] --exec CMD [ARGS...]
                                  run CMD now (not with --no-initial) and after each change, with
                                  APPEARANCE=dark|light and DARKMODE=1|0 in its environment; runs never
@@ -52,9 +53,10 @@ let usage = """
       palette [--format json|css|sh|gtk] [--mode …] [--contrast …]
                                  the whole palette resolved: JSON, CSS custom properties, shell
                                  export lines, or GTK @define-color lines
-      palette --preview [--contrast normal|high]
+      palette --preview [--contrast normal|high] [--color=always|never|auto]
                                  both modes side by side as truecolor swatches with names and values
-      palette import --light LIGHT.plist --dark DARK.plist [-o FILE]
+                                 (auto: colors only on a terminal, not with NO_COLOR or TERM=dumb)
+      palette import --light LIGHT.plist --dark DARK.plist [-o|--output FILE]
                                  convert LFLDarkModeKit color plists (key -> RRGGBB or AARRGGBB) to
                                  palette.toml (stdout without -o); keys found in one file only are
                                  reported and kept as that value for both modes
@@ -64,6 +66,7 @@ let usage = """
       --socket PATH              talk to the daemon on PATH (default: $APPEARANCED_SOCKET, else
                                  $XDG_RUNTIME_DIR/appearanced/socket)
       --version                  print the version
+      -h, --help                 print this help
 
     Exit status: 0 ok, 64 usage error, 65 request rejected by the daemon (or a plist import cannot
     use), 66/73 palette import cannot read/write a file, 69 daemon not reachable, 76 protocol error.
@@ -115,6 +118,8 @@ var outputFile: String?
 var untilNext = false
 var forDuration: Int64?
 var logCount: Int?
+var exitOnDisconnect = false
+var colorOption = "auto"
 var usedOptions: [String] = []
 var args = CommandLine.arguments.dropFirst()
 
@@ -170,10 +175,20 @@ while let arg = args.popFirst() {
     switch arg {
     case "--socket":
         guard let v = args.popFirst() else { usageError("option --socket needs a value") }
+        guard !v.isEmpty else { usageError("option --socket needs a path (it is empty)") }
         socketPath = v
-    case _ where arg.hasPrefix("--socket="): socketPath = String(arg.dropFirst("--socket=".count))
+    case _ where arg.hasPrefix("--socket="):
+        socketPath = String(arg.dropFirst("--socket=".count))
+        if socketPath!.isEmpty { usageError("option --socket needs a path (--socket= is empty)") }
+    case _ where arg.hasPrefix("--color="):
+        colorOption = String(arg.dropFirst("--color=".count))
+        guard ["always", "never", "auto"].contains(colorOption) else {
+            usageError("invalid --color \"\(colorOption)\" (expected always, never or auto)")
+        }
+        usedOptions.append("--color")
     case "--json": json = true
     case "--no-initial": noInitial = true
+    case "--exit-on-disconnect": exitOnDisconnect = true
     case "--exec":
         guard !args.isEmpty else { usageError("option --exec needs a command") }
         execCommand = Array(args)
@@ -203,13 +218,21 @@ let optionsOf: [String: Set<String>] = [
     "set": ["--until-next", "--for"],
     "toggle": ["--until-next", "--for"],
     "log": ["-n"],
+    "watch-exit": ["--exit-on-disconnect"],
 ]
+// --json where there is a state object (or a log entry) to print; other commands have --format.
+if json, !["get", "status", "set", "toggle", "log", "watch", "help"].contains(command) {
+    usageError("\(command) does not take --json\(command == "palette" ? " (use --format json)" : command == "color" || command == "asset" ? " (it prints one value; palette --format json prints them all)" : "")")
+}
+if exitOnDisconnect, command != "watch" || execCommand != nil {
+    usageError("--exit-on-disconnect is an option of watch and watch --json (watch --exec always reconnects)")
+}
 if untilNext && forDuration != nil { usageError("\(command): give --until-next or --for, not both") }
 let paletteImport = command == "palette" && operands.first == "import"
 for o in usedOptions {
     var allowed = optionsOf[command] ?? []
     if command == "palette" {
-        allowed = paletteImport ? ["--light", "--dark", "--output"] : ["--mode", "--contrast", "--format", "--preview"]
+        allowed = paletteImport ? ["--light", "--dark", "--output"] : ["--mode", "--contrast", "--format", "--preview", "--color"]
     }
     if !allowed.contains(o) {
         usageError("\(o) is not an option of \(paletteImport ? "palette import" : command)")
@@ -261,6 +284,58 @@ func describeTemporary(_ t: TemporaryOverride) -> String {
         localtime_r(&time, &parts)
         func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
         return "\(t.mode.rawValue) until \(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) \(two(parts.tm_hour)):\(two(parts.tm_min))"
+    }
+}
+
+/// Plain `watch` and `watch --json`: the current state, then one line per change, until interrupted. It
+/// follows the daemon across restarts (capped back-off, a note on stderr while it is away); after a
+/// reconnect the state is printed again only if it differs from the last line printed, so a consumer sees a
+/// change, never a repeat. `--exit-on-disconnect` ends with exit 69 instead, as before.
+@MainActor func watchLines() -> Never {
+    let interest = (traits: traitsOption, palette: paletteOption)
+    /// What decides whether a line says something new: the mode, and the traits and palette when asked for.
+    func key(_ s: AppearanceState, _ palette: ResolvedPalette?) -> String {
+        s.mode.rawValue + (interest.traits ? s.traits.json.text : "") + (interest.palette ? (palette?.json.text ?? "") : "")
+    }
+    func line(_ s: AppearanceState, previous: Mode?, palette: ResolvedPalette?) -> String {
+        guard json else { return s.mode.rawValue }
+        var members: [(String, JSON)] = []
+        if case .object(let m) = s.json { members = m }
+        if let palette { members.append(("palette", palette.json)) }
+        return JSON.object(members + [("previous", previous.map { .string($0.rawValue) } ?? .null)]).text
+    }
+    var lastKey: String?
+    var lastMode: Mode?
+    var pause: UInt32 = 50_000
+    var away = false
+    while true {
+        do {
+            let c = try AppearanceConnection(socketPath: socketPath)
+            let start = try c.subscribe(traits: interest.traits, palette: interest.palette)
+            if away { note("reconnected to appearanced on \(c.socketPath)") }
+            away = false
+            pause = 50_000
+            if key(start.state, start.palette) != lastKey {
+                out(line(start.state, previous: lastMode, palette: start.palette))
+                (lastKey, lastMode) = (key(start.state, start.palette), start.state.mode)
+            }
+            while true {
+                let n = try c.nextChange()
+                out(json ? n.json.text : n.state.mode.rawValue)
+                (lastKey, lastMode) = (key(n.state, n.palette ?? nil), n.state.mode)
+            }
+        } catch {
+            switch error {
+            case .daemonNotRunning, .connectionLost, .notAnswering:
+                if exitOnDisconnect { fail(error) }
+                if !away { note("\(error); waiting for it (Ctrl-C stops)") }
+                away = true
+                usleep(pause)
+                pause = min(pause * 2, 2_000_000)
+            default:
+                fail(error)
+            }
+        }
     }
 }
 
@@ -357,6 +432,7 @@ func writeFile(_ path: String, _ text: String) {
 
 switch command {
 case "help":
+    if let extra = operands.first { usageError("help: unexpected argument \"\(extra)\" (help takes none)") }
     print(usage, terminator: "")
 
 case "get":
@@ -375,7 +451,7 @@ case "status":
     case .override: "forced by the user's override"
     case .system: "following the system"
     case .schedule: "following the schedule"
-    case .default: "the default: the system states no preference"
+    case .default: s.system == .noPreference ? "the default: the desktop states no preference" : "the default: the desktop gives no answer"
     }
     let t = s.traits
     let traits = "contrast \(t.contrast?.rawValue ?? "unavailable"), reduced motion "
@@ -386,6 +462,7 @@ case "status":
         traits:      \(traits)
         override:    \(s.override.rawValue)
         default:     \(st.defaultMode.rawValue)
+        config:      \(st.configDetail ?? "unknown (the daemon is older than protocol 3)")
         palette:     \(st.paletteDetail ?? "unknown (the daemon is older than protocol 2)")
         schedule:    \(st.scheduleDetail ?? "none")
         temporary:   \(s.temporary.map(describeTemporary) ?? "none")
@@ -459,30 +536,7 @@ case "watch":
         // Plain lines say the mode; trait and palette changes are only visible in JSON.
         usageError("watch: --traits and --palette go with --json")
     }
-    let c = connect()
-    do {
-        if traitsOption || paletteOption {
-            let initial = try c.subscribe(traits: traitsOption, palette: paletteOption)
-            var members: [(String, JSON)] = []
-            if case .object(let m) = initial.json { members = m }
-            out(JSON.object(members + [("previous", .null)]).text)
-        } else {
-            let initial = try c.subscribe()
-            if json {
-                var members: [(String, JSON)] = []
-                if case .object(let m) = initial.json { members = m }
-                out(JSON.object(members + [("previous", .null)]).text)
-            } else {
-                out(initial.mode.rawValue)
-            }
-        }
-        while true {
-            let n = try c.nextChange()
-            out(json ? n.json.text : n.state.mode.rawValue)
-        }
-    } catch {
-        fail(error)
-    }
+    watchLines()
 
 case "color":
     let token = oneToken("token (e.g. fill.bg)")
@@ -527,13 +581,20 @@ case "palette" where paletteImport:
 
 case "palette":
     if let extra = operands.first { usageError("palette: unexpected argument \"\(extra)\" (palette import takes --light and --dark)") }
+    if usedOptions.contains("--color"), !previewOption { usageError("palette: --color goes with --preview") }
     let c = connect()
     if previewOption {
-        if formatOption != nil || modeOption != nil { usageError("palette: --preview shows both modes; it takes only --contrast") }
+        if formatOption != nil || modeOption != nil { usageError("palette: --preview shows both modes; it takes only --contrast and --color") }
         do {
             let light = try c.palette(mode: .light, contrast: contrastOption)
             let dark = try c.palette(mode: .dark, contrast: contrastOption)
-            out(preview(light: light, dark: dark))
+            // Colors only for a terminal that shows them: NO_COLOR (no-color.org), TERM=dumb and pipes get text.
+            let colored: Bool = switch colorOption {
+            case "always": true
+            case "never": false
+            default: isatty(1) == 1 && Posix.environment("NO_COLOR") == nil && Posix.environment("TERM") != "dumb"
+            }
+            out(preview(light: light, dark: dark, color: colored))
         } catch { fail(error) }
         break
     }

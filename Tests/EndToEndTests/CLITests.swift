@@ -73,7 +73,9 @@ import Testing
 
     @Test func daemonNotRunning() throws {
         let s = try Sandbox()
-        for args in [["get"], ["set", "dark"], ["toggle"], ["status"], ["watch"]] {
+        // Plain `watch` waits for the daemon instead (a status bar may start first); with
+        // --exit-on-disconnect it gives up like the others.
+        for args in [["get"], ["set", "dark"], ["toggle"], ["status"], ["watch", "--exit-on-disconnect"]] {
             let r = try s.run(Bin.ctl, args)
             #expect(r.status == 69, "\(args)")
             #expect(r.out.isEmpty)

@@ -157,3 +157,27 @@ import Testing
         }
     }
 }
+
+/// The appearanced(7) example is taken from the transcript above, which the suite replays: each of its
+/// messages must be, byte for byte, a line of docs/protocol.md's transcript.
+@Suite struct ManPageExampleTests {
+    @Test func theProtocolManPageQuotesTheCheckedTranscript() throws {
+        let page = try String(contentsOfFile: Repo.root + "/man/appearanced.7.scd", encoding: .utf8)
+        let doc = try String(contentsOfFile: Repo.protocolDoc, encoding: .utf8)
+        let example = try #require(page.components(separatedBy: "# EXAMPLE").last?.components(separatedBy: "```").dropFirst().first)
+        var messages: [String] = []
+        for line in example.split(separator: "\n") {
+            if line.hasPrefix("     "), !messages.isEmpty {
+                messages[messages.count - 1] += line.dropFirst(5)  // a wrapped line goes on
+            } else if line.count > 4 {
+                messages.append(String(line))
+            }
+        }
+        #expect(messages.count >= 6)
+        let transcript = Set(doc.split(separator: "\n").map(String.init))
+        for m in messages {
+            let unescaped = m.replacingOccurrences(of: #"\\"#, with: #"\"#)  // scdoc writes a backslash as \\
+            #expect(transcript.contains(unescaped), "not in docs/protocol.md's transcript: \(unescaped)")
+        }
+    }
+}

@@ -18,6 +18,7 @@ import Testing
         "usr/share/dbus-1/services/org.freedesktop.impl.portal.desktop.appearanced.service",
         "usr/share/doc/appearanced/appearanced.toml",
         "usr/share/doc/appearanced/palette.toml",
+        "usr/share/doc/appearanced/protocol.md",
         "usr/share/fish/vendor_completions.d/appearancectl.fish",
         "usr/share/man/man1/appearancectl.1",
         "usr/share/man/man1/appearanced.1",
@@ -77,6 +78,8 @@ import Testing
         try make(s, ["uninstall", "DESTDIR=\(dest)", "PREFIX=/usr"])
         #expect(files(under: dest) == [])
         #expect(!fm.fileExists(atPath: dest + "/usr/share/doc/appearanced"))
+        // The folders install made are gone too: nothing is left below PREFIX.
+        #expect((try? fm.contentsOfDirectory(atPath: dest + "/usr")) ?? [] == [], "\((try? fm.subpathsOfDirectory(atPath: dest + "/usr")) ?? [])")
     }
 
     /// README's `make install PREFIX=~/.local`: the units must land in a directory the user manager searches.
@@ -92,6 +95,7 @@ import Testing
             "share/dbus-1/services/org.freedesktop.impl.portal.desktop.appearanced.service",
             "share/doc/appearanced/appearanced.toml",
             "share/doc/appearanced/palette.toml",
+            "share/doc/appearanced/protocol.md",
             "share/fish/vendor_completions.d/appearancectl.fish",
             "share/man/man1/appearancectl.1",
             "share/man/man1/appearanced.1",

@@ -62,8 +62,14 @@ extension RawClient {
             }
         }
         try Golden.check("colors.txt", colors)
-        try Golden.check("preview.ansi", try s.ctlOK("palette", "--preview"))
-        try Golden.check("preview-high.ansi", try s.ctlOK("palette", "--preview", "--contrast", "high"))
+        try Golden.check("preview.ansi", try s.ctlOK("palette", "--preview", "--color=always"))
+        try Golden.check("preview-high.ansi", try s.ctlOK("palette", "--preview", "--contrast", "high", "--color=always"))
+        // Into a pipe, with NO_COLOR or with TERM=dumb: the same table without escape sequences.
+        let plain = try s.ctlOK("palette", "--preview")
+        #expect(!plain.contains("\u{1B}") && plain.contains("fill.bg"), "\(plain)")
+        s.env["NO_COLOR"] = "1"
+        #expect(!(try s.ctlOK("palette", "--preview", "--color=auto")).contains("\u{1B}"))
+        #expect(try s.ctlOK("palette", "--preview", "--color=never") == plain)
     }
 
     @Test func colorAndAssetFollowTheMode() throws {

@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+
+/// What a new user tripped over (issue "What a new user trips over"), each as it behaves now.
+@Suite struct NewUserTests {
+    @Test(arguments: [false, true])
+    func watchFollowsTheDaemonAcrossARestart(json: Bool) throws {
+        let s = try Sandbox()
+        var d = try s.startDaemon()
+        defer { d.stop() }
+        let w = try Child(Bin.ctl, json ? ["watch", "--json"] : ["watch"], env: s.env)
+        defer { w.stop() }
+        #expect(try w.waitForLines(1).count == 1)
+        #expect(try s.ctl("set", "dark").status == 0)
+        _ = try w.waitForLines(2)
+        d.stop()
+        _ = try d.waitForExit()
+        try w.waitForStderr("waiting for it")
+        d = try s.startDaemon()                      // the override survived: still dark, so no new line
+        try w.waitForStderr("reconnected to appearanced")
+        #expect(try s.ctl("set", "light").status == 0)
+        let lines = try w.waitForLines(3)
+        #expect(lines.count == 3, "\(lines)")
+        if json {
+            #expect(lines[2].contains(#""mode":"light""#) && lines[2].contains(#""previous":"dark""#), "\(lines)")
+        } else {
+            #expect(lines == ["light", "dark", "light"])
+        }
+        #expect(w.isRunning)
+    }
+
+    @Test func exitOnDisconnectKeepsTheOldBehaviour() throws {
+        let s = try Sandbox()
+        let d = try s.startDaemon()
+        let w = try Child(Bin.ctl, ["watch", "--exit-on-disconnect"], env: s.env)
+        defer { w.stop() }
+        _ = try w.waitForLines(1)
+        d.stop()
+        #expect(try w.waitForExit() == 69)
+    }
+
+    @Test func statusGivesTheTrueReasonAndAKeptAsideConfig() throws {
+        let s = try Sandbox()
+        try s.write("default-mode = \"dark\"\n", to: s.configFile)
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        let status = try s.ctl("status").out
+        #expect(status.contains("mode:        dark (the default: the desktop gives no answer)"), "\(status)")
+        #expect(status.contains("config:      \(s.configFile)\n"), "\(status)")
+        try s.write("default-mode = \"blue\"\n", to: s.configFile)
+        kill(d.pid, SIGHUP)
+        try d.waitForStderr("keeping the previous configuration")
+        let after = try s.ctl("status").out
+        #expect(after.contains(#"config:      \#(s.configFile): not used, default-mode: expected "light" or "dark", got "blue" (line 1); keeping the previous configuration"#), "\(after)")
+    }
+
+    @Test(arguments: [
+        (["--socket=", "get"], "option --socket needs a path (--socket= is empty)"),
+        (["help", "get"], #"help: unexpected argument "get" (help takes none)"#),
+        (["color", "fill.bg", "--json"], "color does not take --json"),
+        (["asset", "wallpaper", "--json"], "asset does not take --json"),
+        (["palette", "--format", "css", "--json"], "palette does not take --json (use --format json)"),
+        (["palette", "--color=never"], "palette: --color goes with --preview"),
+        (["palette", "--preview", "--color=sometimes"], #"invalid --color "sometimes""#),
+        (["get", "--exit-on-disconnect"], "--exit-on-disconnect is an option of watch"),
+    ])
+    func flagsMeanWhatTheySayOrAreUsageErrors(args: [String], message: String) throws {
+        let s = try Sandbox()
+        let r = try s.run(Bin.ctl, args)
+        #expect(r.status == 64 && r.err.contains(message), "\(args): \(r.err)")
+    }
+
+    @Test func aPathThatIsNotASocketSaysSo() throws {
+        let s = try Sandbox()
+        let r = try s.run(Bin.ctl, ["--socket", s.root, "get"])
+        #expect(r.status == 69 && r.err.contains("\(s.root) is a directory, not a socket"), "\(r.err)")
+        #expect(!r.err.contains("systemctl"))
+        try s.write("x", to: s.root + "/file")
+        let f = try s.run(Bin.ctl, ["--socket", s.root + "/file", "get"])
+        #expect(f.status == 69 && f.err.contains("is a regular file, not a socket"), "\(f.err)")
+    }
+}
