@@ -45,13 +45,16 @@ _appearancectl() {
             palette) if [[ $sub == import ]]; then opts+=' --light --dark --output -o'
                      else opts+=' --mode --contrast --format --preview --color=always --color=never --color=auto'; fi ;;
             watch) opts+=' --json --traits --palette --exec --no-initial --exit-on-disconnect' ;;
+            import-darkman) opts+=' --output -o' ;;
         esac
         [[ $command == log ]] && opts+=' -n'
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))
     elif [[ -z $command ]]; then
-        COMPREPLY=($(compgen -W 'get status set toggle log watch color asset palette help' -- "$cur"))
+        COMPREPLY=($(compgen -W 'get status set toggle log watch color asset palette import-darkman help' -- "$cur"))
     elif [[ $command == set && $prev == set ]]; then
         COMPREPLY=($(compgen -W 'dark light system' -- "$cur"))
+    elif [[ $command == import-darkman && -z $sub ]]; then
+        COMPREPLY=($(compgen -f -- "$cur"))
     elif [[ $command == palette && -z $sub ]]; then
         COMPREPLY=($(compgen -W 'import' -- "$cur"))
     fi

@@ -1,6 +1,6 @@
 # fish completion for appearancectl (hand-written; Tests/EndToEndTests/CompletionTests.swift checks it against
 # `appearancectl --help`).
-set -l commands get status set toggle log watch color asset palette help
+set -l commands get status set toggle log watch color asset palette import-darkman help
 complete -c appearancectl -f
 complete -c appearancectl -l socket -r -F -d 'Talk to the daemon on this socket'
 complete -c appearancectl -l version -d 'Print the version'
@@ -14,7 +14,10 @@ complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a watc
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a color -d 'A palette color'
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a asset -d 'A palette asset path'
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a palette -d 'The whole palette, or import'
+complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a import-darkman -d "darkman's config as appearanced's"
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a help -d 'Print the help'
+complete -c appearancectl -n "__fish_seen_subcommand_from import-darkman" -F
+complete -c appearancectl -n "__fish_seen_subcommand_from import-darkman" -s o -l output -r -F -d 'Write the config to this file'
 complete -c appearancectl -n "__fish_seen_subcommand_from get status set toggle log watch" -l json -d 'Print JSON'
 complete -c appearancectl -n "__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from dark light system" -a "dark light system"
 complete -c appearancectl -n "__fish_seen_subcommand_from set toggle" -l until-next -d 'Until the next automatic change'

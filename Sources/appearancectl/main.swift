@@ -60,6 +60,10 @@ let usage = """
                                  convert LFLDarkModeKit color plists (key -> RRGGBB or AARRGGBB) to
                                  palette.toml (stdout without -o); keys found in one file only are
                                  reported and kept as that value for both modes
+      import-darkman [FILE] [-o|--output FILE]
+                                 darkman's config.yaml (default: $XDG_CONFIG_HOME/darkman/config.yaml) as
+                                 appearanced's config.toml (stdout without -o), saying what has no
+                                 equivalent; darkman's dark-mode.d/light-mode.d hooks run as they are
       help                       print this help
 
     Options:
@@ -201,7 +205,7 @@ while let arg = args.popFirst() {
     }
 }
 
-guard let command = words.first else { usageError("missing command (get, status, set, toggle, log, watch, color, asset, palette)") }
+guard let command = words.first else { usageError("missing command (get, status, set, toggle, log, watch, color, asset, palette, import-darkman)") }
 let operands = Array(words.dropFirst())
 
 if command != "watch" {
@@ -216,6 +220,7 @@ let optionsOf: [String: Set<String>] = [
     "palette": ["--mode", "--contrast", "--format", "--preview", "--light", "--dark", "--output"],
     "watch": ["--traits", "--palette"],
     "set": ["--until-next", "--for"],
+    "import-darkman": ["--output"],
     "toggle": ["--until-next", "--for"],
     "log": ["-n"],
     "watch-exit": ["--exit-on-disconnect"],
@@ -392,6 +397,12 @@ func writeFile(_ path: String, _ text: String) {
     let slash = path.lastIndex(of: "/")
     let tmp = (slash.map { String(path[...$0]) } ?? "") + "." + (slash.map { String(path[path.index(after: $0)...]) } ?? path) + ".tmp-\(getpid())"
     unlink(tmp)
+    // The folders on the way are made (`-o ~/.config/appearanced/config.toml` on a fresh account).
+    var dir = ""
+    for part in path.split(separator: "/", omittingEmptySubsequences: false).dropLast() {
+        dir += (dir.isEmpty && !path.hasPrefix("/") ? "" : "/") + part
+        if !dir.isEmpty, dir != "/" { mkdir(dir, 0o755) }
+    }
     let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
     var ok = fd >= 0
     if ok {
@@ -605,7 +616,19 @@ case "palette":
     }
     do { out(render(try c.palette(mode: modeOption, contrast: contrastOption), as: f)) } catch { fail(error) }
 
+case "import-darkman":
+    if operands.count > 1 { usageError("import-darkman: unexpected argument \"\(operands[1])\"") }
+    let configHome = Posix.environment("XDG_CONFIG_HOME") ?? (Posix.environment("HOME") ?? "") + "/.config"
+    let file = operands.first ?? configHome + "/darkman/config.yaml"
+    let result: DarkmanImport
+    do { result = try convertDarkman(readFile(file), file: file) } catch {
+        fputs("appearancectl: \(shown("\(error)"))\n", stderr)
+        exit(Exit.rejected)
+    }
+    if let outputFile { writeFile(outputFile, result.toml) } else { print(result.toml, terminator: "") }
+    for note in result.notes { fputs("appearancectl: \(shown(note))\n", stderr) }
+
 default:
-    usageError("unknown command \"\(command)\" (expected get, status, set, toggle, watch, color, asset, palette or help)")
+    usageError("unknown command \"\(command)\" (expected get, status, set, toggle, log, watch, color, asset, palette, import-darkman or help)")
 }
 exit(Exit.ok)

@@ -41,7 +41,7 @@ import Testing
     @Test(arguments: ["bash", "zsh", "fish"])
     func offersExactlyWhatTheHelpDocuments(shell: String) throws {
         let (commands, options) = try Self.documented()
-        #expect(commands == ["get", "status", "set", "toggle", "log", "watch", "color", "asset", "palette", "help"])
+        #expect(commands == ["get", "status", "set", "toggle", "log", "watch", "color", "asset", "palette", "import-darkman", "help"])
         let text = try String(contentsOfFile: Repo.root + "/" + Self.files[shell]!, encoding: .utf8)
         for c in commands { #expect(text.contains(c), "\(shell) does not offer the command \(c)") }
         let offered = Self.offered(shell, text)

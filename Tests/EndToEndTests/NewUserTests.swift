@@ -80,3 +80,39 @@ import Testing
         #expect(f.status == 69 && f.err.contains("is a regular file, not a socket"), "\(f.err)")
     }
 }
+
+/// Coming from darkman: its config becomes appearanced's, and what has no equivalent is said.
+@Suite struct DarkmanImportTests {
+    @Test func aDarkmanConfigBecomesAScheduleThatTheDaemonAccepts() throws {
+        let s = try Sandbox()
+        try s.write("""
+            # darkman
+            lat: 52.3
+            lng: 4.8
+            usegeoclue: true
+            dbusserver: true
+            portal: true
+
+            """, to: s.root + "/config/darkman/config.yaml")
+        let r = try s.run(Bin.ctl, ["import-darkman", "-o", s.configFile])
+        #expect(r.status == 0, "\(r.err)")
+        #expect(r.err.contains("usegeoclue: appearanced does not ask a location service"))
+        #expect(r.err.contains("dbusserver: appearanced's interface is its socket"))
+        let toml = try String(contentsOfFile: s.configFile, encoding: .utf8)
+        #expect(toml.contains("[schedule]\nlatitude = 52.3\nlongitude = 4.8\n") && toml.contains("portal-backend = \"auto\""), "\(toml)")
+        #expect(try s.run(Bin.daemon, ["--check"]).status == 0)
+    }
+
+    @Test(arguments: [
+        ("lat: 95\nlng: 4\n", "config.yaml:1: lat: expected a latitude from -90 to 90, got \"95\""),
+        ("lat: 52\n", "config.yaml: lng is missing (the schedule needs both)"),
+        ("latitude: 52\n", "config.yaml:1: unknown darkman setting \"latitude\""),
+        ("portal: maybe\n", "config.yaml:1: portal: expected true or false, got \"maybe\""),
+    ])
+    func badDarkmanConfigsNameTheLine(text: String, message: String) throws {
+        let s = try Sandbox()
+        try s.write(text, to: s.root + "/d/config.yaml")
+        let r = try s.run(Bin.ctl, ["import-darkman", s.root + "/d/config.yaml"])
+        #expect(r.status == 65 && r.err.contains(message), "\(r.err)")
+    }
+}
