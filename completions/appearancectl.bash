@@ -17,12 +17,12 @@ _appearancectl() {
         --mode) COMPREPLY=($(compgen -W 'dark light' -- "$cur")); return ;;
         --contrast) COMPREPLY=($(compgen -W 'normal high' -- "$cur")); return ;;
         --for) COMPREPLY=($(compgen -W '30m 1h 2h 8h 1d' -- "$cur")); return ;;
-        -n) return ;;
+        -n|--app) return ;;
     esac
     for ((i = 1; i < COMP_CWORD; i++)); do
         word=${COMP_WORDS[i]}
         case $word in
-            --socket|--mode|--contrast|--format|--light|--dark|-o|--output|--for|-n) ((i++)); continue ;;
+            --socket|--mode|--contrast|--format|--light|--dark|-o|--output|--for|-n|--app) ((i++)); continue ;;
         esac
         if [[ $word != -* ]]; then
             if [[ -z $command ]]; then command=$word; elif [[ -z $sub ]]; then sub=$word; fi
@@ -38,19 +38,20 @@ _appearancectl() {
     if [[ $cur == -* ]]; then
         local opts='--socket --version --help -h'
         case $command in
-            get|status|log) opts+=' --json' ;;
-            set|toggle) opts+=' --json --until-next --for' ;;
+            status|log|apps) opts+=' --json' ;;
+            get) opts+=' --json --app' ;;
+            set|toggle) opts+=' --json --until-next --for --app' ;;
             color) opts+=' --mode --contrast --format' ;;
             asset) opts+=' --mode --contrast' ;;
             palette) if [[ $sub == import ]]; then opts+=' --light --dark --output -o'
                      else opts+=' --mode --contrast --format --preview --color=always --color=never --color=auto'; fi ;;
-            watch) opts+=' --json --traits --palette --exec --no-initial --exit-on-disconnect' ;;
+            watch) opts+=' --json --traits --palette --exec --no-initial --exit-on-disconnect --app' ;;
             import-darkman) opts+=' --output -o' ;;
         esac
         [[ $command == log ]] && opts+=' -n'
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))
     elif [[ -z $command ]]; then
-        COMPREPLY=($(compgen -W 'get status set toggle log watch color asset palette import-darkman help' -- "$cur"))
+        COMPREPLY=($(compgen -W 'get status set toggle log apps watch color asset palette import-darkman help' -- "$cur"))
     elif [[ $command == set && $prev == set ]]; then
         COMPREPLY=($(compgen -W 'dark light system' -- "$cur"))
     elif [[ $command == import-darkman && -z $sub ]]; then

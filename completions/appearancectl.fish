@@ -1,6 +1,6 @@
 # fish completion for appearancectl (hand-written; Tests/EndToEndTests/CompletionTests.swift checks it against
 # `appearancectl --help`).
-set -l commands get status set toggle log watch color asset palette import-darkman help
+set -l commands get status set toggle log apps watch color asset palette import-darkman help
 complete -c appearancectl -f
 complete -c appearancectl -l socket -r -F -d 'Talk to the daemon on this socket'
 complete -c appearancectl -l version -d 'Print the version'
@@ -10,6 +10,8 @@ complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a stat
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a set -d 'Force a mode, or follow the system'
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a toggle -d 'Flip the mode'
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a log -d 'Recent changes and their causes'
+complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a apps -d 'The app overrides'
+complete -c appearancectl -n "__fish_seen_subcommand_from get set toggle watch" -l app -x -d 'For this app id'
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a watch -d 'Print the mode, then each change'
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a color -d 'A palette color'
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a asset -d 'A palette asset path'
@@ -18,7 +20,7 @@ complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a impo
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a help -d 'Print the help'
 complete -c appearancectl -n "__fish_seen_subcommand_from import-darkman" -F
 complete -c appearancectl -n "__fish_seen_subcommand_from import-darkman" -s o -l output -r -F -d 'Write the config to this file'
-complete -c appearancectl -n "__fish_seen_subcommand_from get status set toggle log watch" -l json -d 'Print JSON'
+complete -c appearancectl -n "__fish_seen_subcommand_from get status set toggle log apps watch" -l json -d 'Print JSON'
 complete -c appearancectl -n "__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from dark light system" -a "dark light system"
 complete -c appearancectl -n "__fish_seen_subcommand_from set toggle" -l until-next -d 'Until the next automatic change'
 complete -c appearancectl -n "__fish_seen_subcommand_from set toggle" -l for -x -a "30m 1h 2h 8h 1d" -d 'For a duration'

@@ -40,6 +40,8 @@ public enum Override: String, Sendable, CaseIterable {
 
 /// Why the mode is what it is.
 public enum Source: String, Sendable, CaseIterable {
+    /// The app's own override (only in a state given for an app).
+    case app
     /// A temporary override (`set MODE --until-next` / `--for`).
     case temporary
     case override

@@ -19,10 +19,13 @@ public struct Interest: Hashable, Sendable {
     public var traits: Bool
     /// Carry the resolved palette in the reply and every notification, and notify when it changes.
     public var palette: Bool
+    /// The app the subscriber speaks for (`subscribe {"app": ID}`): it is offered that app's state.
+    public var app: String?
 
-    public init(traits: Bool = false, palette: Bool = false) {
+    public init(traits: Bool = false, palette: Bool = false, app: String? = nil) {
         self.traits = traits
         self.palette = palette
+        self.app = app
     }
 
     /// Mode changes only: what a plain `subscribe` gets (protocol 1's behaviour).

@@ -8,6 +8,10 @@ public struct AppearanceState: Equatable, Sendable {
     public var traits: Traits
     /// The temporary override in force, if any.
     public var temporary: TemporaryOverride? = nil
+    /// Set in a state given for one app: its id, and the mode and source everyone else has.
+    public var app: String? = nil
+    public var globalMode: Mode? = nil
+    public var globalSource: Source? = nil
     /// Increases by one on every change of the fields above within one daemon instance. A subscriber sees
     /// only the changes it asked for (and slow ones get coalesced), so gaps are normal: seq orders, it does not count.
     public var seq: UInt64
@@ -40,6 +44,8 @@ public enum Event: Equatable, Sendable {
     /// What the schedule says now (nil: no schedule), and whether it ranks above the desktop. A change of
     /// the schedule's mode is an automatic change: it ends a temporary override `until-next`.
     case schedule(Mode?, aboveDesktop: Bool)
+    /// An app's override set, or removed (nil).
+    case app(String, Mode?)
 }
 
 /// A change of the published state.
@@ -69,8 +75,23 @@ public struct Engine: Sendable {
     /// The override `toggle` would set now.
     public var toggleTarget: Override { toggledOverride(inputs) }
 
+    /// The app override `toggle` for `app` would set now (nil: remove it).
+    public func toggleTarget(app: String) -> Mode? { toggledAppOverride(inputs, app: app) }
+
+    /// The published state as one app sees it: its effective mode and source, with everyone's beside them.
+    /// For nil, the published state itself.
+    public func state(for app: String?) -> AppearanceState {
+        guard let app else { return state }
+        var s = state
+        let r = resolve(inputs, app: app)
+        (s.app, s.globalMode, s.globalSource) = (app, state.mode, state.source)
+        (s.mode, s.source) = (r.mode, r.source)
+        return s
+    }
+
     public mutating func apply(_ event: Event) -> Transition? {
         var next = inputs
+        let previousApps = inputs.apps
         switch event {
         case .system(let reading):
             systemDetail = reading.detail
@@ -89,6 +110,8 @@ public struct Engine: Sendable {
             next.defaultMode = m
         case .temporary(let t):
             next.temporary = t
+        case .app(let id, let m):
+            next.apps[id] = m
         case .schedule(let m, let above):
             if let old = inputs.schedule, let m, old != m, next.temporary?.expiry == .nextChange { next.temporary = nil }
             next.schedule = m
@@ -103,7 +126,8 @@ public struct Engine: Sendable {
         candidate.override = next.override
         candidate.traits = next.traits
         candidate.temporary = next.temporary
-        guard candidate != state else { return nil }
+        // An app override changes no global field, but it is a change of state: it gets its own seq.
+        guard candidate != state || next.apps != previousApps else { return nil }
         candidate.seq = state.seq + 1
         let previous = state
         state = candidate

@@ -13,6 +13,8 @@ public struct Inputs: Equatable, Sendable {
     public var schedule: Mode?
     /// The schedule decides before the desktop (config `schedule-over-desktop`).
     public var scheduleAboveDesktop: Bool
+    /// Per-app overrides (app id → mode): the top input, for that app only.
+    public var apps: [String: Mode] = [:]
 
     public init(system: SystemScheme, override: Override, defaultMode: Mode, traits: Traits = .unavailable,
                 temporary: TemporaryOverride? = nil, schedule: Mode? = nil, scheduleAboveDesktop: Bool = false) {
@@ -52,6 +54,19 @@ public struct Resolution: Equatable, Sendable {
         self.mode = mode
         self.source = source
     }
+}
+
+/// The merge rule for one app: its own override first, then the rule for everyone.
+public func resolve(_ inputs: Inputs, app: String?) -> Resolution {
+    if let app, let m = inputs.apps[app] { return Resolution(mode: m, source: .app) }
+    return resolve(inputs)
+}
+
+/// What `toggle` for an app sets: the opposite of the app's mode, or nil (no override) when that opposite
+/// is what the app gets anyway (the toggle rule, per app).
+public func toggledAppOverride(_ inputs: Inputs, app: String) -> Mode? {
+    let target = resolve(inputs, app: app).mode.opposite
+    return resolve(inputs).mode == target ? nil : target
 }
 
 /// The merge rule (DESIGN.md): the first input with a value decides. The temporary override, then the

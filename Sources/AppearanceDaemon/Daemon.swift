@@ -123,8 +123,9 @@ public final class Daemon: @unchecked Sendable {
         let override = saved.override
         var temporary = saved.temporary
         if case .at(let t)? = temporary?.expiry, t <= clock.now() { temporary = nil }  // ended while the daemon was away
-        engine = Engine(inputs: Inputs(system: .unavailable, override: override, defaultMode: config.defaultMode,
-                                       temporary: temporary),
+        var inputs = Inputs(system: .unavailable, override: override, defaultMode: config.defaultMode, temporary: temporary)
+        inputs.apps = saved.apps
+        engine = Engine(inputs: inputs,
                         instance: engine.state.instance, systemDetail: "not read yet")
         planSchedule()
         armTemporaryTimer()
@@ -162,7 +163,7 @@ public final class Daemon: @unchecked Sendable {
     private func describe() -> String {
         let s = engine.state
         return switch s.source {
-        case .override, .temporary: "\(s.mode.rawValue) (\(s.source.rawValue))"
+        case .override, .temporary, .app: "\(s.mode.rawValue) (\(s.source.rawValue))"
         case .schedule: "\(s.mode.rawValue) (schedule)"
         case .system, .default: "\(s.mode.rawValue) (\(s.source.rawValue), \(engine.systemDetail))"
         }
@@ -242,7 +243,7 @@ public final class Daemon: @unchecked Sendable {
     /// When the engine ended a temporary override (its next automatic change came), the state file forgets it.
     private func persistEndedTemporary() {
         guard saved.temporary != nil, engine.inputs.temporary == nil else { return }
-        let next = StateStore.Saved(override: engine.inputs.override, temporary: nil)
+        let next = StateStore.Saved(override: engine.inputs.override, temporary: nil, apps: engine.inputs.apps)
         do {
             try store.save(next)
             saved = next
@@ -407,31 +408,41 @@ public final class Daemon: @unchecked Sendable {
     }
 
     /// Offers the published state and palette to every subscriber; each is told only what changes its view.
+    /// A subscriber for an app is offered that app's state (its own mode, source and palette).
     private func offerToSubscribers() {
         let subscribers = connections.values.filter { $0.delivery != nil }
         guard !subscribers.isEmpty else { return }
-        let needsPalette = subscribers.contains { $0.delivery!.interest.palette }
-        let resolved = needsPalette ? resolvedPalette : nil
-        // Within one pass every notification carries the same state (and the same palette, for those that
-        // asked): they differ only in `previous` and in carrying the palette. Encode each variant once.
+        // Within one pass every notification for the same app carries the same state (and palette, for
+        // those that asked): they differ only in `previous` and in carrying the palette. Each state, palette
+        // and encoding is made once per app.
+        var states: [String: AppearanceState] = [:]
+        var palettes: [String: ResolvedPalette] = [:]
         var encoded: [String: [UInt8]] = [:]
-        let encode = { (n: Notification) -> [UInt8] in
-            let key = "\(n.previous.rawValue) \(n.palette != nil)"
-            if let bytes = encoded[key] { return bytes }
-            let bytes = Outgoing.changed(n)
-            encoded[key] = bytes
-            return bytes
-        }
         for c in subscribers {
-            c.delivery!.offer(engine.state, palette: resolved)
-            c.deliverIfIdle(encode)
+            let interest = c.delivery!.interest
+            let key = interest.app ?? ""
+            let state = states[key] ?? engine.state(for: interest.app)
+            states[key] = state
+            var resolved: ResolvedPalette?
+            if interest.palette {
+                resolved = palettes[key] ?? palette.resolved(state.variant, accent: state.traits.accentColor)
+                palettes[key] = resolved
+            }
+            c.delivery!.offer(state, palette: resolved)
+            c.deliverIfIdle { n in
+                let k = "\(key) \(n.previous.rawValue) \(n.palette != nil)"
+                if let bytes = encoded[k] { return bytes }
+                let bytes = Outgoing.changed(n)
+                encoded[k] = bytes
+                return bytes
+            }
         }
     }
 
     /// The tokens asked for, resolved; an unknown token is an error naming it (never a made-up color).
-    private func resolve(_ tokens: [String], _ request: VariantRequest) -> Result<JSON, RPCError> {
-        let variant = request.variant(for: engine.state)
-        let accent = engine.state.traits.accentColor
+    private func resolve(_ tokens: [String], _ request: VariantRequest, for state: AppearanceState) -> Result<JSON, RPCError> {
+        let variant = request.variant(for: state)
+        let accent = state.traits.accentColor
         var found: [PaletteToken] = []
         var unknown: [String] = []
         var seen: Set<String> = []  // a token asked for twice is answered once; linear in the request's size
@@ -455,10 +466,24 @@ public final class Daemon: @unchecked Sendable {
     /// notification.
     private func setOverride(_ o: Override) -> Result<Transition?, RPCError> {
         guard o != engine.inputs.override || engine.inputs.temporary != nil else { return .success(nil) }
-        if let e = save(StateStore.Saved(override: o, temporary: nil)) { return .failure(e) }
+        if let e = save(StateStore.Saved(override: o, temporary: nil, apps: engine.inputs.apps)) { return .failure(e) }
         log.info("override: \(o.rawValue)")
         defer { armTemporaryTimer() }
         return .success(engine.apply(.override(o)))
+    }
+
+    /// Sets or removes (nil) an app's override: nothing to do if unchanged → at most `AppID.maxOverrides`
+    /// → persist → apply.
+    private func setApp(_ app: String, _ mode: Mode?) -> Result<Transition?, RPCError> {
+        guard engine.inputs.apps[app] != mode else { return .success(nil) }
+        var apps = engine.inputs.apps
+        apps[app] = mode
+        guard apps.count <= AppID.maxOverrides else {
+            return .failure(RPCError(.requestFailed, "too many app overrides (the limit is \(AppID.maxOverrides)); remove one with set system --app ID"))
+        }
+        if let e = save(StateStore.Saved(override: engine.inputs.override, temporary: engine.inputs.temporary, apps: apps)) { return .failure(e) }
+        log.info("app override \(app): \(mode?.rawValue ?? "removed")")
+        return .success(engine.apply(.app(app, mode)))
     }
 
     /// Sets a temporary override, persisted with its expiry like the override itself.
@@ -469,7 +494,7 @@ public final class Daemon: @unchecked Sendable {
         }
         let t = TemporaryOverride(mode: mode, expiry: expiry)
         guard t != engine.inputs.temporary else { return .success(nil) }
-        if let e = save(StateStore.Saved(override: engine.inputs.override, temporary: t)) { return .failure(e) }
+        if let e = save(StateStore.Saved(override: engine.inputs.override, temporary: t, apps: engine.inputs.apps)) { return .failure(e) }
         log.info("temporary override: \(mode.rawValue) \(lifetime == .untilNext ? "until the next automatic change" : "until \(Clock.describe(clock.now(), from: 0))")")
         defer { armTemporaryTimer() }
         return .success(engine.apply(.temporary(t)))
@@ -585,24 +610,41 @@ public final class Daemon: @unchecked Sendable {
         let result: Result<JSON, RPCError>
         var transition: Transition?
         var cause = ""
+        let mine = engine.state(for: request.app)
         switch request.call {
+        case .apps:
+            result = .success(.object([("apps", .array(engine.inputs.apps.sorted { $0.key < $1.key }.map {
+                JSON.object([("app", .string($0.key)), ("override", .string($0.value.rawValue))])
+            }))]))
         case .get:
-            result = .success(engine.state.json)
+            result = .success(mine.json)
         case .status:
             result = .success(StatusInfo(state: engine.state, systemDetail: engine.systemDetail,
                                          defaultMode: engine.inputs.defaultMode, subscribers: subscriberCount,
                                          version: Self.version, pid: Int(getpid()), paletteDetail: paletteDetail,
                                          portalBackendDetail: outletStatus?.detail, scheduleDetail: scheduleDetail,
-                                         hooksDetail: hooks.statusDetail, configDetail: configDetail).json)
-        case .subscribe(let interest):
+                                         hooksDetail: hooks.statusDetail, configDetail: configDetail,
+                                         appOverrides: engine.inputs.apps.count).json)
+        case .subscribe(var interest):
             if c.delivery == nil { subscriberCount += 1 }
-            let resolved = interest.palette ? resolvedPalette : nil
-            c.delivery = Delivery(subscribedAt: engine.state, palette: resolved, interest: interest)
-            result = .success(Subscription(state: engine.state, palette: resolved).json)
-        case .resolve(let tokens, let request):
-            result = resolve(tokens, request)
-        case .palette(let request):
-            result = .success(palette.resolved(request.variant(for: engine.state), accent: engine.state.traits.accentColor).json)
+            interest.app = request.app
+            let resolved = interest.palette ? palette.resolved(mine.variant, accent: mine.traits.accentColor) : nil
+            c.delivery = Delivery(subscribedAt: mine, palette: resolved, interest: interest)
+            result = .success(Subscription(state: mine, palette: resolved).json)
+        case .resolve(let tokens, let variant):
+            result = resolve(tokens, variant, for: mine)
+        case .palette(let variant):
+            result = .success(palette.resolved(variant.variant(for: mine), accent: mine.traits.accentColor).json)
+        case .set(let o) where request.app != nil:
+            let app = request.app!
+            let mode: Mode? = o == .system ? nil : (o == .dark ? .dark : .light)
+            result = setApp(app, mode).map { t in transition = t; return engine.state(for: app).json }
+            cause = "app override \(app): \(o.rawValue), set by \(requester(c))"
+        case .toggle where request.app != nil:
+            let app = request.app!
+            let mode = engine.toggleTarget(app: app)
+            result = setApp(app, mode).map { t in transition = t; return engine.state(for: app).json }
+            cause = "app override \(app): \(mode?.rawValue ?? "system"), set by \(requester(c))"
         case .set, .toggle:
             let target: Override = if case .set(let o) = request.call { o } else { engine.toggleTarget }
             result = setOverride(target).map { t in transition = t; return engine.state.json }

@@ -11,10 +11,13 @@ public struct StateStore: Sendable {
     public struct Saved: Equatable, Sendable {
         public var override: Override
         public var temporary: TemporaryOverride?
+        /// App overrides (app id → mode).
+        public var apps: [String: Mode]
 
-        public init(override: Override, temporary: TemporaryOverride? = nil) {
+        public init(override: Override, temporary: TemporaryOverride? = nil, apps: [String: Mode] = [:]) {
             self.override = override
             self.temporary = temporary
+            self.apps = apps
         }
     }
 
@@ -41,7 +44,13 @@ public struct StateStore: Sendable {
     /// and one that cannot be read is dropped (the override still counts).
     public static func parse(_ bytes: [UInt8]) -> Saved? {
         guard let json = try? JSON.parse(bytes), let s = json["override"]?.stringValue, let o = Override(rawValue: s) else { return nil }
-        return Saved(override: o, temporary: json["temporary"].flatMap(TemporaryOverride.init(json:)))
+        var apps: [String: Mode] = [:]
+        if case .object(let members)? = json["apps"] {
+            for (id, value) in members where AppID.isValid(id) {
+                if let m = value.stringValue.flatMap(Mode.init(rawValue:)) { apps[id] = m }
+            }
+        }
+        return Saved(override: o, temporary: json["temporary"].flatMap(TemporaryOverride.init(json:)), apps: apps)
     }
 
     private func discard(_ problem: String) -> LoadResult {
@@ -54,6 +63,9 @@ public struct StateStore: Sendable {
         try Files.makeDirectories(Posix.directory(of: path))
         var members: [(String, JSON)] = [("override", .string(saved.override.rawValue))]
         if let t = saved.temporary { members.append(("temporary", t.json)) }
+        if !saved.apps.isEmpty {
+            members.append(("apps", .object(saved.apps.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value.rawValue)) })))
+        }
         var bytes = JSON.object(members).bytes
         bytes.append(0x0A)
         try Files.writeAtomically(path, bytes)

@@ -39,7 +39,7 @@ public enum FuzzHarness {
         let before = engine.state
         let t: Transition?
         switch request.call {
-        case .get, .status, .subscribe, .resolve, .palette, .log: t = nil
+        case .get, .status, .subscribe, .resolve, .palette, .log, .apps: t = nil
         case .set(let o): t = engine.apply(.override(o))
         case .toggle: t = engine.apply(.override(engine.toggleTarget))
         case .setTemporary(let m, _): t = engine.apply(.temporary(TemporaryOverride(mode: m, expiry: .nextChange)))

@@ -217,7 +217,7 @@ struct SubscriptionLoop: Sendable {
             return .lost(.daemonNotRunning(socket: path, reason: String(cString: strerror(error.code))), subscribed: false)
         }
         let id = JSON.int(1)
-        do { try Posix.sendAll(fd, Request(id: id, call: .subscribe(interest)).line) } catch {
+        do { try Posix.sendAll(fd, Request(id: id, call: .subscribe(interest), app: interest.app).line) } catch {
             return .lost(lost("\(error)"), subscribed: false)
         }
         var framer = LineFramer()

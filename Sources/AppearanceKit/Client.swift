@@ -21,15 +21,18 @@ import Dispatch
 public final class AppearanceClient: Sendable {
     /// The socket this client talks to.
     public let socketPath: String
+    /// The app this client speaks for: `state()`, `set`, `toggle` and `changes()` concern its own mode.
+    public let app: String?
     private let requests: RequestLine
 
     /// Connects to `socketPath`, or to the socket every client and the daemon agree on
     /// (`$APPEARANCED_SOCKET`, else `$XDG_RUNTIME_DIR/appearanced/socket`, … as in docs/protocol.md).
     /// Throws `.daemonNotRunning` when nothing answers there.
-    public init(socketPath: String? = nil) async throws(AppearanceError) {
+    public init(socketPath: String? = nil, app: String? = nil) async throws(AppearanceError) {
         let path = SocketLocation.resolve(explicit: socketPath).path
         self.socketPath = path
-        requests = RequestLine(path: path)
+        self.app = app
+        requests = RequestLine(path: path, app: app)
         try await requests.perform(idempotent: true) { _ throws(AppearanceError) in () }
     }
 
@@ -79,7 +82,7 @@ public final class AppearanceClient: Sendable {
     /// With `reconnect: false` the sequence ends by throwing the `AppearanceError` that broke the connection,
     /// instead of reporting `.connectionLost` and trying again.
     public func changes(traits: Bool = false, palette: Bool = false, reconnect: Bool = true) -> AppearanceChanges {
-        AppearanceChanges(socketPath: socketPath, reconnect: reconnect, interest: Interest(traits: traits, palette: palette))
+        AppearanceChanges(socketPath: socketPath, reconnect: reconnect, interest: Interest(traits: traits, palette: palette, app: app))
     }
 }
 
@@ -90,13 +93,17 @@ final class RequestLine: @unchecked Sendable {
     private let path: String
     private var connection: AppearanceConnection?
 
-    init(path: String) { self.path = path }
+    let app: String?
+    init(path: String, app: String?) {
+        self.path = path
+        self.app = app
+    }
 
     /// A live connection: the current one, or a new one when the daemon closed it (it restarted).
     private func open() throws(AppearanceError) -> AppearanceConnection {
         if let c = connection, !c.isClosedByPeer { return c }
         connection = nil
-        let c = try AppearanceConnection(socketPath: path)
+        let c = try AppearanceConnection(socketPath: path, app: app)
         connection = c
         return c
     }

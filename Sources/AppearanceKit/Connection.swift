@@ -16,6 +16,9 @@ public final class AppearanceConnection {
     /// for the first portal reading (3 s), so a `get` right after a socket-activated start is answered.
     public static let defaultTimeout = 4.0
     public let timeout: Double
+    /// The app this connection speaks for (`"app"` in every request that takes it): `state()`, `set`,
+    /// `toggle`, `subscribe` and the palette then concern that app's own mode. nil: everyone's.
+    public let app: String?
     private let fd: Int32
     private var framer = LineFramer()
     private var nextID = 0
@@ -25,10 +28,12 @@ public final class AppearanceConnection {
     /// Connects to `socketPath`, or to the path every client and the daemon agree on
     /// (`$APPEARANCED_SOCKET`, else `$XDG_RUNTIME_DIR/appearanced/socket`, …).
     /// - Parameter timeout: the bound on connecting and on each request (not on waiting for notifications).
-    public init(socketPath: String? = nil, timeout: Double = AppearanceConnection.defaultTimeout) throws(AppearanceError) {
+    public init(socketPath: String? = nil, timeout: Double = AppearanceConnection.defaultTimeout,
+                app: String? = nil) throws(AppearanceError) {
         let path = SocketLocation.resolve(explicit: socketPath).path
         self.socketPath = path
         self.timeout = timeout
+        self.app = app
         fd = try Self.connect(path, deadline: Deadline(seconds: timeout))
         buffer = .allocate(byteCount: 16 * 1024, alignment: 16)
     }
@@ -84,6 +89,16 @@ public final class AppearanceConnection {
     /// Flips the mode for a while (`toggle` with `until`/`for`).
     public func toggle(for lifetime: Lifetime) throws(AppearanceError) -> AppearanceState { try stateCall(.toggleTemporary(lifetime)) }
 
+    /// Every app override, by app id (`apps`).
+    public func apps() throws(AppearanceError) -> [(app: String, override: Mode)] {
+        let json = try call(.apps)
+        guard case .array(let items)? = json["apps"] else { throw .protocolError("the daemon's apps reply has no list") }
+        return items.compactMap { item in
+            guard let a = item["app"]?.stringValue, let m = item["override"]?.stringValue.flatMap(Mode.init(rawValue:)) else { return nil }
+            return (a, m)
+        }
+    }
+
     /// The recent changes of the mode with their causes, oldest first (`log`; the daemon keeps 256).
     public func log(limit: Int? = nil) throws(AppearanceError) -> [LogEntry] {
         let json = try call(.log(limit: limit))
@@ -132,7 +147,11 @@ public final class AppearanceConnection {
         nextID += 1
         let id = JSON.int(nextID)
         let deadline = Deadline(seconds: timeout)
-        let line = Request(id: id, call: c).line
+        let takesApp: Bool = switch c {
+        case .get, .set, .toggle, .subscribe, .resolve, .palette: true
+        default: false
+        }
+        let line = Request(id: id, call: c, app: takesApp ? app : nil).line
         var sent = 0
         while sent < line.count {
             let done = line.withUnsafeBytes { raw in

@@ -5,7 +5,9 @@ import AppearanceCore
 /// 2: `traits` in the state object, `subscribe` params (`traits`, `palette`), the `resolve` and `palette` methods.
 /// 3: temporary overrides (`set`/`toggle` params `until` and `for`, `temporary` in the state object), sources
 ///    `temporary` and `schedule`, the `log` method; `status` adds `schedule` and `portalBackend`.
-public let protocolVersion = 3
+/// 4: per-app overrides: `"app"` in the params of get, set, toggle, subscribe, resolve and palette; `app`,
+///    `globalMode` and `globalSource` in an app's state object; source `app`; the `apps` method.
+public let protocolVersion = 4
 
 /// The longest line either side accepts, newline excluded.
 public let maxLineLength = 65_536
@@ -39,7 +41,22 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 public enum Method: String, CaseIterable, Sendable {
-    case get, set, toggle, subscribe, status, resolve, palette, log
+    case get, set, toggle, subscribe, status, resolve, palette, log, apps
+}
+
+/// App ids (`"app"` in params): 1-255 bytes of `A-Z a-z 0-9 . _ -`, not starting with a dot; a desktop-file
+/// or Flatpak style id (`org.gnome.TextEditor`, `kitty`).
+public enum AppID {
+    public static func isValid(_ id: String) -> Bool {
+        let b = Array(id.utf8)
+        guard (1...255).contains(b.count), b[0] != UInt8(ascii: ".") else { return false }
+        return b.allSatisfy { c in
+            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2E || c == 0x5F || c == 0x2D
+        }
+    }
+
+    /// Overrides a daemon keeps at most.
+    public static let maxOverrides = 4096
 }
 
 /// How long a temporary override lasts: until the next automatic change (a schedule transition or a change
@@ -100,6 +117,8 @@ public enum Call: Equatable, Sendable {
     case toggleTemporary(Lifetime)
     /// The recent transitions, newest last (at most `limit`).
     case log(limit: Int?)
+    /// Every app override.
+    case apps
 
     /// A plain `subscribe`: mode changes only.
     public static let subscribe = Call.subscribe(.mode)
@@ -110,6 +129,7 @@ public enum Call: Equatable, Sendable {
         case .set, .setTemporary: .set
         case .toggle, .toggleTemporary: .toggle
         case .log: .log
+        case .apps: .apps
         case .subscribe: .subscribe
         case .status: .status
         case .resolve: .resolve
@@ -123,6 +143,7 @@ public enum Call: Equatable, Sendable {
         case .setTemporary(let m, let l): return .object([("override", .string(m.rawValue))] + l.members)
         case .toggleTemporary(let l): return .object(l.members)
         case .log(let limit): return limit.map { .object([("limit", .int(UInt64($0)))]) }
+        case .apps: return nil
         case .subscribe(let i):
             // A plain subscribe sends no params, so that a protocol 1 daemon accepts it.
             var m: [(String, JSON)] = []
@@ -140,10 +161,13 @@ public struct Request: Equatable, Sendable {
     /// nil for a JSON-RPC notification (no reply is sent); otherwise a string, number or null.
     public var id: JSON?
     public var call: Call
+    /// `"app"`: the app the request speaks for (get, set, toggle, subscribe, resolve, palette).
+    public var app: String?
 
-    public init(id: JSON?, call: Call) {
+    public init(id: JSON?, call: Call, app: String? = nil) {
         self.id = id
         self.call = call
+        self.app = app
     }
 
     /// The request as one line, newline included.
@@ -151,7 +175,11 @@ public struct Request: Equatable, Sendable {
         var members: [(String, JSON)] = [("jsonrpc", .string("2.0"))]
         if let id { members.append(("id", id)) }
         members.append(("method", .string(call.method.rawValue)))
-        if let p = call.params { members.append(("params", p)) }
+        var params = call.params
+        if let app {
+            if case .object(let m)? = params { params = .object(m + [("app", .string(app))]) } else { params = .object([("app", .string(app))]) }
+        }
+        if let p = params { members.append(("params", p)) }
         return frame(.object(members))
     }
 }
@@ -201,13 +229,14 @@ extension Request {
         }
         let given = try members()
         let allowed: Set<String> = switch method {
-        case .set: ["override", "until", "for"]
-        case .toggle: ["until", "for"]
+        case .set: ["override", "until", "for", "app"]
+        case .toggle: ["until", "for", "app"]
         case .log: ["limit"]
-        case .subscribe: ["traits", "palette"]
-        case .resolve: ["tokens", "mode", "contrast"]
-        case .palette: ["mode", "contrast"]
-        case .get, .status: []
+        case .subscribe: ["traits", "palette", "app"]
+        case .resolve: ["tokens", "mode", "contrast", "app"]
+        case .palette: ["mode", "contrast", "app"]
+        case .get: ["app"]
+        case .status, .apps: []
         }
         if let unknown = given.first(where: { !allowed.contains($0.0) }) {
             throw invalid(.invalidParams, "\(name): unknown parameter \"\(unknown.0)\"", id: id ?? .null, reply: reply)
@@ -258,8 +287,21 @@ extension Request {
                 return .seconds(Int64(n))
             }
         }
+        var app: String?
+        if let a = param("app") {
+            guard let s = a.stringValue, AppID.isValid(s) else {
+                throw invalid(.invalidParams, "\(name): invalid \"app\" \(a.text), expected 1-255 characters of A-Z a-z 0-9 . _ - not starting with a dot",
+                              id: id ?? .null, reply: reply)
+            }
+            guard param("until") == nil, param("for") == nil else {
+                throw invalid(.invalidParams, "\(name): an app override cannot be temporary (\"until\"/\"for\" are for everyone's mode)",
+                              id: id ?? .null, reply: reply)
+            }
+            app = s
+        }
         let call: Call
         switch method {
+        case .apps: call = .apps
         case .get: call = .get
         case .toggle: call = try lifetime().map(Call.toggleTemporary) ?? .toggle
         case .log:
@@ -300,7 +342,7 @@ extension Request {
                 call = .set(o)
             }
         }
-        return Request(id: id, call: call)
+        return Request(id: id, call: call, app: app)
     }
 }
 
@@ -327,11 +369,14 @@ public struct StatusInfo: Equatable, Sendable {
     public var hooksDetail: String?
     /// The config file and how it was read, or why a reloaded one was not used; nil from an older daemon.
     public var configDetail: String?
+    /// How many app overrides there are; nil from an older daemon.
+    public var appOverrides: Int?
 
     public init(state: AppearanceState, systemDetail: String, defaultMode: Mode, subscribers: Int,
                 protocolVersion: Int = AppearanceProtocol.protocolVersion, version: String, pid: Int,
                 paletteDetail: String? = nil, portalBackendDetail: String? = nil, scheduleDetail: String? = nil,
-                hooksDetail: String? = nil, configDetail: String? = nil) {
+                hooksDetail: String? = nil, configDetail: String? = nil, appOverrides: Int? = nil) {
+        self.appOverrides = appOverrides
         self.configDetail = configDetail
         self.hooksDetail = hooksDetail
         self.scheduleDetail = scheduleDetail
@@ -355,6 +400,8 @@ extension AppearanceState {
          ("override", .string(override.rawValue)), ("source", .string(source.rawValue)),
          ("seq", .int(seq)), ("instance", .string(instance)), ("traits", traits.json),
          ("temporary", temporary.map(\.json) ?? .null)]
+            + (app.map { [("app", .string($0)), ("globalMode", .string((globalMode ?? mode).rawValue)),
+                          ("globalSource", .string((globalSource ?? source).rawValue))] } ?? [])
     }
 
     /// Reads a state object; unknown fields are ignored.
@@ -370,6 +417,9 @@ extension AppearanceState {
         self.init(mode: try field("mode", Mode.self), system: try field("system", SystemScheme.self),
                   override: try field("override", Override.self), source: try field("source", Source.self),
                   traits: traits, temporary: json["temporary"].flatMap(TemporaryOverride.init(json:)), seq: seq, instance: instance)
+        app = json["app"]?.stringValue
+        globalMode = json["globalMode"]?.stringValue.flatMap(Mode.init(rawValue:))
+        globalSource = json["globalSource"]?.stringValue.flatMap(Source.init(rawValue:))
     }
 }
 
@@ -514,7 +564,8 @@ extension StatusInfo {
           + (portalBackendDetail.map { [("portalBackend", JSON.string($0))] } ?? [])
           + (scheduleDetail.map { [("schedule", JSON.string($0))] } ?? [])
           + (hooksDetail.map { [("hooks", JSON.string($0))] } ?? [])
-          + (configDetail.map { [("config", JSON.string($0))] } ?? []))
+          + (configDetail.map { [("config", JSON.string($0))] } ?? [])
+          + (appOverrides.map { [("appOverrides", JSON.int(UInt64($0)))] } ?? []))
     }
 
     public init(json: JSON) throws(RPCError) {
@@ -528,7 +579,8 @@ extension StatusInfo {
         self.init(state: state, systemDetail: detail, defaultMode: dm, subscribers: subs,
                   protocolVersion: proto, version: version, pid: pid, paletteDetail: json["paletteDetail"]?.stringValue,
                   portalBackendDetail: json["portalBackend"]?.stringValue, scheduleDetail: json["schedule"]?.stringValue,
-                  hooksDetail: json["hooks"]?.stringValue, configDetail: json["config"]?.stringValue)
+                  hooksDetail: json["hooks"]?.stringValue, configDetail: json["config"]?.stringValue,
+                  appOverrides: json["appOverrides"]?.intValue)
     }
 }
 

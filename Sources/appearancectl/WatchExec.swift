@@ -10,9 +10,9 @@ import Dispatch
 // `changes()` reconnects) and reports lost and regained connections on stderr.
 
 /// Runs the watch until interrupted; exits the process itself.
-func watchExec(socket: String?, command: [String], initial: Bool) async -> Never {
+func watchExec(socket: String?, app: String?, command: [String], initial: Bool) async -> Never {
     let client: AppearanceClient
-    do { client = try await AppearanceClient(socketPath: socket) } catch { fail(error) }
+    do { client = try await AppearanceClient(socketPath: socket, app: app) } catch { fail(error) }
     // One slot holding the newest mode not yet run: a burst during a run leaves exactly one more run.
     // A command that cannot be started at all (a typo, a missing program) is a usage error now, not a
     // failure reported on every change for as long as the watch runs.

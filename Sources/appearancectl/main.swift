@@ -32,6 +32,12 @@ let usage = """
                                  or for DURATION (90m, 2h, 1h30m, 45s, 1d); survives restarts
       toggle [--until-next | --for DURATION]
                                  flip the mode (for a while); prints the new mode
+      get, set, toggle, watch --app ID
+                                 the same for one app (a desktop-file or Flatpak id such as kitty or
+                                 org.gnome.TextEditor): its own override (set dark|light --app ID; set
+                                 system --app ID removes it) comes first for it; $APPEARANCED_APP is the
+                                 default --app
+      apps [--json]              the app overrides: one "ID<TAB>MODE" line each
       log [-n N] [--json]        the recent changes of the mode and their causes, oldest first
                                  (--json: one JSON object per line)
       watch [--json [--traits] [--palette]] [--exit-on-disconnect]
@@ -123,6 +129,7 @@ var untilNext = false
 var forDuration: Int64?
 var logCount: Int?
 var exitOnDisconnect = false
+var appOption: String?
 var colorOption = "auto"
 var usedOptions: [String] = []
 var args = CommandLine.arguments.dropFirst()
@@ -140,7 +147,7 @@ var args = CommandLine.arguments.dropFirst()
 while let arg = args.popFirst() {
     let name = arg.hasPrefix("--") ? String(arg.prefix { $0 != "=" }) : arg
     if ["--mode", "--contrast", "--format", "--preview", "--traits", "--palette", "--light", "--dark", "-o", "--output",
-        "--until-next", "--for", "-n"].contains(name) {
+        "--until-next", "--for", "-n", "--app"].contains(name) {
         usedOptions.append(name == "-o" ? "--output" : name)
     }
     switch name {
@@ -160,6 +167,11 @@ while let arg = args.popFirst() {
     case "-o", "--output": outputFile = optionValue(arg, name)!; continue
     case "--preview": previewOption = true; continue
     case "--until-next": untilNext = true; continue
+    case "--app":
+        let v = optionValue(arg, "--app")!
+        guard AppID.isValid(v) else { usageError("invalid --app \"\(shown(v))\" (1-255 characters of A-Z a-z 0-9 . _ -, not starting with a dot)") }
+        appOption = v
+        continue
     case "--for":
         let v = optionValue(arg, "--for")!
         guard let seconds = parseDuration(v) else {
@@ -205,7 +217,7 @@ while let arg = args.popFirst() {
     }
 }
 
-guard let command = words.first else { usageError("missing command (get, status, set, toggle, log, watch, color, asset, palette, import-darkman)") }
+guard let command = words.first else { usageError("missing command (get, status, set, toggle, log, apps, watch, color, asset, palette, import-darkman)") }
 let operands = Array(words.dropFirst())
 
 if command != "watch" {
@@ -218,21 +230,26 @@ let optionsOf: [String: Set<String>] = [
     "color": ["--mode", "--contrast", "--format"],
     "asset": ["--mode", "--contrast"],
     "palette": ["--mode", "--contrast", "--format", "--preview", "--light", "--dark", "--output"],
-    "watch": ["--traits", "--palette"],
-    "set": ["--until-next", "--for"],
+    "watch": ["--traits", "--palette", "--app"],
+    "set": ["--until-next", "--for", "--app"],
+    "get": ["--app"],
+    "apps": [],
     "import-darkman": ["--output"],
-    "toggle": ["--until-next", "--for"],
+    "toggle": ["--until-next", "--for", "--app"],
     "log": ["-n"],
     "watch-exit": ["--exit-on-disconnect"],
 ]
 // --json where there is a state object (or a log entry) to print; other commands have --format.
-if json, !["get", "status", "set", "toggle", "log", "watch", "help"].contains(command) {
+if json, !["get", "status", "set", "toggle", "log", "watch", "apps", "help"].contains(command) {
     usageError("\(command) does not take --json\(command == "palette" ? " (use --format json)" : command == "color" || command == "asset" ? " (it prints one value; palette --format json prints them all)" : "")")
 }
 if exitOnDisconnect, command != "watch" || execCommand != nil {
     usageError("--exit-on-disconnect is an option of watch and watch --json (watch --exec always reconnects)")
 }
 if untilNext && forDuration != nil { usageError("\(command): give --until-next or --for, not both") }
+if appOption != nil && (untilNext || forDuration != nil) {
+    usageError("\(command): an app override cannot be temporary (--until-next/--for are for everyone's mode)")
+}
 let paletteImport = command == "palette" && operands.first == "import"
 for o in usedOptions {
     var allowed = optionsOf[command] ?? []
@@ -276,8 +293,18 @@ extension String {
     if let extra = operands.first { usageError("\(command): unexpected argument \"\(extra)\"") }
 }
 
+/// `--app ID`, else `$APPEARANCED_APP` (a terminal's prompt or a hook asking for its own app), for the
+/// commands that take it.
+let effectiveApp: String? = {
+    guard ["get", "set", "toggle", "watch"].contains(command) else { return nil }
+    if let appOption { return appOption }
+    guard let env = Posix.environment("APPEARANCED_APP") else { return nil }
+    guard AppID.isValid(env) else { usageError("invalid APPEARANCED_APP \"\(shown(env))\" in the environment (1-255 characters of A-Z a-z 0-9 . _ -, not starting with a dot)") }
+    return env
+}()
+
 @MainActor func connect() -> AppearanceConnection {
-    do { return try AppearanceConnection(socketPath: socketPath) } catch { fail(error) }
+    do { return try AppearanceConnection(socketPath: socketPath, app: effectiveApp) } catch { fail(error) }
 }
 
 func describeTemporary(_ t: TemporaryOverride) -> String {
@@ -315,7 +342,7 @@ func describeTemporary(_ t: TemporaryOverride) -> String {
     var away = false
     while true {
         do {
-            let c = try AppearanceConnection(socketPath: socketPath)
+            let c = try AppearanceConnection(socketPath: socketPath, app: effectiveApp)
             let start = try c.subscribe(traits: interest.traits, palette: interest.palette)
             if away { note("reconnected to appearanced on \(c.socketPath)") }
             away = false
@@ -458,6 +485,7 @@ case "status":
     if json { out(st.json.text); break }
     let s = st.state
     let why: String = switch s.source {
+    case .app: "forced by the app's own override"
     case .temporary: "forced by a temporary override"
     case .override: "forced by the user's override"
     case .system: "following the system"
@@ -479,6 +507,7 @@ case "status":
         temporary:   \(s.temporary.map(describeTemporary) ?? "none")
         portal:      \(st.portalBackendDetail ?? "unknown (the daemon is older than protocol 3)")
         hooks:       \(st.hooksDetail ?? "unknown (the daemon is older than protocol 3)")
+        apps:        \(st.appOverrides.map { "\($0) app override\($0 == 1 ? "" : "s") (appearancectl apps)" } ?? "unknown (the daemon is older than protocol 4)")
         subscribers: \(st.subscribers)
         daemon:      appearanced \(st.version), pid \(st.pid), instance \(s.instance), seq \(s.seq), protocol \(st.protocolVersion)
         socket:      \(c.socketPath)
@@ -538,8 +567,8 @@ case "watch":
         if json { usageError("watch: --json and --exec do not go together") }
         if execCommand[0].isEmpty { usageError("watch: --exec needs a command") }
         // The watch runs in a task; this thread only waits for SIGINT/SIGTERM (the task exits when it ends).
-        let socket = socketPath, initial = !noInitial
-        Task.detached { await watchExec(socket: socket, command: execCommand, initial: initial) }
+        let socket = socketPath, initial = !noInitial, app = effectiveApp
+        Task.detached { await watchExec(socket: socket, app: app, command: execCommand, initial: initial) }
         while true { pause() }
     }
     if noInitial { usageError("watch: --no-initial goes with --exec") }
@@ -616,6 +645,14 @@ case "palette":
     }
     do { out(render(try c.palette(mode: modeOption, contrast: contrastOption), as: f)) } catch { fail(error) }
 
+case "apps":
+    noOperands()
+    let list: [(app: String, override: Mode)]
+    do { list = try connect().apps() } catch { fail(error) }
+    for (app, mode) in list {
+        out(json ? JSON.object([("app", .string(app)), ("override", .string(mode.rawValue))]).text : "\(app)\t\(mode.rawValue)")
+    }
+
 case "import-darkman":
     if operands.count > 1 { usageError("import-darkman: unexpected argument \"\(operands[1])\"") }
     let configHome = Posix.environment("XDG_CONFIG_HOME") ?? (Posix.environment("HOME") ?? "") + "/.config"
@@ -629,6 +666,6 @@ case "import-darkman":
     for note in result.notes { fputs("appearancectl: \(shown(note))\n", stderr) }
 
 default:
-    usageError("unknown command \"\(command)\" (expected get, status, set, toggle, log, watch, color, asset, palette, import-darkman or help)")
+    usageError("unknown command \"\(command)\" (expected get, status, set, toggle, log, apps, watch, color, asset, palette, import-darkman or help)")
 }
 exit(Exit.ok)

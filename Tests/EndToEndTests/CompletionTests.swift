@@ -14,7 +14,7 @@ import Testing
         let commandsPart = try #require(help.components(separatedBy: "Commands:").last?.components(separatedBy: "Options:").first)
         let commands = Set(commandsPart.split(separator: "\n").compactMap { line -> String? in
             guard line.hasPrefix("  "), !line.hasPrefix("   ") else { return nil }
-            return line.dropFirst(2).split(separator: " ").first.map(String.init)
+            return line.dropFirst(2).split(separator: " ").first.map { String($0.filter { $0 != "," }) }
         })
         let options = Self.flags(in: help)
         return (commands, options)
@@ -41,7 +41,7 @@ import Testing
     @Test(arguments: ["bash", "zsh", "fish"])
     func offersExactlyWhatTheHelpDocuments(shell: String) throws {
         let (commands, options) = try Self.documented()
-        #expect(commands == ["get", "status", "set", "toggle", "log", "watch", "color", "asset", "palette", "import-darkman", "help"])
+        #expect(commands == ["get", "status", "set", "toggle", "log", "apps", "watch", "color", "asset", "palette", "import-darkman", "help"])
         let text = try String(contentsOfFile: Repo.root + "/" + Self.files[shell]!, encoding: .utf8)
         for c in commands { #expect(text.contains(c), "\(shell) does not offer the command \(c)") }
         let offered = Self.offered(shell, text)
