@@ -126,3 +126,49 @@ struct SchedulePlanTests {
         #expect(Schedule().plan(now: 0, days: Self.days(offsetHours: 0)) == nil)
     }
 }
+
+/// Per-app overrides: the top input, for that app only.
+struct AppOverrideTests {
+    static let systems: [SystemScheme] = [.dark, .light, .noPreference, .unavailable]
+
+    @Test("an app's override wins for it alone", arguments: systems)
+    func appWins(system: SystemScheme) {
+        var inputs = Inputs(system: system, override: .light, defaultMode: .light,
+                            temporary: TemporaryOverride(mode: .light, expiry: .nextChange))
+        inputs.apps = ["kitty": .dark]
+        #expect(resolve(inputs, app: "kitty") == Resolution(mode: .dark, source: .app))
+        #expect(resolve(inputs, app: "firefox") == resolve(inputs))
+        #expect(resolve(inputs, app: nil) == resolve(inputs))
+    }
+
+    @Test("toggle per app removes the override when the opposite is what the app gets anyway", arguments: systems)
+    func toggle(system: SystemScheme) {
+        var inputs = Inputs(system: system, override: .system, defaultMode: .light)
+        let everyone = resolve(inputs).mode
+        #expect(toggledAppOverride(inputs, app: "a") == everyone.opposite)   // no override yet: force the opposite
+        inputs.apps["a"] = everyone.opposite
+        #expect(toggledAppOverride(inputs, app: "a") == nil)                 // back to following everyone
+        inputs.apps["a"] = everyone
+        #expect(toggledAppOverride(inputs, app: "a") == everyone.opposite)
+    }
+
+    @Test func anAppOverrideIsAStateChangeButNotAGlobalOne() throws {
+        var e = Engine(inputs: Inputs(system: .light, override: .system, defaultMode: .light), instance: "i")
+        let applied = e.apply(.app("kitty", .dark))
+        let t = try #require(applied)
+        #expect(t.state.seq == 1 && t.state.mode == .light && !t.modeChanged)
+        #expect(e.state(for: "kitty").mode == .dark && e.state(for: "kitty").source == .app)
+        #expect(e.state(for: "kitty").globalMode == .light && e.state(for: "kitty").app == "kitty")
+        #expect(e.apply(.app("kitty", .dark)) == nil)
+        // Its subscriber is offered its own state: a desktop flip it masks changes nothing for it.
+        var d = Delivery(subscribedAt: e.state(for: "kitty"), interest: Interest(app: "kitty"))
+        _ = e.apply(.system(SystemReading(.dark, detail: "flip")))
+        d.offer(e.state(for: "kitty"))
+        #expect(d.take() == nil)
+        _ = e.apply(.app("kitty", .light))
+        d.offer(e.state(for: "kitty"))
+        let taken = d.take()
+        let n = try #require(taken)
+        #expect(n.state.mode == .light && n.previous == .dark)
+    }
+}

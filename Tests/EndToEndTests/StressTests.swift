@@ -198,6 +198,53 @@ extension RawClient {
         portal.stop()
     }
 
+    /// Subscribers spread over many app ids, every tenth app forced dark, then desktop flips: every
+    /// subscriber ends on its own app's state (forced dark ones never moved), nobody is dropped.
+    @Test func subscribersOverManyAppsConverge() async throws {
+        Stress.raiseFileLimit()
+        let dir = try TemporaryDirectory()
+        let bus = try await PrivateBus(in: dir)
+        let portal = try await FakePortal(bus: bus, directory: dir, version: .v2, colorScheme: 2)
+        let s = try Sandbox()
+        s.env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        let apps = Stress.full ? 100 : 10
+        let probe = try AppearanceConnection(socketPath: s.socket)
+        for a in stride(from: 0, to: apps, by: 10) {
+            _ = try AppearanceConnection(socketPath: s.socket, app: "app\(a)").set(.dark)
+        }
+        var clients: [(RawClient, Int)] = []
+        for k in 0..<Stress.subscribers {
+            let c = try RawClient(s.socket)
+            try c.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"app":"app\#(k % apps)"}}"# + "\n")
+            clients.append((c, k % apps))
+        }
+        for (c, a) in clients { #expect(try c.line()?.contains(a % 10 == 0 ? #""mode":"dark""# : #""mode":"light""#) == true) }
+        for i in 0..<Stress.flips { try await portal.send("set \(i % 2 == 0 ? 1 : 2)") }
+        let final = Stress.flips % 2 == 1 ? "dark" : "light"
+        try waitUntil("the daemon to settle on \(final)") { try probe.state().system.rawValue == final }
+        for (k, (c, a)) in clients.enumerated() {
+            let expected = a % 10 == 0 ? "dark" : final
+            try c.send(#"{"jsonrpc":"2.0","id":\#(1000 + k),"method":"get","params":{"app":"app\#(a)"}}"# + "\n")
+            var last: String?
+            var reply = ""
+            while let l = try c.line() {
+                if l.contains(#""id":\#(1000 + k)"#) { reply = l; break }
+                last = l
+            }
+            #expect(reply.contains(#""mode":"\#(expected)""#), "\(reply)")
+            // The last thing it was told (or a notification still on its way) is its own final mode.
+            if let last, !last.contains(#""mode":"\#(expected)""#) {
+                let pending = try #require(try c.line())
+                #expect(pending.contains(#""mode":"\#(expected)""#), "subscriber \(k) of app\(a)")
+            }
+            if a % 10 == 0 { #expect(last == nil, "a forced-dark app's subscriber was told of desktop flips: \(last ?? "")") }
+        }
+        Stress.figure("app subscribers", "\(Stress.subscribers) over \(apps) apps, flips \(Stress.flips), all converged")
+        portal.stop()
+    }
+
     /// The session bus lost and regained many times while clients come and go: libdbus closes its socket as
     /// soon as the bus goes, and the next client's `accept` usually gets that descriptor number. The watch
     /// sources on the bus use a descriptor of their own, so a client on the reused number is still read, a
