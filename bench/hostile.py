@@ -60,11 +60,11 @@ class Daemon:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
-def half_lines(bin_dir, n):
+def crowd(bin_dir, n, payload):
+    """n connections each sending `payload` (as much as the socket takes) and never reading; the daemon's RSS."""
     d = Daemon(bin_dir)
     try:
         conns = []
-        payload = b'{"jsonrpc":"2.0","id":1,"method":"get","params":{"pad":"' + b"x" * 64_900
         for _ in range(n):
             c = d.connect()
             c.setblocking(False)
@@ -82,26 +82,12 @@ def half_lines(bin_dir, n):
         d.close()
 
 
+def half_lines(bin_dir, n):
+    return crowd(bin_dir, n, b'{"jsonrpc":"2.0","id":1,"method":"get","params":{"pad":"' + b"x" * 64_900)
+
+
 def pipelining(bin_dir, n):
-    d = Daemon(bin_dir)
-    try:
-        burst = b'{"jsonrpc":"2.0","id":1,"method":"status"}\n' * 1000
-        conns = []
-        for _ in range(n):
-            c = d.connect()
-            c.setblocking(False)
-            try:
-                c.send(burst)
-            except BlockingIOError:
-                pass
-            conns.append(c)
-        time.sleep(2)
-        result = {"connections": n, **rss(d.p.pid), "get_still_answers": d.get() is not None}
-        for c in conns:
-            c.close()
-        return result
-    finally:
-        d.close()
+    return crowd(bin_dir, n, b'{"jsonrpc":"2.0","id":1,"method":"status"}\n' * 1000)
 
 
 def victim(bin_dir, runs):
