@@ -131,6 +131,10 @@ private struct Parser {
     var root = TOMLTable(origin: .header)
     /// The path of the last `[header]`; key/value lines go into it.
     var current: [String] = []
+    /// The table at `current`, taken out of the tree while its key/value lines are read (an empty one
+    /// stands in its place): each line then goes straight into it, instead of walking down from the root.
+    /// It is put back before the next header and at the end.
+    var detached: TOMLTable?
 
     init(_ bytes: [UInt8]) {
         s = bytes
@@ -219,18 +223,41 @@ private struct Parser {
         while true {
             skipSpace()
             switch peek {
-            case nil: return root
+            case nil:
+                try attach()
+                return root
             case "#", "\n", "\r": break
-            case "[": try header()
+            case "[":
+                try attach()
+                try header()
+                try detach()
             default:
                 let at = here
                 let (key, value) = try keyValue()
-                let current = current
-                try Parser.walk(&root, current, from: 0, dotted: false, at: at) { table throws(TOMLError) in
-                    try Parser.insert(value, key, into: &table, prefix: current, at: at)
+                if detached != nil {
+                    try Parser.insert(value, key, into: &detached!, prefix: current, at: at)
+                } else {
+                    try Parser.insert(value, key, into: &root, prefix: current, at: at)
                 }
             }
             try endOfLine()
+        }
+    }
+
+    mutating func detach() throws(TOMLError) {
+        guard !current.isEmpty else { return }
+        var taken: TOMLTable?
+        try Parser.walk(&root, current, from: 0, dotted: false, at: here) { t throws(TOMLError) in
+            taken = t
+            t = TOMLTable(origin: t.origin)
+        }
+        detached = taken
+    }
+
+    mutating func attach() throws(TOMLError) {
+        guard var table = detached.take() else { return }
+        try Parser.walk(&root, current, from: 0, dotted: false, at: here) { t throws(TOMLError) in
+            swap(&t, &table)
         }
     }
 
