@@ -209,6 +209,7 @@ bench: deps-bench
 	/usr/bin/python3 bench/idle_schedule.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results
 	/usr/bin/python3 bench/hostile.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results
 	/usr/bin/python3 bench/parsers.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results
+	/usr/bin/python3 bench/apps.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results
 	rsvg-convert -o bench/results/fanout.png bench/results/fanout.svg
 
 bench-quick: deps-bench
@@ -218,4 +219,5 @@ bench-quick: deps-bench
 	/usr/bin/python3 bench/idle_schedule.py --seconds 10 --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results/quick
 	/usr/bin/python3 bench/hostile.py --quick --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results/quick
 	/usr/bin/python3 bench/parsers.py --runs 5 --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results/quick
+	/usr/bin/python3 bench/apps.py --quick --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results/quick
 	rsvg-convert -o bench/results/quick/fanout.png bench/results/quick/fanout.svg

@@ -80,10 +80,19 @@ static const char *SUBSCRIBE = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"subsc
 static int *subscribe_n(const char *path, int n) {
     int *fds = calloc((size_t)n, sizeof(int));
     char buf[4096];
+    // PROBE_APPS=K: subscriber i speaks for app "appI%K" (per-app overrides; none set, so all follow).
+    const char *apps_env = getenv("PROBE_APPS");
+    int apps = apps_env ? atoi(apps_env) : 0;
     for (int i = 0; i < n; i++) {
         fds[i] = connect_unix(path);
         if (fds[i] < 0) die("connect subscriber");
-        write_all(fds[i], SUBSCRIBE);
+        if (apps > 0) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"subscribe\",\"params\":{\"app\":\"app%d\"}}\n", i % apps);
+            write_all(fds[i], msg);
+        } else {
+            write_all(fds[i], SUBSCRIBE);
+        }
     }
     for (int i = 0; i < n; i++)
         if (read_line(fds[i], buf, sizeof buf) < 0 || !strstr(buf, "\"result\"")) { fprintf(stderr, "subscribe %d: %s\n", i, buf); exit(2); }
