@@ -133,9 +133,6 @@ public final class Daemon: @unchecked Sendable {
 
         installSignals()
         hooks.prepare()
-        let accept = DispatchSource.makeReadSource(fileDescriptor: listener.fd, queue: queue)
-        accept.setEventHandler { [unowned self] in self.acceptClients() }
-        acceptSource = accept
         log.info("listening on \(listener.path) (override: \(override.rawValue), state: \(paths.stateFile))")
 
         // The outlet first: it decides whether the portal's color-scheme is ours before anything is read.
@@ -153,7 +150,7 @@ public final class Daemon: @unchecked Sendable {
         transitions.append(.init(time: clock.now(), from: nil, to: s.mode, source: s.source, cause: "start: \(describe())"))
         configureHooks()
         hooks.changed(to: s.mode, from: nil, cause: "start")
-        acceptSource?.resume()
+        startAccepting()
         writeModeFile()
         statusText = describe()
         Systemd.notify("READY=1\nSTATUS=\(statusText)")
@@ -521,6 +518,17 @@ public final class Daemon: @unchecked Sendable {
 
     // MARK: Clients
 
+    /// The accept source exists only while the daemon accepts: made when serving starts (connections wait in
+    /// the backlog until the first reading) and after a pause, cancelled for one. Like every source here it
+    /// is never left suspended (docs/architecture.md).
+    private func startAccepting() {
+        guard acceptSource == nil, let listener else { return }
+        let accept = DispatchSource.makeReadSource(fileDescriptor: listener.fd, queue: queue)
+        accept.setEventHandler { [unowned self] in self.acceptClients() }
+        acceptSource = accept
+        accept.resume()
+    }
+
     private func acceptClients() {
         guard let listener else { return }
         while true {
@@ -533,8 +541,9 @@ public final class Daemon: @unchecked Sendable {
                 case EMFILE, ENFILE:
                     // Out of descriptors: stop accepting for a moment instead of spinning on the ready socket.
                     log.warning("too many open files (\(connections.count) clients); pausing new connections for 1 s")
-                    acceptSource?.suspend()
-                    queue.asyncAfter(deadline: .now() + 1) { [weak self] in self?.acceptSource?.resume() }
+                    acceptSource?.cancel()
+                    acceptSource = nil
+                    queue.asyncAfter(deadline: .now() + 1) { [weak self] in self?.startAccepting() }
                     return
                 default:
                     log.warning("accept on \(listener.path) failed: \(String(cString: strerror(errno))), ignoring")
