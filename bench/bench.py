@@ -79,6 +79,10 @@ class Stack:
             "GSETTINGS_BACKEND": "dconf",
             "SWIFT_BACKTRACE": "enable=no",
         }
+        # appearanced must not drive GNOME's setting here: the desktop changes only when the benchmark says.
+        os.makedirs(self.root + "/config/appearanced", exist_ok=True)
+        with open(self.root + "/config/appearanced/config.toml", "w") as f:
+            f.write('[desktop]\nfollow = "off"\n')
         self.socket = self.root + "/runtime/appearanced/socket"
         self.mode_file = self.root + "/runtime/appearanced/mode"
         self.daemon = None

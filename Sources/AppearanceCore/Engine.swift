@@ -36,6 +36,9 @@ public struct AppearanceState: Equatable, Sendable {
 /// What happens to the world.
 public enum Event: Equatable, Sendable {
     case system(SystemReading)
+    /// A reading that is the echo of appearanced's own write to the desktop (while it drives the desktop's
+    /// setting): the desktop's value is updated, but it is no automatic change.
+    case systemEcho(SystemReading)
     /// A persisted override: it also ends a temporary one (the user's newest word).
     case override(Override)
     case defaultMode(Mode)
@@ -93,6 +96,10 @@ public struct Engine: Sendable {
         var next = inputs
         let previousApps = inputs.apps
         switch event {
+        case .systemEcho(let reading):
+            systemDetail = reading.detail
+            next.system = reading.scheme
+            next.traits = reading.traits
         case .system(let reading):
             systemDetail = reading.detail
             next.system = reading.scheme

@@ -26,6 +26,8 @@ public struct Config: Equatable, Sendable {
     public var hookTimeout: Double = 30
     /// `max-connections`: clients beyond this are refused with an error; nil: the descriptor limit less 64.
     public var maxConnections: Int? = nil
+    /// `[desktop]`: whether appearanced drives GNOME's or KDE's own light/dark setting.
+    var desktop = DesktopFollower.Settings()
 
     public init(defaultMode: Mode = .light, logLevel: LogLevel? = nil, palette: String? = nil,
                 portalBackend: BackendPolicy = .auto) {
@@ -35,7 +37,8 @@ public struct Config: Equatable, Sendable {
         self.portalBackend = portalBackend
     }
 
-    public static let knownKeys = ["default-mode", "log-level", "palette", "portal-backend", "hooks", "hook-timeout", "max-connections", "schedule"]
+    public static let knownKeys = ["default-mode", "log-level", "palette", "portal-backend", "hooks", "hook-timeout", "max-connections", "schedule", "desktop"]
+    public static let desktopKeys = ["follow", "gnome-light", "gtk-theme-light", "gtk-theme-dark", "kde-light", "kde-dark"]
     public static let scheduleKeys = ["latitude", "longitude", "light-at", "dark-at", "over-desktop"]
 
     /// Reads a config from its text. `path` is only used in error messages.
@@ -85,6 +88,34 @@ public struct Config: Equatable, Sendable {
         case "max-connections":
             guard let n = value.integer, n >= 1, n <= 1_000_000 else { throw fail("a whole number from 1 to 1000000") }
             maxConnections = Int(n)
+        case "desktop":
+            guard let table = value.table else { throw fail("a table ([desktop])") }
+            for entry in table.entries {
+                let v = entry.value
+                let bad = { (what: String) in
+                    ConfigError(path: path, line: v.line, message: "desktop.\(entry.key): expected \(what), got \(shown(v))")
+                }
+                switch entry.key {
+                case "follow":
+                    guard let f = v.string, ["auto", "gnome", "kde", "off"].contains(f) else { throw bad(#""auto", "gnome", "kde" or "off""#) }
+                    desktop.follow = f
+                case "gnome-light":
+                    guard let g = v.string, ["default", "prefer-light"].contains(g) else { throw bad(#""default" or "prefer-light""#) }
+                    desktop.gnomeLight = g
+                case "gtk-theme-light", "gtk-theme-dark", "kde-light", "kde-dark":
+                    guard let name = v.string, !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || "-_.+ ".contains($0) }) else {
+                        throw bad("a theme or color scheme name")
+                    }
+                    switch entry.key {
+                    case "gtk-theme-light": desktop.gtkThemeLight = name
+                    case "gtk-theme-dark": desktop.gtkThemeDark = name
+                    case "kde-light": desktop.kdeLight = name
+                    default: desktop.kdeDark = name
+                    }
+                default:
+                    throw ConfigError(path: path, line: v.line, message: "desktop.\(entry.key): unknown key (known keys: \(Self.desktopKeys.joined(separator: ", ")))")
+                }
+            }
         case "schedule":
             guard let table = value.table else { throw fail("a table ([schedule])") }
             schedule = try Self.parseSchedule(table, line: value.line, path: path)

@@ -66,6 +66,7 @@ public final class Daemon: @unchecked Sendable {
     /// What the state file holds, so that an override that ended by itself is written out once.
     private var saved = StateStore.Saved(override: .system)
     private var transitions = TransitionLog()
+    private lazy var follower = DesktopFollower(queue: queue, log: log)
     private lazy var hooks: HookRunner = {
         let h = HookRunner(queue: queue, log: log, home: paths.home)
         h.onFailure = { [unowned self] outcome in
@@ -137,6 +138,8 @@ public final class Daemon: @unchecked Sendable {
 
         // The outlet first: it decides whether the portal's color-scheme is ours before anything is read.
         outlet?.start(policy: config.portalBackend) { [unowned self] status in self.outletChanged(status) }
+        follower.configure(config.desktop, portalServed: outletStatus?.serving ?? false)
+        planSchedule()
         outlet?.publish(servedValues)
         // Connections wait in the backlog until the first reading, so the first `get` is already right.
         sentry.start { [unowned self] reading in self.systemReading(reading) }
@@ -175,7 +178,8 @@ public final class Daemon: @unchecked Sendable {
         scheduleTimer = nil
         let now = clock.now()
         schedulePlan = config.schedule.plan(now: now, days: Clock.localDays(around: now))
-        if let t = engine.apply(.schedule(schedulePlan?.mode, aboveDesktop: config.schedule.aboveDesktop)) {
+        // While appearanced drives the desktop's setting, the schedule decides before the desktop's value.
+        if let t = engine.apply(.schedule(schedulePlan?.mode, aboveDesktop: config.schedule.aboveDesktop || follower.kind != nil)) {
             publish(t, cause: "schedule: \(scheduleCause(at: now))")
         }
         guard let plan = schedulePlan else { return }
@@ -348,7 +352,23 @@ public final class Daemon: @unchecked Sendable {
     private func desktopReading(_ reading: SystemReading) {
         let before = (engine.inputs.system, engine.systemDetail)
         let traitsBefore = engine.inputs.traits
-        let t = engine.apply(.system(reading))
+        // While appearanced drives the desktop's setting, a change there is either the echo of its own
+        // write, or the user's flip in the desktop: the latter counts as `set MODE --until-next`.
+        let changed = serving && follower.kind != nil && reading.scheme != engine.inputs.system
+            && DesktopFollower.mode(of: reading.scheme) != nil && DesktopFollower.mode(of: engine.inputs.system) != nil
+        let echo = changed && follower.isEcho(reading.scheme, now: clock.now())
+        let t = engine.apply(echo ? .systemEcho(reading) : .system(reading))
+        if echo { log.info("desktop: \(reading.scheme.rawValue) is the echo of appearanced's write") }
+        if changed, !echo, let manual = DesktopFollower.mode(of: reading.scheme), manual != engine.state.mode {
+            if let t { publish(t, cause: "desktop: \(reading.scheme.rawValue) (\(reading.detail))") }
+            let flip = TemporaryOverride(mode: manual, expiry: .nextChange)
+            _ = save(StateStore.Saved(override: engine.inputs.override, temporary: flip, apps: engine.inputs.apps))
+            armTemporaryTimer()
+            if let t2 = engine.apply(.temporary(flip)) { publish(t2, cause: "desktop (manual): \(manual.rawValue)") }
+            serve()
+            updateStatus()
+            return
+        }
         if before != (reading.scheme, reading.detail) {
             log.info("system: \(reading.scheme.rawValue) (\(reading.detail))")
         }
@@ -375,6 +395,7 @@ public final class Daemon: @unchecked Sendable {
             log.level = logLevelOption ?? c.logLevel ?? .info
             if let t = engine.apply(.defaultMode(c.defaultMode)) { publish(t, cause: "config reloaded: default-mode \(c.defaultMode.rawValue)") }
             outlet?.setPolicy(c.portalBackend)
+            follower.configure(c.desktop, portalServed: outletStatus?.serving ?? false)
             planSchedule()
             configureHooks()
         } catch {
@@ -394,6 +415,10 @@ public final class Daemon: @unchecked Sendable {
             transitions.append(.init(time: clock.now(), from: t.previous.mode, to: t.state.mode, source: t.state.source, cause: cause))
         }
         if t.modeChanged, serving { hooks.changed(to: t.state.mode, from: t.previous.mode, cause: cause) }
+        // The desktop follows what the user told appearanced (not what the desktop itself said).
+        if t.modeChanged, serving, [.override, .temporary, .schedule].contains(t.state.source) {
+            follower.write(t.state.mode, desktop: engine.inputs.system, now: clock.now())
+        }
         if t.modeChanged {
             log.notice("appearance is now \(t.state.mode.rawValue) (source: \(t.state.source.rawValue))")
             if serving { writeModeFile() }
@@ -633,7 +658,7 @@ public final class Daemon: @unchecked Sendable {
                                          version: Self.version, pid: Int(getpid()), paletteDetail: paletteDetail,
                                          portalBackendDetail: outletStatus?.detail, scheduleDetail: scheduleDetail,
                                          hooksDetail: hooks.statusDetail, configDetail: configDetail,
-                                         appOverrides: engine.inputs.apps.count).json)
+                                         appOverrides: engine.inputs.apps.count, desktopDetail: follower.statusDetail).json)
         case .subscribe(var interest):
             if c.delivery == nil { subscriberCount += 1 }
             interest.app = request.app

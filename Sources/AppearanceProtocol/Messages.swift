@@ -371,11 +371,15 @@ public struct StatusInfo: Equatable, Sendable {
     public var configDetail: String?
     /// How many app overrides there are; nil from an older daemon.
     public var appOverrides: Int?
+    /// Whether appearanced drives the desktop's own setting (GNOME, KDE), and its last write.
+    public var desktopDetail: String?
 
     public init(state: AppearanceState, systemDetail: String, defaultMode: Mode, subscribers: Int,
                 protocolVersion: Int = AppearanceProtocol.protocolVersion, version: String, pid: Int,
                 paletteDetail: String? = nil, portalBackendDetail: String? = nil, scheduleDetail: String? = nil,
-                hooksDetail: String? = nil, configDetail: String? = nil, appOverrides: Int? = nil) {
+                hooksDetail: String? = nil, configDetail: String? = nil, appOverrides: Int? = nil,
+                desktopDetail: String? = nil) {
+        self.desktopDetail = desktopDetail
         self.appOverrides = appOverrides
         self.configDetail = configDetail
         self.hooksDetail = hooksDetail
@@ -565,7 +569,8 @@ extension StatusInfo {
           + (scheduleDetail.map { [("schedule", JSON.string($0))] } ?? [])
           + (hooksDetail.map { [("hooks", JSON.string($0))] } ?? [])
           + (configDetail.map { [("config", JSON.string($0))] } ?? [])
-          + (appOverrides.map { [("appOverrides", JSON.int(UInt64($0)))] } ?? []))
+          + (appOverrides.map { [("appOverrides", JSON.int(UInt64($0)))] } ?? [])
+          + (desktopDetail.map { [("desktop", JSON.string($0))] } ?? []))
     }
 
     public init(json: JSON) throws(RPCError) {
@@ -580,7 +585,7 @@ extension StatusInfo {
                   protocolVersion: proto, version: version, pid: pid, paletteDetail: json["paletteDetail"]?.stringValue,
                   portalBackendDetail: json["portalBackend"]?.stringValue, scheduleDetail: json["schedule"]?.stringValue,
                   hooksDetail: json["hooks"]?.stringValue, configDetail: json["config"]?.stringValue,
-                  appOverrides: json["appOverrides"]?.intValue)
+                  appOverrides: json["appOverrides"]?.intValue, desktopDetail: json["desktop"]?.stringValue)
     }
 }
 

@@ -74,8 +74,8 @@ struct ConfigTests {
          #"/home/u/.config/appearanced/config.toml:1: log-level: expected one of "error", "warning", "notice", "info" or "debug", got "verbose""#),
         ("log-level = 7", #"/home/u/.config/appearanced/config.toml:1: log-level: expected one of "error", "warning", "notice", "info" or "debug", got an integer"#),
         ("default-mode = \"dark\"\n\n\n\ndefualt-mode = \"dark\"",
-         #"/home/u/.config/appearanced/config.toml:5: unknown key "defualt-mode" (known keys: default-mode, log-level, palette, portal-backend, hooks, hook-timeout, max-connections, schedule)"#),
-        ("[colors]\nbackground = \"#000\"", #"/home/u/.config/appearanced/config.toml:1: unknown table "colors" (known keys: default-mode, log-level, palette, portal-backend, hooks, hook-timeout, max-connections, schedule)"#),
+         #"/home/u/.config/appearanced/config.toml:5: unknown key "defualt-mode" (known keys: default-mode, log-level, palette, portal-backend, hooks, hook-timeout, max-connections, schedule, desktop)"#),
+        ("[colors]\nbackground = \"#000\"", #"/home/u/.config/appearanced/config.toml:1: unknown table "colors" (known keys: default-mode, log-level, palette, portal-backend, hooks, hook-timeout, max-connections, schedule, desktop)"#),
         ("default-mode = \"dark\"\ndefault-mode = \"light\"",
          #"/home/u/.config/appearanced/config.toml:2:1: "default-mode" is already defined as a string on line 1"#),
         ("default-mode \"dark\"", #"/home/u/.config/appearanced/config.toml:1:14: expected '=' after key "default-mode", found '"'"#),
@@ -112,10 +112,10 @@ struct ConfigTests {
         var uncommented: [String] = []
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             let setting = line.drop { $0 == "#" || $0 == " " }
-            let isSetting = (Config.knownKeys + Config.scheduleKeys).contains { setting.hasPrefix("\($0) = ") || setting == "[\($0)]" }
+            let isSetting = (Config.knownKeys + Config.scheduleKeys + Config.desktopKeys).contains { setting.hasPrefix("\($0) = ") || setting == "[\($0)]" }
             uncommented.append(isSetting ? String(setting) : String(line))
         }
-        for key in Config.knownKeys + Config.scheduleKeys {
+        for key in Config.knownKeys + Config.scheduleKeys + Config.desktopKeys {
             #expect(uncommented.contains { $0.hasPrefix("\(key) = ") || $0 == "[\(key)]" }, "no setting for \(key)")
         }
         _ = try Config.parse(uncommented.joined(separator: "\n"), path: Self.shipped)

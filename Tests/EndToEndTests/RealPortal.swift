@@ -17,8 +17,12 @@ final class RealPortalStack: @unchecked Sendable {
     ///   - desktop: `XDG_CURRENT_DESKTOP` for the portal and the daemon.
     ///   - portals: the backends the portal frontend finds (1.16 reads only `XDG_DESKTOP_PORTAL_DIR`).
     ///   - gtk4: also start a GTK 4 broadway display (`gtk4-broadwayd`), for libadwaita apps.
-    init(_ sandbox: Sandbox, desktop: String = "GNOME", portals: [String] = ["gtk"], gtk4: Bool = false) throws {
+    ///   - desktopFollows: leave `[desktop] follow` at "auto" (appearanced then drives GNOME's setting);
+    ///     otherwise the config says "off", so that the desktop changes only when the test changes it.
+    init(_ sandbox: Sandbox, desktop: String = "GNOME", portals: [String] = ["gtk"], gtk4: Bool = false,
+         desktopFollows: Bool = false) throws {
         self.sandbox = sandbox
+        if !desktopFollows { try sandbox.write("[desktop]\nfollow = \"off\"\n", to: sandbox.configFile) }
         let dir = sandbox.root + "/portals"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         for name in portals {

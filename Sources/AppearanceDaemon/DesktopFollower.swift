@@ -1,0 +1,158 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import AppearanceCore
+import AppearanceProtocol
+import Dispatch
+
+/// The desktop follows: on GNOME and KDE Plasma, appearanced writes its merged mode to the desktop's own
+/// light/dark setting, so the shell, the settings app and every portal reader change with it.
+///
+/// It writes only when the mode changes for a reason the user gave appearanced (an override, a temporary
+/// override, the schedule), never at start-up, and only when the desktop does not show that mode already.
+/// Writes run on a queue of their own with a timeout: they never delay a reply or a notification. The
+/// desktop's echo of a write (the value written, within `echoWindow`) is recognised; any other change of the
+/// desktop's value is the user's own flip there.
+final class DesktopFollower: @unchecked Sendable {
+    // Confined to the daemon's queue; the writes themselves run on `workers`.
+    enum Kind: String { case gnome, kde }
+
+    struct Settings: Equatable, Sendable {
+        var follow = "auto"
+        /// What GNOME's light is written as: "default" (GNOME Settings' Light) or "prefer-light".
+        var gnomeLight = "default"
+        var gtkThemeLight: String?
+        var gtkThemeDark: String?
+        var kdeLight = "BreezeLight"
+        var kdeDark = "BreezeDark"
+    }
+
+    static let echoWindow: Int64 = 5
+    static let writeTimeout = 10.0
+
+    private let queue: DispatchQueue
+    // Serial: writes land in the order they were decided (the last one wins on the desktop too).
+    private let workers = DispatchQueue(label: "appearanced.desktop")
+    private let log: Logger
+    private(set) var kind: Kind?
+    private var settings = Settings()
+    /// The values written in the last `echoWindow` seconds, as the sentry will read them back, and when:
+    /// with quick changes, the echo of an earlier write can arrive after a later write was made.
+    private var recentWrites: [(scheme: SystemScheme, time: Int64)] = []
+    private(set) var writes = 0
+    private var lastResult = "nothing written yet"
+
+    init(queue: DispatchQueue, log: Logger) {
+        self.queue = queue
+        self.log = log
+    }
+
+    /// Chooses what to drive: `follow = "gnome"|"kde"`, or for "auto" the desktop in `XDG_CURRENT_DESKTOP`;
+    /// nothing where appearanced serves the portal itself (then apps follow it already).
+    func configure(_ s: Settings, portalServed: Bool) {
+        settings = s
+        let desktops = (Posix.environment("XDG_CURRENT_DESKTOP") ?? "").lowercased().split(separator: ":")
+        switch s.follow {
+        case "gnome": kind = .gnome
+        case "kde": kind = .kde
+        case "off": kind = nil
+        default:
+            kind = portalServed ? nil : desktops.contains("gnome") ? .gnome : desktops.contains("kde") ? .kde : nil
+        }
+    }
+
+    var statusDetail: String {
+        guard let kind else { return "off" + (settings.follow == "auto" ? " (no GNOME or KDE session, or appearanced serves the portal)" : "") }
+        return "drives \(kind == .gnome ? "GNOME's color-scheme" : "KDE Plasma's color scheme"); \(writes) write\(writes == 1 ? "" : "s"), last: \(lastResult)"
+    }
+
+    /// How the desktop will report `mode` once written.
+    func reported(_ mode: Mode) -> SystemScheme {
+        switch kind {
+        case .gnome?: mode == .dark ? .dark : (settings.gnomeLight == "prefer-light" ? .light : .noPreference)
+        default: mode == .dark ? .dark : .light
+        }
+    }
+
+    /// The desktop's mode as a reading gives it (GNOME's default is light).
+    static func mode(of scheme: SystemScheme) -> Mode? {
+        switch scheme {
+        case .dark: .dark
+        case .light, .noPreference: .light
+        case .unavailable: nil
+        }
+    }
+
+    /// True when `scheme` is what a write of the last `echoWindow` seconds asked for.
+    func isEcho(_ scheme: SystemScheme, now: Int64) -> Bool {
+        recentWrites.removeAll { now - $0.time > Self.echoWindow }
+        return recentWrites.contains { $0.scheme == scheme }
+    }
+
+    /// Writes `mode` to the desktop unless it shows it already (`desktop`, the last reading).
+    func write(_ mode: Mode, desktop: SystemScheme, now: Int64) {
+        guard let kind else { return }
+        // What the desktop shows, or will once the last write lands: nothing to write when that is `mode`.
+        recentWrites.removeAll { now - $0.time > Self.echoWindow }
+        let shown = recentWrites.last?.scheme ?? desktop
+        guard Self.mode(of: shown) != mode else { return }
+        recentWrites.append((reported(mode), now))
+        var commands: [[String]]
+        switch kind {
+        case .gnome:
+            let value = mode == .dark ? "prefer-dark" : settings.gnomeLight
+            commands = [["gsettings", "set", "org.gnome.desktop.interface", "color-scheme", value]]
+            if let theme = mode == .dark ? settings.gtkThemeDark : settings.gtkThemeLight {
+                commands.append(["gsettings", "set", "org.gnome.desktop.interface", "gtk-theme", theme])
+            }
+        case .kde:
+            commands = [["plasma-apply-colorscheme", mode == .dark ? settings.kdeDark : settings.kdeLight]]
+        }
+        writes += 1
+        log.info("desktop: writing \(mode.rawValue) (\(commands.map { $0.joined(separator: " ") }.joined(separator: "; ")))")
+        let timeout = Self.writeTimeout
+        let toRun = commands
+        let queue = self.queue
+        workers.async { [weak self] in
+            let failures = toRun.compactMap { argv in Self.run(argv, timeout: timeout).map { "\(argv[0]): \($0)" } }
+            queue.async { [weak self] in self?.finished(mode, failures) }
+        }
+    }
+
+    private func finished(_ mode: Mode, _ failures: [String]) {
+        lastResult = failures.isEmpty ? "\(mode.rawValue), ok" : "\(mode.rawValue), failed: " + failures.joined(separator: "; ")
+        if !failures.isEmpty { log.warning("desktop: \(lastResult)") }
+    }
+
+    /// Runs `argv` (looked up in PATH) with stdin and stdout on /dev/null, and waits at most `timeout`
+    /// seconds (then SIGKILL). Returns what went wrong, or nil.
+    static func run(_ argv: [String], timeout: Double) -> String? {
+        func cStrings(_ strings: [String]) -> [UnsafeMutablePointer<CChar>?] { strings.map { strdup($0) } + [nil] }
+        let args = cStrings(argv)
+        defer { args.forEach { free($0) } }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        var pid: pid_t = 0
+        let rc = posix_spawnp(&pid, argv[0], &actions, nil, args, environ)
+        guard rc == 0 else { return "cannot run: \(String(cString: strerror(rc)))" }
+        let deadline = DispatchTime.now() + timeout
+        var status: Int32 = 0
+        while true {
+            let r = waitpid(pid, &status, WNOHANG)
+            if r == pid { break }
+            if r < 0, errno != EINTR { return "waitpid: \(String(cString: strerror(errno)))" }
+            if DispatchTime.now() > deadline {
+                kill(pid, SIGKILL)
+                _ = waitpid(pid, &status, 0)
+                return "did not finish within \(timeout) s"
+            }
+            usleep(5_000)
+        }
+        if status & 0x7f != 0 { return "killed by signal \(status & 0x7f)" }
+        let code = (status >> 8) & 0xff
+        return code == 0 ? nil : "exit status \(code)"
+    }
+}

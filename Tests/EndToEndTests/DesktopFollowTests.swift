@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+
+/// The desktop follows (issue "The desktop follows"): on a GNOME-shaped session (the real portal, its gtk
+/// backend and dconf) appearanced writes GNOME's own color-scheme; a flip made in GNOME is the user's word.
+@Suite struct DesktopFollowTests {
+    static func gsettingsValue(_ stack: RealPortalStack) throws -> String {
+        try stack.sandbox.run("/usr/bin/gsettings", ["get", "org.gnome.desktop.interface", "color-scheme"]).out
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test func setDrivesGnomesOwnSettingOncePerChange() throws {
+        let s = try Sandbox()
+        let stack = try RealPortalStack(s, desktop: "GNOME", portals: ["gtk"], desktopFollows: true)
+        defer { stack.close() }
+        try stack.gsettings("default")
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        #expect(try Self.gsettingsValue(stack) == "'default'")          // nothing written at start
+        #expect(try s.ctl("status").out.contains("desktop:     drives GNOME's color-scheme; 0 writes"))
+        #expect(try s.ctl("set", "dark").out == "dark\n")
+        try waitUntil("GNOME to be dark") { try Self.gsettingsValue(stack) == "'prefer-dark'" }
+        try waitUntil("the portal to say dark") { (try? stack.frontendRead()) == "(<<uint32 1>>,)" }
+        try d.waitForStderr("desktop: dark is the echo of appearanced's write")
+        #expect(try s.ctl("set", "light").out == "light\n")
+        try waitUntil("GNOME to be light again") { try Self.gsettingsValue(stack) == "'default'" }
+        // Rapid changes: the desktop, appearanced and the portal end agreeing; one write per change at most.
+        for i in 0..<20 { _ = try s.ctl("set", i % 2 == 0 ? "dark" : "light") }
+        try waitUntil("GNOME to settle light") { try Self.gsettingsValue(stack) == "'default'" && s.ctl("get").out == "light\n" }
+        let status = try s.ctl("status").out
+        let writes = Int(status.split(separator: "\n").first { $0.hasPrefix("desktop:") }?
+            .split(separator: ";")[1].split(separator: " ").first ?? "") ?? -1
+        #expect(writes >= 2 && writes <= 22, "\(status)")
+        // The echoes never counted as the user's own flips.
+        #expect(!d.stderr.contains("desktop (manual)"), "\(d.stderr)")
+    }
+
+    @Test func aFlipInGnomeIsTheUsersWordUntilTheNextTransition() throws {
+        let s = try Sandbox()
+        let stack = try RealPortalStack(s, desktop: "GNOME", portals: ["gtk"], desktopFollows: true)
+        defer { stack.close() }
+        s.env["TZ"] = "UTC"
+        s.env["APPEARANCED_TEST_CLOCK_FILE"] = s.root + "/clock-offset"
+        let real = Int64(Date().timeIntervalSince1970)
+        let day = (real / 86_400 + 1) * 86_400
+        try s.write("\(day + 19 * 3600 - 8 - real)\n", to: s.root + "/clock-offset")   // 18:59:52
+        try s.write("[schedule]\nlight-at = \"07:00\"\ndark-at = \"19:00\"\n", to: s.configFile)
+        try stack.gsettings("default")
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        #expect(try s.ctl("get").out == "light\n")
+        // 19:00: the schedule writes GNOME's dark.
+        try waitUntil("the schedule to make GNOME dark") { try Self.gsettingsValue(stack) == "'prefer-dark'" }
+        // The user flips GNOME back to light by hand: appearanced follows, as their word.
+        try stack.gsettings("default")
+        try waitUntil("appearanced to take the manual flip") { try s.ctl("get", "--json").out.contains(#""source":"temporary""#) }
+        #expect(try s.ctl("get").out == "light\n")
+        #expect(try s.ctl("log").out.contains("desktop (manual): light"))
+        // The next day, before 19:00 again: the schedule's change ends the flip, and 19:00 writes dark again.
+        let now = Int64(Date().timeIntervalSince1970)
+        try s.write("\(day + 86_400 + 19 * 3600 - 8 - now)\n", to: s.root + "/clock-offset")   // 18:59:52 again
+        kill(d.pid, SIGHUP)
+        try waitUntil("the schedule to take over; log: \((try? s.ctl("log").out) ?? ""); stderr: \(d.stderr)") {
+            try s.ctl("get", "--json").out.contains(#""source":"schedule""#)
+        }
+        try waitUntil("19:00 to make GNOME dark again") { try Self.gsettingsValue(stack) == "'prefer-dark'" }
+        #expect(try s.ctl("get").out == "dark\n")
+    }
+}
+
+/// KDE Plasma, with a recording stand-in for plasma-apply-colorscheme on PATH (the exact command lines).
+@Suite struct KDEFollowTests {
+    @Test func setRunsPlasmaApplyColorschemeWithTheConfiguredSchemes() throws {
+        let s = try Sandbox()
+        let bin = s.root + "/bin", record = s.root + "/kde-calls"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        let tool = bin + "/plasma-apply-colorscheme"
+        let fd = open(tool, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+        let script = Array("#!/bin/sh\necho \"plasma-apply-colorscheme $*\" >> \(record)\n".utf8)
+        _ = script.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        s.env["PATH"] = bin + ":" + (s.env["PATH"] ?? "/usr/bin:/bin")
+        try s.write("[desktop]\nfollow = \"kde\"\nkde-dark = \"MyDark\"\n", to: s.configFile)
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        #expect(try s.ctl("set", "dark").out == "dark\n")
+        try waitUntil("the dark scheme applied") { (try? String(contentsOfFile: record, encoding: .utf8)) == "plasma-apply-colorscheme MyDark\n" }
+        #expect(try s.ctl("set", "light").out == "light\n")
+        try waitUntil("the light scheme applied") {
+            (try? String(contentsOfFile: record, encoding: .utf8)) == "plasma-apply-colorscheme MyDark\nplasma-apply-colorscheme BreezeLight\n"
+        }
+        #expect(try s.ctl("status").out.contains("desktop:     drives KDE Plasma's color scheme; 2 writes, last: light, ok"))
+    }
+
+    @Test func aMissingToolIsAStatusLineNotACrash() throws {
+        let s = try Sandbox()
+        s.env["PATH"] = "/nonexistent"
+        try s.write("[desktop]\nfollow = \"kde\"\n", to: s.configFile)
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        #expect(try s.run(Bin.ctl, ["set", "dark"]).status == 0)
+        try waitUntil("the failure in status") {
+            try s.run(Bin.ctl, ["status"]).out.contains("last: dark, failed: plasma-apply-colorscheme: cannot run: No such file or directory")
+        }
+        #expect(d.isRunning)
+    }
+}
