@@ -4,6 +4,8 @@ import AppearanceFuzzing
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     guard let data else { return 0 }
-    FuzzHarness.run(Array(UnsafeBufferPointer(start: data, count: size)))
+    let broken = FuzzHarness.run(Array(UnsafeBufferPointer(start: data, count: size)))
+    // A broken invariant is a finding: trap, so libFuzzer keeps the input.
+    precondition(broken.isEmpty, broken.joined(separator: "; "))
     return 0
 }

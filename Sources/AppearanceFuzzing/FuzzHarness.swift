@@ -4,11 +4,23 @@ import AppearanceProtocol
 
 /// One fuzz input through everything that reads bytes from outside: the line framer, the JSON reader,
 /// request validation and the reducer it drives, the client-side decoder, the state file and the config
-/// (TOML) and palette readers. Any crash is a finding; so is a broken invariant, checked with `precondition`:
-/// what the writer produces, the reader reads back unchanged, and a notification always changes the mode
-/// its subscriber knew. Used by the libFuzzer target (`make fuzz`) and by the corpus replay test.
+/// (TOML) and palette readers. Any crash is a finding; so is a broken invariant: what the writer produces,
+/// the reader reads back unchanged, and a notification always changes the mode its subscriber knew. Broken
+/// invariants are returned (the libFuzzer target traps on them; the corpus replay test reports them as a
+/// failure naming the input, instead of crashing the test runner).
 public enum FuzzHarness {
-    public static func run(_ bytes: [UInt8]) {
+    /// The invariants one input broke; empty when it ran clean.
+    public static func run(_ bytes: [UInt8]) -> [String] {
+        var broken: [String] = []
+        check(bytes, &broken)
+        return broken
+    }
+
+    private static func expect(_ condition: Bool, _ what: String, _ broken: inout [String]) {
+        if !condition { broken.append(what) }
+    }
+
+    private static func check(_ bytes: [UInt8], _ broken: inout [String]) {
         var framer = LineFramer(limit: 4096)
         framer.append(bytes)
         var engine = Engine(inputs: Inputs(system: .noPreference, override: .system, defaultMode: .light), instance: "f")
@@ -16,7 +28,7 @@ public enum FuzzHarness {
         var lines: [ArraySlice<UInt8>] = []
         while let line = try? framer.next() { lines.append(line) }
         if let rest = framer.remainder() { lines.append(rest) }
-        for line in lines { handle(line, &engine, &delivery) }
+        for line in lines { handle(line, &engine, &delivery, &broken) }
 
         _ = StateStore.parse(bytes)
         let text = String(decoding: bytes, as: UTF8.self)
@@ -24,18 +36,18 @@ public enum FuzzHarness {
         if let palette = try? PaletteFile.parse(text, path: "fuzz.toml", home: "/home/f") {
             // Every token of a palette that was accepted resolves in every appearance.
             for v in Variant.all {
-                precondition(palette.resolved(v, accent: nil).tokens.count == palette.names.count, "a token did not resolve")
+                expect(palette.resolved(v, accent: nil).tokens.count == palette.names.count, "a token did not resolve", &broken)
             }
         }
     }
 
-    static func handle(_ line: ArraySlice<UInt8>, _ engine: inout Engine, _ delivery: inout Delivery) {
+    static func handle(_ line: ArraySlice<UInt8>, _ engine: inout Engine, _ delivery: inout Delivery, _ broken: inout [String]) {
         if let v = try? JSON.parse(line) {
-            precondition((try? JSON.parse(v.bytes)) == v, "JSON round trip changed the value")
+            expect((try? JSON.parse(v.bytes)) == v, "JSON round trip changed the value", &broken)
         }
         _ = try? Incoming.decode(line)
         guard let request = try? Request.decode(line) else { return }
-        precondition((try? Request.decode(request.line.dropLast())) == request, "request round trip changed it")
+        expect((try? Request.decode(request.line.dropLast())) == request, "request round trip changed it", &broken)
         let before = engine.state
         let t: Transition?
         switch request.call {
@@ -46,15 +58,15 @@ public enum FuzzHarness {
         case .toggleTemporary: t = engine.apply(.temporary(TemporaryOverride(mode: before.mode.opposite, expiry: .nextChange)))
         }
         switch request.call {
-        case .toggle, .toggleTemporary: precondition(engine.state.mode == before.mode.opposite, "toggle did not flip")
+        case .toggle, .toggleTemporary: expect(engine.state.mode == before.mode.opposite, "toggle did not flip", &broken)
         default: break
         }
         if let t {
-            precondition(t.state.seq == t.previous.seq + 1)
+            expect(t.state.seq == t.previous.seq + 1, "seq did not advance by one", &broken)
             delivery.offer(t.state)
-            if let n = delivery.take() { precondition(n.state.mode != n.previous, "a notification that changes nothing") }
+            if let n = delivery.take() { expect(n.state.mode != n.previous, "a notification that changes nothing", &broken) }
         } else {
-            precondition(engine.state == before)
+            expect(engine.state == before, "a request that changed nothing changed the state", &broken)
         }
         _ = Outgoing.result(id: request.id ?? .null, engine.state.json)
     }

@@ -17,6 +17,7 @@ struct CorpusReplayTests {
     @Test(arguments: corpus)
     func replay(path: String) throws {
         let bytes = try #require(FileManager.default.contents(atPath: path))
-        FuzzHarness.run(Array(bytes))
+        let broken = FuzzHarness.run(Array(bytes))
+        #expect(broken.isEmpty, "\(path): \(broken.joined(separator: "; "))")
     }
 }
