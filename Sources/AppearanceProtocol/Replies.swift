@@ -1,0 +1,298 @@
+import AppearanceCore
+
+// What the daemon sends: the state object, status, log entries, notifications, and how a client reads them.
+
+/// Extra facts `status` adds to the state object.
+public struct StatusInfo: Equatable, Sendable {
+    public var state: AppearanceState
+    /// Where the system value came from, or why there is none ("portal v2", "no session bus: …").
+    public var systemDetail: String
+    public var defaultMode: Mode
+    public var subscribers: Int
+    public var protocolVersion: Int
+    public var version: String
+    public var pid: Int
+    /// The palette file and how it was read ("…/palette.toml: 9 tokens"); nil from a protocol 1 daemon.
+    public var paletteDetail: String?
+    /// Whether the daemon serves the portal's Settings, and why ("serving as …: no other Settings backend
+    /// for sway", "not serving: gtk.portal provides Settings for GNOME"); nil from an older daemon.
+    public var portalBackendDetail: String?
+    /// The schedule's mode and next change ("dark until 07:12 (sunrise: light)"); nil without a schedule.
+    public var scheduleDetail: String?
+    /// The hooks' last run ("3 hooks for dark at 19:00: ok"); nil from an older daemon.
+    public var hooksDetail: String?
+    /// The config file and how it was read, or why a reloaded one was not used; nil from an older daemon.
+    public var configDetail: String?
+    /// How many app overrides there are; nil from an older daemon.
+    public var appOverrides: Int?
+    /// Whether appearanced drives the desktop's own setting (GNOME, KDE), and its last write.
+    public var desktopDetail: String?
+
+    public init(state: AppearanceState, systemDetail: String, defaultMode: Mode, subscribers: Int,
+                protocolVersion: Int = AppearanceProtocol.protocolVersion, version: String, pid: Int,
+                paletteDetail: String? = nil, portalBackendDetail: String? = nil, scheduleDetail: String? = nil,
+                hooksDetail: String? = nil, configDetail: String? = nil, appOverrides: Int? = nil,
+                desktopDetail: String? = nil) {
+        self.desktopDetail = desktopDetail
+        self.appOverrides = appOverrides
+        self.configDetail = configDetail
+        self.hooksDetail = hooksDetail
+        self.scheduleDetail = scheduleDetail
+        self.paletteDetail = paletteDetail
+        self.portalBackendDetail = portalBackendDetail
+        self.state = state
+        self.systemDetail = systemDetail
+        self.defaultMode = defaultMode
+        self.subscribers = subscribers
+        self.protocolVersion = protocolVersion
+        self.version = version
+        self.pid = pid
+    }
+}
+
+extension AppearanceState {
+    public var json: JSON { .object(members) }
+
+    var members: [(String, JSON)] {
+        [("mode", .string(mode.rawValue)), ("darkMode", .bool(darkMode)), ("system", .string(system.rawValue)),
+         ("override", .string(override.rawValue)), ("source", .string(source.rawValue)),
+         ("seq", .int(seq)), ("instance", .string(instance)), ("traits", traits.json),
+         ("temporary", temporary.map(\.json) ?? .null)]
+            + (app.map { [("app", .string($0)), ("globalMode", .string((globalMode ?? mode).rawValue)),
+                          ("globalSource", .string((globalSource ?? source).rawValue))] } ?? [])
+    }
+
+    /// Reads a state object; unknown fields are ignored.
+    public init(json: JSON) throws(RPCError) {
+        func field<T: RawRepresentable<String>>(_ key: String, _: T.Type) throws(RPCError) -> T {
+            guard let s = json[key]?.stringValue, let v = T(rawValue: s) else { throw bad(key) }
+            return v
+        }
+        guard let seq = json["seq"]?.uint64Value else { throw bad("seq") }
+        guard let instance = json["instance"]?.stringValue else { throw bad("instance") }
+        // A protocol 1 daemon sends no traits: nothing is known about them.
+        let traits = json["traits"].map(Traits.init(json:)) ?? .unavailable
+        self.init(mode: try field("mode", Mode.self), system: try field("system", SystemScheme.self),
+                  override: try field("override", Override.self), source: try field("source", Source.self),
+                  traits: traits, temporary: json["temporary"].flatMap(TemporaryOverride.init(json:)), seq: seq, instance: instance)
+        app = json["app"]?.stringValue
+        globalMode = json["globalMode"]?.stringValue.flatMap(Mode.init(rawValue:))
+        globalSource = json["globalSource"]?.stringValue.flatMap(Source.init(rawValue:))
+    }
+}
+
+/// One entry of `log`: a change of the mode, when, and why.
+public struct LogEntry: Equatable, Sendable {
+    /// Unix time, seconds.
+    public var time: Int64
+    /// nil for the daemon's start.
+    public var from: Mode?
+    public var to: Mode
+    public var source: Source?
+    /// Why, in words: "desktop: dark (portal v2)", "override dark set by appearancectl (pid 4242)", …
+    public var cause: String
+
+    public init(time: Int64, from: Mode?, to: Mode, source: Source?, cause: String) {
+        (self.time, self.from, self.to, self.source, self.cause) = (time, from, to, source, cause)
+    }
+
+    public var json: JSON {
+        .object([("time", .int(UInt64(max(0, time)))), ("from", from.map { .string($0.rawValue) } ?? .null),
+                 ("to", .string(to.rawValue)), ("source", source.map { .string($0.rawValue) } ?? .null), ("cause", .string(cause))])
+    }
+
+    public init?(json: JSON) {
+        guard let t = json["time"]?.uint64Value, let to = json["to"]?.stringValue.flatMap(Mode.init(rawValue:)) else { return nil }
+        self.init(time: Int64(t), from: json["from"]?.stringValue.flatMap(Mode.init(rawValue:)), to: to,
+                  source: json["source"]?.stringValue.flatMap(Source.init(rawValue:)), cause: json["cause"]?.stringValue ?? "")
+    }
+}
+
+extension TemporaryOverride {
+    /// `{"mode": "dark", "until": "next"}` or `{"mode": "dark", "until": UNIX_SECONDS}`.
+    public var json: JSON {
+        let until: JSON = switch expiry {
+        case .nextChange: .string("next")
+        case .at(let t): .int(UInt64(max(0, t)))
+        }
+        return .object([("mode", .string(mode.rawValue)), ("until", until)])
+    }
+
+    /// Reads it leniently: nil for null or anything unusable.
+    public init?(json: JSON) {
+        guard let mode = json["mode"]?.stringValue.flatMap(Mode.init(rawValue:)), let until = json["until"] else { return nil }
+        if until.stringValue == "next" {
+            self.init(mode: mode, expiry: .nextChange)
+        } else if let t = until.uint64Value {
+            self.init(mode: mode, expiry: .at(Int64(t)))
+        } else {
+            return nil
+        }
+    }
+}
+
+extension Traits {
+    /// `{"contrast": "normal"|"high"|null, "reducedMotion": true|false|null, "accentColor": "#rrggbb"|null}`:
+    /// null means the desktop does not say.
+    public var json: JSON {
+        .object([("contrast", contrast.map { .string($0.rawValue) } ?? .null),
+                 ("reducedMotion", reducedMotion.map(JSON.bool) ?? .null),
+                 ("accentColor", accentColor.map { .string($0.opaqueHex) } ?? .null)])
+    }
+
+    /// Reads traits leniently: a member that is missing or unusable is unknown (null).
+    public init(json: JSON) {
+        self.init(contrast: json["contrast"]?.stringValue.flatMap(Contrast.init(rawValue:)),
+                  reducedMotion: json["reducedMotion"]?.boolValue,
+                  accentColor: json["accentColor"]?.stringValue.flatMap(Color.init(parsing:)))
+    }
+}
+
+extension PaletteValue {
+    /// A color as `#rrggbb` (`#rrggbbaa` when translucent); an asset as its path.
+    public var text: String {
+        switch self {
+        case .color(let c): c.hex
+        case .asset(let p): p
+        }
+    }
+}
+
+extension ResolvedPalette {
+    /// `{"mode":"dark","contrast":"normal","colors":{"fill.bg":"#262626",…},"assets":{"wallpaper":"/…",…}}`,
+    /// tokens in palette file order.
+    public var json: JSON {
+        .object([("mode", .string(variant.mode.rawValue)), ("contrast", .string(variant.contrast.rawValue)),
+                 ("colors", .object(colors.map { ($0.name, .string($0.color.hex)) })),
+                 ("assets", .object(assets.map { ($0.name, .string($0.path)) }))])
+    }
+
+    public init(json: JSON) throws(RPCError) {
+        guard let mode = json["mode"]?.stringValue.flatMap(Mode.init(rawValue:)) else { throw bad("palette mode") }
+        guard let contrast = json["contrast"]?.stringValue.flatMap(Contrast.init(rawValue:)) else { throw bad("palette contrast") }
+        var tokens: [PaletteToken] = []
+        if case .object(let colors)? = json["colors"] {
+            for (name, value) in colors {
+                guard let c = value.stringValue.flatMap(Color.init(parsing:)) else { throw bad("colors.\(name)") }
+                tokens.append(PaletteToken(name: name, value: .color(c)))
+            }
+        }
+        if case .object(let assets)? = json["assets"] {
+            for (name, value) in assets {
+                guard let p = value.stringValue else { throw bad("assets.\(name)") }
+                tokens.append(PaletteToken(name: name, value: .asset(p)))
+            }
+        }
+        self.init(variant: Variant(mode, contrast), tokens: tokens)
+    }
+}
+
+/// The reply to `subscribe`: the state, plus the palette for subscribers that asked for it.
+public struct Subscription: Equatable, Sendable {
+    public var state: AppearanceState
+    public var palette: ResolvedPalette?
+
+    public init(state: AppearanceState, palette: ResolvedPalette?) {
+        self.state = state
+        self.palette = palette
+    }
+
+    public var json: JSON {
+        guard let palette else { return state.json }
+        return .object(state.members + [("palette", palette.json)])
+    }
+
+    public init(json: JSON) throws(RPCError) {
+        state = try AppearanceState(json: json)
+        palette = try json["palette"].map { j throws(RPCError) in try ResolvedPalette(json: j) }
+    }
+}
+
+private func bad(_ key: String) -> RPCError {
+    RPCError(.internalError, "the daemon sent a state without a valid \"\(key)\"")
+}
+
+extension StatusInfo {
+    public var json: JSON {
+        .object(state.members + [
+            ("systemDetail", .string(systemDetail)), ("defaultMode", .string(defaultMode.rawValue)),
+            ("subscribers", .int(subscribers)), ("protocol", .int(protocolVersion)),
+            ("version", .string(version)), ("pid", .int(pid)),
+        ] + (paletteDetail.map { [("paletteDetail", JSON.string($0))] } ?? [])
+          + (portalBackendDetail.map { [("portalBackend", JSON.string($0))] } ?? [])
+          + (scheduleDetail.map { [("schedule", JSON.string($0))] } ?? [])
+          + (hooksDetail.map { [("hooks", JSON.string($0))] } ?? [])
+          + (configDetail.map { [("config", JSON.string($0))] } ?? [])
+          + (appOverrides.map { [("appOverrides", JSON.int(UInt64($0)))] } ?? [])
+          + (desktopDetail.map { [("desktop", JSON.string($0))] } ?? []))
+    }
+
+    public init(json: JSON) throws(RPCError) {
+        let state = try AppearanceState(json: json)
+        guard let detail = json["systemDetail"]?.stringValue else { throw bad("systemDetail") }
+        guard let dm = json["defaultMode"]?.stringValue.flatMap(Mode.init(rawValue:)) else { throw bad("defaultMode") }
+        guard let subs = json["subscribers"]?.intValue else { throw bad("subscribers") }
+        guard let proto = json["protocol"]?.intValue else { throw bad("protocol") }
+        guard let version = json["version"]?.stringValue else { throw bad("version") }
+        guard let pid = json["pid"]?.intValue else { throw bad("pid") }
+        self.init(state: state, systemDetail: detail, defaultMode: dm, subscribers: subs,
+                  protocolVersion: proto, version: version, pid: pid, paletteDetail: json["paletteDetail"]?.stringValue,
+                  portalBackendDetail: json["portalBackend"]?.stringValue, scheduleDetail: json["schedule"]?.stringValue,
+                  hooksDetail: json["hooks"]?.stringValue, configDetail: json["config"]?.stringValue,
+                  appOverrides: json["appOverrides"]?.intValue, desktopDetail: json["desktop"]?.stringValue)
+    }
+}
+
+extension Notification {
+    /// The `changed` notification's params: the full state plus the mode the subscriber knew before.
+    public var json: JSON {
+        .object(state.members + [("previous", .string(previous.rawValue))] + (palette.map { [("palette", $0.json)] } ?? []))
+    }
+
+    public init(json: JSON) throws(RPCError) {
+        guard let p = json["previous"]?.stringValue.flatMap(Mode.init(rawValue:)) else { throw bad("previous") }
+        let palette = try json["palette"].map { j throws(RPCError) in try ResolvedPalette(json: j) }
+        self.init(state: try AppearanceState(json: json), previous: p, palette: palette)
+    }
+}
+
+/// Lines the server writes.
+public enum Outgoing {
+    public static func result(id: JSON, _ result: JSON) -> [UInt8] {
+        frame(.object([("jsonrpc", .string("2.0")), ("id", id), ("result", result)]))
+    }
+
+    public static func error(id: JSON, _ error: RPCError) -> [UInt8] {
+        frame(.object([("jsonrpc", .string("2.0")), ("id", id),
+                       ("error", .object([("code", .int(error.code)), ("message", .string(error.message))]))]))
+    }
+
+    public static func changed(_ n: Notification) -> [UInt8] {
+        frame(.object([("jsonrpc", .string("2.0")), ("method", .string("changed")), ("params", n.json)]))
+    }
+}
+
+/// What a client reads: a reply to one of its requests, or a notification.
+public enum Incoming: Equatable, Sendable {
+    case result(id: JSON, JSON)
+    case error(id: JSON, RPCError)
+    case changed(Notification)
+    /// A notification this client does not know: ignore it (forward compatibility).
+    case other(method: String)
+
+    public static func decode<C: Collection<UInt8>>(_ line: C) throws(RPCError) -> Incoming {
+        let json: JSON
+        do { json = try JSON.parse(line) } catch { throw RPCError(.parseError, "the daemon sent invalid JSON \(error)") }
+        if let method = json["method"]?.stringValue {
+            guard method == "changed" else { return .other(method: method) }
+            guard let params = json["params"] else { throw bad("params") }
+            return .changed(try Notification(json: params))
+        }
+        let id = json["id"] ?? .null
+        if let r = json["result"] { return .result(id: id, r) }
+        if let e = json["error"], let code = e["code"]?.intValue {
+            return .error(id: id, RPCError(code: code, message: e["message"]?.stringValue ?? "(no message)"))
+        }
+        throw RPCError(.invalidRequest, "the daemon sent a message that is neither a reply nor a notification")
+    }
+}

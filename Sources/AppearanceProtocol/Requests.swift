@@ -1,0 +1,290 @@
+import AppearanceCore
+
+// What a client sends: the requests, their parameters, and how the daemon reads and checks them.
+
+/// How long a temporary override lasts: until the next automatic change (a schedule transition or a change
+/// of the desktop's own value), or for a number of seconds.
+public enum Lifetime: Equatable, Sendable {
+    case untilNext
+    case seconds(Int64)
+
+    /// The longest `for`: a year.
+    public static let maxSeconds: Int64 = 366 * 86_400
+
+    var members: [(String, JSON)] {
+        switch self {
+        case .untilNext: [("until", .string("next"))]
+        case .seconds(let n): [("for", .int(UInt64(n)))]
+        }
+    }
+}
+
+/// A mode and contrast a client asks a palette to be resolved for; what it leaves out is taken from the
+/// current state (its mode, and the desktop's contrast, normal when the desktop does not say).
+public struct VariantRequest: Equatable, Sendable {
+    public var mode: Mode?
+    public var contrast: Contrast?
+
+    public init(mode: Mode? = nil, contrast: Contrast? = nil) {
+        self.mode = mode
+        self.contrast = contrast
+    }
+
+    public static let current = VariantRequest()
+
+    public func variant(for state: AppearanceState) -> Variant {
+        Variant(mode ?? state.mode, contrast ?? state.traits.contrast ?? .normal)
+    }
+
+    var members: [(String, JSON)] {
+        var m: [(String, JSON)] = []
+        if let mode { m.append(("mode", .string(mode.rawValue))) }
+        if let contrast { m.append(("contrast", .string(contrast.rawValue))) }
+        return m
+    }
+}
+
+/// A request after validation: what the client wants, with typed parameters.
+public enum Call: Equatable, Sendable {
+    case get
+    case set(Override)
+    case toggle
+    case subscribe(Interest)
+    case status
+    /// Tokens to resolve, in the order asked.
+    case resolve([String], VariantRequest)
+    case palette(VariantRequest)
+    /// `set` with `until` or `for`: a temporary override.
+    case setTemporary(Mode, Lifetime)
+    /// `toggle` with `until` or `for`.
+    case toggleTemporary(Lifetime)
+    /// The recent transitions, newest last (at most `limit`).
+    case log(limit: Int?)
+    /// Every app override.
+    case apps
+
+    /// A plain `subscribe`: mode changes only.
+    public static let subscribe = Call.subscribe(.mode)
+
+    public var method: Method {
+        switch self {
+        case .get: .get
+        case .set, .setTemporary: .set
+        case .toggle, .toggleTemporary: .toggle
+        case .log: .log
+        case .apps: .apps
+        case .subscribe: .subscribe
+        case .status: .status
+        case .resolve: .resolve
+        case .palette: .palette
+        }
+    }
+
+    var params: JSON? {
+        switch self {
+        case .set(let o): return .object([("override", .string(o.rawValue))])
+        case .setTemporary(let m, let l): return .object([("override", .string(m.rawValue))] + l.members)
+        case .toggleTemporary(let l): return .object(l.members)
+        case .log(let limit): return limit.map { .object([("limit", .int(UInt64($0)))]) }
+        case .apps: return nil
+        case .subscribe(let i):
+            // A plain subscribe sends no params, so that a protocol 1 daemon accepts it.
+            var m: [(String, JSON)] = []
+            if i.traits { m.append(("traits", .bool(true))) }
+            if i.palette { m.append(("palette", .bool(true))) }
+            return m.isEmpty ? nil : .object(m)
+        case .resolve(let tokens, let v): return .object([("tokens", .array(tokens.map(JSON.string)))] + v.members)
+        case .palette(let v): return v.members.isEmpty ? nil : .object(v.members)
+        case .get, .toggle, .status: return nil
+        }
+    }
+}
+
+public struct Request: Equatable, Sendable {
+    /// nil for a JSON-RPC notification (no reply is sent); otherwise a string, number or null.
+    public var id: JSON?
+    public var call: Call
+    /// `"app"`: the app the request speaks for (get, set, toggle, subscribe, resolve, palette).
+    public var app: String?
+
+    public init(id: JSON?, call: Call, app: String? = nil) {
+        self.id = id
+        self.call = call
+        self.app = app
+    }
+
+    /// The request as one line, newline included.
+    public var line: [UInt8] {
+        var members: [(String, JSON)] = [("jsonrpc", .string("2.0"))]
+        if let id { members.append(("id", id)) }
+        members.append(("method", .string(call.method.rawValue)))
+        var params = call.params
+        if let app {
+            if case .object(let m)? = params { params = .object(m + [("app", .string(app))]) } else { params = .object([("app", .string(app))]) }
+        }
+        if let p = params { members.append(("params", p)) }
+        return frame(.object(members))
+    }
+}
+
+/// Why a line is not a valid request, and the id to answer with (null when it could not be read).
+public struct RequestFailure: Error, Equatable, Sendable {
+    public var id: JSON?
+    /// False when the line was a well-formed notification (no id): JSON-RPC sends no reply then.
+    public var wantsReply: Bool
+    public var error: RPCError
+}
+
+extension Request {
+    /// Validates one line from a client. Every failure names what is wrong.
+    public static func decode<C: Collection<UInt8>>(_ line: C) throws(RequestFailure) -> Request {
+        func invalid(_ code: ErrorCode, _ msg: String, id: JSON? = .null, reply: Bool = true) -> RequestFailure {
+            RequestFailure(id: id, wantsReply: reply, error: RPCError(code, msg))
+        }
+        let json: JSON
+        do { json = try JSON.parse(line) } catch { throw invalid(.parseError, "parse error \(error)") }
+        guard case .object = json else {
+            if case .array = json { throw invalid(.invalidRequest, "batch requests are not supported: send one object per line") }
+            throw invalid(.invalidRequest, "a request must be a JSON object")
+        }
+        let id = json["id"]
+        switch id {
+        case nil, .null?, .string?, .number?: break
+        default: throw invalid(.invalidRequest, "\"id\" must be a string, a number or null")
+        }
+        let reply = id != nil
+        guard json["jsonrpc"] == .string("2.0") else { throw invalid(.invalidRequest, "\"jsonrpc\" must be \"2.0\"", id: id ?? .null) }
+        guard let name = json["method"]?.stringValue else {
+            throw invalid(.invalidRequest, "\"method\" must be a string", id: id ?? .null)
+        }
+        guard let method = Method(rawValue: name) else {
+            let known = Method.allCases.map(\.rawValue).joined(separator: ", ")
+            throw invalid(.methodNotFound, "unknown method \"\(name)\" (known: \(known))", id: id ?? .null, reply: reply)
+        }
+        let params = json["params"]
+        func members() throws(RequestFailure) -> [(String, JSON)] {
+            switch params {
+            case nil, .null?: return []
+            case .object(let m)?: return m
+            case .array(let a)? where a.isEmpty: return []
+            default: throw invalid(.invalidParams, "\(name) takes its params as an object", id: id ?? .null, reply: reply)
+            }
+        }
+        let given = try members()
+        let allowed: Set<String> = switch method {
+        case .set: ["override", "until", "for", "app"]
+        case .toggle: ["until", "for", "app"]
+        case .log: ["limit"]
+        case .subscribe: ["traits", "palette", "app"]
+        case .resolve: ["tokens", "mode", "contrast", "app"]
+        case .palette: ["mode", "contrast", "app"]
+        case .get: ["app"]
+        case .status, .apps: []
+        }
+        if let unknown = given.first(where: { !allowed.contains($0.0) }) {
+            throw invalid(.invalidParams, "\(name): unknown parameter \"\(unknown.0)\"", id: id ?? .null, reply: reply)
+        }
+        func param(_ key: String) -> JSON? {
+            guard let v = given.first(where: { $0.0 == key })?.1, v != .null else { return nil }
+            return v
+        }
+        func flag(_ key: String) throws(RequestFailure) -> Bool {
+            guard let v = param(key) else { return false }
+            guard let b = v.boolValue else {
+                throw invalid(.invalidParams, "\(name): \"\(key)\" must be true or false, got \(v.text)", id: id ?? .null, reply: reply)
+            }
+            return b
+        }
+        func variant() throws(RequestFailure) -> VariantRequest {
+            var v = VariantRequest()
+            if let m = param("mode") {
+                guard let s = m.stringValue, let mode = Mode(rawValue: s) else {
+                    throw invalid(.invalidParams, "\(name): invalid mode \(m.text), expected \"light\" or \"dark\"", id: id ?? .null, reply: reply)
+                }
+                v.mode = mode
+            }
+            if let c = param("contrast") {
+                guard let s = c.stringValue, let contrast = Contrast(rawValue: s) else {
+                    throw invalid(.invalidParams, "\(name): invalid contrast \(c.text), expected \"normal\" or \"high\"", id: id ?? .null, reply: reply)
+                }
+                v.contrast = contrast
+            }
+            return v
+        }
+        /// `until: "next"` or `for: SECONDS`, nil when neither is given.
+        func lifetime() throws(RequestFailure) -> Lifetime? {
+            switch (param("until"), param("for")) {
+            case (nil, nil): return nil
+            case (.some, .some):
+                throw invalid(.invalidParams, "\(name): give \"until\" or \"for\", not both", id: id ?? .null, reply: reply)
+            case (let u?, nil):
+                guard u.stringValue == "next" else {
+                    throw invalid(.invalidParams, "\(name): invalid \"until\" \(u.text), expected \"next\"", id: id ?? .null, reply: reply)
+                }
+                return .untilNext
+            case (nil, let f?):
+                guard let n = f.uint64Value, n >= 1, n <= UInt64(Lifetime.maxSeconds) else {
+                    throw invalid(.invalidParams, "\(name): invalid \"for\" \(f.text), expected whole seconds from 1 to \(Lifetime.maxSeconds)",
+                                  id: id ?? .null, reply: reply)
+                }
+                return .seconds(Int64(n))
+            }
+        }
+        var app: String?
+        if let a = param("app") {
+            guard let s = a.stringValue, AppID.isValid(s) else {
+                throw invalid(.invalidParams, "\(name): invalid \"app\" \(a.text), expected 1-255 characters of A-Z a-z 0-9 . _ - not starting with a dot",
+                              id: id ?? .null, reply: reply)
+            }
+            guard param("until") == nil, param("for") == nil else {
+                throw invalid(.invalidParams, "\(name): an app override cannot be temporary (\"until\"/\"for\" are for everyone's mode)",
+                              id: id ?? .null, reply: reply)
+            }
+            app = s
+        }
+        let call: Call
+        switch method {
+        case .apps: call = .apps
+        case .get: call = .get
+        case .toggle: call = try lifetime().map(Call.toggleTemporary) ?? .toggle
+        case .log:
+            if let l = param("limit") {
+                guard let n = l.uint64Value, n >= 1 else {
+                    throw invalid(.invalidParams, "log: invalid \"limit\" \(l.text), expected a positive whole number", id: id ?? .null, reply: reply)
+                }
+                call = .log(limit: Int(min(n, 1 << 20)))
+            } else {
+                call = .log(limit: nil)
+            }
+        case .subscribe: call = .subscribe(Interest(traits: try flag("traits"), palette: try flag("palette")))
+        case .status: call = .status
+        case .palette: call = .palette(try variant())
+        case .resolve:
+            guard let t = param("tokens") else {
+                throw invalid(.invalidParams, "resolve: missing parameter \"tokens\" (an array of token names)", id: id ?? .null, reply: reply)
+            }
+            guard case .array(let items) = t, !items.isEmpty,
+                  case let names = items.compactMap(\.stringValue), names.count == items.count else {
+                throw invalid(.invalidParams, "resolve: \"tokens\" must be a non-empty array of strings, got \(t.text)", id: id ?? .null, reply: reply)
+            }
+            call = .resolve(names, try variant())
+        case .set:
+            let expected = "expected \"light\", \"dark\" or \"system\""
+            guard let value = json["params"]?["override"] else {
+                throw invalid(.invalidParams, "set: missing parameter \"override\" (\(expected))", id: id ?? .null, reply: reply)
+            }
+            guard let s = value.stringValue, let o = Override(rawValue: s) else {
+                throw invalid(.invalidParams, "set: invalid override \(value.text), \(expected)", id: id ?? .null, reply: reply)
+            }
+            if let l = try lifetime() {
+                guard let mode = Mode(rawValue: s) else {
+                    throw invalid(.invalidParams, "set: \"system\" cannot be temporary (it ends every override)", id: id ?? .null, reply: reply)
+                }
+                call = .setTemporary(mode, l)
+            } else {
+                call = .set(o)
+            }
+        }
+        return Request(id: id, call: call, app: app)
+    }
+}
