@@ -1,0 +1,51 @@
+#!/usr/bin/python3
+"""The cost of one desktop write (docs/benchmarks.md, "The desktop follows"): what appearanced runs when it
+drives GNOME's setting, `gsettings set org.gnome.desktop.interface color-scheme prefer-dark|default`, on a
+private session bus with the real dconf service, alternating values, whole process. Writes desktop_write.json.
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--runs", type=int, default=200)
+    a = ap.parse_args()
+    root = tempfile.mkdtemp(prefix="appearanced-bench-desktop-")
+    env = {"PATH": "/usr/bin:/bin", "HOME": root, "XDG_CONFIG_HOME": root + "/config", "XDG_RUNTIME_DIR": root,
+           "GSETTINGS_BACKEND": "dconf"}
+    os.chmod(root, 0o700)
+    bus = subprocess.Popen(["/usr/bin/dbus-daemon", "--session", "--nofork", "--nopidfile",
+                            f"--address=unix:path={root}/bus", "--print-address=1"],
+                           env=env, stdout=subprocess.PIPE, text=True)
+    env["DBUS_SESSION_BUS_ADDRESS"] = bus.stdout.readline().strip()
+    try:
+        cmd = ["gsettings", "set", "org.gnome.desktop.interface", "color-scheme"]
+        subprocess.run(cmd + ["default"], env=env, check=True)   # dconf-service activated, not measured
+        samples = []
+        for i in range(a.runs):
+            t0 = time.perf_counter()
+            subprocess.run(cmd + ["prefer-dark" if i % 2 == 0 else "default"], env=env, check=True)
+            samples.append((time.perf_counter() - t0) * 1000)
+        s = sorted(samples)
+        result = {"runs": len(s), "p50_ms": statistics.median(s), "p99_ms": s[min(len(s) - 1, int(len(s) * 0.99))]}
+    finally:
+        bus.terminate()
+        bus.wait()
+        subprocess.run(["/usr/bin/pkill", "-f", f"DBUS_STARTER_ADDRESS=unix:path={root}/bus"], stderr=subprocess.DEVNULL)
+        shutil.rmtree(root, ignore_errors=True)
+    os.makedirs(a.out, exist_ok=True)
+    with open(os.path.join(a.out, "desktop_write.json"), "w") as f:
+        json.dump(result, f, indent=2)
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()
