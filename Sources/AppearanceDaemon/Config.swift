@@ -38,7 +38,8 @@ public struct Config: Equatable, Sendable {
     }
 
     public static let knownKeys = ["default-mode", "log-level", "palette", "portal-backend", "hooks", "hook-timeout", "max-connections", "schedule", "desktop"]
-    public static let desktopKeys = ["follow", "gnome-light", "gtk-theme-light", "gtk-theme-dark", "kde-light", "kde-dark"]
+    public static let desktopKeys = ["follow", "gnome-light", "gtk-theme-light", "gtk-theme-dark", "icon-theme-light",
+                                     "icon-theme-dark", "kde-light", "kde-dark"]
     public static let scheduleKeys = ["latitude", "longitude", "light-at", "dark-at", "over-desktop"]
 
     /// Reads a config from its text. `path` is only used in error messages.
@@ -102,13 +103,15 @@ public struct Config: Equatable, Sendable {
                 case "gnome-light":
                     guard let g = v.string, ["default", "prefer-light"].contains(g) else { throw bad(#""default" or "prefer-light""#) }
                     desktop.gnomeLight = g
-                case "gtk-theme-light", "gtk-theme-dark", "kde-light", "kde-dark":
+                case "gtk-theme-light", "gtk-theme-dark", "icon-theme-light", "icon-theme-dark", "kde-light", "kde-dark":
                     guard let name = v.string, !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || "-_.+ ".contains($0) }) else {
                         throw bad("a theme or color scheme name")
                     }
                     switch entry.key {
                     case "gtk-theme-light": desktop.gtkThemeLight = name
                     case "gtk-theme-dark": desktop.gtkThemeDark = name
+                    case "icon-theme-light": desktop.iconThemeLight = name
+                    case "icon-theme-dark": desktop.iconThemeDark = name
                     case "kde-light": desktop.kdeLight = name
                     default: desktop.kdeDark = name
                     }

@@ -66,7 +66,14 @@ public final class Daemon: @unchecked Sendable {
     /// What the state file holds, so that an override that ended by itself is written out once.
     private var saved = StateStore.Saved(override: .system)
     private var transitions = TransitionLog()
-    private lazy var follower = DesktopFollower(queue: queue, log: log)
+    private lazy var follower: DesktopFollower = {
+        let f = DesktopFollower(queue: queue, log: log)
+        f.onWritten = { [unowned self] _, result in
+            let s = self.engine.state
+            self.transitions.append(.init(time: self.clock.now(), from: s.mode, to: s.mode, source: s.source, cause: "desktop written: \(result)"))
+        }
+        return f
+    }()
     private lazy var hooks: HookRunner = {
         let h = HookRunner(queue: queue, log: log, home: paths.home)
         h.onFailure = { [unowned self] outcome in
@@ -358,7 +365,12 @@ public final class Daemon: @unchecked Sendable {
             && DesktopFollower.mode(of: reading.scheme) != nil && DesktopFollower.mode(of: engine.inputs.system) != nil
         let echo = changed && follower.isEcho(reading.scheme, now: clock.now())
         let t = engine.apply(echo ? .systemEcho(reading) : .system(reading))
-        if echo { log.info("desktop: \(reading.scheme.rawValue) is the echo of appearanced's write") }
+        if echo {
+            log.info("desktop: \(reading.scheme.rawValue) is the echo of appearanced's write")
+            let s = engine.state
+            transitions.append(.init(time: clock.now(), from: s.mode, to: s.mode, source: s.source,
+                                     cause: "desktop: \(reading.scheme.rawValue) is the echo of appearanced's write"))
+        }
         if changed, !echo, let manual = DesktopFollower.mode(of: reading.scheme), manual != engine.state.mode {
             if let t { publish(t, cause: "desktop: \(reading.scheme.rawValue) (\(reading.detail))") }
             let flip = TemporaryOverride(mode: manual, expiry: .nextChange)

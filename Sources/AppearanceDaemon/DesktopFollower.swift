@@ -23,6 +23,8 @@ final class DesktopFollower: @unchecked Sendable {
         var gnomeLight = "default"
         var gtkThemeLight: String?
         var gtkThemeDark: String?
+        var iconThemeLight: String?
+        var iconThemeDark: String?
         var kdeLight = "BreezeLight"
         var kdeDark = "BreezeDark"
     }
@@ -41,6 +43,8 @@ final class DesktopFollower: @unchecked Sendable {
     private var recentWrites: [(scheme: SystemScheme, time: Int64)] = []
     private(set) var writes = 0
     private var lastResult = "nothing written yet"
+    /// Told of every write's outcome, for `appearancectl log`.
+    var onWritten: ((Mode, String) -> Void)?
 
     init(queue: DispatchQueue, log: Logger) {
         self.queue = queue
@@ -105,6 +109,9 @@ final class DesktopFollower: @unchecked Sendable {
             if let theme = mode == .dark ? settings.gtkThemeDark : settings.gtkThemeLight {
                 commands.append(["gsettings", "set", "org.gnome.desktop.interface", "gtk-theme", theme])
             }
+            if let icons = mode == .dark ? settings.iconThemeDark : settings.iconThemeLight {
+                commands.append(["gsettings", "set", "org.gnome.desktop.interface", "icon-theme", icons])
+            }
         case .kde:
             commands = [["plasma-apply-colorscheme", mode == .dark ? settings.kdeDark : settings.kdeLight]]
         }
@@ -122,6 +129,7 @@ final class DesktopFollower: @unchecked Sendable {
     private func finished(_ mode: Mode, _ failures: [String]) {
         lastResult = failures.isEmpty ? "\(mode.rawValue), ok" : "\(mode.rawValue), failed: " + failures.joined(separator: "; ")
         if !failures.isEmpty { log.warning("desktop: \(lastResult)") }
+        onWritten?(mode, lastResult)
     }
 
     /// Runs `argv` (looked up in PATH) with stdin and stdout on /dev/null, and waits at most `timeout`

@@ -24,6 +24,11 @@ import Testing
         try d.waitForStderr("desktop: dark is the echo of appearanced's write")
         #expect(try s.ctl("set", "light").out == "light\n")
         try waitUntil("GNOME to be light again") { try Self.gsettingsValue(stack) == "'default'" }
+        // Writes and recognised echoes are in the log.
+        try waitUntil("the writes and their echoes in the log") {
+            let log = try s.ctl("log").out
+            return log.contains("desktop written: dark, ok") && log.contains("is the echo of appearanced's write")
+        }
         // 100 rapid changes: the desktop, appearanced and the portal end agreeing; one write per change at most.
         for i in 0..<100 { _ = try s.ctl("set", i % 2 == 0 ? "dark" : "light") }
         try waitUntil("GNOME to settle light") { try Self.gsettingsValue(stack) == "'default'" && s.ctl("get").out == "light\n" }
