@@ -4,6 +4,7 @@
 #   make install [PREFIX=/usr/local] [DESTDIR=]   build release, install binaries, user units, man pages,
 #               shell completions, the example config and palette; `make uninstall` removes exactly those files
 #   make install-files BIN_DIR=DIR   the install step alone, with binaries already built in DIR
+#   make deb    build the Debian package (debian/) into DEB_DIR (default: here) and check it with lintian
 SHELL := /bin/bash
 PREFIX ?= /usr/local
 # `PREFIX=~/.local` reaches make unexpanded from shells that do not expand ~ after = (zsh).
@@ -21,12 +22,16 @@ RELEASE_FLAGS := -c release --static-swift-stdlib
 
 # Debian/Ubuntu packages. Building needs libdbus's headers; the tests start a real dbus-daemon, the real
 # xdg-desktop-portal with its GTK backend on a GTK broadway display, and python3-dbus for the fake portal;
-# python3 and socat run the examples.
+# python3 and socat run the examples; the package test builds, checks and installs the .deb.
 BUILD_PKGS := libdbus-1-dev pkg-config
 RUN_PKGS := $(BUILD_PKGS) dbus-bin
+# `make deb` (and the package test): debian/control's Build-Depends (the Swift toolchain is not a Debian
+# package), dpkg-buildpackage, and lintian.
+DEB_PKGS := $(BUILD_PKGS) scdoc debhelper dpkg-dev lintian
 TEST_PKGS := $(BUILD_PKGS) dbus-daemon dbus-bin xdg-desktop-portal xdg-desktop-portal-gtk libgtk-3-bin \
 	gsettings-desktop-schemas dconf-service dconf-cli libglib2.0-bin python3 python3-dbus python3-gi \
-	util-linux procps systemd scdoc man-db socat xdg-desktop-portal-dev gir1.2-adw-1 gir1.2-gtk-4.0 libgtk-4-bin python3-venv zsh fish
+	util-linux procps systemd scdoc man-db socat xdg-desktop-portal-dev gir1.2-adw-1 gir1.2-gtk-4.0 libgtk-4-bin python3-venv zsh fish \
+	$(DEB_PKGS)
 
 .PHONY: all build run test deps-run deps-test deps-man man install install-files uninstall clean
 all: build
@@ -75,6 +80,8 @@ deps-astral:
 	@$(ASTRAL_VENV)/bin/python -c 'import astral' 2>/dev/null || { \
 		rm -rf $(ASTRAL_VENV); python3 -m venv $(ASTRAL_VENV) && $(ASTRAL_VENV)/bin/pip install -q astral==3.2; }
 
+# PackageTests (APPEARANCED_PACKAGE_TEST=1) installs the .deb into /, where the portal tests' buses would find its
+# D-Bus service: it may run only because this run is --no-parallel.
 # The release build is part of the test: the shipped binaries are built with the optimizer, which has
 # crashed on code the debug build compiled (docs/decisions.md).
 test: deps-test deps-astral man check-imports
@@ -82,7 +89,7 @@ test: deps-test deps-astral man check-imports
 	$(SWIFT) build --build-tests
 	@mkdir -p out
 	set -o pipefail; APPEARANCED_ASTRAL_PYTHON=$(CURDIR)/$(ASTRAL_VENV)/bin/python APPEARANCED_BIN_DIR=$$($(SWIFT) build --show-bin-path) \
-		$(SWIFT) test --skip-build --disable-xctest --no-parallel 2>&1 | tee out/test.log
+		APPEARANCED_PACKAGE_TEST=1 $(SWIFT) test --skip-build --disable-xctest --no-parallel 2>&1 | tee out/test.log
 	@# Swift Testing's summary counts skipped tests as passed: name them, with their reasons.
 	@skipped=$$(grep -E '^.{1,4}Test .* skipped' out/test.log || true); \
 	if [ -n "$$skipped" ]; then echo "Skipped (not run here):"; echo "$$skipped" | sed 's/^/  /'; fi; \
@@ -162,7 +169,7 @@ uninstall:
 	done
 
 clean:
-	rm -rf .build out
+	rm -rf .build .build-deb out
 
 # libFuzzer over everything that reads outside bytes (Sources/AppearanceFuzzing). Finds go to
 # .build-fuzz/work/crashes/; copy each into Fuzz/corpus/ so the replay test keeps it fixed.
@@ -223,3 +230,23 @@ bench-quick: deps-bench
 	/usr/bin/python3 bench/parsers.py --runs 5 --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results/quick
 	/usr/bin/python3 bench/apps.py --quick --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results/quick
 	rsvg-convert -o bench/results/quick/fanout.png bench/results/quick/fanout.svg
+
+# The Debian package (debian/; docs/decisions.md "The Debian package"). `make deb-build` builds it into DEB_DIR
+# with dpkg-buildpackage (binary only, unsigned; the Build-Depends are checked, and hold no Swift: debian/rules
+# finds swift on PATH or in /opt/swift); `make deb` then runs lintian on it, failing on any error or warning.
+DEB_DIR ?= $(CURDIR)
+override DEB_DIR := $(abspath $(DEB_DIR))
+DEB_NAME = appearanced_$(shell dpkg-parsechangelog -S Version)_$(shell dpkg-architecture -qDEB_HOST_ARCH)
+.PHONY: deb deb-build deps-deb
+deps-deb:
+	$(call ensure_packages,$(DEB_PKGS))
+
+deb-build: deps-deb
+	@mkdir -p '$(DEB_DIR)'
+	APPEARANCED_DEB_DIR='$(DEB_DIR)' dpkg-buildpackage --build=binary --no-sign \
+		--buildinfo-option=-u'$(DEB_DIR)' --buildinfo-file='$(DEB_DIR)/$(DEB_NAME).buildinfo' \
+		--changes-option=-u'$(DEB_DIR)' --changes-file='$(DEB_DIR)/$(DEB_NAME).changes'
+	@echo "Built $(DEB_DIR)/$(DEB_NAME).deb"
+
+deb: deb-build
+	lintian --fail-on error,warning '$(DEB_DIR)/$(DEB_NAME).deb'
