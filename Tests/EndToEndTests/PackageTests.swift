@@ -110,6 +110,11 @@ struct PackageTests {
         let link = try? FileManager.default.destinationOfSymbolicLink(atPath: Self.socketLink)
         #expect(link == "/usr/lib/systemd/user/appearanced.socket", "\(Self.socketLink) -> \(link ?? "nothing")")
         #expect(!exists("/etc/systemd/user/graphical-session.target.wants/appearanced.service"))
+        // systemd's own reading of it (offline: these machines run no user manager).
+        for (unit, state) in [("appearanced.socket", "enabled"), ("appearanced.service", "disabled")] {
+            let r = try s.run("/usr/bin/systemctl", ["--global", "is-enabled", unit])
+            #expect(r.out == state + "\n", "systemctl --global is-enabled \(unit): \(r)")
+        }
 
         let ctl = try s.run("/usr/bin/appearancectl", ["--version"])
         #expect(ctl.status == 0 && ctl.out == "appearancectl \(version)\n", "\(ctl)")
