@@ -1,10 +1,16 @@
 // swift-tools-version:6.0
-// The targets read like the architecture in docs/architecture.md:
-//   CDBus → AppearanceBus (all libdbus pointer code: the sentry and the portal backend) → AppearanceCore types
-//   AppearanceCore (pure) ← AppearanceProtocol ← AppearanceKit ← appearancectl, appearance-example
-//   AppearanceDaemon (Core + Protocol, sentry and outlet passed in) ← appearanced (wires AppearanceBus in)
-// Every import is a declared dependency: `make test` runs scripts/check-imports.py first, so an arrow that is
-// used but not drawn here fails the run.
+// The targets read like the architecture in docs/architecture.md (an arrow: "is used by"):
+//   AppearanceCore (pure types and rules) → every other target
+//   AppearanceProtocol (the wire format only: JSON, messages, framing) → AppearanceDaemon, AppearanceKit, appearancectl
+//   CPosix (C shim, _GNU_SOURCE) → AppearancePosix (every syscall: descriptors, sockets, files, processes, signals,
+//                                  the socket location) → AppearanceDaemon, AppearanceKit, appearancectl, appearanced
+//   CDBus → AppearanceBus (all libdbus pointer code: the sentry and the portal backend) → appearanced
+//   AppearanceDaemon (sentry and outlet passed in) → appearanced (wires AppearanceBus in)
+//   AppearanceKit (client library) → appearancectl, appearance-example
+// No raw syscall outside AppearancePosix and AppearanceBus: scripts/check-imports.py allows Glibc nowhere else.
+// Every import is a declared dependency: `make test` builds with SwiftPM's
+// --explicit-target-dependency-import-check error and runs scripts/check-imports.py (SwiftPM's check accepts a
+// target's transitive dependencies; the script does not), so an arrow that is used but not drawn here fails.
 // No third-party packages: see docs/decisions.md for why each was left out.
 import PackageDescription
 
@@ -23,14 +29,20 @@ let package = Package(
             pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev"])]
         ),
+        // accept4, pipe2, struct ucred (SO_PEERCRED) and malloc_trim, which Swift cannot see without _GNU_SOURCE.
+        .target(name: "CPosix"),
+        .target(name: "AppearancePosix", dependencies: ["CPosix"], swiftSettings: strict),
         .target(name: "AppearanceCore", swiftSettings: strict),
         .target(name: "AppearanceProtocol", dependencies: ["AppearanceCore"], swiftSettings: strict),
         .target(name: "AppearanceBus", dependencies: ["CDBus", "AppearanceCore"], swiftSettings: strict),
-        .target(name: "AppearanceDaemon", dependencies: ["AppearanceCore", "AppearanceProtocol"], swiftSettings: strict),
-        .target(name: "AppearanceKit", dependencies: ["AppearanceCore", "AppearanceProtocol"], swiftSettings: strict),
-        .executableTarget(name: "appearanced", dependencies: ["AppearanceCore", "AppearanceDaemon", "AppearanceBus"],
+        .target(name: "AppearanceDaemon", dependencies: ["AppearanceCore", "AppearanceProtocol", "AppearancePosix"],
+                swiftSettings: strict),
+        .target(name: "AppearanceKit", dependencies: ["AppearanceCore", "AppearanceProtocol", "AppearancePosix"],
+                swiftSettings: strict),
+        .executableTarget(name: "appearanced", dependencies: ["AppearanceCore", "AppearancePosix", "AppearanceDaemon", "AppearanceBus"],
                           swiftSettings: strict),
-        .executableTarget(name: "appearancectl", dependencies: ["AppearanceCore", "AppearanceProtocol", "AppearanceKit"],
+        .executableTarget(name: "appearancectl", dependencies: ["AppearanceCore", "AppearanceProtocol", "AppearancePosix",
+                                                                "AppearanceKit"],
                           swiftSettings: strict),
         // examples/swift-watch: a small app on AppearanceKit, built and run by the end-to-end tests.
         .executableTarget(name: "appearance-example", dependencies: ["AppearanceKit"], path: "examples/swift-watch",
@@ -44,10 +56,11 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/Support", exclude: ["fake-portal.py"], swiftSettings: strict),
         .testTarget(name: "AppearanceCoreTests", dependencies: ["AppearanceCore"], swiftSettings: strict),
         .testTarget(name: "AppearanceProtocolTests", dependencies: ["AppearanceCore", "AppearanceProtocol"], swiftSettings: strict),
+        .testTarget(name: "AppearancePosixTests", dependencies: ["AppearancePosix", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "AppearanceBusTests", dependencies: ["AppearanceCore", "AppearanceBus", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "AppearanceDaemonTests", dependencies: ["AppearanceCore", "AppearanceDaemon"], swiftSettings: strict),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["AppearanceFuzzing"], swiftSettings: strict),
-        .testTarget(name: "EndToEndTests", dependencies: ["AppearanceCore", "AppearanceKit", "AppearanceProtocol", "TestSupport"],
+        .testTarget(name: "EndToEndTests", dependencies: ["AppearanceCore", "AppearanceKit", "AppearanceProtocol", "AppearancePosix", "TestSupport"],
                     exclude: ["Golden", "Scripts"], swiftSettings: strict),
     ]
 )

@@ -1,7 +1,5 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif
 import AppearanceCore
+import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
@@ -18,53 +16,41 @@ public struct Clock: Sendable {
     }
 
     private var offset: Int64 {
-        guard let offsetFile, let bytes = try? Files.readAll(offsetFile, limit: 64) else { return 0 }
+        guard let offsetFile, let bytes = try? FileSystem.readAll(offsetFile, limit: 64) else { return 0 }
         return Int64(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: " \n\t")) ?? 0
     }
 
     /// Unix time, seconds.
     public func now() -> Int64 {
-        var t = timespec()
-        clock_gettime(CLOCK_REALTIME, &t)
-        return Int64(t.tv_sec) + offset
+        Posix.wallClockSeconds() + offset
     }
 
     /// A Dispatch wall-clock deadline for `time` on this clock. Wall-clock timers follow the real-time clock:
     /// one due while the machine slept fires on resume, and one past a clock change fires at the new time.
     public func deadline(for time: Int64) -> DispatchWallTime {
         let real = time - offset
-        return DispatchWallTime(timespec: timespec(tv_sec: Int(real), tv_nsec: 0))
+        return Posix.wallTime(real)
     }
 
     /// The local days from the day before `time` to three days after it, for the schedule.
     public static func localDays(around time: Int64) -> [Schedule.LocalDay] {
         (-1...3).map { k in
-            var t = time_t(time + Int64(k) * 86_400)
-            var parts = tm()
-            localtime_r(&t, &parts)
-            let (y, m, d) = (Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday))
+            let day = Posix.localTime(time + Int64(k) * 86_400)
+            let (y, m, d) = (day.year, day.month, day.day)
             return Schedule.LocalDay(year: y, month: m, day: d) { minutes in
-                var local = tm()
-                local.tm_year = Int32(y - 1900)
-                local.tm_mon = Int32(m - 1)
-                local.tm_mday = Int32(d)
-                local.tm_hour = Int32(minutes / 60)
-                local.tm_min = Int32(minutes % 60)
-                local.tm_isdst = -1  // the zone's rule for that day decides (daylight-saving days included)
-                return Int64(mktime(&local))
+                // The zone's rule for that day decides (daylight-saving days included).
+                Posix.unixTime(year: y, month: m, day: d, minutes: minutes)
             }
         }
     }
 
     /// "19:42" local time, or "Tue 07:05" when not within the next 24 hours.
     public static func describe(_ time: Int64, from now: Int64) -> String {
-        var t = time_t(time)
-        var parts = tm()
-        localtime_r(&t, &parts)
-        let hm = String(format2: Int(parts.tm_hour)) + ":" + String(format2: Int(parts.tm_min))
+        let t = Posix.localTime(time)
+        let hm = String(format2: t.hour) + ":" + String(format2: t.minute)
         guard time - now >= 86_400 || time < now else { return hm }
         let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-        return "\(days[Int(parts.tm_wday)]) \(Int(parts.tm_year) + 1900)-\(String(format2: Int(parts.tm_mon) + 1))-\(String(format2: Int(parts.tm_mday))) \(hm)"
+        return "\(days[t.weekday]) \(t.year)-\(String(format2: t.month))-\(String(format2: t.day)) \(hm)"
     }
 }
 

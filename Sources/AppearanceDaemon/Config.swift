@@ -1,9 +1,5 @@
 import AppearanceCore
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import AppearancePosix
 
 /// The settings in `config.toml` (`$XDG_CONFIG_HOME/appearanced/config.toml` or `--config PATH`).
 /// The repository's `config/appearanced.toml` documents every key at its default.
@@ -234,14 +230,14 @@ func readTextFile(path: String, limit: Int = 1 << 20) throws(ConfigError) -> Str
     if path == "/dev/null" { return "" }
     let bytes: [UInt8]
     do {
-        bytes = try Files.readAll(path, limit: limit, regularOnly: true)
+        bytes = try FileSystem.readAll(path, limit: limit, regularOnly: true)
     } catch {
         switch error.code {
-        case ENOENT: return nil
-        case EISDIR: throw ConfigError(path: path, message: "is a directory, expected a file")
-        case EFBIG: throw ConfigError(path: path, message: "is larger than \(limit) bytes")
-        case EINVAL: throw ConfigError(path: path, message: "is not a regular file (a FIFO, a device or a socket); only regular files are read")
-        default: throw ConfigError(path: path, message: "cannot \(error.call): \(String(cString: strerror(error.code)))")
+        case Errno.noSuchFile: return nil
+        case Errno.isDirectory: throw ConfigError(path: path, message: "is a directory, expected a file")
+        case Errno.tooBig: throw ConfigError(path: path, message: "is larger than \(limit) bytes")
+        case Errno.invalid: throw ConfigError(path: path, message: "is not a regular file (a FIFO, a device or a socket); only regular files are read")
+        default: throw ConfigError(path: path, message: "cannot \(error.call): \(error.message)")
         }
     }
     guard let text = String(validating: bytes, as: UTF8.self) else {

@@ -1,7 +1,5 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif
 import AppearanceCore
+import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
@@ -12,7 +10,7 @@ import Dispatch
 /// are coalesced in `delivery` (one pending at most); if the client stops reading replies, reading its
 /// requests pauses too, so its memory stays bounded.
 final class Connection: @unchecked Sendable {
-    let fd: Int32
+    let socket: Descriptor
     let id: UInt64
     let peer: String
     var delivery: Delivery?
@@ -61,8 +59,8 @@ final class Connection: @unchecked Sendable {
     var onLineTooLong: (Connection) -> Void = { _ in }
     var onClose: (Connection) -> Void = { _ in }
 
-    init(fd: Int32, id: UInt64, peer: String, queue: DispatchQueue) {
-        self.fd = fd
+    init(socket: Descriptor, id: UInt64, peer: String, queue: DispatchQueue) {
+        self.socket = socket
         self.id = id
         self.peer = peer
         self.queue = queue
@@ -74,7 +72,7 @@ final class Connection: @unchecked Sendable {
     func start() { startReading() }
 
     private func startReading() {
-        let r = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        let r = DispatchSource.makeReadSource(fileDescriptor: socket.raw, queue: queue)
         r.setEventHandler { [unowned self] in self.readable() }
         track(r)
         readSource = r
@@ -84,7 +82,7 @@ final class Connection: @unchecked Sendable {
         liveSources += 1
         source.setCancelHandler { [self] in
             liveSources -= 1
-            if closed, liveSources == 0 { Glibc.close(fd) }
+            if closed, liveSources == 0 { socket.close() }
         }
         source.resume()
     }
@@ -101,11 +99,12 @@ final class Connection: @unchecked Sendable {
     /// sees data and end-of-file that are already there.
     private func readable() {
         while !closed, !readPaused {
-            let n: Int
-            do { n = try Posix.read(fd, into: Self.scratch) } catch {
-                if error.code != EAGAIN { close() }  // ECONNRESET and friends: the client went away
+            let read: Int?
+            do { read = try socket.read(into: Self.scratch) } catch {
+                close()  // ECONNRESET and friends: the client went away
                 return
             }
+            guard let n = read else { return }  // drained
             if n == 0 {
                 // End of stream (a hang-up, or a half-close as `socat` or `nc -N` do after their input): answer
                 // what was asked, an unterminated last line included, then close. Hang-ups are normal, not errors.
@@ -199,11 +198,11 @@ final class Connection: @unchecked Sendable {
         guard !closed else { return }
         while hasPendingOutput {
             let r = output.withUnsafeBytes { raw in
-                Result { () throws(Errno) -> Int in try Posix.send(fd, UnsafeRawBufferPointer(rebasing: raw[sent...])) }
+                Result { () throws(Errno) -> Int? in try socket.write(UnsafeRawBufferPointer(rebasing: raw[sent...])) }
             }
             switch r {
-            case .success(let n): sent += n
-            case .failure(let e) where e.code == EAGAIN:
+            case .success(let n?): sent += n
+            case .success(nil):  // the client's buffer is full: wait for it to read
                 armWrite(true)
                 return
             case .failure:
@@ -222,7 +221,7 @@ final class Connection: @unchecked Sendable {
     private func armWrite(_ on: Bool) {
         guard on != (writeSource != nil), !closed else { return }
         if on {
-            let w = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
+            let w = DispatchSource.makeWriteSource(fileDescriptor: socket.raw, queue: queue)
             w.setEventHandler { [unowned self] in self.flush() }
             track(w)
             writeSource = w
@@ -246,7 +245,7 @@ final class Connection: @unchecked Sendable {
         writeSource?.cancel()
         readSource = nil
         writeSource = nil
-        if liveSources == 0 { Glibc.close(fd) }  // otherwise the last cancel handler closes it
+        if liveSources == 0 { socket.close() }  // otherwise the last cancel handler closes it
         output = []
         framer = LineFramer()  // the object may outlive the close until its sources' cancel handlers ran
         reportInput()

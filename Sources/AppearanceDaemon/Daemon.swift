@@ -1,7 +1,5 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif
 import AppearanceCore
+import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
@@ -48,15 +46,13 @@ public final class Daemon: @unchecked Sendable {
     /// descriptor limit less 64 for the daemon's own files, the bus and hooks).
     private var connectionCap: Int {
         if let c = config.maxConnections { return c }
-        var limit = rlimit()
-        getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
-        return max(16, Int(min(limit.rlim_cur, 1 << 20)) - 64)
+        return max(16, Int(min(Posix.fileLimit, 1 << 20)) - 64)
     }
     private var serving = false
     /// `mode` next to the socket: "dark" or "light", for prompts that want no IPC at all.
     private var modeFile = ""
     private var statusText = ""
-    private let uid = getuid()
+    private let uid = Posix.userID
     private let clock = Clock()
     /// The schedule's current plan (for `status`) and the one-shot timer for its next change.
     private var schedulePlan: Schedule.Plan?
@@ -115,12 +111,12 @@ public final class Daemon: @unchecked Sendable {
         // The status file only goes in appearanced's own directory (the default socket's, 0700 and ours): a
         // socket named with --socket or APPEARANCED_SOCKET may sit in a directory with files of the user's.
         if paths.socket.ownsDirectory, listener.path == paths.socket.path {
-            modeFile = Posix.directory(of: listener.path) + "/mode"
+            modeFile = FileSystem.directory(of: listener.path) + "/mode"
         } else {
             log.info("no status file: \(listener.path) is not in appearanced's own directory")
         }
 
-        let leftovers = Files.removeLeftovers(of: paths.stateFile)
+        let leftovers = FileSystem.removeLeftovers(of: paths.stateFile)
         if leftovers > 0 { log.info("removed \(leftovers) temporary file\(leftovers == 1 ? "" : "s") a stopped instance left next to \(paths.stateFile)") }
         switch store.load() {
         case .missing: break
@@ -272,7 +268,7 @@ public final class Daemon: @unchecked Sendable {
     private func writeModeFile() {
         guard !modeFile.isEmpty else { return }
         do {
-            try Files.writeAtomically(modeFile, Array("\(engine.state.mode.rawValue)\n".utf8), mode: 0o644, durable: false)
+            try FileSystem.writeAtomically(modeFile, Array("\(engine.state.mode.rawValue)\n".utf8), permissions: 0o644, durable: false)
         } catch {
             log.warning("Failed to write \(modeFile): \(error), ignoring")
         }
@@ -548,7 +544,7 @@ public final class Daemon: @unchecked Sendable {
     /// "appearancectl (pid 4242)": who asked, from SO_PEERCRED and /proc.
     private func requester(_ c: Connection) -> String {
         guard let pid = c.peer.split(separator: " ").last.flatMap({ Int($0) }),
-              let bytes = try? Files.readAll("/proc/\(pid)/comm", limit: 64) else { return c.peer }
+              let bytes = try? FileSystem.readAll("/proc/\(pid)/comm", limit: 64) else { return c.peer }
         let name = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: "\n")
         return "\(name.isEmpty ? "?" : name) (pid \(pid))"
     }
@@ -569,13 +565,10 @@ public final class Daemon: @unchecked Sendable {
     private func acceptClients() {
         guard let listener else { return }
         while true {
-            // accept4 is not visible to Swift without _GNU_SOURCE; nothing can fork between these calls.
-            let fd = accept(listener.fd, nil, nil)
-            if fd < 0 {
-                switch errno {
-                case EINTR, ECONNABORTED: continue
-                case EAGAIN: return
-                case EMFILE, ENFILE:
+            let accepted: Descriptor?
+            do { accepted = try listener.socket.accept(nonBlocking: true) } catch {
+                switch error.code {
+                case Errno.tooManyFiles, Errno.tooManyFilesInSystem:
                     // Out of descriptors: stop accepting for a moment instead of spinning on the ready socket.
                     log.warning("too many open files (\(connections.count) clients); pausing new connections for 1 s")
                     acceptSource?.cancel()
@@ -583,24 +576,23 @@ public final class Daemon: @unchecked Sendable {
                     queue.asyncAfter(deadline: .now() + 1) { [weak self] in self?.startAccepting() }
                     return
                 default:
-                    log.warning("accept on \(listener.path) failed: \(String(cString: strerror(errno))), ignoring")
+                    log.warning("accept on \(listener.path) failed: \(error.message), ignoring")
                     return
                 }
             }
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            guard let cred = peerCredentials(fd), cred.uid == uid else {
-                let who = peerCredentials(fd).map { "uid \($0.uid) (pid \($0.pid))" } ?? "an unknown peer"
+            guard let client = accepted else { return }  // none waiting
+            guard let cred = client.peerCredentials, cred.uid == uid else {
+                let who = client.peerCredentials.map { "uid \($0.uid) (pid \($0.pid))" } ?? "an unknown peer"
                 log.warning("rejected a connection from \(who): only uid \(uid) may use \(listener.path)")
-                close(fd)
+                client.close()
                 continue
             }
             if connections.count >= connectionCap {
-                refuse(fd, pid: cred.pid)
+                refuse(client, pid: cred.pid)
                 continue
             }
             nextConnectionID += 1
-            let c = Connection(fd: fd, id: nextConnectionID, peer: "pid \(cred.pid)", queue: queue)
+            let c = Connection(socket: client, id: nextConnectionID, peer: "pid \(cred.pid)", queue: queue)
             c.onInputChange = { [unowned self] c, delta in self.inputChanged(c, delta) }
             c.onLine = { [unowned self] c, line in self.handle(line, from: c) }
             c.onLineTooLong = { [unowned self] (c: Connection) in
@@ -621,11 +613,11 @@ public final class Daemon: @unchecked Sendable {
     }
 
     /// Over the connection cap: one error line, written without waiting, then closed. Logged at most once a minute.
-    private func refuse(_ fd: Int32, pid: Int32) {
+    private func refuse(_ client: Descriptor, pid: Int32) {
         let message = Outgoing.error(id: .null, RPCError(.requestFailed,
             "too many connections (\(connections.count), the limit is \(connectionCap)); try again later"))
-        _ = message.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-        close(fd)
+        client.sendWithoutWaiting(message)
+        client.close()
         let now = clock.now()
         if now - lastRefusalLog >= 60 {
             lastRefusalLog = now
@@ -667,7 +659,7 @@ public final class Daemon: @unchecked Sendable {
         case .status:
             result = .success(StatusInfo(state: engine.state, systemDetail: engine.systemDetail,
                                          defaultMode: engine.inputs.defaultMode, subscribers: subscriberCount,
-                                         version: Self.version, pid: Int(getpid()), paletteDetail: paletteDetail,
+                                         version: Self.version, pid: Int(Posix.processID), paletteDetail: paletteDetail,
                                          portalBackendDetail: outletStatus?.detail, scheduleDetail: scheduleDetail,
                                          hooksDetail: hooks.statusDetail, configDetail: configDetail,
                                          appOverrides: engine.inputs.apps.count, desktopDetail: follower.statusDetail).json)
@@ -719,20 +711,20 @@ public final class Daemon: @unchecked Sendable {
     private func returnMemoryAfterACrowd() {
         guard peakConnections >= 256, connections.count <= peakConnections / 4 else { return }
         peakConnections = connections.count
-        queue.async { _ = malloc_trim(0) }  // after the closes of this burst have run
+        queue.async { Posix.returnFreeMemory() }  // after the closes of this burst have run
     }
 
     // MARK: Signals
 
     private func installSignals() {
-        for (sig, action) in [(SIGTERM, shutdown), (SIGINT, shutdown), (SIGHUP, reload)] as [(Int32, () -> Void)] {
-            signal(sig, SIG_IGN)
-            let s = DispatchSource.makeSignalSource(signal: sig, queue: queue)
+        for (sig, action) in [(Signal.terminate, shutdown), (.interrupt, shutdown), (.hangUp, reload)] as [(Signal, () -> Void)] {
+            sig.ignore()
+            let s = DispatchSource.makeSignalSource(signal: sig.rawValue, queue: queue)
             s.setEventHandler(handler: action)
             s.resume()
             signalSources.append(s)
         }
-        signal(SIGPIPE, SIG_IGN)
+        Signal.pipe.ignore()
     }
 
     private func shutdown() {
@@ -740,10 +732,10 @@ public final class Daemon: @unchecked Sendable {
         Systemd.notify("STOPPING=1")
         outlet?.stop()
         sentry.stop()
-        if !modeFile.isEmpty { unlink(modeFile) }  // no file: no daemon, as docs/protocol.md says
+        if !modeFile.isEmpty { try? FileSystem.remove(modeFile) }  // no file: no daemon, as docs/protocol.md says
         for c in connections.values { c.close() }
         listener?.remove()
-        exit(0)
+        Posix.exit(0)
     }
 
     private static func makeInstanceID() -> String {
@@ -753,7 +745,3 @@ public final class Daemon: @unchecked Sendable {
         return String(repeating: "0", count: 16 - hex.count) + hex
     }
 }
-
-/// glibc's malloc_trim(3) (malloc.h is not part of the Glibc module).
-@_silgen_name("malloc_trim")
-private func malloc_trim(_ pad: Int) -> Int32

@@ -1,7 +1,5 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif
 import AppearanceCore
+import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
@@ -135,32 +133,20 @@ final class DesktopFollower: @unchecked Sendable {
     /// Runs `argv` (looked up in PATH) with stdin and stdout on /dev/null, and waits at most `timeout`
     /// seconds (then SIGKILL). Returns what went wrong, or nil.
     static func run(_ argv: [String], timeout: Double) -> String? {
-        func cStrings(_ strings: [String]) -> [UnsafeMutablePointer<CChar>?] { strings.map { strdup($0) } + [nil] }
-        let args = cStrings(argv)
-        defer { args.forEach { free($0) } }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        var pid: pid_t = 0
-        let rc = posix_spawnp(&pid, argv[0], &actions, nil, args, environ)
-        guard rc == 0 else { return "cannot run: \(String(cString: strerror(rc)))" }
-        let deadline = DispatchTime.now() + timeout
-        var status: Int32 = 0
+        let child: Spawned
+        switch Spawned.spawn(argv, searchPath: true, stdin: .null, stdout: .null, stderr: .inherit) {
+        case .success(let c): child = c
+        case .failure(let e): return "cannot run: \(e.message)"
+        }
+        let deadline = Deadline(seconds: timeout)
         while true {
-            let r = waitpid(pid, &status, WNOHANG)
-            if r == pid { break }
-            if r < 0, errno != EINTR { return "waitpid: \(String(cString: strerror(errno)))" }
-            if DispatchTime.now() > deadline {
-                kill(pid, SIGKILL)
-                _ = waitpid(pid, &status, 0)
+            if let status = child.reap() { return status.succeeded ? nil : status.description }
+            if deadline.passed {
+                child.signal(.kill)
+                _ = child.wait()
                 return "did not finish within \(timeout) s"
             }
-            usleep(5_000)
+            Posix.sleep(seconds: 0.005)
         }
-        if status & 0x7f != 0 { return "killed by signal \(status & 0x7f)" }
-        let code = (status >> 8) & 0xff
-        return code == 0 ? nil : "exit status \(code)"
     }
 }

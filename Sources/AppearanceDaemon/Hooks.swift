@@ -1,7 +1,5 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif
 import AppearanceCore
+import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
@@ -44,17 +42,17 @@ final class HookRunner: @unchecked Sendable {
 
     /// Confined to the daemon's queue, like the runner.
     private final class Running: @unchecked Sendable {
-        let pid: pid_t
+        let process: Spawned
         let name: String
         var output: [UInt8] = []
         var readSource: DispatchSourceRead?
         var timer: DispatchSourceTimer?
         var timedOut = false
-        var exitStatus: Int32?
+        var exitStatus: ExitStatus?
         var outputClosed = false
 
-        init(pid: pid_t, name: String) {
-            self.pid = pid
+        init(process: Spawned, name: String) {
+            self.process = process
             self.name = name
         }
     }
@@ -109,7 +107,7 @@ final class HookRunner: @unchecked Sendable {
 
     private func finishRound() {
         if let r = round, r.ran > 0 || !r.failures.isEmpty {
-            let outcome = Outcome(time: Int64(time(nil)), mode: r.mode, ran: r.ran, failures: r.failures)
+            let outcome = Outcome(time: Posix.wallClockSeconds(), mode: r.mode, ran: r.ran, failures: r.failures)
             last = outcome
             if !outcome.failures.isEmpty { onFailure?(outcome) }
         }
@@ -130,7 +128,7 @@ final class HookRunner: @unchecked Sendable {
             busyRetries = 0
             r.ran += 1
             round = r
-        case .failure(let message) where message.code == ETXTBSY && busyRetries < 10:
+        case .failure(let message) where message.code == Errno.textBusy && busyRetries < 10:
             // The file is open for writing right now (an editor saving it, or a process that forked while
             // it was being written): try again shortly instead of skipping it.
             busyRetries += 1
@@ -166,77 +164,42 @@ final class HookRunner: @unchecked Sendable {
 
     /// Names in `dir`, without dot files and editor leftovers (`~` suffix).
     private static func entries(_ dir: String) -> [String] {
-        guard let d = opendir(dir) else { return [] }
-        defer { closedir(d) }
-        var names: [String] = []
-        while let e = readdir(d) {
-            let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if !name.hasPrefix("."), !name.hasSuffix("~") { names.append(name) }
-        }
-        return names
+        (FileSystem.names(in: dir) ?? []).filter { !$0.hasPrefix(".") && !$0.hasSuffix("~") }
     }
 
     // MARK: One hook
 
     private func spawn(_ hook: (name: String, path: String), _ mode: Mode, _ previous: Mode?, _ cause: String) -> Result<Running, HookError> {
-        var st = stat()
-        guard stat(hook.path, &st) == 0 else { return .failure(HookError("cannot stat: \(String(cString: strerror(errno)))")) }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { return .failure(HookError("not a regular file")) }
-        guard access(hook.path, X_OK) == 0 else { return .failure(HookError("not executable")) }
+        let st: FileStatus
+        do { st = try FileSystem.status(hook.path) } catch { return .failure(HookError("cannot stat: \(error.message)")) }
+        guard st.kind == .regular else { return .failure(HookError("not a regular file")) }
+        guard FileSystem.executableProblem(hook.path) == nil else { return .failure(HookError("not executable")) }
         installChildSource()
-        var fds: [Int32] = [0, 0]
-        // pipe2 needs _GNU_SOURCE; nothing else in the daemon spawns, so nothing can inherit these in between.
-        guard pipe(&fds) == 0 else { return .failure(HookError("pipe: \(String(cString: strerror(errno)))")) }
-        let (readEnd, writeEnd) = (fds[0], fds[1])
-        _ = fcntl(readEnd, F_SETFD, FD_CLOEXEC)
-        _ = fcntl(writeEnd, F_SETFD, FD_CLOEXEC)
+        let output: (read: Descriptor, write: Descriptor)
+        do { output = try Descriptor.pipe() } catch { return .failure(HookError("\(error)")) }
 
-        var environment: [String] = []
-        var i = 0
-        while let entry = environ[i] {
-            let s = String(cString: entry)
-            if !["APPEARANCE=", "DARKMODE=", "APPEARANCE_PREVIOUS=", "APPEARANCE_CAUSE=", "NOTIFY_SOCKET=", "LISTEN_"].contains(where: s.hasPrefix) {
-                environment.append(s)
-            }
-            i += 1
-        }
-        environment += ["APPEARANCE=\(mode.rawValue)", "DARKMODE=\(mode.isDark ? 1 : 0)",
-                        "APPEARANCE_PREVIOUS=\(previous?.rawValue ?? "")", "APPEARANCE_CAUSE=\(cause)"]
-        func cStrings(_ strings: [String]) -> [UnsafeMutablePointer<CChar>?] { strings.map { strdup($0) } + [nil] }
-        let argv = cStrings([hook.path]), envp = cStrings(environment)
-        defer { (argv + envp).forEach { free($0) } }
-
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, writeEnd, 1)
-        posix_spawn_file_actions_adddup2(&actions, writeEnd, 2)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t(), defaults = sigset_t()
-        sigemptyset(&none)
-        sigemptyset(&defaults)
-        for sig in [SIGINT, SIGTERM, SIGPIPE, SIGHUP, SIGQUIT, SIGCHLD, SIGUSR1, SIGUSR2] { sigaddset(&defaults, sig) }
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, hook.path, &actions, &attributes, argv, envp)
-        close(writeEnd)
-        guard rc == 0 else {
-            close(readEnd)
-            return .failure(HookError("cannot run: \(String(cString: strerror(rc)))", code: rc))
+        let environment = Posix.environmentEntries.filter { s in
+            !["APPEARANCE=", "DARKMODE=", "APPEARANCE_PREVIOUS=", "APPEARANCE_CAUSE=", "NOTIFY_SOCKET=", "LISTEN_"].contains(where: s.hasPrefix)
+        } + ["APPEARANCE=\(mode.rawValue)", "DARKMODE=\(mode.isDark ? 1 : 0)",
+             "APPEARANCE_PREVIOUS=\(previous?.rawValue ?? "")", "APPEARANCE_CAUSE=\(cause)"]
+        let spawned = Spawned.spawn([hook.path], environment: environment, stdin: .null,
+                                    stdout: .descriptor(output.write), stderr: .descriptor(output.write), newProcessGroup: true)
+        output.write.close()
+        let process: Spawned
+        switch spawned {
+        case .success(let p): process = p
+        case .failure(let e):
+            output.read.close()
+            return .failure(HookError("cannot run: \(e.message)", code: e.code))
         }
 
-        let child = Running(pid: pid, name: hook.name)
-        _ = fcntl(readEnd, F_SETFL, fcntl(readEnd, F_GETFL) | O_NONBLOCK)
-        let source = DispatchSource.makeReadSource(fileDescriptor: readEnd, queue: queue)
+        let child = Running(process: process, name: hook.name)
+        let readEnd = output.read
+        readEnd.setNonBlocking()
+        let source = DispatchSource.makeReadSource(fileDescriptor: readEnd.raw, queue: queue)
         // The source keeps the child's record until end of output (helpers may hold the pipe after it exits).
         source.setEventHandler { [weak self] in self?.readOutput(child, readEnd) }
-        source.setCancelHandler { close(readEnd) }
+        source.setCancelHandler { readEnd.close() }
         child.readSource = source
         source.resume()
         let timer = DispatchSource.makeTimerSource(queue: queue)
@@ -252,17 +215,18 @@ final class HookRunner: @unchecked Sendable {
         return .success(child)
     }
 
-    private func readOutput(_ child: Running, _ fd: Int32) {
-        var buffer = [UInt8](repeating: 0, count: 4096)
+    private func readOutput(_ child: Running, _ output: Descriptor) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 1)
+        defer { buffer.deallocate() }
         while true {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            let read: Int?
+            do { read = try output.read(into: buffer) } catch { read = 0 }  // an error ends the output like end of file
+            guard let n = read else { return }  // nothing more for now
             if n > 0 {
                 child.output += buffer[..<n]
                 flushLines(child, all: false)
                 continue
             }
-            if n < 0, errno == EINTR { continue }
-            if n < 0, errno == EAGAIN { return }
             // End of output: the hook and everything it started closed it.
             flushLines(child, all: true)
             child.readSource?.cancel()
@@ -290,17 +254,17 @@ final class HookRunner: @unchecked Sendable {
         guard current === child else { return }
         child.timedOut = true
         log.warning("hook \(child.name) did not finish within \(timeout) s; stopping it and its children")
-        kill(-child.pid, SIGTERM)
+        child.process.signalGroup(.terminate)
         queue.asyncAfter(deadline: .now() + 2) { [weak child] in
             guard let child else { return }
-            kill(-child.pid, SIGKILL)
+            child.process.signalGroup(.kill)
         }
     }
 
     private func installChildSource() {
         guard childSource == nil else { return }
-        signal(SIGCHLD, SIG_DFL)
-        let s = DispatchSource.makeSignalSource(signal: SIGCHLD, queue: queue)
+        Signal.child.setDefault()
+        let s = DispatchSource.makeSignalSource(signal: Signal.child.rawValue, queue: queue)
         s.setEventHandler { [weak self] in self?.reap() }
         s.resume()
         childSource = s
@@ -308,22 +272,16 @@ final class HookRunner: @unchecked Sendable {
 
     private func reap() {
         guard let child = current, child.exitStatus == nil else { return }
-        var status: Int32 = 0
-        let r = waitpid(child.pid, &status, WNOHANG)
-        guard r == child.pid else { return }
+        guard let status = child.process.reap() else { return }
         child.exitStatus = status
         child.timer?.cancel()
         // Whatever it left running in its group is stopped: a hook's helpers do not outlive it.
-        kill(-child.pid, SIGTERM)
+        child.process.signalGroup(.terminate)
         let failed: String?
         if child.timedOut {
             failed = "timed out after \(timeout) s"
-        } else if status & 0x7f != 0 {
-            failed = "killed by signal \(status & 0x7f)"
-        } else if (status >> 8) & 0xff != 0 {
-            failed = "exit status \((status >> 8) & 0xff)"
         } else {
-            failed = nil
+            failed = status.succeeded ? nil : status.description
         }
         if let failed {
             log.warning("hook \(child.name) failed: \(failed)")

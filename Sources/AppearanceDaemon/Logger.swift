@@ -1,7 +1,5 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif
 import AppearanceCore
+import AppearancePosix
 
 /// Log lines on stderr. Under systemd (JOURNAL_STREAM set) each line starts with the syslog level in
 /// angle brackets, which the journal turns into the entry's priority; otherwise lines read
@@ -18,17 +16,11 @@ public final class Logger: @unchecked Sendable {
 
     public func log(_ severity: LogLevel, _ message: String) {
         guard severity <= level else { return }
-        var line = journal ? "<\(severity.rawValue)>\(message)\n"
+        let line = journal ? "<\(severity.rawValue)>\(message)\n"
             : severity == .info || severity == .notice ? "appearanced: \(message)\n"
             : "appearanced: \(severity.name): \(message)\n"
-        line.withUTF8 { buf in
-            var off = 0
-            while off < buf.count {
-                let n = write(2, buf.baseAddress! + off, buf.count - off)
-                if n < 0 { if errno == EINTR { continue }; return }
-                off += n
-            }
-        }
+        // Never waits: a stderr that is full (a stuck journal) loses the line rather than stop the daemon.
+        try? Descriptor.standardError.writeAll(line, until: Deadline(seconds: 0))
     }
 
     public func error(_ m: String) { log(.error, m) }
@@ -37,5 +29,3 @@ public final class Logger: @unchecked Sendable {
     public func info(_ m: String) { log(.info, m) }
     public func debug(_ m: String) { log(.debug, m) }
 }
-
-import AppearanceProtocol

@@ -1,7 +1,4 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif
-import AppearanceProtocol
+import AppearancePosix
 
 /// Every file the daemon uses, resolved once at start-up from options and the XDG environment
 /// (tests redirect them all through the environment, as a user can).
@@ -24,7 +21,7 @@ public struct Paths: Sendable {
         guard let p = config.palette else { return defaultPaletteFile }
         if p.hasPrefix("/") { return p }
         if p.hasPrefix("~/") { return home + p.dropFirst() }
-        return Posix.directory(of: configFile) + "/" + p
+        return FileSystem.directory(of: configFile) + "/" + p
     }
 
     public static func resolve(socket: String?, config: String?,
@@ -45,7 +42,6 @@ public struct Paths: Sendable {
     }
 
     private static func passwdHome() -> String? {
-        guard let pw = getpwuid(getuid()), let dir = pw.pointee.pw_dir else { return nil }
-        return String(cString: dir)
+        Posix.passwordHome
     }
 }

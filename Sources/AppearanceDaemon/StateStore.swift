@@ -1,4 +1,5 @@
 import AppearanceCore
+import AppearancePosix
 import AppearanceProtocol
 
 /// The persisted override: `$XDG_STATE_HOME/appearanced/state.json`, e.g. `{"override":"dark"}`.
@@ -32,10 +33,10 @@ public struct StateStore: Sendable {
     public func load() -> LoadResult {
         let bytes: [UInt8]
         do {
-            bytes = try Files.readAll(path, limit: 64 * 1024)
+            bytes = try FileSystem.readAll(path, limit: 64 * 1024)
         } catch {
-            if error.code == ENOENT { return .missing }
-            return discard("cannot be read (\(error))")
+            if error.code == Errno.noSuchFile { return .missing }
+            return discard("cannot be read (\(error.call): \(error.message))")
         }
         return Self.parse(bytes).map { .loaded($0) } ?? discard("is not a valid state file (expected {\"override\": \"system\"|\"light\"|\"dark\"})")
     }
@@ -54,13 +55,13 @@ public struct StateStore: Sendable {
     }
 
     private func discard(_ problem: String) -> LoadResult {
-        let kept = try? Files.moveAside(path)
+        let kept = try? FileSystem.moveAside(path)
         return .discarded(problem: "\(path) \(problem)", keptAt: kept)
     }
 
     /// Saves durably before returning (the reply to `set` comes after this).
     public func save(_ saved: Saved) throws(Errno) {
-        try Files.makeDirectories(Posix.directory(of: path))
+        try FileSystem.makeDirectories(FileSystem.directory(of: path))
         var members: [(String, JSON)] = [("override", .string(saved.override.rawValue))]
         if let t = saved.temporary { members.append(("temporary", t.json)) }
         if !saved.apps.isEmpty {
@@ -68,10 +69,7 @@ public struct StateStore: Sendable {
         }
         var bytes = JSON.object(members).bytes
         bytes.append(0x0A)
-        try Files.writeAtomically(path, bytes)
+        try FileSystem.writeAtomically(path, bytes)
     }
 }
 
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif
+import AppearancePosix
 import AppearanceProtocol
 
 /// What went wrong talking to appearanced, with a message that says what to do.
@@ -33,9 +31,7 @@ public enum AppearanceError: Error, Equatable, Sendable, CustomStringConvertible
             return "appearanced did not answer on \(socket) within \(shown) s: it may be stopped or stuck. "
                 + "Check it with 'systemctl --user status appearanced', or restart it."
         case .untrustedSocket(let socket, let reason) where reason == SocketLocation.notASocket:
-            var st = stat()
-            let what = lstat(socket, &st) != 0 ? "not a socket" : (st.st_mode & S_IFMT) == S_IFDIR ? "a directory, not a socket"
-                : (st.st_mode & S_IFMT) == S_IFREG ? "a regular file, not a socket" : "not a socket"
+            let what = SocketLocation.describeNonSocket(socket)
             return "\(socket) is \(what): give the daemon's socket (by default $XDG_RUNTIME_DIR/appearanced/socket)"
         case .untrustedSocket(let socket, let reason):
             return "refusing to use \(socket): \(reason). Another user could be listening there; "

@@ -1,7 +1,5 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif
 import AppearanceCore
+import AppearancePosix
 import AppearanceProtocol
 
 /// One element of `AppearanceClient.changes()`.
@@ -55,17 +53,20 @@ public struct AppearanceChanges: AsyncSequence, Sendable {
     let socketPath: String
     let reconnect: Bool
     var interest = Interest.mode
+    /// The bound on connecting and on the reply to `subscribe`; notifications are waited for without one.
+    var timeout = AppearanceConnection.defaultTimeout
 
     public func makeAsyncIterator() -> AsyncIterator {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: AppearanceChange.self, throwing: (any Error).self)
-        guard let wake = Wake() else {
-            continuation.finish(throwing: AppearanceError.connectionLost(
-                socket: socketPath, reason: "cannot create a socket pair: \(String(cString: strerror(errno)))"))
+        let wake: Wake
+        do { wake = try Wake() } catch {
+            continuation.finish(throwing: AppearanceError.connectionLost(socket: socketPath, reason: "\(error)"))
             return AsyncIterator(base: stream.makeAsyncIterator())
         }
         continuation.onTermination = { _ in wake.signal() }
-        let loop = SubscriptionLoop(path: socketPath, reconnect: reconnect, interest: interest, wake: wake, continuation: continuation)
-        if !startThread({ var l = loop; l.run() }) {
+        let loop = SubscriptionLoop(path: socketPath, reconnect: reconnect, interest: interest, timeout: timeout, wake: wake,
+                                    continuation: continuation)
+        if !Posix.startThread({ var l = loop; l.run() }) {
             continuation.finish(throwing: AppearanceError.connectionLost(socket: socketPath, reason: "cannot start a thread"))
         }
         return AsyncIterator(base: stream.makeAsyncIterator())
@@ -94,55 +95,19 @@ public struct AppearanceChanges: AsyncSequence, Sendable {
 /// A socket pair whose read end becomes readable once `signal()` is called: cancels the subscription thread's
 /// poll, whether it waits for the daemon or sleeps before reconnecting.
 final class Wake: Sendable {
-    let readFD: Int32
-    let writeFD: Int32
+    let readEnd: Descriptor
+    private let writeEnd: Descriptor
 
-    init?() {
-        var pair: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else { return nil }
-        readFD = pair[0]
-        writeFD = pair[1]
+    init() throws(Errno) {
+        (readEnd, writeEnd) = try Descriptor.socketPair()
     }
 
-    func signal() {
-        var byte: UInt8 = 1
-        _ = send(writeFD, &byte, 1, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
-    }
+    func signal() { writeEnd.sendWithoutWaiting([1]) }
 
-    /// Waits up to `milliseconds` (-1: for ever) for `signal()`; true when it came.
-    func wait(milliseconds: Int32) -> Bool {
-        var p = pollfd(fd: readFD, events: Int16(POLLIN), revents: 0)
-        while true {
-            let r = poll(&p, 1, milliseconds)
-            if r >= 0 { return r > 0 }
-            if errno != EINTR { return true }
-        }
+    /// Waits up to `seconds` (nil: for ever) for `signal()`; true when it came (or the wait failed).
+    func wait(seconds: Double?) -> Bool {
+        (try? readEnd.wait(.readable, until: seconds.map { Deadline(seconds: $0) })) ?? true
     }
-
-    deinit {
-        close(readFD)
-        close(writeFD)
-    }
-}
-
-/// Runs `body` on a new detached thread; false if none could be created.
-func startThread(_ body: @escaping @Sendable () -> Void) -> Bool {
-    final class Box {
-        let body: @Sendable () -> Void
-        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
-    }
-    let context = Unmanaged.passRetained(Box(body)).toOpaque()
-    var attributes = pthread_attr_t()
-    pthread_attr_init(&attributes)
-    defer { pthread_attr_destroy(&attributes) }
-    pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-    var thread = pthread_t()
-    let rc = pthread_create(&thread, &attributes, { raw in
-        Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue().body()
-        return nil
-    }, context)
-    if rc != 0 { Unmanaged<Box>.fromOpaque(context).release() }
-    return rc == 0
 }
 
 /// The subscription: connect, `subscribe`, read notifications, and on loss wait and start again.
@@ -151,6 +116,7 @@ struct SubscriptionLoop: Sendable {
     let path: String
     let reconnect: Bool
     let interest: Interest
+    let timeout: Double
     let wake: Wake
     let continuation: AsyncThrowingStream<AppearanceChange, any Error>.Continuation
 
@@ -161,11 +127,12 @@ struct SubscriptionLoop: Sendable {
     /// Between a `.connectionLost` and the next successful `subscribe`.
     private var outage = false
 
-    init(path: String, reconnect: Bool, interest: Interest = .mode, wake: Wake,
-         continuation: AsyncThrowingStream<AppearanceChange, any Error>.Continuation) {
+    init(path: String, reconnect: Bool, interest: Interest = .mode, timeout: Double = AppearanceConnection.defaultTimeout,
+         wake: Wake, continuation: AsyncThrowingStream<AppearanceChange, any Error>.Continuation) {
         self.path = path
         self.reconnect = reconnect
         self.interest = interest
+        self.timeout = timeout
         self.wake = wake
         self.continuation = continuation
     }
@@ -196,7 +163,7 @@ struct SubscriptionLoop: Sendable {
                     continuation.yield(.connectionLost(e))
                 }
                 if subscribed { pause = Self.firstPause }
-                if wake.wait(milliseconds: pause) { continuation.finish(); return }
+                if wake.wait(seconds: Double(pause) / 1000) { continuation.finish(); return }
                 pause = min(pause * 2, Self.longestPause)
             }
         }
@@ -204,37 +171,35 @@ struct SubscriptionLoop: Sendable {
 
     private func lost(_ reason: String) -> AppearanceError { .connectionLost(socket: path, reason: reason) }
 
-    /// One connection, from connect to loss (or cancellation).
+    /// One connection, from connect to loss (or cancellation). Connecting and the reply to `subscribe` have
+    /// a deadline (a stopped daemon is a loss, and is tried again); notifications are waited for without one.
     private mutating func session() -> End {
-        if wake.wait(milliseconds: 0) { return .cancelled }
-        if let reason = SocketLocation.untrustedReason(path) { return .fatal(.untrustedSocket(socket: path, reason: reason)) }
-        let fd: Int32
-        do { fd = try Posix.unixStreamSocket() } catch { return .lost(lost("\(error)"), subscribed: false) }
-        defer { Posix.close(fd) }
-        do {
-            try Posix.connect(fd, to: path)
-        } catch {
-            return .lost(.daemonNotRunning(socket: path, reason: String(cString: strerror(error.code))), subscribed: false)
+        if wake.wait(seconds: 0) { return .cancelled }
+        let deadline = Deadline(seconds: timeout)
+        let socket: Descriptor
+        do { socket = try AppearanceConnection.connect(path, deadline: deadline) } catch {
+            if case .untrustedSocket = error { return .fatal(error) }
+            return .lost(error, subscribed: false)
         }
+        defer { socket.close() }
         let id = JSON.int(1)
-        do { try Posix.sendAll(fd, Request(id: id, call: .subscribe(interest), app: interest.app).line) } catch {
-            return .lost(lost("\(error)"), subscribed: false)
+        do { try socket.writeAll(Request(id: id, call: .subscribe(interest), app: interest.app).line, until: deadline) } catch {
+            return .lost(error.code == Errno.timedOut ? .notAnswering(socket: path, seconds: timeout) : lost("\(error)"), subscribed: false)
         }
         var framer = LineFramer()
         var subscribed = false
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 * 1024, alignment: 16)
         defer { buffer.deallocate() }
         while true {
-            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: wake.readFD, events: Int16(POLLIN), revents: 0)]
-            let r = poll(&fds, 2, -1)
-            if r < 0 {
-                if errno == EINTR { continue }
-                return .lost(lost("poll: \(String(cString: strerror(errno)))"), subscribed: subscribed)
+            let ready: Int?
+            do { ready = try Descriptor.firstReady([socket, wake.readEnd], .readable, until: subscribed ? nil : deadline) } catch {
+                return .lost(lost("\(error)"), subscribed: subscribed)
             }
-            if fds[1].revents != 0 { return .cancelled }
-            let n: Int
-            do { n = try Posix.read(fd, into: buffer) } catch { return .lost(lost("\(error)"), subscribed: subscribed) }
+            guard let ready else { return .lost(.notAnswering(socket: path, seconds: timeout), subscribed: false) }
+            if ready == 1 { return .cancelled }
+            let read: Int?
+            do { read = try socket.read(into: buffer) } catch { return .lost(lost("\(error)"), subscribed: subscribed) }
+            guard let n = read else { continue }
             if n == 0 { return .lost(lost("the daemon closed the connection"), subscribed: subscribed) }
             framer.append(buffer[0..<n])
             while true {

@@ -1,7 +1,5 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif
 import AppearanceCore
+import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
@@ -23,16 +21,22 @@ public final class AppearanceClient: Sendable {
     public let socketPath: String
     /// The app this client speaks for: `state()`, `set`, `toggle` and `changes()` concern its own mode.
     public let app: String?
+    /// The bound, in seconds, on connecting and on each request, and on the reply to `subscribe` in
+    /// `changes()` (never on waiting for changes): past it the daemon counts as not answering.
+    public let timeout: Double
     private let requests: RequestLine
 
     /// Connects to `socketPath`, or to the socket every client and the daemon agree on
     /// (`$APPEARANCED_SOCKET`, else `$XDG_RUNTIME_DIR/appearanced/socket`, … as in docs/protocol.md).
-    /// Throws `.daemonNotRunning` when nothing answers there.
-    public init(socketPath: String? = nil, app: String? = nil) async throws(AppearanceError) {
+    /// Throws `.daemonNotRunning` when nothing answers there, `.notAnswering` when the daemon does not
+    /// answer within `timeout` seconds (stopped or stuck).
+    public init(socketPath: String? = nil, app: String? = nil,
+                timeout: Double = AppearanceConnection.defaultTimeout) async throws(AppearanceError) {
         let path = SocketLocation.resolve(explicit: socketPath).path
         self.socketPath = path
         self.app = app
-        requests = RequestLine(path: path, app: app)
+        self.timeout = timeout
+        requests = RequestLine(path: path, app: app, timeout: timeout)
         try await requests.perform(idempotent: true) { _ throws(AppearanceError) in () }
     }
 
@@ -82,7 +86,8 @@ public final class AppearanceClient: Sendable {
     /// With `reconnect: false` the sequence ends by throwing the `AppearanceError` that broke the connection,
     /// instead of reporting `.connectionLost` and trying again.
     public func changes(traits: Bool = false, palette: Bool = false, reconnect: Bool = true) -> AppearanceChanges {
-        AppearanceChanges(socketPath: socketPath, reconnect: reconnect, interest: Interest(traits: traits, palette: palette, app: app))
+        AppearanceChanges(socketPath: socketPath, reconnect: reconnect, interest: Interest(traits: traits, palette: palette, app: app),
+                          timeout: timeout)
     }
 }
 
@@ -94,16 +99,18 @@ final class RequestLine: @unchecked Sendable {
     private var connection: AppearanceConnection?
 
     let app: String?
-    init(path: String, app: String?) {
+    let timeout: Double
+    init(path: String, app: String?, timeout: Double) {
         self.path = path
         self.app = app
+        self.timeout = timeout
     }
 
     /// A live connection: the current one, or a new one when the daemon closed it (it restarted).
     private func open() throws(AppearanceError) -> AppearanceConnection {
         if let c = connection, !c.isClosedByPeer { return c }
         connection = nil
-        let c = try AppearanceConnection(socketPath: path, app: app)
+        let c = try AppearanceConnection(socketPath: path, timeout: timeout, app: app)
         connection = c
         return c
     }

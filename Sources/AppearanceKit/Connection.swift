@@ -1,7 +1,5 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif
 import AppearanceCore
+import AppearancePosix
 import AppearanceProtocol
 
 /// A blocking connection to appearanced, for command-line tools and threads that may block.
@@ -19,7 +17,7 @@ public final class AppearanceConnection {
     /// The app this connection speaks for (`"app"` in every request that takes it): `state()`, `set`,
     /// `toggle`, `subscribe` and the palette then concern that app's own mode. nil: everyone's.
     public let app: String?
-    private let fd: Int32
+    private let socket: Descriptor
     private var framer = LineFramer()
     private var nextID = 0
     private var changes: [Notification] = []
@@ -34,34 +32,36 @@ public final class AppearanceConnection {
         self.socketPath = path
         self.timeout = timeout
         self.app = app
-        fd = try Self.connect(path, deadline: Deadline(seconds: timeout))
+        socket = try Self.connect(path, deadline: Deadline(seconds: timeout))
         buffer = .allocate(byteCount: 16 * 1024, alignment: 16)
     }
 
     /// Connects without blocking: a Unix socket whose backlog is full answers EAGAIN (the daemon is not
     /// accepting), which is retried until the deadline.
-    private static func connect(_ path: String, deadline: Deadline) throws(AppearanceError) -> Int32 {
+    static func connect(_ path: String, deadline: Deadline) throws(AppearanceError) -> Descriptor {
         if let reason = SocketLocation.untrustedReason(path) { throw .untrustedSocket(socket: path, reason: reason) }
-        let fd: Int32
-        do { fd = try Posix.unixStreamSocket(nonBlocking: true) } catch { throw .daemonNotRunning(socket: path, reason: "\(error)") }
+        let socket: Descriptor
+        do { socket = try Descriptor.unixStreamSocket(nonBlocking: true, name: path) } catch {
+            throw .daemonNotRunning(socket: path, reason: "\(error)")
+        }
+        // A full backlog is EAGAIN on a non-blocking Unix socket, with nothing to poll for: try again every
+        // 10 ms until the deadline.
         while true {
             do {
-                try Posix.connect(fd, to: path)
-                return fd
-            } catch where error.code == EAGAIN && !deadline.passed {
-                _ = poll(nil, 0, 10)
+                try socket.connect(to: path)
+                return socket
+            } catch where error.code == Errno.wouldBlock && !deadline.passed {
+                Posix.sleep(seconds: 0.01)
             } catch {
-                Posix.close(fd)
-                if error.code == EAGAIN {
-                    throw .notAnswering(socket: path, seconds: deadline.seconds)
-                }
-                throw .daemonNotRunning(socket: path, reason: String(cString: strerror(error.code)))
+                socket.close()
+                if error.code == Errno.wouldBlock { throw .notAnswering(socket: path, seconds: deadline.seconds) }
+                throw .daemonNotRunning(socket: path, reason: error.message)
             }
         }
     }
 
     deinit {
-        Posix.close(fd)
+        socket.close()
         buffer.deallocate()
     }
 
@@ -152,20 +152,14 @@ public final class AppearanceConnection {
         default: false
         }
         let line = Request(id: id, call: c, app: takesApp ? app : nil).line
-        var sent = 0
-        while sent < line.count {
-            let done = line.withUnsafeBytes { raw in
-                Result { () throws(Errno) -> Int in try Posix.send(fd, UnsafeRawBufferPointer(rebasing: raw[sent...])) }
-            }
-            do throws(Errno) {
-                sent += try done.get()
-            } catch where error.code == EAGAIN {
-                try wait(for: Int16(POLLOUT), until: deadline)
-            } catch {
-                // The daemon may have said why before closing (too many connections): show that instead.
-                if case .error(_, let e)? = (try? receive(deadline: Deadline(seconds: 0.2))) ?? nil { throw .rejected(e) }
-                throw lost("\(error)")
-            }
+        do {
+            try socket.writeAll(line, until: deadline)
+        } catch where error.code == Errno.timedOut {
+            throw .notAnswering(socket: socketPath, seconds: timeout)
+        } catch {
+            // The daemon may have said why before closing (too many connections): show that instead.
+            if case .error(_, let e)? = (try? receive(deadline: Deadline(seconds: 0.2))) ?? nil { throw .rejected(e) }
+            throw lost("\(error)")
         }
         while true {
             switch try receive(deadline: deadline) {
@@ -176,15 +170,11 @@ public final class AppearanceConnection {
         }
     }
 
-    /// Waits until the socket is ready for `events`, or throws `.notAnswering` at the deadline (nil: never).
-    private func wait(for events: Int16, until deadline: Deadline?) throws(AppearanceError) {
-        while true {
-            var p = pollfd(fd: fd, events: events, revents: 0)
-            let r = poll(&p, 1, deadline?.remainingMilliseconds ?? -1)
-            if r > 0 { return }
-            if r == 0 { throw .notAnswering(socket: socketPath, seconds: timeout) }
-            if errno != EINTR { throw lost("poll: \(String(cString: strerror(errno)))") }
-        }
+    /// Waits until the socket is readable, or throws `.notAnswering` at the deadline (nil: never).
+    private func waitReadable(until deadline: Deadline?) throws(AppearanceError) {
+        let ready: Bool
+        do { ready = try socket.wait(.readable, until: deadline) } catch { throw lost("\(error)") }
+        if !ready { throw .notAnswering(socket: socketPath, seconds: timeout) }
     }
 
     /// Reads one message; notifications are queued, replies returned.
@@ -199,14 +189,11 @@ public final class AppearanceConnection {
                 if case .changed(let n) = msg { changes.append(n); return nil }
                 return msg
             }
-            let n: Int
-            do {
-                n = try Posix.read(fd, into: buffer)
-            } catch where error.code == EAGAIN {
-                try wait(for: Int16(POLLIN), until: deadline)
+            let read: Int?
+            do { read = try socket.read(into: buffer) } catch { throw lost("\(error)") }
+            guard let n = read else {
+                try waitReadable(until: deadline)
                 continue
-            } catch {
-                throw lost("\(error)")
             }
             if n == 0 { throw lost("the daemon closed the connection") }
             framer.append(buffer[0..<n])
@@ -216,40 +203,5 @@ public final class AppearanceConnection {
     private func lost(_ reason: String) -> AppearanceError { .connectionLost(socket: socketPath, reason: reason) }
 
     /// True when the daemon has closed this connection (it exited or restarted): a peek that does not block.
-    var isClosedByPeer: Bool {
-        var byte: UInt8 = 0
-        while true {
-            let n = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
-            if n == 0 { return true }
-            if n > 0 { return false }
-            if errno == EINTR { continue }
-            return errno != EAGAIN && errno != EWOULDBLOCK
-        }
-    }
-}
-
-/// A point in time on the monotonic clock, for request deadlines.
-struct Deadline {
-    let seconds: Double
-    private let end: UInt64
-
-    init(seconds: Double) {
-        self.seconds = seconds
-        end = Deadline.now() + UInt64(max(0, seconds) * 1e9)
-    }
-
-    private static func now() -> UInt64 {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec)
-    }
-
-    var passed: Bool { Deadline.now() >= end }
-
-    /// What is left, rounded up, for poll(2).
-    var remainingMilliseconds: Int32 {
-        let now = Deadline.now()
-        guard now < end else { return 0 }
-        return Int32(min((end - now + 999_999) / 1_000_000, UInt64(Int32.max)))
-    }
+    var isClosedByPeer: Bool { socket.isClosedByPeer }
 }

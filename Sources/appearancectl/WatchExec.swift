@@ -1,7 +1,5 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif
 import AppearanceKit
+import AppearancePosix
 import Dispatch
 
 // `appearancectl watch --exec CMD [ARGS…]`: runs CMD on start (unless --no-initial) and after each change,
@@ -36,87 +34,51 @@ func watchExec(socket: String?, app: String?, command: [String], initial: Bool) 
         _ = await runner.value
         fail(error)
     }
-    exit(Exit.ok)
+    Posix.exit(Exit.ok)
 }
 
-func note(_ message: String) { fputs("appearancectl: \(message)\n", stderr) }
+func note(_ message: String) { Posix.printError("appearancectl: \(message)\n") }
 
 /// Runs the command once for `mode` and waits for it; a failure is reported, never fatal.
 func run(_ command: [String], _ mode: Mode) async {
-    let pid: pid_t
+    let child: Spawned
     switch spawn(command, mode) {
-    case .success(let p): pid = p
+    case .success(let c): child = c
     case .failure(let e):
-        note("watch: cannot run \(command[0]): \(String(cString: strerror(e.code)))")
+        note("watch: cannot run \(command[0]): \(e.message)")
         return
     }
-    let status: Int32 = await withCheckedContinuation { done in
-        DispatchQueue.global().async {
-            var st: Int32 = 0
-            while waitpid(pid, &st, 0) < 0 {
-                if errno != EINTR { st = 0; break }
-            }
-            done.resume(returning: st)
-        }
+    let status: ExitStatus = await withCheckedContinuation { done in
+        DispatchQueue.global().async { done.resume(returning: child.wait()) }
     }
-    let signal = status & 0x7f
-    if signal == 0 {
-        let code = (status >> 8) & 0xff
-        if code != 0 { note("watch: \(command[0]) exited with status \(code) (APPEARANCE=\(mode.rawValue))") }
-    } else {
-        note("watch: \(command[0]) was killed by signal \(signal) (APPEARANCE=\(mode.rawValue))")
+    switch status {
+    case .exited(0): break
+    case .exited(let code): note("watch: \(command[0]) exited with status \(code) (APPEARANCE=\(mode.rawValue))")
+    case .signalled(let signal): note("watch: \(command[0]) was killed by signal \(signal) (APPEARANCE=\(mode.rawValue))")
     }
 }
 
-struct SpawnError: Error { var code: Int32 }
-
 /// posix_spawnp with the caller's environment plus APPEARANCE and DARKMODE, a clear signal mask and default
 /// dispositions (this may run on a thread that blocks signals, and masks are inherited across exec).
-func spawn(_ command: [String], _ mode: Mode) -> Result<pid_t, SpawnError> {
-    var environment: [String] = []
-    var i = 0
-    while let entry = environ[i] {
-        let s = String(cString: entry)
-        if !s.hasPrefix("APPEARANCE="), !s.hasPrefix("DARKMODE=") { environment.append(s) }
-        i += 1
-    }
-    environment.append("APPEARANCE=\(mode.rawValue)")
-    environment.append("DARKMODE=\(mode.isDark ? 1 : 0)")
-
-    func cStrings(_ strings: [String]) -> [UnsafeMutablePointer<CChar>?] { strings.map { strdup($0) } + [nil] }
-    let argv = cStrings(command), envp = cStrings(environment)
-    defer { (argv + envp).forEach { free($0) } }
-
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var none = sigset_t(), defaults = sigset_t()
-    sigemptyset(&none)
-    sigemptyset(&defaults)
-    for s in [SIGINT, SIGTERM, SIGPIPE, SIGHUP, SIGQUIT, SIGCHLD] { sigaddset(&defaults, s) }
-    posix_spawnattr_setsigmask(&attributes, &none)
-    posix_spawnattr_setsigdefault(&attributes, &defaults)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-    var pid: pid_t = 0
-    let rc = posix_spawnp(&pid, argv[0]!, nil, &attributes, argv, envp)
-    return rc == 0 ? .success(pid) : .failure(SpawnError(code: rc))
+func spawn(_ command: [String], _ mode: Mode) -> Result<Spawned, Errno> {
+    let environment = Posix.environmentEntries.filter { !$0.hasPrefix("APPEARANCE=") && !$0.hasPrefix("DARKMODE=") }
+        + ["APPEARANCE=\(mode.rawValue)", "DARKMODE=\(mode.isDark ? 1 : 0)"]
+    return Spawned.spawn(command, environment: environment, searchPath: true, stdin: .inherit)
 }
 
 /// Why `program` cannot be started (as posix_spawnp would look it up), or nil.
 func unstartable(_ program: String) -> String? {
     if program.contains("/") {
-        return access(program, X_OK) == 0 ? nil : String(cString: strerror(errno))
+        return FileSystem.executableProblem(program)?.message
     }
     let path = ProcessPath.value
     for dir in path.split(separator: ":", omittingEmptySubsequences: false) {
         let candidate = (dir.isEmpty ? "." : String(dir)) + "/" + program
-        var st = stat()
-        if stat(candidate, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, access(candidate, X_OK) == 0 { return nil }
+        if (try? FileSystem.status(candidate))?.kind == .regular, FileSystem.executableProblem(candidate) == nil { return nil }
     }
     return "not found in PATH"
 }
 
 enum ProcessPath {
-    static var value: String { getenv("PATH").map { String(cString: $0) } ?? "/usr/local/bin:/usr/bin:/bin" }
+    static var value: String { Posix.environment("PATH") ?? "/usr/local/bin:/usr/bin:/bin" }
 }

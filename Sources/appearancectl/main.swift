@@ -1,8 +1,6 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif
 import AppearanceCore
 import AppearanceKit
+import AppearancePosix
 import AppearanceProtocol
 
 // appearancectl: the command line for appearanced. Argument parsing is done by hand on purpose:
@@ -84,28 +82,21 @@ let usage = """
     """
 
 func out(_ s: String) {
-    var line = s + "\n"
-    line.withUTF8 { b in
-        var off = 0
-        while off < b.count {
-            let n = write(1, b.baseAddress! + off, b.count - off)
-            if n < 0 { if errno == EINTR { continue }; exit(Exit.ok) }  // stdout closed (e.g. `| head -1`)
-            off += n
-        }
-    }
+    // stdout closed (e.g. `| head -1`): nobody reads any more, which is not an error.
+    do { try Descriptor.standardOutput.writeAll(s + "\n") } catch { Posix.exit(Exit.ok) }
 }
 
 func usageError(_ message: String) -> Never {
-    fputs("appearancectl: \(message)\nTry 'appearancectl help'.\n", stderr)
-    exit(Exit.usage)
+    Posix.printError("appearancectl: \(message)\nTry 'appearancectl help'.\n")
+    Posix.exit(Exit.usage)
 }
 
 func fail(_ error: AppearanceError) -> Never {
-    fputs("appearancectl: \(error)\n", stderr)
+    Posix.printError("appearancectl: \(error)\n")
     switch error {
-    case .daemonNotRunning, .connectionLost, .notAnswering, .untrustedSocket: exit(Exit.unavailable)
-    case .rejected: exit(Exit.rejected)
-    case .protocolError: exit(Exit.proto)
+    case .daemonNotRunning, .connectionLost, .notAnswering, .untrustedSocket: Posix.exit(Exit.unavailable)
+    case .rejected: Posix.exit(Exit.rejected)
+    case .protocolError: Posix.exit(Exit.proto)
     }
 }
 
@@ -210,7 +201,7 @@ while let arg = args.popFirst() {
         execCommand = Array(args)
         args = []
     case "-h", "--help": words.insert("help", at: 0)
-    case "--version": out("appearancectl \(packageVersion)"); exit(Exit.ok)
+    case "--version": out("appearancectl \(packageVersion)"); Posix.exit(Exit.ok)
     case "--": words.append(contentsOf: args); args = []
     case _ where arg.hasPrefix("-") && arg.count > 1: usageError("unknown option \"\(arg)\"")
     default: words.append(arg)
@@ -311,11 +302,9 @@ func describeTemporary(_ t: TemporaryOverride) -> String {
     switch t.expiry {
     case .nextChange: return "\(t.mode.rawValue) until the next automatic change"
     case .at(let end):
-        var time = time_t(end)
-        var parts = tm()
-        localtime_r(&time, &parts)
-        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(t.mode.rawValue) until \(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) \(two(parts.tm_hour)):\(two(parts.tm_min))"
+        let l = Posix.localTime(end)
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(t.mode.rawValue) until \(l.year)-\(two(l.month))-\(two(l.day)) \(two(l.hour)):\(two(l.minute))"
     }
 }
 
@@ -362,7 +351,7 @@ func describeTemporary(_ t: TemporaryOverride) -> String {
                 if exitOnDisconnect { fail(error) }
                 if !away { note("\(error); waiting for it (Ctrl-C stops)") }
                 away = true
-                usleep(pause)
+                Posix.sleep(seconds: Double(pause) / 1e6)
                 pause = min(pause * 2, 2_000_000)
             default:
                 fail(error)
@@ -381,34 +370,17 @@ let importLimit = 4 << 20
 /// Reads a regular file of at most `importLimit` bytes (for `palette import`); exits 66 (EX_NOINPUT) naming
 /// it when it cannot (a FIFO or device such as /dev/zero is refused, not read forever).
 func readFile(_ path: String) -> String {
-    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-    guard fd >= 0 else {
-        fputs("appearancectl: cannot read \(shown(path)): \(String(cString: strerror(errno)))\n", stderr)
-        exit(66)
-    }
-    defer { close(fd) }
-    var st = stat()
-    guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
-        fputs("appearancectl: cannot read \(shown(path)): not a regular file\n", stderr)
-        exit(66)
-    }
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-    while true {
-        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n < 0 && errno == EINTR { continue }
-        if n < 0 {
-            fputs("appearancectl: cannot read \(path): \(String(cString: strerror(errno)))\n", stderr)
-            exit(66)
+    do {
+        return String(decoding: try FileSystem.readAll(path, limit: importLimit, regularOnly: true), as: UTF8.self)
+    } catch {
+        let why = switch error.code {
+        case Errno.invalid, Errno.isDirectory: "not a regular file"
+        case Errno.tooBig: "larger than \(importLimit) bytes"
+        default: error.message
         }
-        if n == 0 { break }
-        bytes += buffer[..<n]
-        if bytes.count > importLimit {
-            fputs("appearancectl: cannot read \(shown(path)): larger than \(importLimit) bytes\n", stderr)
-            exit(66)
-        }
+        Posix.printError("appearancectl: cannot read \(shown(path)): \(why)\n")
+        Posix.exit(66)
     }
-    return String(decoding: bytes, as: UTF8.self)
 }
 
 /// A name for a terminal: control characters (an escape sequence in a key or a file name) shown as \u{…}.
@@ -422,33 +394,27 @@ func shown(_ text: String) -> String {
 /// through. Exits 73 (EX_CANTCREAT) when it cannot.
 func writeFile(_ path: String, _ text: String) {
     let slash = path.lastIndex(of: "/")
-    let tmp = (slash.map { String(path[...$0]) } ?? "") + "." + (slash.map { String(path[path.index(after: $0)...]) } ?? path) + ".tmp-\(getpid())"
-    unlink(tmp)
+    let tmp = (slash.map { String(path[...$0]) } ?? "") + "." + (slash.map { String(path[path.index(after: $0)...]) } ?? path) + ".tmp-\(Posix.processID)"
+    try? FileSystem.remove(tmp)
     // The folders on the way are made (`-o ~/.config/appearanced/config.toml` on a fresh account).
     var dir = ""
     for part in path.split(separator: "/", omittingEmptySubsequences: false).dropLast() {
         dir += (dir.isEmpty && !path.hasPrefix("/") ? "" : "/") + part
-        if !dir.isEmpty, dir != "/" { mkdir(dir, 0o755) }
+        if !dir.isEmpty, dir != "/" { try? FileSystem.makeDirectory(dir, permissions: 0o755) }
     }
-    let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
-    var ok = fd >= 0
-    if ok {
-        var t = text
-        t.withUTF8 { b in
-            var off = 0
-            while off < b.count {
-                let n = write(fd, b.baseAddress! + off, b.count - off)
-                if n < 0 { if errno == EINTR { continue }; ok = false; return }
-                off += n
-            }
+    do throws(Errno) {
+        let file = try Descriptor.open(tmp, [.writeOnly, .create, .exclusive, .noFollow], mode: 0o644)
+        defer { file.close() }
+        do throws(Errno) {
+            try file.writeAll(text)
+            try FileSystem.rename(tmp, to: path)
+        } catch {
+            try? FileSystem.remove(tmp)
+            throw error
         }
-        if close(fd) != 0 { ok = false }
-        if ok, rename(tmp, path) != 0 { ok = false }
-        if !ok { let e = errno; unlink(tmp); errno = e }
-    }
-    if !ok {
-        fputs("appearancectl: cannot write \(shown(path)): \(String(cString: strerror(errno)))\n", stderr)
-        exit(73)
+    } catch {
+        Posix.printError("appearancectl: cannot write \(shown(path)): \(error.message)\n")
+        Posix.exit(73)
     }
 }
 
@@ -544,11 +510,9 @@ case "log":
     do { entries = try connect().log(limit: logCount) } catch { fail(error) }
     for e in entries {
         if json { out(e.json.text); continue }
-        var t = time_t(e.time)
-        var parts = tm()
-        localtime_r(&t, &parts)
-        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        let when = "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) \(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
+        let l = Posix.localTime(e.time)
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        let when = "\(l.year)-\(two(l.month))-\(two(l.day)) \(two(l.hour)):\(two(l.minute)):\(two(l.second))"
         let change = e.from.map { "\($0.rawValue) → \(e.to.rawValue)" } ?? "start: \(e.to.rawValue)"
         out("\(when)  \(change.padding(13))  \(e.cause)")
     }
@@ -556,21 +520,17 @@ case "log":
 case "watch":
     noOperands()
     // Interrupting a watch is how it ends: exit 0, not 130.
-    signal(SIGINT) { _ in _exit(0) }
-    signal(SIGTERM) { _ in _exit(0) }
+    Signal.interrupt.exitQuietly()
+    Signal.terminate.exitQuietly()
     // A parent may hand us these blocked (a signal mask is inherited across exec).
-    var set = sigset_t()
-    sigemptyset(&set)
-    sigaddset(&set, SIGINT)
-    sigaddset(&set, SIGTERM)
-    sigprocmask(SIG_UNBLOCK, &set, nil)
+    Signal.unblock([.interrupt, .terminate])
     if let execCommand {
         if json { usageError("watch: --json and --exec do not go together") }
         if execCommand[0].isEmpty { usageError("watch: --exec needs a command") }
         // The watch runs in a task; this thread only waits for SIGINT/SIGTERM (the task exits when it ends).
         let socket = socketPath, initial = !noInitial, app = effectiveApp
         Task.detached { await watchExec(socket: socket, app: app, command: execCommand, initial: initial) }
-        while true { pause() }
+        Posix.waitForever()
     }
     if noInitial { usageError("watch: --no-initial goes with --exec") }
     if (traitsOption || paletteOption) && (!json || execCommand != nil) {
@@ -589,8 +549,8 @@ case "color":
     switch resolveOne(token) {
     case .color(let c): out(format(c, f))
     case .asset(let path):
-        fputs("appearancectl: \"\(token)\" is an asset (\(path)), not a color: use appearancectl asset\n", stderr)
-        exit(Exit.rejected)
+        Posix.printError("appearancectl: \"\(token)\" is an asset (\(path)), not a color: use appearancectl asset\n")
+        Posix.exit(Exit.rejected)
     }
 
 case "asset":
@@ -598,8 +558,8 @@ case "asset":
     switch resolveOne(name) {
     case .asset(let path): out(path)
     case .color(let c):
-        fputs("appearancectl: \"\(name)\" is a color (\(c.hex)), not an asset: use appearancectl color\n", stderr)
-        exit(Exit.rejected)
+        Posix.printError("appearancectl: \"\(name)\" is a color (\(c.hex)), not an asset: use appearancectl color\n")
+        Posix.exit(Exit.rejected)
     }
 
 case "palette" where paletteImport:
@@ -609,15 +569,15 @@ case "palette" where paletteImport:
     do {
         result = try convertLFL(light: readFile(lightFile), lightFile: lightFile, dark: readFile(darkFile), darkFile: darkFile)
     } catch {
-        fputs("appearancectl: \(shown("\(error)"))\n", stderr)
-        exit(Exit.rejected)
+        Posix.printError("appearancectl: \(shown("\(error)"))\n")
+        Posix.exit(Exit.rejected)
     }
     if let outputFile { writeFile(outputFile, result.toml) } else { print(result.toml, terminator: "") }
     if !result.onlyLight.isEmpty {
-        fputs("appearancectl: only in \(shown(lightFile)) (kept for both modes): \(shown(result.onlyLight.joined(separator: ", ")))\n", stderr)
+        Posix.printError("appearancectl: only in \(shown(lightFile)) (kept for both modes): \(shown(result.onlyLight.joined(separator: ", ")))\n")
     }
     if !result.onlyDark.isEmpty {
-        fputs("appearancectl: only in \(shown(darkFile)) (kept for both modes): \(shown(result.onlyDark.joined(separator: ", ")))\n", stderr)
+        Posix.printError("appearancectl: only in \(shown(darkFile)) (kept for both modes): \(shown(result.onlyDark.joined(separator: ", ")))\n")
     }
 
 case "palette":
@@ -633,7 +593,7 @@ case "palette":
             let colored: Bool = switch colorOption {
             case "always": true
             case "never": false
-            default: isatty(1) == 1 && Posix.environment("NO_COLOR") == nil && Posix.environment("TERM") != "dumb"
+            default: Descriptor.standardOutput.isTerminal && Posix.environment("NO_COLOR") == nil && Posix.environment("TERM") != "dumb"
             }
             out(preview(light: light, dark: dark, color: colored))
         } catch { fail(error) }
@@ -660,13 +620,13 @@ case "import-darkman":
     let file = operands.first ?? configHome + "/darkman/config.yaml"
     let result: DarkmanImport
     do { result = try convertDarkman(readFile(file), file: file) } catch {
-        fputs("appearancectl: \(shown("\(error)"))\n", stderr)
-        exit(Exit.rejected)
+        Posix.printError("appearancectl: \(shown("\(error)"))\n")
+        Posix.exit(Exit.rejected)
     }
     if let outputFile { writeFile(outputFile, result.toml) } else { print(result.toml, terminator: "") }
-    for note in result.notes { fputs("appearancectl: \(shown(note))\n", stderr) }
+    for note in result.notes { Posix.printError("appearancectl: \(shown(note))\n") }
 
 default:
     usageError("unknown command \"\(command)\" (expected get, status, set, toggle, log, apps, watch, color, asset, palette, import-darkman or help)")
 }
-exit(Exit.ok)
+Posix.exit(Exit.ok)

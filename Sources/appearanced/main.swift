@@ -1,9 +1,7 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif
 import AppearanceBus
 import AppearanceCore
 import AppearanceDaemon
+import AppearancePosix
 import Dispatch
 
 let usage = """
@@ -28,8 +26,8 @@ let usage = """
     """
 
 func fail(_ message: String) -> Never {
-    fputs("appearanced: \(message)\nTry 'appearanced --help'.\n", stderr)
-    exit(64)
+    Posix.printError("appearanced: \(message)\nTry 'appearanced --help'.\n")
+    Posix.exit(64)
 }
 
 var socketPath: String?
@@ -50,8 +48,8 @@ while let arg = args.popFirst() {
         return v
     }
     switch name {
-    case "-h", "--help": print(usage, terminator: ""); exit(0)
-    case "--version": print("appearanced \(Daemon.version)"); exit(0)
+    case "-h", "--help": print(usage, terminator: ""); Posix.exit(0)
+    case "--version": print("appearanced \(Daemon.version)"); Posix.exit(0)
     case "--check": checkOnly = true
     case "--socket": socketPath = value()
     case "--config": configPath = value()
@@ -73,27 +71,20 @@ if checkOnly {
         let palette = try PaletteFile.load(path: palettePath, home: paths.home)
         print("ok: config \(loaded == nil ? "\(paths.configFile) (none: the defaults)" : paths.configFile), palette "
               + (palette.map { "\(palettePath) (\($0.names.count) tokens)" } ?? "\(palettePath) (none: empty)"))
-        exit(0)
+        Posix.exit(0)
     } catch {
-        fputs("appearanced: \(error)\n", stderr)
-        exit(78)
+        Posix.printError("appearanced: \(error)\n")
+        Posix.exit(78)
     }
 }
 
 // A parent may hand these over blocked (the mask is inherited across exec): unblock them before any
 // thread starts, so every thread inherits the mask and the daemon's signal sources hear them.
-var handled = sigset_t()
-sigemptyset(&handled)
-for sig in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&handled, sig) }
-sigprocmask(SIG_UNBLOCK, &handled, nil)
+Signal.unblock([.terminate, .interrupt, .hangUp])
 
 // Every subscriber is a descriptor: lift the soft limit to the hard one (systemd's default soft limit is
 // 1024, the hard one 512K), as systemd itself recommends for programs that need many.
-var files = rlimit()
-if getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &files) == 0, files.rlim_cur < files.rlim_max {
-    files.rlim_cur = files.rlim_max
-    setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &files)
-}
+Posix.raiseFileLimit()
 
 let queue = DispatchQueue(label: "appearanced")
 let logger = Logger(level: logLevel ?? .info)
@@ -108,10 +99,10 @@ queue.async {
         sleepWatcher.start { daemon.clockChanged("resumed from suspend") }
     } catch let error as StartupError {
         logger.error(error.description)
-        exit(error.exitCode)
+        Posix.exit(error.exitCode)
     } catch {
         logger.error("\(error)")
-        exit(1)
+        Posix.exit(1)
     }
 }
 dispatchMain()

@@ -1,3 +1,4 @@
+import AppearancePosix
 import AppearanceProtocol
 import Foundation
 import Testing
@@ -10,7 +11,7 @@ import let TestSupport.underSanitizer
     static func sendWhatFits(_ c: RawClient, _ bytes: [UInt8], seconds: Int = 2) {
         var tv = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(c.fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        _ = try? Posix.sendAll(c.fd, bytes)
+        _ = try? c.socket.writeAll(bytes)
     }
 
     @Test func aClientStreamingRequestsHoldsNoOneBack() throws {
@@ -22,12 +23,13 @@ import let TestSupport.underSanitizer
         let line = Array(#"{"jsonrpc":"2.0","id":1,"method":"get","params":{\#(pairs)"b":2}}"#.utf8.prefix(65_000)) + [0x0A]
         let hostile = try RawClient(s.socket)
         let fd = hostile.fd
+        let socket = hostile.socket
         let stop = Atomic(false)
         var tv = timeval(tv_sec: 1, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         let streamer = Thread {
             let chunk = Array((0..<32).map { _ in line }.joined())
-            while !stop.value { _ = try? Posix.sendAll(fd, chunk) }
+            while !stop.value { _ = try? socket.writeAll(chunk) }
         }
         streamer.start()
         defer { stop.value = true; withExtendedLifetime(hostile) {} }
@@ -129,7 +131,7 @@ import let TestSupport.underSanitizer
         let path = s.root + "/dgram.sock"
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
         defer { close(fd) }
-        try Posix.withAddress(path) { addr, len in #expect(bind(fd, addr, len) == 0) }
+        try Descriptor.withAddress(path) { addr, len in #expect(bind(fd, addr, len) == 0) }
         let r = try s.run(Bin.daemon, ["--socket", path])
         #expect(r.status != 0 && r.err.contains("it is a socket of another type (datagram or seqpacket)"), "\(r.err)")
         var st = stat()
@@ -137,7 +139,7 @@ import let TestSupport.underSanitizer
         // Still the same, live socket: a datagram sent to it arrives.
         let sender = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
         defer { close(sender) }
-        let sent = try Posix.withAddress(path) { addr, len in sendto(sender, "x", 1, 0, addr, len) }
+        let sent = try Descriptor.withAddress(path) { addr, len in sendto(sender, "x", 1, 0, addr, len) }
         #expect(sent == 1)
     }
 

@@ -1,5 +1,6 @@
 import AppearanceCore
 import AppearanceKit
+import AppearancePosix
 import AppearanceProtocol
 import Foundation
 import Testing
@@ -7,19 +8,18 @@ import let TestSupport.timeoutScale
 
 /// A raw client on the daemon's socket, for what a well-behaved client library never does.
 final class RawClient {
-    let fd: Int32
+    let socket: Descriptor
+    var fd: Int32 { socket.raw }
     private var framer = LineFramer(limit: 1 << 20)
 
     init(_ path: String) throws {
-        fd = try Posix.unixStreamSocket()
-        try Posix.connect(fd, to: path)
+        socket = try Descriptor.unixStreamSocket(name: path)
+        try socket.connect(to: path)
         var tv = timeval(tv_sec: 20 * timeoutScale, tv_usec: 0)  // a deadline for every read: a lost reply fails, not hangs
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
     }
 
-    deinit { close(fd) }
-
-    func send(_ text: String) throws { try Posix.sendAll(fd, Array(text.utf8)) }
+    func send(_ text: String) throws { try socket.writeAll(text) }
 
     /// The next line, or nil at end of stream.
     func line() throws -> String? {
@@ -27,7 +27,7 @@ final class RawClient {
         defer { buf.deallocate() }
         while true {
             if let l = try framer.next() { return String(decoding: l, as: UTF8.self) }
-            let n = try Posix.read(fd, into: buf)
+            guard let n = try socket.read(into: buf) else { throw TimedOut(description: "no reply within the read timeout") }
             if n == 0 { return nil }
             framer.append(buf[0..<n])
         }

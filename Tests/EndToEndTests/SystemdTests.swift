@@ -1,4 +1,4 @@
-import AppearanceProtocol
+import AppearancePosix
 import Foundation
 import Testing
 import let TestSupport.timeoutScale
@@ -11,7 +11,7 @@ final class NotifyListener {
     init(_ path: String) throws {
         self.path = path
         fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-        let rc = try Posix.withAddress(path) { bind(fd, $0, $1) }
+        let rc = try Descriptor.withAddress(path) { bind(fd, $0, $1) }
         guard rc == 0 else { throw TimedOut(description: "bind \(path) failed") }
         var tv = timeval(tv_sec: 20 * timeoutScale, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#elseif canImport(Musl)
-@preconcurrency import Musl
-#endif
-
 /// Where the daemon listens and every client connects. The daemon and its clients use this one rule:
 /// `--socket PATH`, else `$APPEARANCED_SOCKET`, else `$XDG_RUNTIME_DIR/appearanced/socket`; with no
 /// `XDG_RUNTIME_DIR` (a fresh headless machine, a root shell), `/run/user/$UID/appearanced/socket` when that
@@ -15,7 +9,7 @@ public struct SocketLocation: Equatable, Sendable {
     /// True when the directory is ours to create and lock down (0700); false for a path the user named.
     public var ownsDirectory: Bool
 
-    public var directory: String { Posix.directory(of: path) }
+    public var directory: String { FileSystem.directory(of: path) }
 
     /// The status file for prompts, next to the socket.
     public var modeFilePath: String { directory + "/mode" }
@@ -28,7 +22,7 @@ public struct SocketLocation: Equatable, Sendable {
 
     public static func resolve(explicit: String? = nil,
                                environment: (String) -> String? = Posix.environment,
-                               uid: UInt32 = getuid(),
+                               uid: UInt32 = Posix.userID,
                                runUserDirectory: (UInt32) -> String? = SocketLocation.runUserDirectory) -> SocketLocation {
         if let explicit, !explicit.isEmpty { return SocketLocation(path: explicit, ownsDirectory: false) }
         if let env = environment("APPEARANCED_SOCKET") { return SocketLocation(path: env, ownsDirectory: false) }
@@ -49,18 +43,26 @@ public struct SocketLocation: Equatable, Sendable {
     /// and its directory must belong to the client's own uid, and the directory must not be writable by
     /// others. A socket that does not exist is not a problem here (connecting then says the daemon is not
     /// running).
-    public static func untrustedReason(_ path: String, uid: UInt32 = getuid()) -> String? {
-        let dir = Posix.directory(of: path)
-        var st = stat()
-        guard lstat(path, &st) == 0 else { return nil }
-        guard (st.st_mode & S_IFMT) == S_IFSOCK else { return notASocket }
-        guard st.st_uid == uid else { return "the socket belongs to uid \(st.st_uid), not to uid \(uid)" }
-        guard stat(dir, &st) == 0 else { return nil }
-        guard st.st_uid == uid else { return "its directory \(dir) belongs to uid \(st.st_uid), not to uid \(uid)" }
-        guard st.st_mode & 0o022 == 0 else {
-            return "its directory \(dir) may be written by \(st.st_mode & 0o002 != 0 ? "anyone" : "its group") (mode \(String(st.st_mode & 0o777, radix: 8)))"
+    public static func untrustedReason(_ path: String, uid: UInt32 = Posix.userID) -> String? {
+        let dir = FileSystem.directory(of: path)
+        guard let socket = try? FileSystem.status(path, followLinks: false) else { return nil }
+        guard socket.kind == .socket else { return notASocket }
+        guard socket.owner == uid else { return "the socket belongs to uid \(socket.owner), not to uid \(uid)" }
+        guard let st = try? FileSystem.status(dir) else { return nil }
+        guard st.owner == uid else { return "its directory \(dir) belongs to uid \(st.owner), not to uid \(uid)" }
+        guard st.permissions & 0o022 == 0 else {
+            return "its directory \(dir) may be written by \(st.permissions & 0o002 != 0 ? "anyone" : "its group") (mode \(String(st.permissions & 0o777, radix: 8)))"
         }
         return nil
+    }
+
+    /// What is at `path` when it is not a socket, for the message about a wrong `--socket`.
+    public static func describeNonSocket(_ path: String) -> String {
+        switch (try? FileSystem.status(path, followLinks: false))?.kind {
+        case .directory?: "a directory, not a socket"
+        case .regular?: "a regular file, not a socket"
+        default: "not a socket"
+        }
     }
 
     /// What `untrustedReason` says of a path that exists but is not a socket at all (a wrong `--socket`).
@@ -69,8 +71,7 @@ public struct SocketLocation: Equatable, Sendable {
     /// `/run/user/UID` when it is a real directory owned by `uid`.
     public static func runUserDirectory(_ uid: UInt32) -> String? {
         let path = "/run/user/\(uid)"
-        var st = stat()
-        guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR, st.st_uid == uid else { return nil }
+        guard let st = try? FileSystem.status(path, followLinks: false), st.kind == .directory, st.owner == uid else { return nil }
         return path
     }
 }

@@ -1,0 +1,278 @@
+@preconcurrency import Glibc
+import CPosix
+import Dispatch
+
+/// The process and its surroundings: ids, environment, signals, children, threads, clocks, memory.
+public enum Posix {
+    /// getpid(2).
+    public static var processID: Int32 { getpid() }
+
+    /// getuid(2).
+    public static var userID: UInt32 { getuid() }
+
+    /// getenv(3); an empty value counts as unset.
+    public static func environment(_ name: String) -> String? {
+        guard let v = getenv(name) else { return nil }
+        let s = String(cString: v)
+        return s.isEmpty ? nil : s
+    }
+
+    /// unsetenv(3) (before any thread that reads the environment starts).
+    public static func unsetEnvironment(_ name: String) { unsetenv(name) }
+
+    /// Every `NAME=value` of the environment, in order.
+    public static var environmentEntries: [String] {
+        var entries: [String] = []
+        var i = 0
+        while let entry = environ[i] {
+            entries.append(String(cString: entry))
+            i += 1
+        }
+        return entries
+    }
+
+    /// The home directory in the password database (getpwuid(3)).
+    public static var passwordHome: String? {
+        guard let pw = getpwuid(getuid()), let dir = pw.pointee.pw_dir else { return nil }
+        return String(cString: dir)
+    }
+
+    /// exit(3).
+    public static func exit(_ status: Int32) -> Never { Glibc.exit(status) }
+
+    /// Writes `text` to stderr in one go, ignoring failure (nothing better can be done with it).
+    public static func printError(_ text: String) {
+        try? Descriptor.standardError.writeAll(text)
+    }
+
+    /// Sleeps until a signal ends the process (pause(2) in a loop).
+    public static func waitForever() -> Never {
+        while true { pause() }
+    }
+
+    /// Lifts the soft limit on open files to the hard one (setrlimit RLIMIT_NOFILE), as systemd recommends
+    /// for programs that need many descriptors. Returns the soft limit in force.
+    @discardableResult
+    public static func raiseFileLimit() -> UInt64 {
+        var files = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &files) == 0 else { return 1024 }
+        if files.rlim_cur < files.rlim_max {
+            files.rlim_cur = files.rlim_max
+            if setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &files) != 0 {
+                _ = getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &files)
+            }
+        }
+        return UInt64(files.rlim_cur)
+    }
+
+    /// The soft limit on open files (getrlimit RLIMIT_NOFILE).
+    public static var fileLimit: UInt64 {
+        var files = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &files) == 0 else { return 1024 }
+        return UInt64(files.rlim_cur)
+    }
+
+    /// malloc_trim(0): gives freed heap back to the system (glibc keeps it otherwise).
+    public static func returnFreeMemory() { _ = cposix_malloc_trim(0) }
+
+    /// Sleeps for `seconds` (nanosleep(2), resumed after a signal).
+    public static func sleep(seconds: Double) {
+        var t = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
+        var left = timespec()
+        while nanosleep(&t, &left) != 0, errno == EINTR { t = left }
+    }
+
+    // MARK: Threads
+
+    /// Runs `body` on a new detached thread; false if none could be created.
+    public static func startThread(_ body: @escaping @Sendable () -> Void) -> Bool {
+        final class Box {
+            let body: @Sendable () -> Void
+            init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+        }
+        let context = Unmanaged.passRetained(Box(body)).toOpaque()
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        var thread = pthread_t()
+        let rc = pthread_create(&thread, &attributes, { raw in
+            Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue().body()
+            return nil
+        }, context)
+        if rc != 0 { Unmanaged<Box>.fromOpaque(context).release() }
+        return rc == 0
+    }
+
+    // MARK: Clocks
+
+    /// CLOCK_MONOTONIC in microseconds (sd_notify's MONOTONIC_USEC).
+    public static func monotonicMicroseconds() -> UInt64 { Deadline.now() / 1000 }
+
+    /// CLOCK_REALTIME: Unix time in whole seconds.
+    public static func wallClockSeconds() -> Int64 {
+        var t = timespec()
+        clock_gettime(CLOCK_REALTIME, &t)
+        return Int64(t.tv_sec)
+    }
+
+    /// A Dispatch wall-clock deadline at Unix time `seconds`.
+    public static func wallTime(_ seconds: Int64) -> DispatchWallTime {
+        DispatchWallTime(timespec: timespec(tv_sec: Int(seconds), tv_nsec: 0))
+    }
+
+    /// A moment in the local time zone (localtime_r(3)).
+    public struct LocalTime: Equatable, Sendable {
+        public var year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int
+        /// 0 Sunday … 6 Saturday.
+        public var weekday: Int
+    }
+
+    public static func localTime(_ time: Int64) -> LocalTime {
+        var t = time_t(time)
+        var parts = tm()
+        localtime_r(&t, &parts)
+        return LocalTime(year: Int(parts.tm_year) + 1900, month: Int(parts.tm_mon) + 1, day: Int(parts.tm_mday),
+                         hour: Int(parts.tm_hour), minute: Int(parts.tm_min), second: Int(parts.tm_sec), weekday: Int(parts.tm_wday))
+    }
+
+    /// The Unix time of a local date and minute of the day (mktime(3)); the zone's rule for that day decides
+    /// whether daylight saving applies.
+    public static func unixTime(year: Int, month: Int, day: Int, minutes: Int) -> Int64 {
+        var local = tm()
+        local.tm_year = Int32(year - 1900)
+        local.tm_mon = Int32(month - 1)
+        local.tm_mday = Int32(day)
+        local.tm_hour = Int32(minutes / 60)
+        local.tm_min = Int32(minutes % 60)
+        local.tm_isdst = -1
+        return Int64(mktime(&local))
+    }
+}
+
+// MARK: Signals
+
+/// The signals appearanced and its tools handle, by name.
+public enum Signal: Int32, Sendable {
+    case hangUp = 1, interrupt = 2, quit = 3, kill = 9, user1 = 10, user2 = 12, pipe = 13, terminate = 15
+    case child = 17, `continue` = 18, stop = 19
+
+    /// Ignores the signal (SIG_IGN), e.g. before a Dispatch signal source takes it over.
+    public func ignore() { _ = Glibc.signal(rawValue, SIG_IGN) }
+
+    /// Back to the default action (SIG_DFL).
+    public func setDefault() { _ = Glibc.signal(rawValue, SIG_DFL) }
+
+    /// Makes the signal end the process with status 0 (`_exit(0)`, nothing else runs): how a watch ends.
+    public func exitQuietly() { _ = Glibc.signal(rawValue) { _ in _exit(0) } }
+
+    /// Unblocks `signals` for the calling thread (a parent may pass a blocked mask across exec). Call before
+    /// any thread starts, so that every thread inherits the mask.
+    public static func unblock(_ signals: [Signal]) {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for s in signals { sigaddset(&set, s.rawValue) }
+        sigprocmask(SIG_UNBLOCK, &set, nil)
+    }
+}
+
+// MARK: Children
+
+/// How a child process ended.
+public enum ExitStatus: Equatable, Sendable, CustomStringConvertible {
+    case exited(Int32)
+    case signalled(Int32)
+
+    init(wait status: Int32) {
+        let signal = status & 0x7f
+        self = signal == 0 ? .exited((status >> 8) & 0xff) : .signalled(signal)
+    }
+
+    public var succeeded: Bool { self == .exited(0) }
+
+    public var description: String {
+        switch self {
+        case .exited(let code): "exit status \(code)"
+        case .signalled(let signal): "killed by signal \(signal)"
+        }
+    }
+}
+
+/// A child started with posix_spawn(3).
+public struct Spawned: Sendable {
+    public let pid: Int32
+
+    /// Where a child's standard stream goes.
+    public enum Stream: Sendable {
+        case null
+        case inherit
+        case descriptor(Descriptor)
+    }
+
+    /// Starts `arguments[0]` (looked up in PATH when `searchPath`) with `environment` (nil: ours), the given
+    /// standard streams, an empty signal mask and default actions for the signals a parent may have changed.
+    /// With `newProcessGroup` the child leads a group of its own, so that `signalGroup` reaches its helpers.
+    public static func spawn(_ arguments: [String], environment: [String]? = nil, searchPath: Bool = false,
+                             stdin: Stream = .null, stdout: Stream = .inherit, stderr: Stream = .inherit,
+                             newProcessGroup: Bool = false) -> Result<Spawned, Errno> {
+        func cStrings(_ strings: [String]) -> [UnsafeMutablePointer<CChar>?] { strings.map { strdup($0) } + [nil] }
+        let argv = cStrings(arguments), envp = cStrings(environment ?? Posix.environmentEntries)
+        defer { (argv + envp).forEach { free($0) } }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for (stream, target) in [(stdin, Int32(0)), (stdout, 1), (stderr, 2)] {
+            switch stream {
+            case .null: posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
+            case .inherit: break
+            case .descriptor(let d): posix_spawn_file_actions_adddup2(&actions, d.raw, target)
+            }
+        }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), defaults = sigset_t()
+        sigemptyset(&none)
+        sigemptyset(&defaults)
+        for s in [Signal.interrupt, .terminate, .pipe, .hangUp, .quit, .child, .user1, .user2] { sigaddset(&defaults, s.rawValue) }
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var flags = Int32(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)
+        if newProcessGroup {
+            posix_spawnattr_setpgroup(&attributes, 0)
+            flags |= Int32(POSIX_SPAWN_SETPGROUP)
+        }
+        posix_spawnattr_setflags(&attributes, Int16(flags))
+        var pid: pid_t = 0
+        let rc = searchPath ? posix_spawnp(&pid, argv[0]!, &actions, &attributes, argv, envp)
+            : posix_spawn(&pid, argv[0]!, &actions, &attributes, argv, envp)
+        return rc == 0 ? .success(Spawned(pid: pid)) : .failure(Errno(rc, "spawn", path: arguments.first))
+    }
+
+    /// waitpid(WNOHANG): how the child ended, or nil while it runs.
+    public func reap() -> ExitStatus? {
+        var status: Int32 = 0
+        while true {
+            let r = waitpid(pid, &status, WNOHANG)
+            if r == pid { return ExitStatus(wait: status) }
+            if r < 0, errno == EINTR { continue }
+            return nil
+        }
+    }
+
+    /// waitpid(2), blocking until the child ends.
+    public func wait() -> ExitStatus {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            if errno != EINTR { return .exited(0) }  // not our child (already reaped): nothing to wait for
+        }
+        return ExitStatus(wait: status)
+    }
+
+    /// kill(2).
+    public func signal(_ signal: Signal) { kill(pid, signal.rawValue) }
+
+    /// kill(-pid): the child's whole process group (see `newProcessGroup`).
+    public func signalGroup(_ signal: Signal) { kill(-pid, signal.rawValue) }
+}

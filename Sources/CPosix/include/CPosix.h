@@ -1,0 +1,30 @@
+// The few glibc pieces Swift cannot see: they are declared only under _GNU_SOURCE (accept4, pipe2,
+// struct ucred) or live in a header the Glibc module leaves out (malloc.h). Each is wrapped once, in
+// CPosix.c, which is compiled with _GNU_SOURCE; AppearancePosix is the only caller.
+#ifndef CPOSIX_H
+#define CPOSIX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// The peer of a Unix socket, from getsockopt(SO_PEERCRED) into a real `struct ucred`.
+typedef struct {
+    int32_t pid;
+    uint32_t uid;
+    uint32_t gid;
+} cposix_credentials;
+
+/// accept4(2) with SOCK_CLOEXEC, and SOCK_NONBLOCK when `nonblocking`: the new descriptor is never
+/// inheritable, not even for the moment between accept and fcntl. -1 with errno on failure.
+int cposix_accept(int fd, int nonblocking);
+
+/// pipe2(2) with O_CLOEXEC. 0, or -1 with errno.
+int cposix_pipe(int fds[2]);
+
+/// getsockopt(SO_PEERCRED). 0, or -1 with errno.
+int cposix_peer_credentials(int fd, cposix_credentials *out);
+
+/// malloc_trim(3): returns freed heap to the system. 1 if memory was released.
+int cposix_malloc_trim(size_t pad);
+
+#endif
