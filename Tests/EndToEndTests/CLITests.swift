@@ -256,7 +256,8 @@ import Testing
 
 /// A daemon that is stopped (SIGSTOP) still has its socket: connecting works, nothing answers. A prompt
 /// must not hang: `get` gives up after AppearanceConnection.defaultTimeout with exit 69 and says why.
-@Suite struct StoppedDaemonTests {
+/// The test has a deadline of its own: a `get` that hung would fail it, not hang the suite.
+@Suite(.timeLimit(.minutes(2))) struct StoppedDaemonTests {
     @Test func getGivesUpOnAStoppedDaemonAndWorksAgainAfterContinue() throws {
         let s = try Sandbox()
         let d = try s.startDaemon()

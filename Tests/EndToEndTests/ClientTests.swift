@@ -182,3 +182,55 @@ final class ChangeLog: @unchecked Sendable {
         #expect(try await waiting.wait(count: 3) == ["lost", "reconnected", "initial light"])
     }
 }
+
+/// The request bound (`timeout:`) is for connecting, requests and the reply to `subscribe`; a subscriber waits
+/// for changes for as long as it takes. Each test has a deadline of its own.
+@Suite(.timeLimit(.minutes(2))) struct DeadlineTests {
+    @Test func aBlockingConnectionWaitsForChangesPastItsBound() async throws {
+        let s = try Sandbox()
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        let c = try AppearanceConnection(socketPath: s.socket, timeout: 0.2)
+        #expect(try c.subscribe().mode == .light)
+        try await Task.sleep(for: .milliseconds(600))  // three bounds with nothing to say
+        #expect(try s.ctl("set", "dark").status == 0)
+        #expect(try c.nextChange().state.mode == .dark)
+        #expect(try c.state().mode == .dark)  // and requests still work on it
+    }
+
+    @Test func aSubscriptionWaitsForChangesPastItsBound() async throws {
+        let s = try Sandbox()
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        let client = try await AppearanceClient(socketPath: s.socket, timeout: 0.2)
+        let log = ChangeLog.start(client)
+        #expect(try await log.wait(count: 1) == ["initial light"])
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(try s.ctl("set", "dark").status == 0)
+        #expect(try await log.wait(count: 2) == ["initial light", "dark<-light"])
+    }
+
+    @Test func aStoppedDaemonIsNotAnsweringForRequestsAndSubscriptionsUntilItContinues() async throws {
+        let s = try Sandbox()
+        let d = try s.startDaemon()
+        defer { kill(d.pid, SIGCONT); d.stop() }
+        let client = try await AppearanceClient(socketPath: s.socket, timeout: 0.3)
+        kill(d.pid, SIGSTOP)
+        do {
+            _ = try await client.state()
+            Issue.record("a stopped daemon answered")
+        } catch {
+            #expect(error == .notAnswering(socket: s.socket, seconds: 0.3))
+            #expect("\(error)".contains("appearanced did not answer on \(s.socket) within 0.3 s"), "\(error)")
+        }
+        // A subscription started now loses its first try (no reply to `subscribe` within the bound) and
+        // keeps trying; once the daemon runs again it is subscribed.
+        var changes = client.changes().makeAsyncIterator()
+        let first = try await changes.next()
+        #expect(first == .connectionLost(.notAnswering(socket: s.socket, seconds: 0.3)), "\(String(describing: first))")
+        kill(d.pid, SIGCONT)
+        #expect(try await changes.next() == .reconnected)
+        #expect(try await changes.next()?.state?.mode == .light)
+        #expect(try await client.state().mode == .light)
+    }
+}

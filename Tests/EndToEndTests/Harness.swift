@@ -128,7 +128,11 @@ final class Child: @unchecked Sendable {
             throw TimedOut(description: "process \(pid) did not end within \(seconds) s; stdout: \(stdout) stderr: \(stderr)")
         }
         ended.signal()
-        return process.terminationStatus
+        // The output is closed, but a child may close it and go on running: the exit has a deadline too.
+        do { return try process.exitStatus(within: .seconds(seconds)) } catch {
+            process.signal(SIGKILL)
+            throw TimedOut(description: "process \(pid) closed its output but did not exit within \(seconds) s; stdout: \(stdout) stderr: \(stderr)")
+        }
     }
 
     var stdout: String { lock.lock(); defer { lock.unlock() }; return String(decoding: outBytes, as: UTF8.self) }
@@ -148,8 +152,12 @@ final class Child: @unchecked Sendable {
 
     /// Waits for the process to exit and returns its status (a signal's number for a killed process).
     func waitForExit(timeout: Double = 20) throws -> Int32 {
-        try waitUntil("process \(pid) to exit; stderr: \(stderr)", timeout: timeout) { !process.isRunning }
-        return process.terminationStatus
+        var status: Int32?
+        try waitUntil("process \(pid) to exit; stdout: \(stdout) stderr: \(stderr)", timeout: timeout) {
+            status = process.exitStatusIfExited
+            return status != nil
+        }
+        return status!
     }
 }
 

@@ -43,14 +43,13 @@ public final class ChildProcess: @unchecked Sendable {
         self.pid = pid
     }
 
-    /// Reaps the child if it has exited (without blocking unless `wait`).
-    @discardableResult
-    private func reap(wait: Bool) -> Int32? {
+    /// Reaps the child if it has exited, without blocking: every wait for a child has a deadline.
+    private func reap() -> Int32? {
         lock.withLock {
             if let status { return status }
             var raw: Int32 = 0
             while true {
-                let r = waitpid(pid, &raw, wait ? 0 : WNOHANG)
+                let r = waitpid(pid, &raw, WNOHANG)
                 if r == pid { break }
                 if r < 0, errno == EINTR { continue }
                 return nil
@@ -62,12 +61,22 @@ public final class ChildProcess: @unchecked Sendable {
         }
     }
 
-    public var isRunning: Bool { reap(wait: false) == nil }
+    public var isRunning: Bool { reap() == nil }
 
-    /// The exit code, or the signal's number for a killed child; waits for the exit.
-    public var terminationStatus: Int32 { reap(wait: true) ?? -1 }
+    /// The exit code, or the signal's number for a killed child, once it has exited (nil while it runs).
+    public var exitStatusIfExited: Int32? { reap() }
 
-    public func waitUntilExit() { reap(wait: true) }
+    /// Waits for the exit, at most `timeout`: the exit code, or the signal's number for a killed child.
+    /// Fails naming the child if it is still running then (it is left running: the caller decides).
+    public func exitStatus(within timeout: Duration = defaultTimeout) throws -> Int32 {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while true {
+            if let status = reap() { return status }
+            if clock.now >= deadline { throw TestSupportError("process \(pid) did not exit within \(timeout)") }
+            usleep(2_000)
+        }
+    }
 
     public func signal(_ sig: Int32) { if isRunning { kill(pid, sig) } }
 }

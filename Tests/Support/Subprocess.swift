@@ -114,7 +114,8 @@ public final class Subprocess: @unchecked Sendable {
         let deadline = clock.now + grace
         while process.isRunning, clock.now < deadline { usleep(5_000) }
         if process.isRunning { kill(process.pid, SIGKILL) }
-        process.waitUntilExit()
+        // SIGKILL cannot be ignored; the bound is for a child stuck in the kernel (uninterruptible sleep).
+        _ = try? process.exitStatus(within: .seconds(10 * timeoutScale))
     }
 
     /// Sends `signal` (for tests that kill a peer on purpose) without waiting.
@@ -123,7 +124,7 @@ public final class Subprocess: @unchecked Sendable {
     /// Waits until the process has exited (after it was told to quit), with a deadline.
     public func waitForExit(timeout: Duration = defaultTimeout) async throws -> Int32 {
         try await waitUntil("\(name) to exit", timeout: timeout, seen: { describe() }) {
-            process.isRunning ? nil : process.terminationStatus
+            process.exitStatusIfExited
         }
     }
 
