@@ -65,6 +65,17 @@ let package = Package(
     ]
 )
 
+// APPEARANCED_SWIFT_SYSTEM=1 builds the POSIX layer's descriptor reads, writes and closes on swift-system's
+// FileDescriptor and Errno instead: only for bench/swift_system.py, which measures what adopting it would cost
+// (docs/decisions.md). The shipped build has no package dependencies.
+if Context.environment["APPEARANCED_SWIFT_SYSTEM"] != nil {
+    package.dependencies.append(.package(url: "https://github.com/apple/swift-system", exact: "1.8.1"))
+    for target in package.targets where target.name == "AppearancePosix" {
+        target.dependencies.append(.product(name: "SystemPackage", package: "swift-system"))
+        target.swiftSettings = strict + [.define("SWIFT_SYSTEM")]
+    }
+}
+
 // The libFuzzer executable exists only for `make fuzz` (APPEARANCED_FUZZ=1): it has no main and links only
 // with `--sanitize fuzzer`.
 if Context.environment["APPEARANCED_FUZZ"] != nil {

@@ -1,5 +1,8 @@
 @preconcurrency import Glibc
 import Synchronization
+#if SWIFT_SYSTEM
+import SystemPackage
+#endif
 
 /// An open file descriptor that closes itself: `close()` closes it once (later calls do nothing), and a
 /// descriptor nobody closed is closed when the last reference goes. A class, not a non-copyable struct,
@@ -37,7 +40,12 @@ public final class Descriptor: Sendable, CustomStringConvertible {
 
     /// close(2), once. EINTR is not retried: on Linux the descriptor is gone either way.
     public func close() {
-        if owned, open.exchange(false, ordering: .acquiringAndReleasing) { _ = Glibc.close(raw) }
+        guard owned, open.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        #if SWIFT_SYSTEM
+        try? FileDescriptor(rawValue: raw).close()
+        #else
+        _ = Glibc.close(raw)
+        #endif
     }
 
     public var isOpen: Bool { open.load(ordering: .relaxed) }
@@ -51,6 +59,13 @@ public final class Descriptor: Sendable, CustomStringConvertible {
     /// read(2) into `buffer`: the byte count, 0 at end of file, or nil when the descriptor is non-blocking and
     /// nothing is there yet (EAGAIN).
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int? {
+        #if SWIFT_SYSTEM
+        do { return try FileDescriptor(rawValue: raw).read(into: buffer, retryOnInterrupt: true) } catch {
+            let code = (error as? SystemPackage.Errno)?.rawValue ?? EIO
+            if code == EAGAIN || code == EWOULDBLOCK { return nil }
+            throw Errno(code, "read", path: name)
+        }
+        #else
         while true {
             let n = Glibc.read(raw, buffer.baseAddress, buffer.count)
             if n >= 0 { return n }
@@ -60,11 +75,22 @@ public final class Descriptor: Sendable, CustomStringConvertible {
             default: throw error("read")
             }
         }
+        #endif
     }
 
     /// write(2), or send(2) with MSG_NOSIGNAL for a socket: how many bytes were taken, or nil when the
     /// descriptor is non-blocking and full (EAGAIN).
     public func write(_ bytes: UnsafeRawBufferPointer) throws(Errno) -> Int? {
+        #if SWIFT_SYSTEM
+        // swift-system has no send(2): sockets keep MSG_NOSIGNAL below.
+        if !isSocket {
+            do { return try FileDescriptor(rawValue: raw).write(bytes, retryOnInterrupt: true) } catch {
+                let code = (error as? SystemPackage.Errno)?.rawValue ?? EIO
+                if code == EAGAIN || code == EWOULDBLOCK { return nil }
+                throw Errno(code, "write", path: name)
+            }
+        }
+        #endif
         while true {
             let n = isSocket ? Glibc.send(raw, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
                 : Glibc.write(raw, bytes.baseAddress, bytes.count)
