@@ -33,6 +33,9 @@ public final class Subprocess: @unchecked Sendable {
             throw TestSupportError("\(name): socketpair: \(String(cString: strerror(errno)))")
         }
         stdinSocket = pair[0]
+        // A child that stops reading its stdin must not hang a test in `write(line:)`: sends have a deadline.
+        var tv = timeval(tv_sec: 20 * timeoutScale, tv_usec: 0)
+        setsockopt(stdinSocket, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         defer { close(pair[1]) }
         let out = try cloexecPipe()
         do {
@@ -73,7 +76,8 @@ public final class Subprocess: @unchecked Sendable {
             let n = bytes.withUnsafeBytes { Glibc.send(stdinSocket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else {
-                throw TestSupportError("\(name): cannot write \"\(line)\": \(String(cString: strerror(errno))) (exited? stderr: \(errorOutput))")
+                let why = errno == EAGAIN ? "it did not read its input within \(20 * timeoutScale) s" : String(cString: strerror(errno))
+                throw TestSupportError("\(name): cannot write \"\(line)\": \(why) (exited? stdout: \(output), stderr: \(errorOutput))")
             }
             bytes = bytes.dropFirst(n)
         }
