@@ -3,7 +3,8 @@
 //   AppearanceCore (pure types and rules) → every other target
 //   AppearanceProtocol (the wire format only: JSON, messages, framing) → AppearanceDaemon, AppearanceKit, appearancectl
 //   CPosix (C shim, _GNU_SOURCE) → AppearancePosix (every syscall: descriptors, sockets, files, processes, signals,
-//                                  the socket location) → AppearanceDaemon, AppearanceKit, appearancectl, appearanced
+//                                  the socket location) → AppearanceBus, AppearanceDaemon, AppearanceKit, appearancectl,
+//                                  appearanced
 //   CDBus → AppearanceBus (all libdbus pointer code: the sentry and the portal backend) → appearanced
 //   AppearanceDaemon (sentry and outlet passed in) → appearanced (wires AppearanceBus in)
 //   AppearanceKit (client library) → appearancectl, appearance-example
@@ -34,7 +35,7 @@ let package = Package(
         .target(name: "AppearancePosix", dependencies: ["CPosix"], swiftSettings: strict),
         .target(name: "AppearanceCore", swiftSettings: strict),
         .target(name: "AppearanceProtocol", dependencies: ["AppearanceCore"], swiftSettings: strict),
-        .target(name: "AppearanceBus", dependencies: ["CDBus", "AppearanceCore"], swiftSettings: strict),
+        .target(name: "AppearanceBus", dependencies: ["CDBus", "AppearanceCore", "AppearancePosix"], swiftSettings: strict),
         .target(name: "AppearanceDaemon", dependencies: ["AppearanceCore", "AppearanceProtocol", "AppearancePosix"],
                 swiftSettings: strict),
         .target(name: "AppearanceKit", dependencies: ["AppearanceCore", "AppearanceProtocol", "AppearancePosix"],

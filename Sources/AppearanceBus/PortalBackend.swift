@@ -9,11 +9,9 @@
 // desktop's own backend alone. It owns its bus name in every case, so a frontend that activates it never
 // waits for a name nobody takes.
 import AppearanceCore
+import AppearancePosix
 import CDBus
 import Dispatch
-#if canImport(Glibc)
-import Glibc
-#endif
 
 public final class PortalBackend: Outlet, @unchecked Sendable {
     // Confined to `queue`, like the sentry whose connection it shares.
@@ -309,14 +307,10 @@ public final class PortalBackend: Outlet, @unchecked Sendable {
 
     /// `XDG_CURRENT_DESKTOP`, the `*.portal` files and the portals.conf in force, as the frontend finds them.
     static func readEnvironment() -> (desktops: [String], portals: [PortalFile], conf: PortalsConf?) {
-        func env(_ name: String) -> String? {
-            guard let v = getenv(name) else { return nil }
-            let s = String(cString: v)
-            return s.isEmpty ? nil : s
-        }
+        let env = Posix.environment
         let desktops = (env("XDG_CURRENT_DESKTOP") ?? "").split(separator: ":").map(String.init)
         let dir = env("XDG_DESKTOP_PORTAL_DIR") ?? "/usr/share/xdg-desktop-portal/portals"
-        let portals = fileNames(in: dir).filter { $0.hasSuffix(".portal") }.sorted().compactMap { name in
+        let portals = (FileSystem.names(in: dir) ?? []).filter { $0.hasSuffix(".portal") }.sorted().compactMap { name in
             readSmallFile(dir + "/" + name).flatMap { PortalFile(name: name, text: $0) }
         }
         // ≥ 1.18: the first of DESKTOP-portals.conf (each desktop in order), then portals.conf, in the
@@ -337,33 +331,9 @@ public final class PortalBackend: Outlet, @unchecked Sendable {
         return (desktops, portals, conf)
     }
 
-    private static func fileNames(in dir: String) -> [String] {
-        guard let d = opendir(dir) else { return [] }
-        defer { closedir(d) }
-        var names: [String] = []
-        while let entry = readdir(d) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
-            if name != ".", name != ".." { names.append(name) }
-        }
-        return names
-    }
-
-    /// A regular file of at most 64 KiB, or nil (missing, not regular, too big, unreadable).
+    /// A regular file of at most 64 KiB as text, or nil (missing, not regular, too big, unreadable).
     private static func readSmallFile(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size <= 65536 else { return nil }
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + done, $0.count - done) }
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else { break }
-            done += n
-        }
-        return String(decoding: bytes[..<done], as: UTF8.self)
+        (try? FileSystem.readAll(path, limit: 64 * 1024)).map { String(decoding: $0, as: UTF8.self) }
     }
 }
 

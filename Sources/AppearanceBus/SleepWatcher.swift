@@ -3,11 +3,9 @@
 // while the machine slept is applied on wake-up. Wall-clock timers would fire then too; this makes it
 // immediate and explicit. No system bus (a container, a test) is fine: one log line, nothing else.
 import AppearanceCore
+import AppearancePosix
 import CDBus
 import Dispatch
-#if canImport(Glibc)
-import Glibc
-#endif
 
 public final class SleepWatcher: @unchecked Sendable {
     // Confined to `queue`.
@@ -29,8 +27,7 @@ public final class SleepWatcher: @unchecked Sendable {
     public func start(resumed: @escaping () -> Void) {
         dispatchPrecondition(condition: .onQueue(queue))
         self.resumed = resumed
-        let address = getenv("DBUS_SYSTEM_BUS_ADDRESS").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
-            ?? "unix:path=/run/dbus/system_bus_socket"
+        let address = Posix.environment("DBUS_SYSTEM_BUS_ADDRESS") ?? "unix:path=/run/dbus/system_bus_socket"
         let connection: BusConnection
         do throws(BusError) {
             connection = try BusConnection(address: address, queue: queue)
