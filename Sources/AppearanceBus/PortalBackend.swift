@@ -181,7 +181,7 @@ public final class PortalBackend: Outlet, @unchecked Sendable {
         case (PortalBackend.properties?, "Get"):
             answer = property(args, signature: call.signature)
         case (PortalBackend.properties?, "GetAll"):
-            guard call.signature == "s", case .string(let iface) = args[0] else { answer = .failure(invalidArgs("GetAll", "s", call)); break }
+            guard call.signature == "s", case .string(let iface) = args[0] else { answer = .failure(invalidArgs("GetAll", "s", call.signature)); break }
             let all: [BusValue] = iface == PortalBackend.interface || iface.isEmpty
                 ? [.container(signature: "{sv}", [.string("version"), .variant(.uint32(PortalBackend.version))])] : []
             answer = .success([.container(signature: "a{sv}", all)])
@@ -203,14 +203,17 @@ public final class PortalBackend: Outlet, @unchecked Sendable {
         return true
     }
 
-    private func invalidArgs(_ method: String, _ expected: String, _ call: Message) -> BusError {
-        BusError(name: "org.freedesktop.DBus.Error.InvalidArgs",
-                 message: "\(method) takes (\(expected)), not (\(call.signature))")
+    private func invalidArgs(_ method: String, _ expected: String, _ signature: String) -> BusError {
+        invalidArgs("\(method) takes (\(expected)), not (\(signature))")
+    }
+
+    private func invalidArgs(_ message: String) -> BusError {
+        BusError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: message)
     }
 
     private func read(_ args: [BusValue], signature: String) -> Result<[BusValue], BusError> {
         guard signature == "ss", case .string(let namespace) = args[0], case .string(let key) = args[1] else {
-            return .failure(BusError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "Read takes (ss), not (\(signature))"))
+            return .failure(invalidArgs("Read", "ss", signature))
         }
         guard namespace == PortalBackend.namespace, let value = current.first(where: { $0.key == key })?.value else {
             return .failure(BusError(name: PortalBackend.notFound, message: "Requested setting not found"))
@@ -220,7 +223,7 @@ public final class PortalBackend: Outlet, @unchecked Sendable {
 
     private func readAll(_ args: [BusValue], signature: String) -> Result<[BusValue], BusError> {
         guard signature == "as", case .container(_, let items) = args[0] else {
-            return .failure(BusError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "ReadAll takes (as), not (\(signature))"))
+            return .failure(invalidArgs("ReadAll", "as", signature))
         }
         let patterns = items.compactMap { if case .string(let s) = $0 { s } else { nil } }
         let keys = current
@@ -242,10 +245,10 @@ public final class PortalBackend: Outlet, @unchecked Sendable {
 
     private func property(_ args: [BusValue], signature: String) -> Result<[BusValue], BusError> {
         guard signature == "ss", case .string(let iface) = args[0], case .string(let name) = args[1] else {
-            return .failure(BusError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "Get takes (ss), not (\(signature))"))
+            return .failure(invalidArgs("Get", "ss", signature))
         }
         guard iface == PortalBackend.interface, name == "version" else {
-            return .failure(BusError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "no property \(iface).\(name)"))
+            return .failure(invalidArgs("no property \(iface).\(name)"))
         }
         return .success([.variant(.uint32(PortalBackend.version))])
     }

@@ -131,7 +131,6 @@ public final class Daemon: @unchecked Sendable {
         inputs.apps = saved.apps
         engine = Engine(inputs: inputs,
                         instance: engine.state.instance, systemDetail: "not read yet")
-        planSchedule()
         armTemporaryTimer()
         persistEndedTemporary()
 
@@ -141,6 +140,7 @@ public final class Daemon: @unchecked Sendable {
 
         // The outlet first: it decides whether the portal's color-scheme is ours before anything is read.
         outlet?.start(policy: config.portalBackend) { [unowned self] status in self.outletChanged(status) }
+        // The schedule once it is known whether it ranks above the desktop (it does while following it).
         follower.configure(config.desktop, portalServed: outletStatus?.serving ?? false)
         planSchedule()
         outlet?.publish(servedValues)
@@ -312,11 +312,6 @@ public final class Daemon: @unchecked Sendable {
         guard next != palette else { return false }
         palette = next
         return true
-    }
-
-    /// The palette resolved for the published state: what `palette` subscribers see.
-    private var resolvedPalette: ResolvedPalette {
-        palette.resolved(engine.state.variant, accent: engine.state.traits.accentColor)
     }
 
     // MARK: Events

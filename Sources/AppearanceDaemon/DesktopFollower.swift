@@ -118,7 +118,7 @@ final class DesktopFollower: @unchecked Sendable {
         let timeout = Self.writeTimeout
         let toRun = commands
         let queue = self.queue
-        workers.async { [weak self] in
+        workers.async {
             let failures = toRun.compactMap { argv in Self.run(argv, timeout: timeout).map { "\(argv[0]): \($0)" } }
             queue.async { [weak self] in self?.finished(mode, failures) }
         }
