@@ -50,6 +50,17 @@ struct ConfigTests {
     }
 
     static let errors: [(String, String)] = [
+        ("hooks = \"yes\"", #"/home/u/.config/appearanced/config.toml:1: hooks: expected true or false, got "yes""#),
+        ("hook-timeout = 0", "/home/u/.config/appearanced/config.toml:1: hook-timeout: expected a number of seconds from 0 to 3600, got an integer"),
+        ("hook-timeout = 7200", "/home/u/.config/appearanced/config.toml:1: hook-timeout: expected a number of seconds from 0 to 3600, got an integer"),
+        ("max-connections = 0", "/home/u/.config/appearanced/config.toml:1: max-connections: expected a whole number from 1 to 1000000, got an integer"),
+        ("max-connections = 1.5", "/home/u/.config/appearanced/config.toml:1: max-connections: expected a whole number from 1 to 1000000, got a float"),
+        ("[desktop]\nfollow = \"always\"", #"/home/u/.config/appearanced/config.toml:2: desktop.follow: expected "auto", "gnome", "kde" or "off", got "always""#),
+        ("[desktop]\ngnome-light = \"light\"", #"/home/u/.config/appearanced/config.toml:2: desktop.gnome-light: expected "default" or "prefer-light", got "light""#),
+        ("[desktop]\ngtk-theme-dark = \"\"", #"/home/u/.config/appearanced/config.toml:2: desktop.gtk-theme-dark: expected a theme or color scheme name, got """#),
+        ("[desktop]\nkde-dark = \"a;rm\"", #"/home/u/.config/appearanced/config.toml:2: desktop.kde-dark: expected a theme or color scheme name, got "a;rm""#),
+        ("[desktop]\nwallpaper = \"x\"", "/home/u/.config/appearanced/config.toml:2: desktop.wallpaper: unknown key (known keys: follow, gnome-light, gtk-theme-light, gtk-theme-dark, icon-theme-light, icon-theme-dark, kde-light, kde-dark)"),
+        ("desktop = \"gnome\"", #"/home/u/.config/appearanced/config.toml:1: desktop: expected a table ([desktop]), got "gnome""#),
         ("[schedule]\nlatitude = 91\nlongitude = 0", "/home/u/.config/appearanced/config.toml:2: schedule.latitude: 91.0 is outside -90…90"),
         ("[schedule]\nlatitude = 10\nlongitude = -180.5", "/home/u/.config/appearanced/config.toml:3: schedule.longitude: -180.5 is outside -180…180"),
         ("[schedule]\nlatitude = \"north\"", #"/home/u/.config/appearanced/config.toml:2: schedule.latitude: expected a number of degrees, got "north""#),
