@@ -71,6 +71,15 @@ run: build
 # (and the libdbus wrapper) imports the C library: scripts/check-imports.py. `make test` also builds with SwiftPM's
 # own check as an error (IMPORT_CHECK), which accepts transitive dependencies; the script does not.
 IMPORT_CHECK := --explicit-target-dependency-import-check error
+# The bash, zsh and fish completions, generated from appearancectl's option table (a test checks they are current).
+.PHONY: completions
+completions:
+	$(SWIFT) build --product appearancectl
+	for shell in bash zsh fish; do \
+		case $$shell in bash) f=appearancectl.bash ;; zsh) f=_appearancectl ;; fish) f=appearancectl.fish ;; esac; \
+		"$$($(SWIFT) build --show-bin-path)/appearancectl" completions $$shell > completions/$$f; \
+	done
+
 .PHONY: check-imports
 check-imports:
 	SWIFT=$(SWIFT) /usr/bin/python3 scripts/check-imports.py

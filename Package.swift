@@ -7,6 +7,7 @@
 //                                  appearanced
 //   CDBus → AppearanceBus (all libdbus pointer code: the sentry and the portal backend) → appearanced
 //   AppearanceDaemon (sentry and outlet passed in) → appearanced (wires AppearanceBus in)
+//   AppearanceCLI (appearancectl's command line as a value: option table, parser, help, completions) → appearancectl
 //   AppearanceKit (client library) → appearancectl, appearance-example
 // No raw syscall outside AppearancePosix and AppearanceBus: scripts/check-imports.py allows Glibc nowhere else.
 // Every import is a declared dependency: `make test` builds with SwiftPM's
@@ -38,12 +39,14 @@ let package = Package(
         .target(name: "AppearanceBus", dependencies: ["CDBus", "AppearanceCore", "AppearancePosix"], swiftSettings: strict),
         .target(name: "AppearanceDaemon", dependencies: ["AppearanceCore", "AppearanceProtocol", "AppearancePosix"],
                 swiftSettings: strict),
+        // appearancectl's command line as a value: the option table, the parser, the help and the completions.
+        .target(name: "AppearanceCLI", dependencies: ["AppearanceCore", "AppearanceProtocol"], swiftSettings: strict),
         .target(name: "AppearanceKit", dependencies: ["AppearanceCore", "AppearanceProtocol", "AppearancePosix"],
                 swiftSettings: strict),
         .executableTarget(name: "appearanced", dependencies: ["AppearanceCore", "AppearancePosix", "AppearanceDaemon", "AppearanceBus"],
                           swiftSettings: strict),
-        .executableTarget(name: "appearancectl", dependencies: ["AppearanceCore", "AppearanceProtocol", "AppearancePosix",
-                                                                "AppearanceKit"],
+        .executableTarget(name: "appearancectl", dependencies: ["AppearanceCLI", "AppearanceCore", "AppearanceProtocol",
+                                                                "AppearancePosix", "AppearanceKit"],
                           swiftSettings: strict),
         // examples/swift-watch: a small app on AppearanceKit, built and run by the end-to-end tests.
         .executableTarget(name: "appearance-example", dependencies: ["AppearanceKit"], path: "examples/swift-watch",
@@ -56,6 +59,8 @@ let package = Package(
         // Test-only helpers: private dbus-daemon, fake portal, real portal stack, daemon processes.
         .target(name: "TestSupport", path: "Tests/Support", exclude: ["fake-portal.py"], swiftSettings: strict),
         .testTarget(name: "AppearanceCoreTests", dependencies: ["AppearanceCore"], swiftSettings: strict),
+        .testTarget(name: "AppearanceCLITests", dependencies: ["AppearanceCLI", "AppearanceCore", "AppearanceProtocol"],
+                    swiftSettings: strict),
         .testTarget(name: "AppearanceProtocolTests", dependencies: ["AppearanceCore", "AppearanceProtocol"], swiftSettings: strict),
         .testTarget(name: "AppearancePosixTests", dependencies: ["AppearancePosix", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "AppearanceBusTests", dependencies: ["AppearanceCore", "AppearanceBus", "TestSupport"], swiftSettings: strict),

@@ -1,9 +1,10 @@
-# bash completion for appearancectl (hand-written; Tests/EndToEndTests/CompletionTests.swift checks it against
-# `appearancectl --help`).
+# bash completion for appearancectl, generated from its option table (Sources/AppearanceCLI/Table.swift)
+# by `appearancectl completions bash`: `make completions` writes it, do not edit it by hand.
 _appearancectl() {
-    local cur prev word command= sub= i
-    cur=${COMP_WORDS[COMP_CWORD]}
-    prev=${COMP_WORDS[COMP_CWORD-1]}
+    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} word command= sub= scope i
+    # --name=VALUE: bash splits the word at "=".
+    if [[ $cur == = ]]; then cur=; fi
+    if [[ $prev == = ]]; then prev=${COMP_WORDS[COMP_CWORD-2]}; fi
     # After --exec, the rest of the line is a command of its own.
     for ((i = 1; i < COMP_CWORD; i++)); do
         if [[ ${COMP_WORDS[i]} == --exec ]]; then
@@ -11,53 +12,57 @@ _appearancectl() {
             return
         fi
     done
-    case $prev in
-        --socket|-o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --light|--dark) COMPREPLY=($(compgen -f -X '!*.plist' -- "$cur") $(compgen -d -- "$cur")); return ;;
-        --mode) COMPREPLY=($(compgen -W 'dark light' -- "$cur")); return ;;
-        --contrast) COMPREPLY=($(compgen -W 'normal high' -- "$cur")); return ;;
-        --for) COMPREPLY=($(compgen -W '30m 1h 2h 8h 1d' -- "$cur")); return ;;
-        -n|--app) return ;;
-    esac
     for ((i = 1; i < COMP_CWORD; i++)); do
         word=${COMP_WORDS[i]}
         case $word in
-            --socket|--mode|--contrast|--format|--light|--dark|-o|--output|--for|-n|--app) ((i++)); continue ;;
+            --socket|--app|--for|-n|--mode|--contrast|--format|--color|--light|--dark|--output|-o) ((i++)); [[ ${COMP_WORDS[i]} == = ]] && ((i++)); continue ;;
         esac
-        if [[ $word != -* ]]; then
+        if [[ $word != -* && $word != = ]]; then
             if [[ -z $command ]]; then command=$word; elif [[ -z $sub ]]; then sub=$word; fi
         fi
     done
-    if [[ $prev == --format ]]; then
-        case $command in
-            color) COMPREPLY=($(compgen -W 'hex rgb css' -- "$cur")) ;;
-            *) COMPREPLY=($(compgen -W 'json css sh gtk' -- "$cur")) ;;
-        esac
-        return
-    fi
+    scope=$command
+    [[ $command == palette && $sub == import ]] && scope='palette import'
+    case "$scope:$prev" in
+        *:--socket) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        get:--app|set:--app|toggle:--app|watch:--app) return ;;
+        set:--for|toggle:--for) COMPREPLY=($(compgen -W '30m 1h 2h 8h 1d' -- "$cur")); return ;;
+        log:-n) return ;;
+        color:--mode|asset:--mode|palette:--mode) COMPREPLY=($(compgen -W 'dark light' -- "$cur")); return ;;
+        color:--contrast|asset:--contrast|palette:--contrast) COMPREPLY=($(compgen -W 'normal high' -- "$cur")); return ;;
+        color:--format) COMPREPLY=($(compgen -W 'hex rgb css' -- "$cur")); return ;;
+        palette:--format) COMPREPLY=($(compgen -W 'json css sh gtk' -- "$cur")); return ;;
+        palette:--color) COMPREPLY=($(compgen -W 'always never auto' -- "$cur")); return ;;
+        'palette import':--light) COMPREPLY=($(compgen -f -X '!*.plist' -- "$cur") $(compgen -d -- "$cur")); return ;;
+        'palette import':--dark) COMPREPLY=($(compgen -f -X '!*.plist' -- "$cur") $(compgen -d -- "$cur")); return ;;
+        'palette import':--output|'palette import':-o|import-darkman:--output|import-darkman:-o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    esac
     if [[ $cur == -* ]]; then
         local opts='--socket --version --help -h'
-        case $command in
-            status|log|apps) opts+=' --json' ;;
+        case $scope in
             get) opts+=' --json --app' ;;
-            set|toggle) opts+=' --json --until-next --for --app' ;;
+            status) opts+=' --json' ;;
+            set) opts+=' --json --app --until-next --for' ;;
+            toggle) opts+=' --json --app --until-next --for' ;;
+            log) opts+=' --json -n' ;;
+            apps) opts+=' --json' ;;
+            watch) opts+=' --json --app --traits --palette --exit-on-disconnect --exec --no-initial' ;;
             color) opts+=' --mode --contrast --format' ;;
             asset) opts+=' --mode --contrast' ;;
-            palette) if [[ $sub == import ]]; then opts+=' --light --dark --output -o'
-                     else opts+=' --mode --contrast --format --preview --color=always --color=never --color=auto'; fi ;;
-            watch) opts+=' --json --traits --palette --exec --no-initial --exit-on-disconnect --app' ;;
+            palette) opts+=' --mode --contrast --format --preview --color' ;;
+            'palette import') opts+=' --light --dark --output -o' ;;
             import-darkman) opts+=' --output -o' ;;
         esac
-        [[ $command == log ]] && opts+=' -n'
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))
     elif [[ -z $command ]]; then
-        COMPREPLY=($(compgen -W 'get status set toggle log apps watch color asset palette import-darkman help' -- "$cur"))
-    elif [[ $command == set && $prev == set ]]; then
-        COMPREPLY=($(compgen -W 'dark light system' -- "$cur"))
-    elif [[ $command == import-darkman && -z $sub ]]; then
-        COMPREPLY=($(compgen -f -- "$cur"))
-    elif [[ $command == palette && -z $sub ]]; then
-        COMPREPLY=($(compgen -W 'import' -- "$cur"))
+        COMPREPLY=($(compgen -W 'get status set toggle log apps watch color asset palette import-darkman completions help' -- "$cur"))
+    elif [[ -z $sub ]]; then
+        case $command in
+            set) COMPREPLY=($(compgen -W 'dark light system' -- "$cur")) ;;
+            palette) COMPREPLY=($(compgen -W 'import' -- "$cur")) ;;
+            import-darkman) COMPREPLY=($(compgen -f -- "$cur")) ;;
+            completions) COMPREPLY=($(compgen -W 'bash zsh fish' -- "$cur")) ;;
+        esac
     fi
 }
 complete -F _appearancectl appearancectl

@@ -1,17 +1,9 @@
+import AppearanceCLI
 import AppearanceCore
 import AppearanceKit
 import AppearanceProtocol
 
 // Output of `appearancectl color`, `asset` and `palette`: pure functions from resolved values to text.
-
-enum ColorFormat: String, CaseIterable {
-    /// `#262626`, or `#26262699` when translucent.
-    case hex
-    /// `38 38 38`, or `38 38 38 0.6`: numbers for `read r g b a` in a shell.
-    case rgb
-    /// `rgb(38 38 38)`, or `rgb(38 38 38 / 0.6)`.
-    case css
-}
 
 func format(_ c: Color, _ f: ColorFormat) -> String {
     switch f {
@@ -19,10 +11,6 @@ func format(_ c: Color, _ f: ColorFormat) -> String {
     case .rgb: return "\(c.red) \(c.green) \(c.blue)" + (c.isOpaque ? "" : " \(c.alphaFraction)")
     case .css: return "rgb(\(c.red) \(c.green) \(c.blue)" + (c.isOpaque ? ")" : " / \(c.alphaFraction))")
     }
-}
-
-enum PaletteFormat: String, CaseIterable {
-    case json, css, sh, gtk
 }
 
 /// A token name as an identifier: every character other than a letter or digit becomes `separator`.

@@ -1,0 +1,251 @@
+// The completion scripts for bash, zsh and fish, generated from `Table`: `appearancectl completions SHELL`
+// prints them, `make completions` writes completions/, and a test checks that the files there are current.
+
+public func completionScript(for shell: Shell) -> String {
+    switch shell {
+    case .bash: bashCompletion()
+    case .zsh: zshCompletion()
+    case .fish: fishCompletion()
+    }
+}
+
+private func header(_ shell: Shell) -> String {
+    "# \(shell.rawValue) completion for appearancectl, generated from its option table (Sources/AppearanceCLI/Table.swift)\n"
+        + "# by `appearancectl completions \(shell.rawValue)`: `make completions` writes it, do not edit it by hand.\n"
+}
+
+/// The scopes an option is offered in, each with the options it takes (global ones first), in table order.
+private var scopeNames: [String] {
+    Table.commands.flatMap { c in [c.name] + c.subcommands.map { "\(c.name) \($0.name)" } }
+}
+
+private func options(in scope: String) -> [OptionSpec] {
+    Table.options.filter { $0.scopes.contains(scope) }
+}
+
+// MARK: bash
+
+private func bashWords(_ c: Completion) -> String? {
+    switch c {
+    case .nothing: return ""
+    case .files: return #"COMPREPLY=($(compgen -f -- "$cur"))"#
+    case .plists: return #"COMPREPLY=($(compgen -f -X '!*.plist' -- "$cur") $(compgen -d -- "$cur"))"#
+    case .words(let w): return "COMPREPLY=($(compgen -W '\(w.joined(separator: " "))' -- \"$cur\"))"
+    case .command: return nil
+    }
+}
+
+private func bashCompletion() -> String {
+    var s = header(.bash)
+    s += """
+        _appearancectl() {
+            local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} word command= sub= scope i
+            # --name=VALUE: bash splits the word at "=".
+            if [[ $cur == = ]]; then cur=; fi
+            if [[ $prev == = ]]; then prev=${COMP_WORDS[COMP_CWORD-2]}; fi
+            # After --exec, the rest of the line is a command of its own.
+            for ((i = 1; i < COMP_CWORD; i++)); do
+                if [[ ${COMP_WORDS[i]} == --exec ]]; then
+                    if ((COMP_CWORD == i + 1)); then COMPREPLY=($(compgen -c -- "$cur")); else COMPREPLY=($(compgen -f -- "$cur")); fi
+                    return
+                fi
+            done
+            for ((i = 1; i < COMP_CWORD; i++)); do
+                word=${COMP_WORDS[i]}
+                case $word in
+                    \(Table.valueNames.joined(separator: "|"))) ((i++)); [[ ${COMP_WORDS[i]} == = ]] && ((i++)); continue ;;
+                esac
+                if [[ $word != -* && $word != = ]]; then
+                    if [[ -z $command ]]; then command=$word; elif [[ -z $sub ]]; then sub=$word; fi
+                fi
+            done
+            scope=$command
+
+        """
+    for c in Table.commands where !c.subcommands.isEmpty {
+        for sub in c.subcommands {
+            s += "    [[ $command == \(c.name) && $sub == \(sub.name) ]] && scope='\(c.name) \(sub.name)'\n"
+        }
+    }
+    s += "    case \"$scope:$prev\" in\n"
+    for o in Table.options where o.value != nil {
+        guard let action = bashWords(o.completion) else { continue }
+        let scopes = o.isGlobal ? ["*"] : o.scopes.map { $0.contains(" ") ? "'\($0)'" : $0 }
+        let patterns = scopes.flatMap { sc in o.names.map { "\(sc):\($0)" } }.joined(separator: "|")
+        s += "        \(patterns)) \(action.isEmpty ? "" : action + "; ")return ;;\n"
+    }
+    s += "    esac\n"
+    let global = Table.options.filter(\.isGlobal).flatMap(\.names).joined(separator: " ")
+    s += "    if [[ $cur == -* ]]; then\n"
+    s += "        local opts='\(global)'\n"
+    s += "        case $scope in\n"
+    for scope in scopeNames {
+        let names = options(in: scope).flatMap(\.names)
+        guard !names.isEmpty else { continue }
+        s += "            \(scope.contains(" ") ? "'\(scope)'" : scope)) opts+=' \(names.joined(separator: " "))' ;;\n"
+    }
+    s += "        esac\n"
+    s += "        COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n"
+    s += "    elif [[ -z $command ]]; then\n"
+    s += "        COMPREPLY=($(compgen -W '\(Table.commands.map(\.name).joined(separator: " "))' -- \"$cur\"))\n"
+    s += "    elif [[ -z $sub ]]; then\n"
+    s += "        case $command in\n"
+    for c in Table.commands {
+        let operand: Completion = c.subcommands.isEmpty ? c.operand : .words(c.subcommands.map(\.name))
+        guard let action = bashWords(operand), !action.isEmpty else { continue }
+        s += "            \(c.name)) \(action) ;;\n"
+    }
+    s += "        esac\n"
+    s += "    fi\n"
+    s += "}\n"
+    s += "complete -F _appearancectl appearancectl\n"
+    return s
+}
+
+// MARK: zsh
+
+/// Text inside a single-quoted zsh word.
+private func zshQuoted(_ text: String) -> String {
+    text.replacingAll("'", with: "'\\''")
+}
+
+private func zshAction(_ c: Completion, state: String?) -> String {
+    if let state { return "->\(state)" }
+    switch c {
+    case .nothing: return ""
+    case .files: return "_files"
+    case .plists: return "_files -g \"*.plist\""
+    case .words(let w): return "(\(w.joined(separator: " ")))"
+    case .command: return "_normal"
+    }
+}
+
+private func zshCompletion() -> String {
+    var s = "#compdef appearancectl\n" + header(.zsh) + "\n"
+    s += "local -a commands\ncommands=(\n"
+    for c in Table.commands { s += "  '\(zshQuoted(c.name + ":" + c.summary))'\n" }
+    s += ")\n\n_arguments -S \\\n"
+    var states: [(name: String, specs: [OptionSpec])] = []
+    var done: Set<String> = []
+    for o in Table.options where !done.contains(o.name) {
+        done.insert(o.name)
+        let all = Table.specs(named: o.name)
+        let scopes = all.flatMap(\.scopes)
+        let summary = (scopes.isEmpty ? "" : scopes.joined(separator: ", ") + ": ") + (all.count > 1 ? "output format" : o.summary)
+        let state: String? = all.count > 1 ? String(o.name.drop { $0 == "-" }) : nil
+        if let state { states.append((state, all)) }
+        let valueMark = o.value != nil && o.completion != .command ? "=" : ""
+        let written = o.names.map { $0.hasPrefix("--") ? $0 + valueMark : $0 }
+        let exclusive = o.isGlobal && o.value == nil ? "(- *)" : o.names.count > 1 ? "(\(o.names.sorted().joined(separator: " ")))" : ""
+        // `'(-o --output)'{-o,--output=}'[...]...'` for an option with two names, `'--mode=[...]...'` for one.
+        var spec = written.count > 1
+            ? "'\(exclusive)'{\(written.reversed().joined(separator: ","))}'[\(zshQuoted(summary))]"
+            : "'\(exclusive)\(written[0])[\(zshQuoted(summary))]"
+        if let value = o.value {
+            spec += o.completion == .command
+                ? ":*::command:_normal"
+                : ":\(value.lowercased()):\(zshQuoted(zshAction(o.completion, state: state)))"
+        }
+        s += "  \(spec)' \\\n"
+    }
+    s += "  '1:command:->command' \\\n  '2:argument:->argument' && return\n\n"
+    s += "case $state in\n"
+    s += "  command) _describe -t commands command commands ;;\n"
+    s += "  argument)\n    case $line[1] in\n"
+    for c in Table.commands {
+        if !c.subcommands.isEmpty {
+            s += "      \(c.name)) _values subcommand \(c.subcommands.map(\.name).joined(separator: " ")) ;;\n"
+        } else if case .words(let w) = c.operand {
+            s += "      \(c.name)) _values \(c.name == "set" ? "mode" : "argument") \(w.joined(separator: " ")) ;;\n"
+        } else if c.operand == .files {
+            s += "      \(c.name)) _files ;;\n"
+        }
+    }
+    s += "    esac ;;\n"
+    for (name, specs) in states {
+        s += "  \(name))\n    case $line[1] in\n"
+        for o in specs {
+            if case .words(let w) = o.completion {
+                s += "      \(o.scopes.joined(separator: "|"))) _values \(name) \(w.joined(separator: " ")) ;;\n"
+            }
+        }
+        s += "    esac ;;\n"
+    }
+    s += "esac\n"
+    return s
+}
+
+// MARK: fish
+
+/// A single-quoted fish word.
+private func fishQuoted(_ text: String) -> String {
+    "'" + text.replacingAll("\\", with: "\\\\").replacingAll("'", with: "\\'") + "'"
+}
+
+/// The fish condition for a scope: the command seen, and for a command with subcommands, the subcommand seen
+/// (or, for the command itself, none of them).
+private func fishCondition(_ scope: String) -> String {
+    let parts = scope.split(separator: " ")
+    if parts.count == 2 { return "__fish_seen_subcommand_from \(parts[0]); and __fish_seen_subcommand_from \(parts[1])" }
+    let subs = Table.command(scope)?.subcommands.map(\.name) ?? []
+    return "__fish_seen_subcommand_from \(scope)" + (subs.isEmpty ? "" : "; and not __fish_seen_subcommand_from \(subs.joined(separator: " "))")
+}
+
+private func fishValue(_ c: Completion) -> String {
+    switch c {
+    case .nothing: return " -x"
+    case .files: return " -r -F"
+    case .plists: return " -r -F"
+    case .words(let w): return " -x -a \"\(w.joined(separator: " "))\""
+    case .command: return " -r -a \"(__fish_complete_subcommand --fcs-skip=3)\""
+    }
+}
+
+private func fishCompletion() -> String {
+    var s = header(.fish)
+    s += "set -l commands \(Table.commands.map(\.name).joined(separator: " "))\n"
+    s += "complete -c appearancectl -f\n"
+    for c in Table.commands {
+        s += "complete -c appearancectl -n \"not __fish_seen_subcommand_from $commands\" -a \(c.name) -d \(fishQuoted(c.summary))\n"
+    }
+    for c in Table.commands {
+        let exclude = c.subcommands.map(\.name) + (c.operand.words ?? [])
+        let condition = "__fish_seen_subcommand_from \(c.name)" + (exclude.isEmpty ? "" : "; and not __fish_seen_subcommand_from \(exclude.joined(separator: " "))")
+        for sub in c.subcommands {
+            s += "complete -c appearancectl -n \"\(condition)\" -a \(sub.name) -d \(fishQuoted(sub.summary))\n"
+        }
+        switch c.operand {
+        case .words(let w): s += "complete -c appearancectl -n \"\(condition)\" -a \"\(w.joined(separator: " "))\"\n"
+        case .files, .plists: s += "complete -c appearancectl -n \"\(condition)\" -F\n"
+        case .nothing, .command: break
+        }
+    }
+    for o in Table.options {
+        let names = o.names.map { $0.hasPrefix("--") ? "-l \($0.dropFirst(2))" : "-s \($0.dropFirst())" }.joined(separator: " ")
+        let value = o.value == nil ? "" : fishValue(o.completion)
+        // Scopes of plain commands share one condition; a subcommand's scope, or a command with subcommands, has its own.
+        let plain = o.scopes.filter { !$0.contains(" ") && Table.command($0)?.subcommands.isEmpty != false }
+        var conditions = plain.isEmpty ? [] : ["__fish_seen_subcommand_from \(plain.joined(separator: " "))"]
+        conditions += o.scopes.filter { !plain.contains($0) }.map(fishCondition)
+        if o.isGlobal { conditions = [""] }
+        for condition in conditions {
+            let n = condition.isEmpty ? "" : " -n \"\(condition)\""
+            s += "complete -c appearancectl\(n) \(names)\(value) -d \(fishQuoted(o.summary))\n"
+        }
+    }
+    return s
+}
+
+private extension Completion {
+    var words: [String]? {
+        if case .words(let w) = self { return w }
+        return nil
+    }
+}
+
+extension String {
+    /// Every `target` replaced (without Foundation).
+    func replacingAll(_ target: String, with replacement: String) -> String {
+        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
+    }
+}

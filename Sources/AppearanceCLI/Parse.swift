@@ -1,0 +1,297 @@
+import AppearanceCore
+import AppearanceProtocol
+
+/// Turns appearancectl's arguments (without the program name) into what to run, or the usage error to
+/// report. Options may come before or after the command; `--name=VALUE` and `--name VALUE` are the same;
+/// `--` ends the options. `environment` gives `APPEARANCED_APP`, the default `--app`.
+public func parse(_ arguments: [String], environment: (String) -> String? = { _ in nil }) throws(UsageError) -> Invocation {
+    var p = Parser()
+    try p.read(arguments)
+    return try p.invocation(environment: environment)
+}
+
+/// The options seen, by their long name, and the operands, in order.
+private struct Parser {
+    var socket: String?
+    var values: [String: String] = [:]
+    var flags: Set<String> = []
+    /// Options given, by long name, in the order given (for the first one a command does not take).
+    var given: [String] = []
+    var operands: [String] = []
+    var exec: [String]?
+    var help = false
+    var version = false
+
+    mutating func read(_ arguments: [String]) throws(UsageError) {
+        var i = 0
+        while i < arguments.count {
+            let arg = arguments[i]
+            i += 1
+            if arg == "--" {
+                operands += arguments[i...]
+                return
+            }
+            guard arg.hasPrefix("-"), arg.count > 1 else {
+                operands.append(arg)
+                continue
+            }
+            let equals = arg.hasPrefix("--") ? arg.firstIndex(of: "=") : nil
+            let name = equals.map { String(arg[..<$0]) } ?? arg
+            guard let spec = Table.specs(named: name).first else { throw UsageError("unknown option \"\(arg)\"") }
+            let long = spec.name
+            guard let placeholder = spec.value else {
+                if equals != nil { throw UsageError("option \(long) takes no value") }
+                switch long {
+                case "--help": help = true
+                case "--version": version = true
+                default: flags.insert(long)
+                }
+                given.append(long)
+                continue
+            }
+            if spec.completion == .command {
+                guard i < arguments.count || equals != nil else { throw UsageError("option \(long) needs a command") }
+                exec = (equals.map { [String(arg[arg.index(after: $0)...])] } ?? []) + arguments[i...]
+                given.append(long)
+                return
+            }
+            let value: String
+            if let equals {
+                value = String(arg[arg.index(after: equals)...])
+            } else {
+                guard i < arguments.count else { throw UsageError("option \(name) needs a value") }
+                value = arguments[i]
+                i += 1
+            }
+            try check(long, value, placeholder: placeholder, written: equals == nil ? long : "\(long)=")
+            if long == "--socket" { socket = value } else { values[long] = value }
+            given.append(long)
+        }
+    }
+
+    /// The checks a value needs whatever the command.
+    func check(_ option: String, _ value: String, placeholder: String, written: String) throws(UsageError) {
+        switch option {
+        case "--socket":
+            if value.isEmpty {
+                throw UsageError("option --socket needs a path (\(written == "--socket=" ? "--socket= is" : "it is") empty)")
+            }
+        case "--mode":
+            if Mode(rawValue: value) == nil { throw UsageError("invalid --mode \"\(value)\" (expected dark or light)") }
+        case "--contrast":
+            if Contrast(rawValue: value) == nil { throw UsageError("invalid --contrast \"\(value)\" (expected normal or high)") }
+        case "--color":
+            if ColorChoice(rawValue: value) == nil {
+                throw UsageError("invalid --color \"\(value)\" (expected always, never or auto)")
+            }
+        case "--app":
+            if !AppID.isValid(value) { throw UsageError("invalid --app \"\(shown(value))\" (\(appIDRule))") }
+        case "--for":
+            if parseDuration(value) == nil {
+                throw UsageError("invalid --for \"\(value)\" (expected a duration such as 90m, 2h, 1h30m, 45s or 1d, up to 366d)")
+            }
+        case "-n":
+            guard let n = Int(value), n > 0 else { throw UsageError("invalid -n \"\(value)\" (expected a positive whole number)") }
+        default: break
+        }
+    }
+
+    func invocation(environment: (String) -> String?) throws(UsageError) -> Invocation {
+        if version { return Invocation(socket: socket, .version) }
+        if help { return Invocation(socket: socket, .help) }
+        guard let command = operands.first else {
+            throw UsageError("missing command (\(Table.commands.map(\.name).dropLast().joined(separator: ", ")))")
+        }
+        guard let spec = Table.command(command) else {
+            let names = Table.commands.map(\.name)
+            throw UsageError("unknown command \"\(command)\" (expected \(names.dropLast().joined(separator: ", ")) or \(names.last!))")
+        }
+        let rest = Array(operands.dropFirst())
+        let scope = rest.first.flatMap { sub in spec.subcommands.contains { $0.name == sub } ? "\(command) \(sub)" : nil } ?? command
+        try checkScopes(command: command, scope: scope)
+        return Invocation(socket: socket, try build(command, scope: scope, operands: rest, environment: environment))
+    }
+
+    /// Every option given must be one of the command's (the first one that is not is named).
+    func checkScopes(command: String, scope: String) throws(UsageError) {
+        if exec != nil, command != "watch" { throw UsageError("--exec is an option of watch") }
+        if flags.contains("--no-initial"), command != "watch" { throw UsageError("--no-initial is an option of watch --exec") }
+        if flags.contains("--json"), !Table.stateCommands.contains(command) {
+            let hint = switch command {
+            case "palette": " (use --format json)"
+            case "color", "asset": " (it prints one value; palette --format json prints them all)"
+            default: ""
+            }
+            throw UsageError("\(command) does not take --json\(hint)")
+        }
+        if flags.contains("--exit-on-disconnect"), command != "watch" || exec != nil {
+            throw UsageError("--exit-on-disconnect is an option of watch and watch --json (watch --exec always reconnects)")
+        }
+        for name in given {
+            let specs = Table.specs(named: name)
+            if specs.contains(where: { $0.isGlobal || $0.scopes.contains(scope) }) { continue }
+            throw UsageError("\(name) is not an option of \(scope)")
+        }
+    }
+
+    /// `--until-next` / `--for`, as the protocol's lifetime.
+    func lifetime(_ command: String, app: String?) throws(UsageError) -> Lifetime? {
+        let seconds = values["--for"].flatMap(parseDuration)
+        let untilNext = flags.contains("--until-next")
+        if untilNext && seconds != nil { throw UsageError("\(command): give --until-next or --for, not both") }
+        guard untilNext || seconds != nil else { return nil }
+        if app != nil { throw UsageError("\(command): an app override cannot be temporary (--until-next/--for are for everyone's mode)") }
+        return untilNext ? .untilNext : seconds.map(Lifetime.seconds)
+    }
+
+    /// `--app ID`, else `$APPEARANCED_APP` (a terminal's prompt or a hook asking for its own app).
+    func app(environment: (String) -> String?) throws(UsageError) -> String? {
+        if let app = values["--app"] { return app }
+        guard let env = environment("APPEARANCED_APP") else { return nil }
+        guard AppID.isValid(env) else {
+            throw UsageError("invalid APPEARANCED_APP \"\(shown(env))\" in the environment (\(appIDRule))")
+        }
+        return env
+    }
+
+    var variant: ResolveFor {
+        ResolveFor(mode: values["--mode"].flatMap(Mode.init(rawValue:)), contrast: values["--contrast"].flatMap(Contrast.init(rawValue:)))
+    }
+
+    func build(_ command: String, scope: String, operands: [String], environment: (String) -> String?) throws(UsageError) -> Command {
+        let json = flags.contains("--json")
+        func none() throws(UsageError) {
+            if let extra = operands.first { throw UsageError("\(command): unexpected argument \"\(extra)\"") }
+        }
+        func one(_ what: String) throws(UsageError) -> String {
+            guard operands.count == 1 else {
+                throw UsageError(operands.isEmpty ? "\(command): missing \(what)" : "\(command): too many arguments")
+            }
+            return operands[0]
+        }
+        switch command {
+        case "help":
+            if let extra = operands.first { throw UsageError("help: unexpected argument \"\(extra)\" (help takes none)") }
+            return .help
+        case "get":
+            try none()
+            return .get(app: try app(environment: environment), json: json)
+        case "status":
+            try none()
+            return .status(json: json)
+        case "set":
+            let word = try one("mode (dark, light or system)")
+            guard let o = Override(rawValue: word) else { throw UsageError("set: invalid mode \"\(word)\" (expected dark, light or system)") }
+            let app = try app(environment: environment)
+            let lifetime = try lifetime(command, app: app)
+            if lifetime != nil, o == .system {
+                throw UsageError("set: \"system\" cannot be temporary: it ends every override (drop --until-next/--for)")
+            }
+            return .set(o, lifetime: lifetime, app: app, json: json)
+        case "toggle":
+            try none()
+            let app = try app(environment: environment)
+            return .toggle(lifetime: try lifetime(command, app: app), app: app, json: json)
+        case "log":
+            try none()
+            return .log(count: values["-n"].flatMap { Int($0) }, json: json)
+        case "apps":
+            try none()
+            return .apps(json: json)
+        case "watch":
+            try none()
+            let app = try app(environment: environment)
+            if let exec {
+                if json { throw UsageError("watch: --json and --exec do not go together") }
+                if exec[0].isEmpty { throw UsageError("watch: --exec needs a command") }
+                if flags.contains("--traits") || flags.contains("--palette") { throw UsageError("watch: --traits and --palette go with --json") }
+                return .watchExec(command: exec, initial: !flags.contains("--no-initial"), app: app)
+            }
+            if flags.contains("--no-initial") { throw UsageError("watch: --no-initial goes with --exec") }
+            let w = Watch(app: app, json: json, traits: flags.contains("--traits"), palette: flags.contains("--palette"),
+                          exitOnDisconnect: flags.contains("--exit-on-disconnect"))
+            // Plain lines say the mode; trait and palette changes are only visible in JSON.
+            if (w.traits || w.palette) && !json { throw UsageError("watch: --traits and --palette go with --json") }
+            return .watch(w)
+        case "color":
+            let token = try one("token (e.g. fill.bg)")
+            var format = ColorFormat.hex
+            if let name = values["--format"] {
+                guard let f = ColorFormat(rawValue: name) else { throw UsageError("color: invalid --format \"\(name)\" (expected hex, rgb or css)") }
+                format = f
+            }
+            return .color(token: token, variant: variant, format: format)
+        case "asset":
+            return .asset(name: try one("asset name (e.g. wallpaper)"), variant: variant)
+        case "palette" where scope == "palette import":
+            if operands.count > 1 { throw UsageError("palette import: unexpected argument \"\(operands[1])\"") }
+            guard let light = values["--light"], let dark = values["--dark"] else {
+                throw UsageError("palette import: needs --light LIGHT.plist and --dark DARK.plist")
+            }
+            return .paletteImport(light: light, dark: dark, output: values["--output"])
+        case "palette":
+            if let extra = operands.first { throw UsageError("palette: unexpected argument \"\(extra)\" (palette import takes --light and --dark)") }
+            let color = values["--color"].flatMap(ColorChoice.init(rawValue:))
+            if flags.contains("--preview") {
+                if values["--format"] != nil || values["--mode"] != nil {
+                    throw UsageError("palette: --preview shows both modes; it takes only --contrast and --color")
+                }
+                return .palettePreview(contrast: variant.contrast, color: color ?? .auto)
+            }
+            if color != nil { throw UsageError("palette: --color goes with --preview") }
+            var format = PaletteFormat.json
+            if let name = values["--format"] {
+                guard let f = PaletteFormat(rawValue: name) else {
+                    throw UsageError("palette: invalid --format \"\(name)\" (expected json, css, sh or gtk)")
+                }
+                format = f
+            }
+            return .palette(variant: variant, format: format)
+        case "import-darkman":
+            if operands.count > 1 { throw UsageError("import-darkman: unexpected argument \"\(operands[1])\"") }
+            return .importDarkman(file: operands.first, output: values["--output"])
+        case "completions":
+            let name = try one("shell (bash, zsh or fish)")
+            guard let shell = Shell(rawValue: name) else { throw UsageError("completions: unknown shell \"\(name)\" (expected bash, zsh or fish)") }
+            return .completions(shell)
+        default:
+            // Every command of the table is handled above.
+            throw UsageError("unknown command \"\(command)\"")
+        }
+    }
+}
+
+private let appIDRule = "1-255 characters of A-Z a-z 0-9 . _ -, not starting with a dot"
+
+/// "90m", "2h", "1h30m", "45s", "1d" → seconds; nil for anything else (a bare number has no unit).
+public func parseDuration(_ text: String) -> Int64? {
+    var total: Int64 = 0
+    var number: Int64?
+    for c in text.utf8 {
+        if c >= UInt8(ascii: "0"), c <= UInt8(ascii: "9") {
+            number = (number ?? 0) * 10 + Int64(c - UInt8(ascii: "0"))
+            if number! > Lifetime.maxSeconds { return nil }
+        } else {
+            let unit: Int64
+            switch c {
+            case UInt8(ascii: "s"): unit = 1
+            case UInt8(ascii: "m"): unit = 60
+            case UInt8(ascii: "h"): unit = 3600
+            case UInt8(ascii: "d"): unit = 86_400
+            default: return nil
+            }
+            guard let n = number else { return nil }
+            total += n * unit
+            if total > Lifetime.maxSeconds { return nil }
+            number = nil
+        }
+    }
+    guard number == nil, total >= 1, total <= Lifetime.maxSeconds else { return nil }
+    return total
+}
+
+/// A name for a terminal: control characters (an escape sequence in a key or a file name) shown as \u{…}.
+public func shown(_ text: String) -> String {
+    String(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F || (0x80...0x9F).contains($0.value)
+        ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined())
+}

@@ -1,0 +1,117 @@
+// The one table of appearancectl's commands and options: the parser takes from it which option takes a
+// value and which command takes which option, and the bash, zsh and fish completions are generated from it
+// (`appearancectl completions SHELL`). A test checks that the help documents exactly what it lists.
+
+/// What a shell offers for a value or an operand.
+public enum Completion: Equatable, Sendable {
+    case nothing
+    case files
+    /// Files ending in `.plist` (and folders on the way).
+    case plists
+    case words([String])
+    /// The rest of the line is a command of its own (`watch --exec CMD ARGS...`).
+    case command
+}
+
+public struct OptionSpec: Sendable {
+    /// The long name first, then a short alias if any: `["--output", "-o"]`.
+    public let names: [String]
+    /// What its value is called (`PATH`, `N`); nil for a flag.
+    public let value: String?
+    public let completion: Completion
+    /// The commands that take it (`"palette import"` for a subcommand); empty for every command.
+    public let scopes: [String]
+    /// One line for completion menus: no quotes, brackets or colons.
+    public let summary: String
+
+    public var name: String { names[0] }
+    public var isGlobal: Bool { scopes.isEmpty }
+}
+
+public struct CommandSpec: Sendable {
+    public let name: String
+    public let summary: String
+    /// What its first operand is.
+    public let operand: Completion
+    /// Subcommands, named by the first operand (`palette import`).
+    public let subcommands: [(name: String, summary: String)]
+
+    init(_ name: String, _ summary: String, operand: Completion = .nothing, subcommands: [(name: String, summary: String)] = []) {
+        (self.name, self.summary, self.operand, self.subcommands) = (name, summary, operand, subcommands)
+    }
+}
+
+public enum Table {
+    public static let commands: [CommandSpec] = [
+        CommandSpec("get", "print the mode, dark or light"),
+        CommandSpec("status", "the mode and why, the system value, traits, palette and override"),
+        CommandSpec("set", "force a mode, or follow the system again", operand: .words(["dark", "light", "system"])),
+        CommandSpec("toggle", "flip the mode"),
+        CommandSpec("log", "the recent changes of the mode and their causes"),
+        CommandSpec("apps", "the app overrides"),
+        CommandSpec("watch", "print the mode, then one line per change"),
+        CommandSpec("color", "a palette color for the current or given appearance"),
+        CommandSpec("asset", "a palette asset path for the current or given appearance"),
+        CommandSpec("palette", "the whole palette, or palette import",
+                    subcommands: [("import", "convert LFLDarkModeKit color plists to palette.toml")]),
+        CommandSpec("import-darkman", "darkman's config.yaml as appearanced's config.toml", operand: .files),
+        CommandSpec("completions", "print the completion script for bash, zsh or fish", operand: .words(Shell.allCases.map(\.rawValue))),
+        CommandSpec("help", "print the help"),
+    ]
+
+    static let stateCommands = ["get", "status", "set", "toggle", "log", "apps", "watch"]
+    static let appCommands = ["get", "set", "toggle", "watch"]
+    static let variantCommands = ["color", "asset", "palette"]
+
+    public static let options: [OptionSpec] = [
+        OptionSpec(names: ["--socket"], value: "PATH", completion: .files, scopes: [], summary: "talk to the daemon on this socket"),
+        OptionSpec(names: ["--version"], value: nil, completion: .nothing, scopes: [], summary: "print the version"),
+        OptionSpec(names: ["--help", "-h"], value: nil, completion: .nothing, scopes: [], summary: "print the help"),
+        OptionSpec(names: ["--json"], value: nil, completion: .nothing, scopes: stateCommands, summary: "print JSON"),
+        OptionSpec(names: ["--app"], value: "ID", completion: .nothing, scopes: appCommands, summary: "for this app id"),
+        OptionSpec(names: ["--until-next"], value: nil, completion: .nothing, scopes: ["set", "toggle"],
+                   summary: "until the next automatic change"),
+        OptionSpec(names: ["--for"], value: "DURATION", completion: .words(["30m", "1h", "2h", "8h", "1d"]),
+                   scopes: ["set", "toggle"], summary: "for a duration"),
+        OptionSpec(names: ["-n"], value: "N", completion: .nothing, scopes: ["log"], summary: "the last N changes"),
+        OptionSpec(names: ["--traits"], value: nil, completion: .nothing, scopes: ["watch"], summary: "also trait changes, with --json"),
+        OptionSpec(names: ["--palette"], value: nil, completion: .nothing, scopes: ["watch"], summary: "also palette changes, with --json"),
+        OptionSpec(names: ["--exit-on-disconnect"], value: nil, completion: .nothing, scopes: ["watch"],
+                   summary: "exit 69 when the daemon goes away"),
+        OptionSpec(names: ["--exec"], value: "CMD", completion: .command, scopes: ["watch"], summary: "run a command on each change"),
+        OptionSpec(names: ["--no-initial"], value: nil, completion: .nothing, scopes: ["watch"], summary: "with --exec, skip the first run"),
+        OptionSpec(names: ["--mode"], value: "MODE", completion: .words(["dark", "light"]), scopes: variantCommands,
+                   summary: "resolve for this mode"),
+        OptionSpec(names: ["--contrast"], value: "CONTRAST", completion: .words(["normal", "high"]), scopes: variantCommands,
+                   summary: "resolve for this contrast"),
+        OptionSpec(names: ["--format"], value: "FORMAT", completion: .words(ColorFormat.allCases.map(\.rawValue)), scopes: ["color"],
+                   summary: "color format"),
+        OptionSpec(names: ["--format"], value: "FORMAT", completion: .words(PaletteFormat.allCases.map(\.rawValue)), scopes: ["palette"],
+                   summary: "palette format"),
+        OptionSpec(names: ["--preview"], value: nil, completion: .nothing, scopes: ["palette"], summary: "both modes as color swatches"),
+        OptionSpec(names: ["--color"], value: "WHEN", completion: .words(["always", "never", "auto"]), scopes: ["palette"],
+                   summary: "with --preview, swatch colors"),
+        OptionSpec(names: ["--light"], value: "FILE", completion: .plists, scopes: ["palette import"], summary: "the light plist"),
+        OptionSpec(names: ["--dark"], value: "FILE", completion: .plists, scopes: ["palette import"], summary: "the dark plist"),
+        OptionSpec(names: ["--output", "-o"], value: "FILE", completion: .files, scopes: ["palette import", "import-darkman"],
+                   summary: "write to this file"),
+    ]
+
+    /// The entries for an option name (`--format` has one per command), or none.
+    static func specs(named name: String) -> [OptionSpec] {
+        options.filter { $0.names.contains(name) }
+    }
+
+    static func command(_ name: String) -> CommandSpec? {
+        commands.first { $0.name == name }
+    }
+
+    /// Every option name with a value, long and short.
+    static var valueNames: [String] {
+        var seen: [String] = []
+        for o in options where o.value != nil && o.completion != .command {
+            for n in o.names where !seen.contains(n) { seen.append(n) }
+        }
+        return seen
+    }
+}
