@@ -18,6 +18,13 @@ import PackageDescription
 
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 
+// appearancectl ships as a static executable (release builds): no dynamic loader work before main, which was
+// two thirds of a `get` (docs/decisions.md, bench/cli_floor.py). lld links it: gold prints glibc's
+// static-link notes for getpwuid and dlopen, which appearancectl never calls. APPEARANCED_DYNAMIC_CLI=1 builds
+// it dynamically, for the benchmark's side-by-side figures; sanitizer and fuzz builds are debug or leave it out.
+let cliLink: [LinkerSetting] = Context.environment["APPEARANCED_DYNAMIC_CLI"] != nil ? [] :
+    [.unsafeFlags(["-static-executable", "-use-ld=lld"], .when(configuration: .release))]
+
 let package = Package(
     name: "appearanced",
     products: [
@@ -47,7 +54,7 @@ let package = Package(
                           swiftSettings: strict),
         .executableTarget(name: "appearancectl", dependencies: ["AppearanceCLI", "AppearanceCore", "AppearanceProtocol",
                                                                 "AppearancePosix", "AppearanceKit"],
-                          swiftSettings: strict),
+                          swiftSettings: strict, linkerSettings: cliLink),
         // examples/swift-watch: a small app on AppearanceKit, built and run by the end-to-end tests.
         .executableTarget(name: "appearance-example", dependencies: ["AppearanceKit"], path: "examples/swift-watch",
                           swiftSettings: strict),

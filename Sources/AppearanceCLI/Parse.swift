@@ -18,7 +18,9 @@ private struct Parser {
     /// Options given, by long name, in the order given (for the first one a command does not take).
     var given: [String] = []
     var operands: [String] = []
-    var exec: [String]?
+    /// `--exec CMD ARGS...` (not an optional array: its metadata would be built at run time on every start).
+    var exec: [String] = []
+    var execGiven = false
     var help = false
     var version = false
 
@@ -52,6 +54,7 @@ private struct Parser {
             if spec.completion == .command {
                 guard i < arguments.count || equals != nil else { throw UsageError("option \(long) needs a command") }
                 exec = (equals.map { [String(arg[arg.index(after: $0)...])] } ?? []) + arguments[i...]
+                execGiven = true
                 given.append(long)
                 return
             }
@@ -100,21 +103,22 @@ private struct Parser {
         if version { return Invocation(socket: socket, .version) }
         if help { return Invocation(socket: socket, .help) }
         guard let command = operands.first else {
-            throw UsageError("missing command (\(Table.commands.map(\.name).dropLast().joined(separator: ", ")))")
+            throw UsageError("missing command (\(Table.commandNames.dropLast().joined(separator: ", ")))")
         }
-        guard let spec = Table.command(command) else {
-            let names = Table.commands.map(\.name)
+        // By name, not through `Table.commands`: building that table costs more than a whole `get` (measured).
+        guard Table.commandNames.contains(command) else {
+            let names = Table.commandNames
             throw UsageError("unknown command \"\(command)\" (expected \(names.dropLast().joined(separator: ", ")) or \(names.last!))")
         }
         let rest = Array(operands.dropFirst())
-        let scope = rest.first.flatMap { sub in spec.subcommands.contains { $0.name == sub } ? "\(command) \(sub)" : nil } ?? command
+        let scope = rest.first.flatMap { Table.subcommandScopes.contains("\(command) \($0)") ? "\(command) \($0)" : nil } ?? command
         try checkScopes(command: command, scope: scope)
         return Invocation(socket: socket, try build(command, scope: scope, operands: rest, environment: environment))
     }
 
     /// Every option given must be one of the command's (the first one that is not is named).
     func checkScopes(command: String, scope: String) throws(UsageError) {
-        if exec != nil, command != "watch" { throw UsageError("--exec is an option of watch") }
+        if execGiven, command != "watch" { throw UsageError("--exec is an option of watch") }
         if flags.contains("--no-initial"), command != "watch" { throw UsageError("--no-initial is an option of watch --exec") }
         if flags.contains("--json"), !Table.stateCommands.contains(command) {
             let hint = switch command {
@@ -124,7 +128,7 @@ private struct Parser {
             }
             throw UsageError("\(command) does not take --json\(hint)")
         }
-        if flags.contains("--exit-on-disconnect"), command != "watch" || exec != nil {
+        if flags.contains("--exit-on-disconnect"), command != "watch" || execGiven {
             throw UsageError("--exit-on-disconnect is an option of watch and watch --json (watch --exec always reconnects)")
         }
         for name in given {
@@ -201,7 +205,7 @@ private struct Parser {
         case "watch":
             try none()
             let app = try app(environment: environment)
-            if let exec {
+            if execGiven {
                 if json { throw UsageError("watch: --json and --exec do not go together") }
                 if exec[0].isEmpty { throw UsageError("watch: --exec needs a command") }
                 if flags.contains("--traits") || flags.contains("--palette") { throw UsageError("watch: --traits and --palette go with --json") }

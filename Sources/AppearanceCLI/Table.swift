@@ -59,6 +59,11 @@ public enum Table {
         CommandSpec("help", "print the help"),
     ]
 
+    /// The commands' names and their subcommands' scopes, for the parser (the same as `commands` says: tested).
+    public static let commandNames = ["get", "status", "set", "toggle", "log", "apps", "watch", "color", "asset", "palette",
+                                      "import-darkman", "completions", "help"]
+    public static let subcommandScopes = ["palette import"]
+
     static let stateCommands = ["get", "status", "set", "toggle", "log", "apps", "watch"]
     static let appCommands = ["get", "set", "toggle", "watch"]
     static let variantCommands = ["color", "asset", "palette"]

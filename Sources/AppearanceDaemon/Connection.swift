@@ -113,7 +113,7 @@ final class Connection: @unchecked Sendable {
                 if handleLines() { finishBacklog() }
                 return
             }
-            framer.append(Self.scratch[0..<n])
+            framer.append(UnsafeRawBufferPointer(rebasing: Self.scratch[0..<n]))
             defer { reportInput() }
             guard handleLines() else {
                 pauseReading()

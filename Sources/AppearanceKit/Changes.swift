@@ -201,7 +201,7 @@ struct SubscriptionLoop: Sendable {
             do { read = try socket.read(into: buffer) } catch { return .lost(lost("\(error)"), subscribed: subscribed) }
             guard let n = read else { continue }
             if n == 0 { return .lost(lost("the daemon closed the connection"), subscribed: subscribed) }
-            framer.append(buffer[0..<n])
+            framer.append(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
             while true {
                 let line: ArraySlice<UInt8>?
                 do { line = try framer.next() } catch {

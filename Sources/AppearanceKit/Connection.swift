@@ -196,7 +196,7 @@ public final class AppearanceConnection {
                 continue
             }
             if n == 0 { throw lost("the daemon closed the connection") }
-            framer.append(buffer[0..<n])
+            framer.append(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
         }
     }
 

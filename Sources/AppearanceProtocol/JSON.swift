@@ -50,8 +50,12 @@ extension JSON {
     /// Nesting deeper than this is refused: the protocol never needs it and it bounds the reader's stack.
     public static let maxDepth = 32
 
-    public static func parse<C: Collection<UInt8>>(_ bytes: C) throws(JSONError) -> JSON {
-        var r = Reader(bytes: Array(bytes))
+    // Concrete byte types, not a generic Collection: a generic called across modules is not specialised, and
+    // would build its type metadata from mangled names at run time (most of `appearancectl get`, measured).
+    public static func parse(_ bytes: ArraySlice<UInt8>) throws(JSONError) -> JSON { try parse(Array(bytes)) }
+
+    public static func parse(_ bytes: [UInt8]) throws(JSONError) -> JSON {
+        var r = Reader(bytes: bytes)
         r.skipSpace()
         let v = try r.value(depth: 0)
         r.skipSpace()
@@ -100,14 +104,23 @@ private struct Reader {
     mutating func object(depth: Int) throws(JSONError) -> JSON {
         i += 1
         var members: [(String, JSON)] = []
-        var seen: Set<String> = []  // a hash set: thousands of keys in one line stay linear
+        // Duplicate keys: a look back over the few keys of an ordinary object; from 16 keys on, a hash set, so
+        // thousands of keys in one line stay linear.
+        var seen: Set<String>?
         skipSpace()
         if i < b.count, b[i] == UInt8(ascii: "}") { i += 1; return .object(members) }
         while true {
             skipSpace()
             guard i < b.count, b[i] == UInt8(ascii: "\"") else { throw fail("expected a string key") }
             let key = try string()
-            if !seen.insert(key).inserted { throw fail("duplicate key \"\(key)\"") }
+            let duplicate: Bool
+            if seen != nil {
+                duplicate = !seen!.insert(key).inserted
+            } else {
+                duplicate = members.contains { $0.0 == key }
+                if members.count == 15 { seen = Set(members.map(\.0) + [key]) }
+            }
+            if duplicate { throw fail("duplicate key \"\(key)\"") }
             skipSpace()
             guard i < b.count, b[i] == UInt8(ascii: ":") else { throw fail("expected ':' after key") }
             i += 1

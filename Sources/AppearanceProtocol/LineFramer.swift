@@ -13,7 +13,22 @@ public struct LineFramer: Sendable {
     /// Bytes received but not yet part of a complete line.
     public var pendingCount: Int { buffer.count - start }
 
-    public mutating func append<C: Collection<UInt8>>(_ bytes: C) {
+    public mutating func append(_ bytes: [UInt8]) { append(bytes[...]) }
+
+    /// Bytes just read into a buffer.
+    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        compact()
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// Concrete, not generic: see JSON.parse.
+    public mutating func append(_ bytes: ArraySlice<UInt8>) {
+        compact()
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// Drops the lines already taken before more bytes come in.
+    private mutating func compact() {
         if start > 0, start == buffer.count {
             buffer.removeAll(keepingCapacity: true)
             start = 0
@@ -23,7 +38,6 @@ public struct LineFramer: Sendable {
             scanned -= start
             start = 0
         }
-        buffer.append(contentsOf: bytes)
     }
 
     /// At end of stream: the bytes of an unterminated last line (nil if none, or only blanks), and the framer is emptied.

@@ -280,7 +280,10 @@ public enum Incoming: Equatable, Sendable {
     /// A notification this client does not know: ignore it (forward compatibility).
     case other(method: String)
 
-    public static func decode<C: Collection<UInt8>>(_ line: C) throws(RPCError) -> Incoming {
+    public static func decode(_ line: [UInt8]) throws(RPCError) -> Incoming { try decode(line[...]) }
+
+    /// Concrete, not generic: see JSON.parse.
+    public static func decode(_ line: ArraySlice<UInt8>) throws(RPCError) -> Incoming {
         let json: JSON
         do { json = try JSON.parse(line) } catch { throw RPCError(.parseError, "the daemon sent invalid JSON \(error)") }
         if let method = json["method"]?.stringValue {

@@ -137,7 +137,10 @@ public struct RequestFailure: Error, Equatable, Sendable {
 
 extension Request {
     /// Validates one line from a client. Every failure names what is wrong.
-    public static func decode<C: Collection<UInt8>>(_ line: C) throws(RequestFailure) -> Request {
+    public static func decode(_ line: [UInt8]) throws(RequestFailure) -> Request { try decode(line[...]) }
+
+    /// Validates one line from a client. Every failure names what is wrong. Concrete, not generic: see JSON.parse.
+    public static func decode(_ line: ArraySlice<UInt8>) throws(RequestFailure) -> Request {
         func invalid(_ code: ErrorCode, _ msg: String, id: JSON? = .null, reply: Bool = true) -> RequestFailure {
             RequestFailure(id: id, wantsReply: reply, error: RPCError(code, msg))
         }

@@ -46,6 +46,12 @@ import Testing
         return o.names[0] == "-n" ? "3" : o.names[0] == "--app" ? "kitty" : "x"
     }
 
+    /// The parser's lists of names say what the table says.
+    @Test func namesAgreeWithTheTable() {
+        #expect(Table.commandNames == Table.commands.map(\.name))
+        #expect(Table.subcommandScopes == Table.commands.flatMap { c in c.subcommands.map { "\(c.name) \($0.name)" } })
+    }
+
     /// Summaries go into zsh's `[...]` and fish's quotes unchanged.
     @Test func summariesNeedNoEscaping() {
         for o in Table.options {

@@ -29,7 +29,7 @@ final class RawClient {
             if let l = try framer.next() { return String(decoding: l, as: UTF8.self) }
             guard let n = try socket.read(into: buf) else { throw TimedOut(description: "no reply within the read timeout") }
             if n == 0 { return nil }
-            framer.append(buf[0..<n])
+            framer.append(UnsafeRawBufferPointer(rebasing: buf[0..<n]))
         }
     }
 }
