@@ -232,6 +232,7 @@ bench: deps-bench
 	/usr/bin/python3 bench/desktop_write.py --out bench/results
 	PATH=$(dir $(shell command -v $(SWIFT))):$$PATH /usr/bin/python3 bench/argparser.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results
 	PATH=$(dir $(shell command -v $(SWIFT))):$$PATH /usr/bin/python3 bench/swift_system.py --out bench/results
+	PATH=$(dir $(shell command -v $(SWIFT))):$$PATH /usr/bin/python3 bench/cli_floor.py --out bench/results
 	rsvg-convert -o bench/results/fanout.png bench/results/fanout.svg
 
 bench-quick: deps-bench

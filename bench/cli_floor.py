@@ -1,0 +1,160 @@
+#!/usr/bin/python3
+"""`appearancectl get` against its floor (docs/benchmarks.md, "The CLI at the floor"; docs/decisions.md, "How
+appearancectl is linked").
+
+Builds appearancectl as shipped (a static executable) and, beside it, as it was linked before
+(APPEARANCED_DYNAMIC_CLI=1: dynamic glibc, libstdc++ and libm), and the minimal C client bench/floor.c. Then,
+on the real portal stack of bench/bench.py (private bus, xdg-desktop-portal with its GTK backend, one running
+appearanced):
+  - instructions (callgrind, repeatable on a noisy machine) for appearancectl get, get --json, set, toggle,
+    status and the error path (no daemon), both links; /bin/true and the C client;
+  - wall time, exec to exit, interleaved run by run: both appearancectl links, the C client, /bin/true and
+    `dbus-send --print-reply` of the portal's Settings.Read; ratios are medians of run-by-run ratios;
+  - appearanced (whose link did not change) from exec to answering, and its idle RSS.
+Writes cli_floor.json to --out.
+
+    make bench  (or: python3 bench/cli_floor.py --out bench/results [--runs 1000])
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+from bench import PORTAL, PORTAL_PATH, Stack, rss, spawn_time  # noqa: E402
+
+FLAGS = ["-c", "release", "--static-swift-stdlib"]
+TIMEOUT = 600
+
+
+def build(env, scratch):
+    args = ["swift", "build", *FLAGS] + (["--product", "appearancectl", "--scratch-path", scratch] if scratch else [])
+    subprocess.run(args, cwd=ROOT, env=env, check=True, timeout=3600)
+    out = subprocess.run(args + ["--show-bin-path"], cwd=ROOT, env=env, capture_output=True, text=True, check=True,
+                         timeout=TIMEOUT)
+    return out.stdout.strip()
+
+
+def instructions(argv, env, expect_ok=True):
+    """Instructions from exec to exit under callgrind. valgrind 3.19 cannot read the DWARF 5 debug info of the
+    Swift binaries: it counts a stripped copy (the same code)."""
+    with tempfile.TemporaryDirectory() as d:
+        exe = os.path.join(d, os.path.basename(argv[0]))
+        subprocess.run(["strip", "-o", exe, argv[0]], check=True, timeout=TIMEOUT)
+        out = os.path.join(d, "callgrind.out")
+        r = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", exe, *argv[1:]], env=env,
+                           capture_output=True, text=True, timeout=TIMEOUT)
+        if (r.returncode == 0) != expect_ok:
+            raise SystemExit(f"{argv}: exit {r.returncode}: {r.stderr[-400:]}")
+        total = subprocess.run(["callgrind_annotate", out], capture_output=True, text=True, timeout=TIMEOUT).stdout
+    return next(int(l.split()[0].replace(",", "")) for l in total.splitlines() if "PROGRAM TOTALS" in l)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--runs", type=int, default=1000)
+    a = ap.parse_args()
+    env = dict(os.environ)
+    env.pop("APPEARANCED_DYNAMIC_CLI", None)
+    shipped = build(env, None)
+    dynamic = build(dict(env, APPEARANCED_DYNAMIC_CLI="1"), os.path.join(ROOT, ".build-dynamic-cli"))
+    floor = os.path.join(tempfile.gettempdir(), f"appearanced-floor-{os.getpid()}")
+    subprocess.run(["cc", "-O2", "-o", floor, os.path.join(HERE, "floor.c")], check=True, timeout=TIMEOUT)
+    ctl = {"static (shipped)": shipped + "/appearancectl", "dynamic (before)": dynamic + "/appearancectl"}
+    R = {"runs": a.runs, "file": {k: {"bytes": os.path.getsize(v),
+                                      "linked": subprocess.run(["file", "-b", v], capture_output=True, text=True,
+                                                               timeout=TIMEOUT).stdout.split(",")[3].strip()}
+                                  for k, v in ctl.items()}}
+
+    st = Stack(shipped)
+    try:
+        st.start_broadway()
+        bus, addr = st.start_bus("bus")
+        st.env["DBUS_SESSION_BUS_ADDRESS"] = addr
+        st.gsettings("prefer-light")
+        read = ["/usr/bin/dbus-send", "--session", "--print-reply", f"--dest={PORTAL}", PORTAL_PATH,
+                "org.freedesktop.portal.Settings.Read", "string:org.freedesktop.appearance", "string:color-scheme"]
+        # Activates the portal and its backend, and waits until the portal answers.
+        deadline = time.time() + 30
+        while subprocess.run(read, env=st.env, capture_output=True, timeout=TIMEOUT).returncode != 0:
+            if time.time() > deadline:
+                raise SystemExit("the portal did not answer")
+            time.sleep(0.1)
+
+        # appearanced: exec to answering (its first `get` answered), then idle RSS.
+        starts = []
+        for _ in range(5 if a.runs < 500 else 20):
+            t0 = time.perf_counter()
+            st.start_daemon()
+            starts.append((time.perf_counter() - t0) * 1000)
+            st.daemon.terminate()
+            st.daemon.wait(timeout=TIMEOUT)
+            st.procs.remove(st.daemon)
+        st.start_daemon()
+        time.sleep(1)
+        R["appearanced"] = {"exec_to_answering_ms_p50": round(statistics.median(starts), 2), "runs": len(starts),
+                            "idle_rss_kib": rss(st.daemon.pid)["VmRSS"],
+                            "linked": "dynamic (glibc, libdbus, libstdc++), unchanged"}
+        assert st.ctl("get").stdout == "light\n"
+
+        # Instructions.
+        counts = {}
+        for label, path in ctl.items():
+            c = {}
+            for name, args in (("get", ["get"]), ("get --json", ["get", "--json"]), ("set light", ["set", "light"]),
+                               ("toggle", ["toggle"]), ("status", ["status"])):
+                c[name] = instructions([path, *args], st.env)
+                if name == "toggle":
+                    st.ctl("set", "system")
+            c["error path (no daemon)"] = instructions([path, "--socket", st.root + "/runtime/none", "get"], st.env,
+                                                       expect_ok=False)
+            counts[label] = c
+        counts["minimal C client (floor.c)"] = {"get": instructions([floor, st.socket], st.env)}
+        counts["/bin/true"] = {"exec": instructions(["/bin/true"], st.env)}
+        R["instructions"] = counts
+
+        # Wall time, interleaved.
+        tools = {"appearancectl get (static)": [ctl["static (shipped)"], "get"],
+                 "appearancectl get (dynamic, before)": [ctl["dynamic (before)"], "get"],
+                 "minimal C client": [floor, st.socket],
+                 "dbus-send Read": read,
+                 "/bin/true": ["/bin/true"]}
+        devnull = os.open("/dev/null", os.O_WRONLY)
+        samples = {n: [] for n in tools}
+        names = list(tools)
+        for i in range(20 + a.runs):
+            order = names[i % len(names):] + names[:i % len(names)]
+            for n in order:
+                ns = spawn_time(tools[n][0], tools[n], st.env, devnull)
+                if i >= 20:
+                    samples[n].append(ns)
+        R["wall_ms"] = {n: {"p50": round(statistics.median(s) / 1e6, 3),
+                            "p99": round(sorted(s)[int(len(s) * 0.99) - 1] / 1e6, 3)} for n, s in samples.items()}
+
+        def ratio(x, y):
+            return round(statistics.median([p / q for p, q in zip(samples[x], samples[y])]), 3)
+        R["ratios"] = {
+            "appearancectl get (static) / dbus-send Read": ratio("appearancectl get (static)", "dbus-send Read"),
+            "appearancectl get (dynamic, before) / dbus-send Read": ratio("appearancectl get (dynamic, before)", "dbus-send Read"),
+            "appearancectl get (static) / minimal C client": ratio("appearancectl get (static)", "minimal C client"),
+            "instructions: get (static) / minimal C client":
+                round(counts["static (shipped)"]["get"] / counts["minimal C client (floor.c)"]["get"], 2),
+        }
+    finally:
+        st.close()
+        os.unlink(floor)
+    os.makedirs(a.out, exist_ok=True)
+    with open(os.path.join(a.out, "cli_floor.json"), "w") as f:
+        json.dump(R, f, indent=2)
+    print(json.dumps(R, indent=2))
+
+
+if __name__ == "__main__":
+    main()
