@@ -47,4 +47,16 @@ struct JSONTests {
         let deep = String(repeating: "[", count: 100_000)
         #expect(throws: JSONError.self) { try JSON.parse(deep) }
     }
+
+    /// Duplicate keys are refused in small objects (a look back) and large ones (a hash set from 16 keys on),
+    /// wherever the repeat is.
+    @Test(arguments: [1, 2, 15, 16, 17, 40])
+    func duplicateKeysAtEverySize(count: Int) throws {
+        let keys = (0..<count).map { "\"k\($0)\":\($0)" }
+        #expect(try JSON.parse("{" + keys.joined(separator: ",") + "}")["k\(count - 1)"]?.intValue == count - 1)
+        for repeated in Set([0, count / 2, count - 1]) {
+            let text = "{" + keys.joined(separator: ",") + ",\"k\(repeated)\":0}"
+            #expect(throws: JSONError.self, "\(count) keys, k\(repeated) again") { try JSON.parse(text) }
+        }
+    }
 }
