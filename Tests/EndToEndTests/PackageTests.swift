@@ -23,7 +23,8 @@ struct PackageTests {
     /// What the package holds: exactly what `make install PREFIX=/usr` installs (InstallTests.expectedFiles),
     /// with the man pages compressed, plus the changelog and copyright every Debian package carries.
     static let expectedFiles = (InstallTests.expectedFiles.map { $0.hasPrefix("usr/share/man/") ? $0 + ".gz" : $0 }
-        + ["usr/share/doc/appearanced/changelog.gz", "usr/share/doc/appearanced/copyright"]).sorted()
+        + ["usr/share/doc/appearanced/changelog.gz", "usr/share/doc/appearanced/copyright",
+           "usr/share/lintian/overrides/appearanced"]).sorted()  // debian/appearanced.lintian-overrides
 
     /// The per-user enabling that deb-systemd-helper does for the socket (sockets.target.wants).
     static let socketLink = "/etc/systemd/user/sockets.target.wants/appearanced.socket"
