@@ -57,6 +57,11 @@ public struct Transition: Equatable, Sendable {
     public var previous: AppearanceState
     public var modeChanged: Bool { state.mode != previous.mode }
     public var traitsChanged: Bool { state.traits != previous.traits }
+
+    public init(state: AppearanceState, previous: AppearanceState) {
+        self.state = state
+        self.previous = previous
+    }
 }
 
 /// The reducer: owns the inputs and the published state. `apply` returns a transition only when the

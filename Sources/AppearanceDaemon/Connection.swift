@@ -128,6 +128,7 @@ final class Connection: @unchecked Sendable {
         do {
             while !closed, !closeWhenFlushed {
                 if output.count - sent > Self.outputHighWater { return false }  // resumed by flush()
+                if waitingForSave { return false }  // resumed by resumeAfterSave()
                 if budget == 0 {
                     scheduleContinuation()
                     return false
@@ -167,6 +168,18 @@ final class Connection: @unchecked Sendable {
             readPaused = false
             startReading()
         }
+    }
+
+    /// A change this client asked for waits for the save that makes it durable: its later requests wait for
+    /// that reply, so a client reads its replies in the order it asked.
+    private(set) var waitingForSave = false
+
+    func holdUntilSaved() { waitingForSave = true }
+
+    func resumeAfterSave() {
+        guard waitingForSave else { return }
+        waitingForSave = false
+        if !closed { scheduleContinuation() }  // the lines that waited, then reading again
     }
 
     /// Queues bytes and writes what the socket takes now.

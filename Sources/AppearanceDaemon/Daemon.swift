@@ -21,7 +21,9 @@ public final class Daemon: @unchecked Sendable {
     private let logLevelOption: LogLevel?
     private let store: StateStore
     private var config = Config()
-    private var engine: Engine
+    private var engine: Engine {
+        didSet { decidingCache = nil }
+    }
     /// The palette in force, and what `status` says about it. A palette that cannot be read leaves the
     /// previous one in force (at start-up: the empty palette).
     private var palette = Palette.empty
@@ -61,6 +63,16 @@ public final class Daemon: @unchecked Sendable {
     private var temporaryTimer: DispatchSourceTimer?
     /// What the state file holds, so that an override that ended by itself is written out once.
     private var saved = StateStore.Saved(override: .system)
+    /// Group commit: changes clients asked for, accepted but not yet durable. Their replies and notifications
+    /// wait for the save that covers them; what arrives while a save runs goes into the next single save.
+    private var unsaved: [PendingWrite] = []
+    /// The changes the save in flight covers (nil: no save running).
+    private var inFlight: [PendingWrite]?
+    /// Saves run here, so the daemon's queue serves reads and notifications meanwhile.
+    private let storeQueue = DispatchQueue(label: "appearanced.store")
+    /// `engine` with every accepted change applied, which new requests are decided on; rebuilt when the
+    /// engine changes.
+    private var decidingCache: Engine?
     private var transitions = TransitionLog()
     private lazy var follower: DesktopFollower = {
         let f = DesktopFollower(queue: queue, log: log)
@@ -132,7 +144,7 @@ public final class Daemon: @unchecked Sendable {
         engine = Engine(inputs: inputs,
                         instance: engine.state.instance, systemDetail: "not read yet")
         armTemporaryTimer()
-        persistEndedTemporary()
+        persistIfNeeded()
 
         installSignals()
         hooks.prepare()
@@ -244,16 +256,13 @@ public final class Daemon: @unchecked Sendable {
         }
     }
 
-    /// When the engine ended a temporary override (its next automatic change came), the state file forgets it.
-    private func persistEndedTemporary() {
-        guard saved.temporary != nil, engine.inputs.temporary == nil else { return }
-        let next = StateStore.Saved(override: engine.inputs.override, temporary: nil, apps: engine.inputs.apps)
-        do {
-            try store.save(next)
-            saved = next
-        } catch {
-            log.warning("Failed to save \(store.path) after a temporary override ended: \(error), ignoring")
-        }
+    /// When the engine's inputs differ from the state file (a temporary override ended, or a flip in the
+    /// desktop started one) and no save is queued, a save writes them.
+    private func persistIfNeeded() {
+        guard inFlight == nil, unsaved.isEmpty else { return }  // the next save writes the engine's inputs anyway
+        let i = engine.inputs
+        guard saved.override != i.override || saved.temporary != i.temporary || saved.apps != i.apps else { return }
+        startSave()  // an empty batch: the save writes the engine's inputs
     }
 
     private func updateStatus() {
@@ -365,9 +374,9 @@ public final class Daemon: @unchecked Sendable {
         if changed, !echo, let manual = DesktopFollower.mode(of: reading.scheme), manual != engine.state.mode {
             if let t { publish(t, cause: "desktop: \(reading.scheme.rawValue) (\(reading.detail))") }
             let flip = TemporaryOverride(mode: manual, expiry: .nextChange)
-            _ = save(StateStore.Saved(override: engine.inputs.override, temporary: flip, apps: engine.inputs.apps))
             armTemporaryTimer()
             if let t2 = engine.apply(.temporary(flip)) { publish(t2, cause: "desktop (manual): \(manual.rawValue)") }
+            persistIfNeeded()  // the flip is kept like a temporary override set with appearancectl
             serve()
             updateStatus()
             return
@@ -414,9 +423,17 @@ public final class Daemon: @unchecked Sendable {
 
     /// Performs a transition's effects: tell every subscriber whose view changed; log what made the mode.
     private func publish(_ t: Transition, cause: String) {
-        if t.modeChanged || t.state.source != t.previous.source, serving {
+        publish([(t, cause)])
+    }
+
+    /// Several transitions made together (the changes one save made durable): each is logged with its
+    /// cause, and their effects happen once, for the whole step from the first state to the last.
+    private func publish(_ steps: [(Transition, String)]) {
+        for (t, cause) in steps where (t.modeChanged || t.state.source != t.previous.source) && serving {
             transitions.append(.init(time: clock.now(), from: t.previous.mode, to: t.state.mode, source: t.state.source, cause: cause))
         }
+        let t = Transition(state: steps[steps.count - 1].0.state, previous: steps[0].0.previous)
+        let cause = steps[steps.count - 1].1
         if t.modeChanged, serving { hooks.changed(to: t.state.mode, from: t.previous.mode, cause: cause) }
         // The desktop follows what the user told appearanced (not what the desktop itself said).
         if t.modeChanged, serving, [.override, .temporary, .schedule].contains(t.state.source) {
@@ -429,7 +446,7 @@ public final class Daemon: @unchecked Sendable {
         updateStatus()
         offerToSubscribers()
         outlet?.publish(servedValues)
-        persistEndedTemporary()
+        persistIfNeeded()
     }
 
     /// Offers the published state and palette to every subscriber; each is told only what changes its view.
@@ -486,54 +503,127 @@ public final class Daemon: @unchecked Sendable {
         return .success(ResolvedPalette(variant: variant, tokens: found).json)
     }
 
-    /// Sets the override (which also ends a temporary one): nothing to do if unchanged → persist → apply.
-    /// The caller replies, then publishes the transition, so the requester reads its reply before any
-    /// notification.
-    private func setOverride(_ o: Override) -> Result<Transition?, RPCError> {
-        guard o != engine.inputs.override || engine.inputs.temporary != nil else { return .success(nil) }
-        if let e = save(StateStore.Saved(override: o, temporary: nil, apps: engine.inputs.apps)) { return .failure(e) }
-        log.info("override: \(o.rawValue)")
-        defer { armTemporaryTimer() }
-        return .success(engine.apply(.override(o)))
+    // MARK: Writes (group commit)
+
+    /// A change a client asked for, accepted and waiting to be durable. `event` is nil when there is nothing
+    /// to change (it is already so): such a request is still answered in order, after the changes before it.
+    private struct PendingWrite {
+        let event: Event?
+        let connection: Connection?
+        let id: JSON?
+        let app: String?
+        let cause: String
+        let logLine: String
     }
 
-    /// Sets or removes (nil) an app's override: nothing to do if unchanged → at most `AppID.maxOverrides`
-    /// → persist → apply.
-    private func setApp(_ app: String, _ mode: Mode?) -> Result<Transition?, RPCError> {
-        guard engine.inputs.apps[app] != mode else { return .success(nil) }
-        var apps = engine.inputs.apps
-        apps[app] = mode
-        guard apps.count <= AppID.maxOverrides else {
+    /// The engine as it will be once every accepted change is durable: what a new request is decided on
+    /// (a second `toggle` toggles the first one's result).
+    private func deciding() -> Engine {
+        if let e = decidingCache { return e }
+        var e = engine
+        for w in (inFlight ?? []) + unsaved { if let event = w.event { _ = e.apply(event) } }
+        decidingCache = e
+        return e
+    }
+
+    /// The change a write request asks for, decided on `deciding()`: an event for the engine (nil if it is
+    /// already so), or the error to answer with.
+    private func change(for call: Call, app: String?) -> Result<(Event?, String), RPCError> {
+        let d = deciding()
+        switch call {
+        case .set(let o) where app != nil:
+            return appChange(app!, o == .system ? nil : (o == .dark ? .dark : .light), d)
+        case .toggle where app != nil:
+            return appChange(app!, d.toggleTarget(app: app!), d)
+        case .set, .toggle:
+            let o: Override = if case .set(let o) = call { o } else { d.toggleTarget }
+            guard o != d.inputs.override || d.inputs.temporary != nil else { return .success((nil, "")) }
+            return .success((.override(o), "override: \(o.rawValue)"))
+        case .setTemporary(let mode, let lifetime):
+            return temporaryChange(mode, lifetime, d)
+        case .toggleTemporary(let lifetime):
+            return temporaryChange(d.state.mode.opposite, lifetime, d)
+        default:
+            return .success((nil, ""))
+        }
+    }
+
+    /// An app's override set, or removed (nil); at most `AppID.maxOverrides`.
+    private func appChange(_ app: String, _ mode: Mode?, _ d: Engine) -> Result<(Event?, String), RPCError> {
+        guard d.inputs.apps[app] != mode else { return .success((nil, "")) }
+        guard mode == nil || d.inputs.apps[app] != nil || d.inputs.apps.count < AppID.maxOverrides else {
             return .failure(RPCError(.requestFailed, "too many app overrides (the limit is \(AppID.maxOverrides)); remove one with set system --app ID"))
         }
-        if let e = save(StateStore.Saved(override: engine.inputs.override, temporary: engine.inputs.temporary, apps: apps)) { return .failure(e) }
-        log.info("app override \(app): \(mode?.rawValue ?? "removed")")
-        return .success(engine.apply(.app(app, mode)))
+        return .success((.app(app, mode), "app override \(app): \(mode?.rawValue ?? "removed")"))
     }
 
-    /// Sets a temporary override, persisted with its expiry like the override itself.
-    private func setTemporary(_ mode: Mode, _ lifetime: Lifetime) -> Result<Transition?, RPCError> {
+    /// A temporary override, persisted with its expiry like the override itself.
+    private func temporaryChange(_ mode: Mode, _ lifetime: Lifetime, _ d: Engine) -> Result<(Event?, String), RPCError> {
         let expiry: TemporaryOverride.Expiry = switch lifetime {
         case .untilNext: .nextChange
         case .seconds(let n): .at(clock.now() + n)
         }
         let t = TemporaryOverride(mode: mode, expiry: expiry)
-        guard t != engine.inputs.temporary else { return .success(nil) }
-        if let e = save(StateStore.Saved(override: engine.inputs.override, temporary: t, apps: engine.inputs.apps)) { return .failure(e) }
-        log.info("temporary override: \(mode.rawValue) \(lifetime == .untilNext ? "until the next automatic change" : "until \(Clock.describe(clock.now(), from: 0))")")
-        defer { armTemporaryTimer() }
-        return .success(engine.apply(.temporary(t)))
+        guard t != d.inputs.temporary else { return .success((nil, "")) }
+        let until = lifetime == .untilNext ? "until the next automatic change" : "until \(Clock.describe(clock.now(), from: 0))"
+        return .success((.temporary(t), "temporary override: \(mode.rawValue) \(until)"))
     }
 
-    private func save(_ next: StateStore.Saved) -> RPCError? {
-        do {
-            try store.save(next)
-            saved = next
-            return nil
-        } catch {
-            log.error("Failed to save the override to \(store.path): \(error)")
-            return RPCError(.requestFailed, "could not save the override to \(store.path) (\(error)); nothing was changed")
+    /// Queues an accepted change; a save starts now unless one is running (then the next one takes it).
+    private func enqueue(_ w: PendingWrite) {
+        if let event = w.event, decidingCache != nil { _ = decidingCache!.apply(event) }
+        unsaved.append(w)
+        if inFlight == nil { startSave() }
+    }
+
+    /// Saves what every queued change makes of the state file, off the daemon's queue; `finishSave` answers them.
+    private func startSave() {
+        let batch = unsaved
+        unsaved = []
+        inFlight = batch
+        var after = engine
+        for w in batch { if let event = w.event { _ = after.apply(event) } }
+        let next = StateStore.Saved(override: after.inputs.override, temporary: after.inputs.temporary, apps: after.inputs.apps)
+        guard next != saved else {
+            queue.async { [unowned self] in self.finishSave(next, error: nil) }  // nothing new to write
+            return
         }
+        let store = store
+        storeQueue.async { [unowned self] in
+            let failure: Errno?
+            do throws(Errno) { try store.save(next); failure = nil } catch { failure = error }
+            self.queue.async { self.finishSave(next, error: failure) }
+        }
+    }
+
+    /// The save is durable (or failed): the changes it covers are applied and answered in the order they
+    /// came, then published once; the next save takes what came meanwhile.
+    private func finishSave(_ next: StateStore.Saved, error: Errno?) {
+        let batch = inFlight ?? []
+        inFlight = nil
+        if let error {
+            log.error("Failed to save the override to \(store.path): \(error)")
+            // The changes queued behind these were decided on top of them: none of them is made.
+            let refused = RPCError(.requestFailed, "could not save the override to \(store.path) (\(error)); nothing was changed")
+            for w in batch + unsaved {
+                if let c = w.connection, let id = w.id { c.send(Outgoing.error(id: id, refused)) }
+                w.connection?.resumeAfterSave()
+            }
+            unsaved = []
+            decidingCache = nil
+            return
+        }
+        saved = next
+        var steps: [(Transition, String)] = []
+        for w in batch {
+            if let event = w.event, let t = engine.apply(event) { steps.append((t, w.cause)) }
+            if w.event != nil { log.info(w.logLine) }
+            if let c = w.connection, let id = w.id { c.send(Outgoing.result(id: id, engine.state(for: w.app).json)) }
+            w.connection?.resumeAfterSave()
+        }
+        if batch.contains(where: { $0.event != nil }) { armTemporaryTimer() }
+        if !steps.isEmpty { publish(steps) }
+        if unsaved.isEmpty { persistIfNeeded() } else { startSave() }
     }
 
     /// "appearancectl (pid 4242)": who asked, from SO_PEERCRED and /proc.
@@ -641,8 +731,6 @@ public final class Daemon: @unchecked Sendable {
             return
         }
         let result: Result<JSON, RPCError>
-        var transition: Transition?
-        var cause = ""
         let mine = engine.state(for: request.app)
         switch request.call {
         case .apps:
@@ -668,27 +756,18 @@ public final class Daemon: @unchecked Sendable {
             result = resolve(tokens, variant, for: mine)
         case .palette(let variant):
             result = .success(palette.resolved(variant.variant(for: mine), accent: mine.traits.accentColor).json)
-        case .set(let o) where request.app != nil:
-            let app = request.app!
-            let mode: Mode? = o == .system ? nil : (o == .dark ? .dark : .light)
-            result = setApp(app, mode).map { t in transition = t; return engine.state(for: app).json }
-            cause = "app override \(app): \(o.rawValue), set by \(requester(c))"
-        case .toggle where request.app != nil:
-            let app = request.app!
-            let mode = engine.toggleTarget(app: app)
-            result = setApp(app, mode).map { t in transition = t; return engine.state(for: app).json }
-            cause = "app override \(app): \(mode?.rawValue ?? "system"), set by \(requester(c))"
-        case .set, .toggle:
-            let target: Override = if case .set(let o) = request.call { o } else { engine.toggleTarget }
-            result = setOverride(target).map { t in transition = t; return engine.state.json }
-            cause = "override \(target.rawValue) set by \(requester(c))"
-        case .setTemporary(let mode, let lifetime):
-            result = setTemporary(mode, lifetime).map { t in transition = t; return engine.state.json }
-            cause = "temporary override \(mode.rawValue) set by \(requester(c))"
-        case .toggleTemporary(let lifetime):
-            let mode = engine.state.mode.opposite
-            result = setTemporary(mode, lifetime).map { t in transition = t; return engine.state.json }
-            cause = "temporary override \(mode.rawValue) set by \(requester(c))"
+        case .set, .toggle, .setTemporary, .toggleTemporary:
+            switch change(for: request.call, app: request.app) {
+            case .failure(let e):
+                result = .failure(e)
+            case .success((nil, _)) where inFlight == nil && unsaved.isEmpty:
+                result = .success(mine.json)  // already so, and nothing before it waits: answered now
+            case .success((let event, let logLine)):
+                enqueue(PendingWrite(event: event, connection: c, id: request.id, app: request.app,
+                                     cause: event.map { "\(describeCause($0)) set by \(requester(c))" } ?? "", logLine: logLine))
+                c.holdUntilSaved()
+                return  // answered when the save that covers it is durable
+            }
         case .log(let limit):
             result = .success(transitions.json(limit: limit))
         }
@@ -698,7 +777,16 @@ public final class Daemon: @unchecked Sendable {
             case .failure(let e): c.send(Outgoing.error(id: id, e))
             }
         }
-        if let transition { publish(transition, cause: cause) }
+    }
+
+    /// The log's words for a client's change: "override dark", "app override kitty: light".
+    private func describeCause(_ event: Event) -> String {
+        switch event {
+        case .override(let o): "override \(o.rawValue)"
+        case .temporary(let t): "temporary override \(t?.mode.rawValue ?? "ended")"
+        case .app(let app, let mode): "app override \(app): \(mode?.rawValue ?? "system"),"
+        default: "\(event)"
+        }
     }
 
     /// When most of a large crowd of clients has left, hand the freed heap back to the system once
