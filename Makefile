@@ -229,6 +229,7 @@ bench: deps-bench
 	/usr/bin/python3 bench/hostile.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results
 	/usr/bin/python3 bench/parsers.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results
 	/usr/bin/python3 bench/apps.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results
+	/usr/bin/python3 bench/set_throughput.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results
 	/usr/bin/python3 bench/desktop_write.py --out bench/results
 	PATH=$(dir $(shell command -v $(SWIFT))):$$PATH /usr/bin/python3 bench/argparser.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results
 	PATH=$(dir $(shell command -v $(SWIFT))):$$PATH /usr/bin/python3 bench/swift_system.py --out bench/results
@@ -243,6 +244,7 @@ bench-quick: deps-bench
 	/usr/bin/python3 bench/hostile.py --quick --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results/quick
 	/usr/bin/python3 bench/parsers.py --runs 5 --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results/quick
 	/usr/bin/python3 bench/apps.py --quick --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results/quick
+	/usr/bin/python3 bench/set_throughput.py --seconds 2 --rounds 1 --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results/quick
 	rsvg-convert -o bench/results/quick/fanout.png bench/results/quick/fanout.svg
 
 # The Debian package (debian/; docs/decisions.md "The Debian package"). `make deb-build` builds it into DEB_DIR

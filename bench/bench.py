@@ -472,20 +472,7 @@ def run(st, probe, R, q, out):
               [[k, i, v] for k, s in su.items() for i, v in enumerate(s)])
     R["samples"]["startup"] = {k: {"n": len(s), "p50": median(s), "p99": pct(s, 99)} for k, s in su.items()}
 
-    # --- throughput: set from 10 clients while 1,000 subscribers listen ---
-    secs = 3 if q else 10
-    st.restart_daemon()
-    h = Hold(st, probe, 1000)
-    log(f"throughput {secs} s")
-    r = subprocess.run([probe, "setload", st.socket, "10", str(secs)], env=st.env, capture_output=True, text=True,
-                       check=True)
-    h.close()
-    total, s = r.stdout.strip().split(",")
-    R["throughput"] = {"clients": 10, "subscribers": 1000, "seconds": float(s), "requests": int(total),
-                       "per_second": int(total) / float(s)}
-    write_csv(os.path.join(out, "throughput.csv"), ["clients", "subscribers", "seconds", "set_requests"],
-              [[10, 1000, s, total]])
-    st.ctl("set", "system")
+    # `set` throughput (group commit, durability after SIGKILL): bench/set_throughput.py.
 
 
 FANOUT_BUS_CONF = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
@@ -561,9 +548,6 @@ def summary_md(R):
     to = {k: len(v) for k, v in R.get("timeouts", {}).items() if v}
     if to:
         o.append(f"\nRounds lost (no notification within 5 s, left out of the figures): {to}")
-    t = R["throughput"]
-    o.append(f"\nThroughput: {t['per_second']:.0f} set requests/s ({t['requests']} in {t['seconds']:.0f} s, "
-             f"{t['clients']} clients, {t['subscribers']} subscribers listening).")
     return "\n".join(o) + "\n"
 
 

@@ -1,0 +1,92 @@
+#!/usr/bin/python3
+"""`set` throughput (docs/benchmarks.md, "set throughput"): CLIENTS connections each send `set` (dark and light
+alternately) and wait for each reply, while 1,000 subscribers listen, on a release appearanced with no bus
+(bench/probe.c `setload` and `hold`). With --baseline-bin-dir, a second build runs in alternating rounds of the
+same run, so the two figures share the machine's load.
+
+Every acknowledged `set` must be durable: after each round the daemon is killed with SIGKILL and the override
+in its state file must be the one `get` answered just before. Writes set_throughput.json to --out.
+"""
+import argparse
+import json
+import os
+import resource
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from hostile import Daemon  # noqa: E402
+
+
+def one_round(bin_dir, probe, clients, seconds, subscribers):
+    d = Daemon(bin_dir)
+    try:
+        hold = subprocess.Popen([probe, "hold", d.socket, str(subscribers)], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, text=True, env=d.env)
+        if hold.stdout.readline().strip() != "ready":
+            raise SystemExit(f"hold {subscribers} failed")
+        try:
+            r = subprocess.run([probe, "setload", d.socket, str(clients), str(seconds)], env=d.env,
+                               capture_output=True, text=True, timeout=seconds + 60)
+            if r.returncode != 0:
+                raise SystemExit(f"setload failed: {r.stderr}")
+            total, secs = r.stdout.strip().split(",")
+        finally:
+            hold.stdin.close()
+            hold.wait(timeout=60)
+        answered = subprocess.run([bin_dir + "/appearancectl", "get", "--json"], env=d.env, capture_output=True,
+                                  text=True, timeout=10).stdout
+        d.p.send_signal(signal.SIGKILL)
+        d.p.wait(timeout=10)
+        with open(os.path.join(d.root, "state", "appearanced", "state.json")) as f:
+            saved = json.load(f)["override"]
+        override = json.loads(answered)["override"]
+        if saved != override:
+            raise SystemExit(f"not durable: get said override {override}, the state file after SIGKILL {saved}")
+        return int(total) / float(secs)
+    finally:
+        d.close()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin-dir", required=True)
+    ap.add_argument("--baseline-bin-dir", help="another build, measured in alternating rounds")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--clients", type=int, default=10)
+    ap.add_argument("--seconds", type=float, default=5)
+    ap.add_argument("--rounds", type=int, default=3)
+    a = ap.parse_args()
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    probe = os.path.join(tempfile.gettempdir(), f"appearanced-probe-set-{os.getpid()}")
+    subprocess.run(["cc", "-O2", "-o", probe, os.path.join(HERE, "probe.c")]
+                   + subprocess.run(["pkg-config", "--cflags", "--libs", "dbus-1"], capture_output=True, text=True,
+                                    check=True).stdout.split(), check=True)
+    builds = {"this build": a.bin_dir}
+    if a.baseline_bin_dir:
+        builds["baseline"] = a.baseline_bin_dir
+    rates = {label: [] for label in builds}
+    try:
+        for _ in range(a.rounds):
+            for label, bin_dir in builds.items():
+                rates[label].append(one_round(bin_dir, probe, a.clients, a.seconds, 1000))
+    finally:
+        os.unlink(probe)
+    result = {"clients": a.clients, "subscribers": 1000, "seconds": a.seconds, "rounds": a.rounds,
+              "durable_after_sigkill": True,
+              "per_second": {label: {"median": statistics.median(r), "rounds": r} for label, r in rates.items()}}
+    os.makedirs(a.out, exist_ok=True)
+    with open(os.path.join(a.out, "set_throughput.json"), "w") as f:
+        json.dump(result, f, indent=1)
+    for label, r in rates.items():
+        print(f"set from {a.clients} clients, 1,000 subscribers, {label}: median {statistics.median(r):.0f} "
+              f"requests/s (rounds: {', '.join(f'{x:.0f}' for x in r)}); durable after SIGKILL")
+
+
+if __name__ == "__main__":
+    main()
