@@ -9,17 +9,15 @@ import argparse
 import csv
 import json
 import os
-import resource
 import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from hostile import Daemon  # noqa: E402
+from hostile import Daemon, build_probe  # noqa: E402
 
 
 def pct(s, p):
@@ -33,12 +31,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--quick", action="store_true")
     a = ap.parse_args()
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    probe = os.path.join(tempfile.gettempdir(), f"appearanced-probe-apps-{os.getpid()}")
-    subprocess.run(["cc", "-O2", "-o", probe, os.path.join(HERE, "probe.c")]
-                   + subprocess.run(["pkg-config", "--cflags", "--libs", "dbus-1"], capture_output=True, text=True,
-                                    check=True).stdout.split(), check=True)
+    probe = build_probe("apps")
     n = 1000 if a.quick else 10_000
     rounds = 10 if a.quick else 30
     result = {"fanout": {}, "get": {}}

@@ -18,6 +18,19 @@ import threading
 import time
 
 
+def build_probe(tag):
+    """Compiles bench/probe.c into a temporary file (the caller unlinks it) and lifts the open-files soft limit
+    to the hard one: crowds of subscribers need descriptors in the daemon and in the probe."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    probe = os.path.join(tempfile.gettempdir(), f"appearanced-probe-{tag}-{os.getpid()}")
+    here = os.path.dirname(os.path.abspath(__file__))
+    subprocess.run(["cc", "-O2", "-o", probe, os.path.join(here, "probe.c")]
+                   + subprocess.run(["pkg-config", "--cflags", "--libs", "dbus-1"], capture_output=True, text=True,
+                                    check=True).stdout.split(), check=True)
+    return probe
+
+
 def rss(pid):
     out = {}
     for line in open(f"/proc/{pid}/status"):

@@ -10,16 +10,14 @@ in its state file must be the one `get` answered just before. Writes set_through
 import argparse
 import json
 import os
-import resource
 import signal
 import statistics
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from hostile import Daemon  # noqa: E402
+from hostile import Daemon, build_probe  # noqa: E402
 
 
 def one_round(bin_dir, probe, clients, seconds, subscribers):
@@ -61,12 +59,7 @@ def main():
     ap.add_argument("--seconds", type=float, default=5)
     ap.add_argument("--rounds", type=int, default=3)
     a = ap.parse_args()
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    probe = os.path.join(tempfile.gettempdir(), f"appearanced-probe-set-{os.getpid()}")
-    subprocess.run(["cc", "-O2", "-o", probe, os.path.join(HERE, "probe.c")]
-                   + subprocess.run(["pkg-config", "--cflags", "--libs", "dbus-1"], capture_output=True, text=True,
-                                    check=True).stdout.split(), check=True)
+    probe = build_probe("set")
     builds = {"this build": a.bin_dir}
     if a.baseline_bin_dir:
         builds["baseline"] = a.baseline_bin_dir
