@@ -22,7 +22,9 @@ RELEASE_FLAGS := -c release --static-swift-stdlib
 
 # Debian/Ubuntu packages. Building needs libdbus's headers; the tests start a real dbus-daemon, the real
 # xdg-desktop-portal with its GTK backend on a GTK broadway display, and python3-dbus for the fake portal;
-# python3 and socat run the examples; the package test builds, checks and installs the .deb.
+# python3 and socat run the examples; the package test builds, checks and installs the .deb;
+# golang-github-burntsushi-toml-dev ships the toml-test corpus the TOML reader is checked against
+# (Tests/AppearanceDaemonTests/TOMLCorpusTests.swift; Go sources only, no dependencies).
 BUILD_PKGS := libdbus-1-dev pkg-config
 RUN_PKGS := $(BUILD_PKGS) dbus-bin
 # `make deb` (and the package test): debian/control's Build-Depends (the Swift toolchain is not a Debian
@@ -30,7 +32,7 @@ RUN_PKGS := $(BUILD_PKGS) dbus-bin
 DEB_PKGS := $(BUILD_PKGS) scdoc debhelper dpkg-dev lintian
 TEST_PKGS := $(BUILD_PKGS) dbus-daemon dbus-bin xdg-desktop-portal xdg-desktop-portal-gtk libgtk-3-bin \
 	gsettings-desktop-schemas dconf-service dconf-cli libglib2.0-bin python3 python3-dbus python3-gi \
-	util-linux procps systemd scdoc man-db socat xdg-desktop-portal-dev gir1.2-adw-1 gir1.2-gtk-4.0 libgtk-4-bin python3-venv zsh fish \
+	util-linux procps systemd scdoc man-db socat xdg-desktop-portal-dev gir1.2-adw-1 gir1.2-gtk-4.0 libgtk-4-bin python3-venv zsh fish golang-github-burntsushi-toml-dev \
 	$(DEB_PKGS)
 
 .PHONY: all build run test deps-run deps-test deps-man man install install-files uninstall clean
