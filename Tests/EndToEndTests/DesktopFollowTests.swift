@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-/// The desktop follows (issue "The desktop follows"): on a GNOME-shaped session (the real portal, its gtk
-/// backend and dconf) appearanced writes GNOME's own color-scheme; a flip made in GNOME is the user's word.
+/// The desktop follows: on a GNOME-shaped session (the real portal, its gtk backend, dconf and a libadwaita
+/// app) appearanced writes GNOME's own color-scheme, which every portal reader follows; a flip made in GNOME
+/// is the user's word.
 @Suite struct DesktopFollowTests {
     static func gsettingsValue(_ stack: RealPortalStack) throws -> String {
         try stack.sandbox.run("/usr/bin/gsettings", ["get", "org.gnome.desktop.interface", "color-scheme"]).out
@@ -11,19 +12,25 @@ import Testing
 
     @Test func setDrivesGnomesOwnSettingOncePerChange() throws {
         let s = try Sandbox()
-        let stack = try RealPortalStack(s, desktop: "GNOME", portals: ["gtk"], desktopFollows: true)
+        let stack = try RealPortalStack(s, desktop: "GNOME", portals: ["gtk"], gtk4: true, desktopFollows: true)
         defer { stack.close() }
         try stack.gsettings("default")
         let d = try s.startDaemon()
         defer { d.stop() }
+        // A libadwaita app, which reads the portal (GNOME's own backend behind it), not appearanced's socket.
+        let app = try stack.startLibadwaitaApp()
+        defer { app.stop(SIGKILL) }
+        #expect(try app.waitForLines(1) == ["light"])
         #expect(try Self.gsettingsValue(stack) == "'default'")          // nothing written at start
         #expect(try s.ctl("status").out.contains("desktop:     drives GNOME's color-scheme; 0 writes"))
         #expect(try s.ctl("set", "dark").out == "dark\n")
         try waitUntil("GNOME to be dark") { try Self.gsettingsValue(stack) == "'prefer-dark'" }
         try waitUntil("the portal to say dark") { (try? stack.frontendRead()) == "(<<uint32 1>>,)" }
         try d.waitForStderr("desktop: dark is the echo of appearanced's write")
+        #expect(try app.waitForLines(2) == ["light", "dark"], "stderr: \(app.stderr)")
         #expect(try s.ctl("set", "light").out == "light\n")
         try waitUntil("GNOME to be light again") { try Self.gsettingsValue(stack) == "'default'" }
+        #expect(try app.waitForLines(3) == ["light", "dark", "light"], "stderr: \(app.stderr)")
         // Writes and recognised echoes are in the log.
         try waitUntil("the writes and their echoes in the log") {
             let log = try s.ctl("log").out
@@ -37,6 +44,7 @@ import Testing
             .split(separator: ";")[1].split(separator: " ").first ?? "") ?? -1
         #expect(writes >= 2 && writes <= 102, "\(status)")
         try waitUntil("the portal to say light") { (try? stack.frontendRead()) == "(<<uint32 0>>,)" }
+        try waitUntil("the libadwaita app to end light; it printed \(app.lines)") { app.lines.last == "light" }
         // The echoes never counted as the user's own flips.
         #expect(!d.stderr.contains("desktop (manual)"), "\(d.stderr)")
     }

@@ -6,9 +6,6 @@ import Testing
 /// on GNOME, where the desktop has its own, nothing appearanced does reaches the frontend.
 @Suite struct PortalBackendTests {
     static let backend = "org.freedesktop.impl.portal.desktop.appearanced"
-    static let adwScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("Scripts/adw-follow.py").path
-
     /// The daemon's log lines about the system's value: while it serves, only "unavailable, ours".
     static func systemLines(_ d: Child) -> [String] {
         d.stderr.split(separator: "\n").filter { $0.contains("system: ") }.map(String.init)
@@ -71,7 +68,7 @@ import Testing
         let d = try s.startDaemon()
         defer { d.stop() }
 
-        let app = try Child("/usr/bin/python3", [Self.adwScript], env: s.env)
+        let app = try stack.startLibadwaitaApp()
         defer { app.stop(SIGKILL) }
         #expect(try app.waitForLines(1) == ["light"])
         var expected = ["light"]

@@ -6,8 +6,14 @@ import Testing
 /// switched with `gsettings` as a user would; `appearanced` is this project's own `.portal` file.
 final class RealPortalStack: @unchecked Sendable {
     let sandbox: Sandbox
-    private var broadway: Child?
+    private var broadways: [Child] = []
     private var bus: Child?
+    /// The GTK 4 broadway display (`gtk4: true`), for `startLibadwaitaApp()`.
+    private var gtk4Display: String?
+
+    /// Scripts/adw-follow.py: a libadwaita app that prints its style, `dark` or `light`, now and on every change.
+    static let adwScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Scripts/adw-follow.py").path
 
     /// The repository's portal/appearanced.portal.
     static let appearancedPortal = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -37,23 +43,16 @@ final class RealPortalStack: @unchecked Sendable {
         sandbox.env["DISPLAY"] = nil
         sandbox.env["WAYLAND_DISPLAY"] = nil
 
-        if portals.contains("gtk") || gtk4 {
-            // broadwayd also listens on TCP 8080+N: pick a display number at random and retry on a clash.
-            let server = gtk4 ? "/usr/bin/gtk4-broadwayd" : "/usr/bin/broadwayd"
-            for _ in 0..<8 {
-                let n = Int.random(in: 100...900)
-                let b = try Child(server, [":\(n)"], env: sandbox.env)
-                if (try? waitUntil("\(server) :\(n) listening", timeout: 10, {
-                    if !b.isRunning { throw TimedOut(description: "\(server) exited: \(b.stderr)") }
-                    return (b.stdout + b.stderr).contains("Listening on")
-                })) != nil {
-                    broadway = b
-                    sandbox.env["BROADWAY_DISPLAY"] = ":\(n)"
-                    break
-                }
-                b.stop(SIGKILL)
-            }
-            guard broadway != nil else { throw TimedOut(description: "could not start \(server)") }
+        // The gtk backend is GTK 3 and libadwaita apps are GTK 4: each needs its own broadway server.
+        if portals.contains("gtk") {
+            let (server, display) = try Self.startBroadway("/usr/bin/broadwayd", env: sandbox.env)
+            broadways.append(server)
+            sandbox.env["BROADWAY_DISPLAY"] = display
+        }
+        if gtk4 {
+            let (server, display) = try Self.startBroadway("/usr/bin/gtk4-broadwayd", env: sandbox.env)
+            broadways.append(server)
+            gtk4Display = display
         }
 
         let address = "unix:path=\(sandbox.root)/bus"
@@ -72,11 +71,11 @@ final class RealPortalStack: @unchecked Sendable {
         for pid in activatedServices() { kill(pid, SIGKILL) }
         bus?.stop(SIGTERM)
         _ = try? bus?.waitForExit(timeout: 10)
-        broadway?.stop(SIGKILL)
+        for b in broadways { b.stop(SIGKILL) }
         let doc = sandbox.root + "/runtime/doc"
         if FileManager.default.fileExists(atPath: doc) { _ = try? sandbox.run("/bin/fusermount3", ["-u", doc]) }
         bus = nil
-        broadway = nil
+        broadways = []
     }
 
     /// Processes this bus started by D-Bus activation (they carry DBUS_STARTER_ADDRESS with our bus path).
@@ -88,6 +87,31 @@ final class RealPortalStack: @unchecked Sendable {
             let found = env.split(separator: 0).contains { $0.starts(with: marker) }
             return found ? pid : nil
         }
+    }
+
+    /// A broadway server on a free display (it also listens on TCP 8080+N: a display at random, retried on a clash).
+    private static func startBroadway(_ server: String, env: [String: String]) throws -> (Child, String) {
+        for _ in 0..<8 {
+            let n = Int.random(in: 100...900)
+            let b = try Child(server, [":\(n)"], env: env)
+            if (try? waitUntil("\(server) :\(n) listening", timeout: 10, {
+                if !b.isRunning { throw TimedOut(description: "\(server) exited: \(b.stderr)") }
+                return (b.stdout + b.stderr).contains("Listening on")
+            })) != nil {
+                return (b, ":\(n)")
+            }
+            b.stop(SIGKILL)
+        }
+        throw TimedOut(description: "could not start \(server)")
+    }
+
+    /// Starts the libadwaita app on the GTK 4 display (the stack must have been made with `gtk4: true`); the
+    /// caller stops it.
+    func startLibadwaitaApp() throws -> Child {
+        guard let gtk4Display else { throw TimedOut(description: "no GTK 4 display: make the stack with gtk4: true") }
+        var env = sandbox.env
+        env["BROADWAY_DISPLAY"] = gtk4Display
+        return try Child("/usr/bin/python3", [Self.adwScript], env: env)
     }
 
     /// Switches the desktop's style the way GNOME Settings does.
