@@ -35,7 +35,8 @@ public struct Config: Equatable, Sendable {
 
     public static let knownKeys = ["default-mode", "log-level", "palette", "portal-backend", "hooks", "hook-timeout", "max-connections", "schedule", "desktop"]
     public static let desktopKeys = ["follow", "gnome-light", "gtk-theme-light", "gtk-theme-dark", "icon-theme-light",
-                                     "icon-theme-dark", "kde-light", "kde-dark"]
+                                     "icon-theme-dark", "kde-light", "kde-dark",
+                                     "kde-look-and-feel-light", "kde-look-and-feel-dark"]
     public static let scheduleKeys = ["latitude", "longitude", "light-at", "dark-at", "over-desktop"]
 
     /// Reads a config from its text. `path` is only used in error messages.
@@ -99,9 +100,10 @@ public struct Config: Equatable, Sendable {
                 case "gnome-light":
                     guard let g = v.string, ["default", "prefer-light"].contains(g) else { throw bad(#""default" or "prefer-light""#) }
                     desktop.gnomeLight = g
-                case "gtk-theme-light", "gtk-theme-dark", "icon-theme-light", "icon-theme-dark", "kde-light", "kde-dark":
+                case "gtk-theme-light", "gtk-theme-dark", "icon-theme-light", "icon-theme-dark", "kde-light", "kde-dark",
+                     "kde-look-and-feel-light", "kde-look-and-feel-dark":
                     guard let name = v.string, !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || "-_.+ ".contains($0) }) else {
-                        throw bad("a theme or color scheme name")
+                        throw bad(entry.key.hasPrefix("kde-look-and-feel") ? "a look-and-feel package name" : "a theme or color scheme name")
                     }
                     switch entry.key {
                     case "gtk-theme-light": desktop.gtkThemeLight = name
@@ -109,7 +111,9 @@ public struct Config: Equatable, Sendable {
                     case "icon-theme-light": desktop.iconThemeLight = name
                     case "icon-theme-dark": desktop.iconThemeDark = name
                     case "kde-light": desktop.kdeLight = name
-                    default: desktop.kdeDark = name
+                    case "kde-dark": desktop.kdeDark = name
+                    case "kde-look-and-feel-light": desktop.kdeLookAndFeelLight = name
+                    default: desktop.kdeLookAndFeelDark = name
                     }
                 default:
                     throw ConfigError(path: path, line: v.line, message: "desktop.\(entry.key): unknown key (known keys: \(Self.desktopKeys.joined(separator: ", ")))")

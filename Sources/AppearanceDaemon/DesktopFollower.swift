@@ -25,6 +25,10 @@ final class DesktopFollower: @unchecked Sendable {
         var iconThemeDark: String?
         var kdeLight = "BreezeLight"
         var kdeDark = "BreezeDark"
+        /// Look-and-feel packages (`org.kde.breezedark.desktop`): for a mode that has one, it is applied instead
+        /// of the color scheme (a look-and-feel package brings its own color scheme).
+        var kdeLookAndFeelLight: String?
+        var kdeLookAndFeelDark: String?
     }
 
     static let echoWindow: Int64 = 5
@@ -65,7 +69,12 @@ final class DesktopFollower: @unchecked Sendable {
 
     var statusDetail: String {
         guard let kind else { return "off" + (settings.follow == "auto" ? " (no GNOME or KDE session, or appearanced serves the portal)" : "") }
-        return "drives \(kind == .gnome ? "GNOME's color-scheme" : "KDE Plasma's color scheme"); \(writes) write\(writes == 1 ? "" : "s"), last: \(lastResult)"
+        let what = switch kind {
+        case .gnome: "GNOME's color-scheme"
+        case .kde: settings.kdeLookAndFeelLight == nil && settings.kdeLookAndFeelDark == nil
+            ? "KDE Plasma's color scheme" : "KDE Plasma's look-and-feel"
+        }
+        return "drives \(what); \(writes) write\(writes == 1 ? "" : "s"), last: \(lastResult)"
     }
 
     /// How the desktop will report `mode` once written.
@@ -111,7 +120,11 @@ final class DesktopFollower: @unchecked Sendable {
                 commands.append(["gsettings", "set", "org.gnome.desktop.interface", "icon-theme", icons])
             }
         case .kde:
-            commands = [["plasma-apply-colorscheme", mode == .dark ? settings.kdeDark : settings.kdeLight]]
+            if let lookAndFeel = mode == .dark ? settings.kdeLookAndFeelDark : settings.kdeLookAndFeelLight {
+                commands = [["plasma-apply-lookandfeel", "--apply", lookAndFeel]]
+            } else {
+                commands = [["plasma-apply-colorscheme", mode == .dark ? settings.kdeDark : settings.kdeLight]]
+            }
         }
         writes += 1
         log.info("desktop: writing \(mode.rawValue) (\(commands.map { $0.joined(separator: " ") }.joined(separator: "; ")))")

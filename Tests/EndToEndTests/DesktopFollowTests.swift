@@ -82,18 +82,27 @@ import Testing
     }
 }
 
-/// KDE Plasma, with a recording stand-in for plasma-apply-colorscheme on PATH (the exact command lines).
+/// KDE Plasma, with recording stand-ins for plasma-apply-colorscheme and plasma-apply-lookandfeel on PATH
+/// (the exact command lines).
 @Suite struct KDEFollowTests {
-    @Test func setRunsPlasmaApplyColorschemeWithTheConfiguredSchemes() throws {
-        let s = try Sandbox()
+    /// Puts stand-ins for KDE's tools first on the sandbox's PATH; each appends its command line to the
+    /// returned file.
+    static func recordingTools(_ s: Sandbox) throws -> String {
         let bin = s.root + "/bin", record = s.root + "/kde-calls"
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
-        let tool = bin + "/plasma-apply-colorscheme"
-        let fd = open(tool, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
-        let script = Array("#!/bin/sh\necho \"plasma-apply-colorscheme $*\" >> \(record)\n".utf8)
-        _ = script.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        close(fd)
+        for name in ["plasma-apply-colorscheme", "plasma-apply-lookandfeel"] {
+            let fd = open(bin + "/" + name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+            let script = Array("#!/bin/sh\necho \"\(name) $*\" >> \(record)\n".utf8)
+            _ = script.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            close(fd)
+        }
         s.env["PATH"] = bin + ":" + (s.env["PATH"] ?? "/usr/bin:/bin")
+        return record
+    }
+
+    @Test func setRunsPlasmaApplyColorschemeWithTheConfiguredSchemes() throws {
+        let s = try Sandbox()
+        let record = try Self.recordingTools(s)
         try s.write("[desktop]\nfollow = \"kde\"\nkde-dark = \"MyDark\"\n", to: s.configFile)
         let d = try s.startDaemon()
         defer { d.stop() }
@@ -106,6 +115,27 @@ import Testing
         // The result is recorded once the tool has exited, a moment after it wrote its line.
         try waitUntil("status to show the last write") {
             try s.ctl("status").out.contains("desktop:     drives KDE Plasma's color scheme; 2 writes, last: light, ok")
+        }
+    }
+
+    /// A look-and-feel package configured for a mode is applied instead of that mode's color scheme.
+    @Test func aLookAndFeelPackageIsAppliedForTheModeThatHasOne() throws {
+        let s = try Sandbox()
+        let record = try Self.recordingTools(s)
+        try s.write("[desktop]\nfollow = \"kde\"\nkde-look-and-feel-dark = \"org.kde.breezedark.desktop\"\n", to: s.configFile)
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        #expect(try s.ctl("set", "dark").out == "dark\n")
+        try waitUntil("the dark look-and-feel applied") {
+            (try? String(contentsOfFile: record, encoding: .utf8)) == "plasma-apply-lookandfeel --apply org.kde.breezedark.desktop\n"
+        }
+        #expect(try s.ctl("set", "light").out == "light\n")
+        try waitUntil("the light color scheme applied (no light look-and-feel configured)") {
+            (try? String(contentsOfFile: record, encoding: .utf8))
+                == "plasma-apply-lookandfeel --apply org.kde.breezedark.desktop\nplasma-apply-colorscheme BreezeLight\n"
+        }
+        try waitUntil("status to show what is driven") {
+            try s.ctl("status").out.contains("desktop:     drives KDE Plasma's look-and-feel; 2 writes, last: light, ok")
         }
     }
 
