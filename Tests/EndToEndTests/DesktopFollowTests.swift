@@ -152,3 +152,42 @@ import Testing
         #expect(d.isRunning)
     }
 }
+
+/// KDE's own tools for real (plasma-workspace: 411 packages, ~790 MiB, so not among `make test`'s packages;
+/// `apt-get install --no-install-recommends plasma-workspace` makes these run). They run headless
+/// (QT_QPA_PLATFORM=offscreen) and write the user's kdeglobals, which is what Plasma reads.
+@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/plasma-apply-colorscheme"),
+                "plasma-apply-colorscheme is not installed (apt-get install --no-install-recommends plasma-workspace)"))
+struct KDERealToolTests {
+    static func kdeglobals(_ s: Sandbox) -> String {
+        (try? String(contentsOfFile: s.root + "/config/kdeglobals", encoding: .utf8)) ?? ""
+    }
+
+    /// The color scheme Plasma says is current, as `plasma-apply-colorscheme --list-schemes` marks it.
+    static func currentScheme(_ s: Sandbox) throws -> String? {
+        let out = try s.run("/usr/bin/plasma-apply-colorscheme", ["--list-schemes"]).out
+        return out.split(separator: "\n").first { $0.hasSuffix("(current color scheme)") }?
+            .dropFirst(3).split(separator: " ").first.map(String.init)
+    }
+
+    @Test func setWritesPlasmasLookAndFeelAndColorScheme() throws {
+        let s = try Sandbox()
+        s.env["QT_QPA_PLATFORM"] = "offscreen"
+        // As startplasma sets it: a look-and-feel package writes its color scheme as a default, into
+        // ~/.config/kdedefaults, which Plasma's session reads through XDG_CONFIG_DIRS.
+        s.env["XDG_CONFIG_DIRS"] = s.root + "/config/kdedefaults:/etc/xdg"
+        try s.write("[desktop]\nfollow = \"kde\"\nkde-look-and-feel-dark = \"org.kde.breezedark.desktop\"\n", to: s.configFile)
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        #expect(try Self.currentScheme(s) == "BreezeLight")
+        #expect(try s.ctl("set", "dark").out == "dark\n")
+        try waitUntil("the write to end") { try s.ctl("status").out.contains("1 write, last: dark") }
+        #expect(try s.ctl("status").out.contains("1 write, last: dark, ok"))
+        #expect(Self.kdeglobals(s).contains("LookAndFeelPackage=org.kde.breezedark.desktop"), "\(Self.kdeglobals(s))")
+        #expect(try Self.currentScheme(s) == "BreezeDark")
+        #expect(try s.ctl("set", "light").out == "light\n")
+        try waitUntil("the write to end") { try s.ctl("status").out.contains("2 writes, last: light") }
+        #expect(try s.ctl("status").out.contains("2 writes, last: light, ok"))
+        #expect(try Self.currentScheme(s) == "BreezeLight")
+    }
+}
