@@ -5,8 +5,8 @@ import Testing
 /// app) appearanced writes GNOME's own color-scheme, which every portal reader follows; a flip made in GNOME
 /// is the user's word.
 @Suite struct DesktopFollowTests {
-    static func gsettingsValue(_ stack: RealPortalStack) throws -> String {
-        try stack.sandbox.run("/usr/bin/gsettings", ["get", "org.gnome.desktop.interface", "color-scheme"]).out
+    static func gsettingsValue(_ stack: RealPortalStack, _ key: String = "color-scheme") throws -> String {
+        try stack.sandbox.run("/usr/bin/gsettings", ["get", "org.gnome.desktop.interface", key]).out
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
@@ -15,6 +15,8 @@ import Testing
         let stack = try RealPortalStack(s, desktop: "GNOME", portals: ["gtk"], gtk4: true, desktopFollows: true)
         defer { stack.close() }
         try stack.gsettings("default")
+        // GTK 3 apps read gtk-theme: the configured pair is written with the color-scheme.
+        try s.write("[desktop]\ngtk-theme-light = \"Adwaita\"\ngtk-theme-dark = \"Adwaita-dark\"\n", to: s.configFile)
         let d = try s.startDaemon()
         defer { d.stop() }
         // A libadwaita app, which reads the portal (GNOME's own backend behind it), not appearanced's socket.
@@ -25,11 +27,13 @@ import Testing
         #expect(try s.ctl("status").out.contains("desktop:     drives GNOME's color-scheme; 0 writes"))
         #expect(try s.ctl("set", "dark").out == "dark\n")
         try waitUntil("GNOME to be dark") { try Self.gsettingsValue(stack) == "'prefer-dark'" }
+        try waitUntil("GTK 3's theme to be dark") { try Self.gsettingsValue(stack, "gtk-theme") == "'Adwaita-dark'" }
         try waitUntil("the portal to say dark") { (try? stack.frontendRead()) == "(<<uint32 1>>,)" }
         try d.waitForStderr("desktop: dark is the echo of appearanced's write")
         #expect(try app.waitForLines(2) == ["light", "dark"], "stderr: \(app.stderr)")
         #expect(try s.ctl("set", "light").out == "light\n")
         try waitUntil("GNOME to be light again") { try Self.gsettingsValue(stack) == "'default'" }
+        try waitUntil("GTK 3's theme to be light again") { try Self.gsettingsValue(stack, "gtk-theme") == "'Adwaita'" }
         #expect(try app.waitForLines(3) == ["light", "dark", "light"], "stderr: \(app.stderr)")
         // Writes and recognised echoes are in the log.
         try waitUntil("the writes and their echoes in the log") {
