@@ -143,17 +143,41 @@ final class DesktopFollower: @unchecked Sendable {
         onWritten?(mode, lastResult)
     }
 
-    /// Runs `argv` (looked up in PATH) with stdin and stdout on /dev/null, and waits at most `timeout`
-    /// seconds (then SIGKILL). Returns what went wrong, or nil.
+    /// Runs `argv` (looked up in PATH) with stdin on /dev/null, and waits at most `timeout` seconds (then
+    /// SIGKILL). Returns what went wrong, or nil. Its standard output is read (the first 4 KiB): its first
+    /// line completes a failure's message, and `plasma-apply-colorscheme`, which exits 0 when it does not
+    /// know the scheme, is a failure when it says "Could not find".
     static func run(_ argv: [String], timeout: Double) -> String? {
+        let output: (read: Descriptor, write: Descriptor)
+        do { output = try Descriptor.pipe() } catch { return "cannot run: \(error.message)" }
         let child: Spawned
-        switch Spawned.spawn(argv, searchPath: true, stdin: .null, stdout: .null, stderr: .inherit) {
+        switch Spawned.spawn(argv, searchPath: true, stdin: .null, stdout: .descriptor(output.write), stderr: .inherit) {
         case .success(let c): child = c
-        case .failure(let e): return "cannot run: \(e.message)"
+        case .failure(let e):
+            output.write.close()
+            output.read.close()
+            return "cannot run: \(e.message)"
+        }
+        output.write.close()
+        output.read.setNonBlocking()
+        defer { output.read.close() }
+        var said: [UInt8] = []
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 1)
+        defer { buffer.deallocate() }
+        func drain() {
+            while said.count < 4096, let n = try? output.read.read(into: buffer), n > 0 {
+                said += buffer[..<min(n, 4096 - said.count)]
+            }
         }
         let deadline = Deadline(seconds: timeout)
         while true {
-            if let status = child.reap() { return status.succeeded ? nil : status.description }
+            drain()
+            if let status = child.reap() {
+                drain()
+                let firstLine = String(decoding: said, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+                if !status.succeeded { return status.description + (firstLine.isEmpty ? "" : ": " + firstLine) }
+                return firstLine.hasPrefix("Could not find") ? firstLine : nil
+            }
             if deadline.passed {
                 child.signal(.kill)
                 _ = child.wait()

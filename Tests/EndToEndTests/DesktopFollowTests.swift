@@ -91,17 +91,51 @@ import Testing
 @Suite struct KDEFollowTests {
     /// Puts stand-ins for KDE's tools first on the sandbox's PATH; each appends its command line to the
     /// returned file.
-    static func recordingTools(_ s: Sandbox) throws -> String {
+    static func recordingTools(_ s: Sandbox, then body: String = "") throws -> String {
         let bin = s.root + "/bin", record = s.root + "/kde-calls"
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
         for name in ["plasma-apply-colorscheme", "plasma-apply-lookandfeel"] {
             let fd = open(bin + "/" + name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
-            let script = Array("#!/bin/sh\necho \"\(name) $*\" >> \(record)\n".utf8)
+            let script = Array("#!/bin/sh\necho \"\(name) $*\" >> \(record)\n\(body)".utf8)
             _ = script.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
             close(fd)
         }
         s.env["PATH"] = bin + ":" + (s.env["PATH"] ?? "/usr/bin:/bin")
         return record
+    }
+
+    /// An unknown scheme name: plasma-apply-colorscheme says so and exits 0 (Plasma 5.27); a look-and-feel
+    /// tool that fails says why. Either is a failed write in status, with the tool's words.
+    @Test func anUnknownNameIsAFailedWriteWithTheToolsWords() throws {
+        let s = try Sandbox()
+        _ = try Self.recordingTools(s, then: #"echo "Could not find theme \"$1\". The theme should be one of the following options: BreezeDark""# + "\n")
+        try s.write("[desktop]\nfollow = \"kde\"\nkde-dark = \"NoSuchScheme\"\n", to: s.configFile)
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        #expect(try s.ctl("set", "dark").out == "dark\n")
+        try waitUntil("the failure in status") {
+            try s.ctl("status").out.contains(#"last: dark, failed: plasma-apply-colorscheme: Could not find theme "NoSuchScheme""#)
+        }
+        #expect(d.isRunning)
+    }
+
+    /// A tool that never finishes is killed after the write timeout (10 s); meanwhile and after, the daemon
+    /// answers, and status says what happened. Nothing is retried.
+    @Test func aWriteThatHangsIsKilledAndReported() throws {
+        let s = try Sandbox()
+        let record = try Self.recordingTools(s, then: "exec sleep 600\n")
+        try s.write("[desktop]\nfollow = \"kde\"\n", to: s.configFile)
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        #expect(try s.ctl("set", "dark").out == "dark\n")   // answered while the tool hangs
+        try waitUntil("the tool to start") { (try? String(contentsOfFile: record, encoding: .utf8)) != nil }
+        #expect(try s.ctl("get").out == "dark\n")
+        try waitUntil("the hung write in status", timeout: 30) {
+            try s.ctl("status").out.contains("last: dark, failed: plasma-apply-colorscheme: did not finish within 10.0 s")
+        }
+        #expect(d.stderr.contains("desktop: dark, failed: plasma-apply-colorscheme: did not finish within 10.0 s"))
+        #expect(try String(contentsOfFile: record, encoding: .utf8) == "plasma-apply-colorscheme BreezeDark\n")  // not retried
+        #expect(d.isRunning)
     }
 
     @Test func setRunsPlasmaApplyColorschemeWithTheConfiguredSchemes() throws {
@@ -193,5 +227,22 @@ struct KDERealToolTests {
         try waitUntil("the write to end") { try s.ctl("status").out.contains("2 writes, last: light") }
         #expect(try s.ctl("status").out.contains("2 writes, last: light, ok"))
         #expect(try Self.currentScheme(s) == "BreezeLight")
+    }
+
+    @Test func unknownNamesAreFailedWritesWithTheToolsWords() throws {
+        let s = try Sandbox()
+        s.env["QT_QPA_PLATFORM"] = "offscreen"
+        try s.write("[desktop]\nfollow = \"kde\"\nkde-dark = \"NoSuchScheme\"\nkde-look-and-feel-light = \"org.example.none\"\n", to: s.configFile)
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        #expect(try s.ctl("set", "dark").out == "dark\n")
+        try waitUntil("the unknown scheme in status") {
+            try s.ctl("status").out.contains(#"last: dark, failed: plasma-apply-colorscheme: Could not find theme "NoSuchScheme""#)
+        }
+        #expect(try s.ctl("set", "light").out == "light\n")
+        try waitUntil("the unknown look-and-feel in status") {
+            try s.ctl("status").out.contains("last: light, failed: plasma-apply-lookandfeel: exit status 1: Unable to find the theme named org.example.none")
+        }
+        #expect(d.isRunning)
     }
 }
