@@ -82,6 +82,14 @@ completions:
 		"$$($(SWIFT) build --show-bin-path)/appearancectl" completions $$shell > completions/$$f; \
 	done
 
+# The functions appearancectl's common commands run, in the order they first run, for the release link
+# (Package.swift, docs/decisions.md "How appearancectl is linked"): rewrite it after changing the CLI's path.
+.PHONY: cli-order
+cli-order:
+	$(SWIFT) build $(RELEASE_FLAGS)
+	/usr/bin/python3 scripts/cli-order.py "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"
+	$(SWIFT) build $(RELEASE_FLAGS)
+
 .PHONY: check-imports
 check-imports:
 	SWIFT=$(SWIFT) /usr/bin/python3 scripts/check-imports.py

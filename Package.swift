@@ -22,8 +22,14 @@ let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 // two thirds of a `get` (docs/decisions.md, bench/cli_floor.py). lld links it: gold prints glibc's
 // static-link notes for getpwuid and dlopen, which appearancectl never calls. APPEARANCED_DYNAMIC_CLI=1 builds
 // it dynamically, for the benchmark's side-by-side figures; sanitizer and fuzz builds are debug or leave it out.
+// The functions its common commands run are laid out together (Sources/appearancectl/hot-functions.order,
+// written by `make cli-order`), so a `get` touches fewer pages; APPEARANCED_CLI_UNORDERED=1 leaves the order
+// to the linker, for the benchmark's figures. A stale list only costs speed: lld skips what it cannot find.
+let cliOrder = Context.environment["APPEARANCED_CLI_UNORDERED"] != nil ? [] :
+    ["-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/appearancectl/hot-functions.order",
+     "-Xlinker", "--no-warn-symbol-ordering"]
 let cliLink: [LinkerSetting] = Context.environment["APPEARANCED_DYNAMIC_CLI"] != nil ? [] :
-    [.unsafeFlags(["-static-executable", "-use-ld=lld"], .when(configuration: .release))]
+    [.unsafeFlags(["-static-executable", "-use-ld=lld"] + cliOrder, .when(configuration: .release))]
 
 let package = Package(
     name: "appearanced",
@@ -54,7 +60,7 @@ let package = Package(
                           swiftSettings: strict),
         .executableTarget(name: "appearancectl", dependencies: ["AppearanceCLI", "AppearanceCore", "AppearanceProtocol",
                                                                 "AppearancePosix", "AppearanceKit"],
-                          swiftSettings: strict, linkerSettings: cliLink),
+                          exclude: ["hot-functions.order"], swiftSettings: strict, linkerSettings: cliLink),
         // examples/swift-watch: a small app on AppearanceKit, built and run by the end-to-end tests.
         .executableTarget(name: "appearance-example", dependencies: ["AppearanceKit"], path: "examples/swift-watch",
                           swiftSettings: strict),

@@ -2,13 +2,15 @@
 """`appearancectl get` against its floor (docs/benchmarks.md, "The CLI at the floor"; docs/decisions.md, "How
 appearancectl is linked").
 
-Builds appearancectl as shipped (a static executable) and, beside it, as it was linked before
-(APPEARANCED_DYNAMIC_CLI=1: dynamic glibc, libstdc++ and libm), and the minimal C client bench/floor.c. Then,
+Builds appearancectl as shipped (a static executable, its hot functions laid out together), beside it the
+same without that order (APPEARANCED_CLI_UNORDERED=1) and as it was linked before (APPEARANCED_DYNAMIC_CLI=1:
+dynamic glibc, libstdc++ and libm), and the minimal C client bench/floor.c. Then,
 on the real portal stack of bench/bench.py (private bus, xdg-desktop-portal with its GTK backend, one running
 appearanced):
   - instructions (callgrind, repeatable on a noisy machine) for appearancectl get, get --json, set, toggle,
     status and the error path (no daemon), both links; /bin/true and the C client;
-  - wall time, exec to exit, interleaved run by run: both appearancectl links, the C client, /bin/true and
+  - page faults of one run (minor faults, from wait4), every build of `get`, the C client and /bin/true;
+  - wall time, exec to exit, interleaved run by run: every appearancectl build, the C client, /bin/true and
     `dbus-send --print-reply` of the portal's Settings.Read; ratios are medians of run-by-run ratios;
   - appearanced (whose link did not change) from exec to answering, and its idle RSS.
 Writes cli_floor.json to --out.
@@ -64,10 +66,13 @@ def main():
     env = dict(os.environ)
     env.pop("APPEARANCED_DYNAMIC_CLI", None)
     shipped = build(env, None)
+    env.pop("APPEARANCED_CLI_UNORDERED", None)
+    unordered = build(dict(env, APPEARANCED_CLI_UNORDERED="1"), os.path.join(ROOT, ".build-unordered-cli"))
     dynamic = build(dict(env, APPEARANCED_DYNAMIC_CLI="1"), os.path.join(ROOT, ".build-dynamic-cli"))
     floor = os.path.join(tempfile.gettempdir(), f"appearanced-floor-{os.getpid()}")
     subprocess.run(["cc", "-O2", "-o", floor, os.path.join(HERE, "floor.c")], check=True, timeout=TIMEOUT)
-    ctl = {"static (shipped)": shipped + "/appearancectl", "dynamic (before)": dynamic + "/appearancectl"}
+    ctl = {"static (shipped)": shipped + "/appearancectl", "static, unordered": unordered + "/appearancectl",
+           "dynamic (before)": dynamic + "/appearancectl"}
     R = {"runs": a.runs, "file": {k: {"bytes": os.path.getsize(v),
                                       "linked": subprocess.run(["file", "-b", v], capture_output=True, text=True,
                                                                timeout=TIMEOUT).stdout.split(",")[3].strip()}
@@ -107,6 +112,9 @@ def main():
         # Instructions.
         counts = {}
         for label, path in ctl.items():
+            if label == "static, unordered":
+                counts[label] = {"get": instructions([path, "get"], st.env)}  # the same code, laid out otherwise
+                continue
             c = {}
             for name, args in (("get", ["get"]), ("get --json", ["get", "--json"]), ("set light", ["set", "light"]),
                                ("toggle", ["toggle"]), ("status", ["status"])):
@@ -120,8 +128,23 @@ def main():
         counts["/bin/true"] = {"exec": instructions(["/bin/true"], st.env)}
         R["instructions"] = counts
 
+        # Page faults of one run (the kernel's count, repeatable), median of 50.
+        def faults(argv):
+            runs = []
+            for _ in range(50):
+                pid = os.posix_spawn(argv[0], argv, st.env, file_actions=[(os.POSIX_SPAWN_OPEN, 1, "/dev/null", os.O_WRONLY, 0)])
+                _, status, usage = os.wait4(pid, 0)
+                if status != 0:
+                    raise SystemExit(f"{argv} failed with status {status}")
+                runs.append(usage.ru_minflt + usage.ru_majflt)
+            return statistics.median(runs)
+        R["page_faults"] = {f"appearancectl get ({label})": faults([path, "get"]) for label, path in ctl.items()}
+        R["page_faults"]["minimal C client"] = faults([floor, st.socket])
+        R["page_faults"]["/bin/true"] = faults(["/bin/true"])
+
         # Wall time, interleaved.
         tools = {"appearancectl get (static)": [ctl["static (shipped)"], "get"],
+                 "appearancectl get (static, unordered)": [ctl["static, unordered"], "get"],
                  "appearancectl get (dynamic, before)": [ctl["dynamic (before)"], "get"],
                  "minimal C client": [floor, st.socket],
                  "dbus-send Read": read,
@@ -144,6 +167,7 @@ def main():
             "appearancectl get (static) / dbus-send Read": ratio("appearancectl get (static)", "dbus-send Read"),
             "appearancectl get (dynamic, before) / dbus-send Read": ratio("appearancectl get (dynamic, before)", "dbus-send Read"),
             "appearancectl get (static) / minimal C client": ratio("appearancectl get (static)", "minimal C client"),
+            "appearancectl get (static) / (static, unordered)": ratio("appearancectl get (static)", "appearancectl get (static, unordered)"),
             "instructions: get (static) / minimal C client":
                 round(counts["static (shipped)"]["get"] / counts["minimal C client (floor.c)"]["get"], 2),
         }

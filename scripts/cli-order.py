@@ -1,0 +1,77 @@
+#!/usr/bin/python3
+"""Writes Sources/appearancectl/hot-functions.order: the functions appearancectl runs for its common commands,
+in the order they first run, for lld's --symbol-ordering-file (Package.swift). Laid out together, they fill
+fewer pages, so a short-lived `appearancectl get` takes fewer page faults (docs/decisions.md, "How
+appearancectl is linked"; the figures: bench/cli_floor.py).
+
+Runs each command under callgrind against a private appearanced with no bus, from a release build:
+
+    make cli-order   (or: python3 scripts/cli-order.py BIN_DIR)
+
+A stale file costs speed, never correctness: lld places the symbols it finds and ignores the rest
+(--no-warn-symbol-ordering).
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(ROOT, "Sources", "appearancectl", "hot-functions.order")
+COMMANDS = [["get"], ["get", "--json"], ["set", "dark"], ["toggle"], ["status"], ["set", "system"],
+            ["--socket", "/nonexistent/socket", "get"]]
+
+
+def functions(ctl, args, env):
+    """The symbols callgrind saw run, in the order it first met them (its function ids follow first calls)."""
+    with tempfile.TemporaryDirectory() as d:
+        exe = os.path.join(d, "appearancectl")
+        # valgrind 3.19 cannot read the DWARF 5 debug info of the Swift binaries: a copy without it (symbols kept).
+        subprocess.run(["strip", "-g", "-o", exe, ctl], check=True, timeout=60)
+        out = os.path.join(d, "callgrind.out")
+        subprocess.run(["valgrind", "--tool=callgrind", "--demangle=no", f"--callgrind-out-file={out}", exe, *args],
+                       env=env, capture_output=True, timeout=300)
+        names = []
+        for line in open(out, encoding="utf-8", errors="replace"):
+            m = re.match(r"^c?fn=\(\d+\) (\S+)", line)
+            if m:
+                names.append(re.sub(r"'\d+$", "", m.group(1)))
+        return names
+
+
+def main():
+    if len(sys.argv) != 2:
+        raise SystemExit("usage: cli-order.py BIN_DIR (a release build: swift build -c release --static-swift-stdlib)")
+    bin_dir = sys.argv[1]
+    root = tempfile.mkdtemp(prefix="appearanced-order-")
+    env = {"PATH": "/usr/bin:/bin", "HOME": root, "XDG_RUNTIME_DIR": root + "/runtime",
+           "XDG_STATE_HOME": root + "/state", "XDG_CONFIG_HOME": root + "/config",
+           "DBUS_SESSION_BUS_ADDRESS": f"unix:path={root}/no-bus"}
+    for d in ("runtime", "state", "config"):
+        os.makedirs(os.path.join(root, d), mode=0o700)
+    daemon = subprocess.Popen([bin_dir + "/appearanced"], env=env, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 20
+        while subprocess.run([bin_dir + "/appearancectl", "get"], env=env, capture_output=True, timeout=10).returncode:
+            if time.time() > deadline:
+                raise SystemExit("appearanced did not start")
+            time.sleep(0.05)
+        seen = {}
+        for args in COMMANDS:
+            for name in functions(bin_dir + "/appearancectl", args, env):
+                if not name.startswith("0x"):
+                    seen.setdefault(name, None)
+    finally:
+        daemon.terminate()
+        daemon.wait(timeout=10)
+        shutil.rmtree(root, ignore_errors=True)
+    with open(OUT, "w") as f:
+        f.write("".join(name + "\n" for name in seen))
+    print(f"{len(seen)} functions written to {os.path.relpath(OUT, ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
