@@ -88,6 +88,8 @@ completions:
 cli-order:
 	$(SWIFT) build $(RELEASE_FLAGS)
 	/usr/bin/python3 scripts/cli-order.py "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"
+	@# SwiftPM does not see the list as an input of the link: relink by hand.
+	rm -f "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/appearancectl"
 	$(SWIFT) build $(RELEASE_FLAGS)
 
 .PHONY: check-imports
