@@ -28,13 +28,17 @@ COMMANDS = [["get"], ["get", "--json"], ["set", "dark"], ["toggle"], ["status"],
             ["--socket", "/nonexistent/socket", "get"]]
 
 
+def valgrind(tool, exe, args, env, out):
+    """The lines valgrind's `tool` (its options, writing to `out`) wrote about one run of `exe args`."""
+    subprocess.run(["valgrind", *tool, exe, *args], env=env, capture_output=True, timeout=300)
+    return open(out, encoding="utf-8", errors="replace")
+
+
 def functions(exe, args, env, d):
     """The symbols callgrind saw run, in the order it first met them (its function ids follow first calls)."""
     out = os.path.join(d, "callgrind.out")
-    subprocess.run(["valgrind", "--tool=callgrind", "--demangle=no", f"--callgrind-out-file={out}", exe, *args],
-                   env=env, capture_output=True, timeout=300)
     names = []
-    for line in open(out, encoding="utf-8", errors="replace"):
+    for line in valgrind(["--tool=callgrind", "--demangle=no", f"--callgrind-out-file={out}"], exe, args, env, out):
         m = re.match(r"^c?fn=\(\d+\) (\S+)", line)
         if m and not m.group(1).startswith("0x"):
             names.append(re.sub(r"'\d+$", "", m.group(1)))
@@ -46,10 +50,8 @@ def data(exe, args, env, d, table):
     order they are first touched."""
     starts, symbols = table
     out = os.path.join(d, "lackey.out")
-    subprocess.run(["valgrind", "--tool=lackey", "--trace-mem=yes", f"--log-file={out}", exe, *args],
-                   env=env, capture_output=True, timeout=300)
     names = []
-    for line in open(out, encoding="utf-8", errors="replace"):
+    for line in valgrind(["--tool=lackey", "--trace-mem=yes", f"--log-file={out}"], exe, args, env, out):
         m = re.match(r"^ [LSM] ([0-9a-f]+),", line)
         if not m:
             continue
