@@ -228,6 +228,8 @@ sanitize: deps-test
 # Benchmarks (bench/, docs/benchmarks.md): the real portal stack on a private bus, a release build, peers side by
 # side. `make bench` writes bench/results/ (the figures docs/benchmarks.md quotes); `make bench-quick` is a short
 # run into bench/results/quick/. Neither is part of `make test`, and no test asserts on these numbers.
+# BASELINE_BIN_DIR=DIR (another build's release binaries) measures change latency and fan-out beside it.
+BASELINE_BIN_DIR ?=
 BENCH_PKGS := $(TEST_PKGS) gcc libc6-dev librsvg2-bin linux-perf valgrind
 .PHONY: bench bench-quick deps-bench
 deps-bench:
@@ -242,6 +244,8 @@ bench: deps-bench
 	/usr/bin/python3 bench/parsers.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results
 	/usr/bin/python3 bench/apps.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results
 	/usr/bin/python3 bench/set_throughput.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results
+	/usr/bin/python3 bench/change_latency.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results \
+		$(if $(BASELINE_BIN_DIR),--baseline-bin-dir $(BASELINE_BIN_DIR))
 	/usr/bin/python3 bench/desktop_write.py --out bench/results
 	PATH=$(dir $(shell command -v $(SWIFT))):$$PATH /usr/bin/python3 bench/argparser.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results
 	PATH=$(dir $(shell command -v $(SWIFT))):$$PATH /usr/bin/python3 bench/swift_system.py --out bench/results
@@ -257,6 +261,8 @@ bench-quick: deps-bench
 	/usr/bin/python3 bench/parsers.py --runs 5 --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results/quick
 	/usr/bin/python3 bench/apps.py --quick --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results/quick
 	/usr/bin/python3 bench/set_throughput.py --seconds 2 --rounds 1 --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results/quick
+	/usr/bin/python3 bench/change_latency.py --rounds 60 --fanout 1000 --fanout-rounds 12 --fanout-reps 1 --callgrind-rounds 5 --fanout-callgrind-rounds 3 --breakdown-rounds 30 \
+		--bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results/quick
 	rsvg-convert -o bench/results/quick/fanout.png bench/results/quick/fanout.svg
 
 # The Debian package (debian/; docs/decisions.md "The Debian package"). `make deb-build` builds it into DEB_DIR

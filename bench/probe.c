@@ -1,10 +1,12 @@
 // probe: the timing half of the benchmark harness (bench/bench.py drives it).
 // All times are CLOCK_MONOTONIC nanoseconds, so they compare across processes.
 //
-//   probe sock SOCKET N ROUNDS portal|set    N socket subscribers; per round a change is triggered
+//   probe sock SOCKET N ROUNDS portal|set|mixed    N socket subscribers; per round a change is triggered
 //       (portal: `gsettings set` alternately prefer-dark/prefer-light, and a direct libdbus listener on
 //       the session bus stamps the SettingChanged it sees; set: an `appearanced` set request on another
-//       connection is stamped before it is written). Prints "round,t0,first,last" per round.
+//       connection is stamped before it is written; mixed: the two in turn on the same subscribers, a
+//       portal change, a `set` of the opposite mode, a `set` back to `system`, and again, all followed by
+//       the same pause). Prints "round,t0,first,last,trigger" per round.
 //   probe dbus ADDRESS N ROUNDS              N libdbus connections with a match rule on a private bus;
 //       an emitter sends one signal per round (stamped before send). Same output.
 //   probe hold SOCKET N                      N subscribers that stay connected and drain what they get,
@@ -138,14 +140,15 @@ static pid_t spawn(char *const argv[], int quiet) {
     return pid;
 }
 
-// Waits until every subscriber fd has data (one event per fd per round); the extra fd, when >= 0, is
-// a libdbus connection whose SettingChanged stamps t0.
-static int round_wait(int ep, int *fds, int n, DBusConnection *direct, int64_t *t0, int64_t *first, int64_t *last) {
+// Waits until every subscriber fd has data (one event per fd per round); `direct`, when not NULL, is a
+// libdbus connection (epoll index n) whose SettingChanged stamps t0 when `stamp` is set (otherwise what it
+// receives is drained).
+static int round_wait(int ep, int *fds, int n, DBusConnection *direct, int stamp, int64_t *t0, int64_t *first, int64_t *last) {
     static unsigned char *seen;
     static int seen_n;
     if (seen_n < n) { free(seen); seen = calloc((size_t)n, 1); seen_n = n; }
     memset(seen, 0, (size_t)n);
-    int got = 0, direct_done = direct == NULL;
+    int got = 0, direct_done = direct == NULL || !stamp;
     *first = 0; *last = 0;
     struct epoll_event ev[256];
     char buf[65536];
@@ -160,7 +163,7 @@ static int round_wait(int ep, int *fds, int n, DBusConnection *direct, int64_t *
                 dbus_connection_read_write(direct, 0);
                 DBusMessage *m;
                 while ((m = dbus_connection_pop_message(direct))) {
-                    if (dbus_message_is_signal(m, "org.freedesktop.portal.Settings", "SettingChanged") && !direct_done) {
+                    if (stamp && !direct_done && dbus_message_is_signal(m, "org.freedesktop.portal.Settings", "SettingChanged")) {
                         *t0 = now();
                         direct_done = 1;
                     }
@@ -183,10 +186,11 @@ static int round_wait(int ep, int *fds, int n, DBusConnection *direct, int64_t *
 }
 
 static int cmd_sock(const char *path, int n, int rounds, const char *trigger) {
-    int portal = strcmp(trigger, "portal") == 0;
+    int mixed = strcmp(trigger, "mixed") == 0;
+    if (!mixed && strcmp(trigger, "portal") != 0 && strcmp(trigger, "set") != 0) { fprintf(stderr, "trigger: portal, set or mixed\n"); return 64; }
     DBusConnection *direct = NULL;
     int ep = epoll_create1(EPOLL_CLOEXEC);
-    if (portal) {
+    if (mixed || strcmp(trigger, "portal") == 0) {
         direct = bus_open(NULL);
         bus_match(direct, "type='signal',interface='org.freedesktop.portal.Settings',member='SettingChanged',"
                           "arg0='org.freedesktop.appearance',arg1='color-scheme'");
@@ -200,13 +204,16 @@ static int cmd_sock(const char *path, int n, int rounds, const char *trigger) {
     }
     int ctl = connect_unix(path);
     char buf[4096];
-    printf("round,t0,first,last\n");
+    printf("round,t0,first,last,trigger\n");
     for (int r = 0; r < rounds; r++) {
         // switch to the opposite of what the daemon says now, so a missed change cannot put rounds out of step
         write_all(ctl, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"get\"}\n");
         if (read_line(ctl, buf, sizeof buf) < 0) die("get");
         int dark = strstr(buf, "\"mode\":\"dark\"") != NULL;
         const char *value = dark ? "light" : "dark";
+        // mixed: portal, set to the opposite, set back to the system's mode (the opposite again), ...
+        int portal = mixed ? r % 3 == 0 : direct != NULL;
+        if (mixed && r % 3 == 2) value = "system";
         int64_t t0 = 0, first, last;
         pid_t child = 0;
         if (portal) {
@@ -219,7 +226,7 @@ static int cmd_sock(const char *path, int n, int rounds, const char *trigger) {
             t0 = now();
             write_all(ctl, req);
         }
-        int ok = round_wait(ep, fds, n, direct, &t0, &first, &last);
+        int ok = round_wait(ep, fds, n, direct, portal, &t0, &first, &last);
         if (child) waitpid(child, NULL, 0);
         if (!portal) read_line(ctl, buf, sizeof buf);
         if (!ok) {
@@ -229,12 +236,12 @@ static int cmd_sock(const char *path, int n, int rounds, const char *trigger) {
             t0 = first = last = -1;
             for (int i = 0; i < n; i++) drain(fds[i]);
         }
-        printf("%d,%lld,%lld,%lld\n", r, (long long)t0, (long long)first, (long long)last);
+        printf("%d,%lld,%lld,%lld,%s\n", r, (long long)t0, (long long)first, (long long)last, portal ? "portal" : "set");
         fflush(stdout);
-        usleep(portal ? 60000 : 20000);  // let the second portal signal, dconf and the daemon settle
+        usleep(portal || mixed ? 60000 : 20000);  // let the second portal signal, dconf and the daemon settle
         if (direct) { dbus_connection_read_write(direct, 0); DBusMessage *m; while ((m = dbus_connection_pop_message(direct))) dbus_message_unref(m); }
     }
-    if (!portal) {
+    if (direct == NULL || mixed) {
         write_all(ctl, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"set\",\"params\":{\"override\":\"system\"}}\n");
         read_line(ctl, buf, sizeof buf);
     }

@@ -59,13 +59,14 @@ final class BusConnection: @unchecked Sendable {
 
     var isOpen: Bool { raw != nil }
 
-    /// Sends a method call; `reply` gets the answer (an error message on failure or timeout, libdbus's
-    /// default 25 s), unless the connection is closed first. Never blocks.
-    func call(_ message: Message, reply: @escaping (Message) -> Void) throws(BusError) {
+    /// Sends a method call; `reply` gets the answer (an error message on failure or after `timeout`
+    /// milliseconds, -1 being libdbus's default of 25 s), unless the connection is closed first. Never
+    /// blocks: libdbus writes the call at once when the socket takes it.
+    func call(_ message: Message, timeout: Int32 = -1, reply: @escaping (Message) -> Void) throws(BusError) {
         dispatchPrecondition(condition: .onQueue(queue))
         guard let connection = raw else { throw BusError(name: "org.freedesktop.DBus.Error.Disconnected", message: "connection closed") }
         var pending: OpaquePointer?
-        guard dbus_connection_send_with_reply(connection, message.raw, &pending, -1) != 0 else { throw .noMemory }
+        guard dbus_connection_send_with_reply(connection, message.raw, &pending, timeout) != 0 else { throw .noMemory }
         guard let pending else {
             throw BusError(name: "org.freedesktop.DBus.Error.Disconnected", message: "not connected to the bus")
         }
@@ -119,19 +120,52 @@ final class BusConnection: @unchecked Sendable {
 
     // MARK: - Dispatching
 
-    /// One message per pass, then back to the queue: a flood from the bus cannot starve the daemon's
-    /// other sources (clients, signals) on the same queue.
+    /// Messages dispatched in one pass. What libdbus has just read is dispatched in the same turn of the
+    /// queue (a signal's handler sends its `Read` at once, a reply reaches the daemon without another hop);
+    /// past this many, the rest waits for a pass at the back of the queue, so a flood from the bus cannot
+    /// starve the daemon's other sources (clients, signals) on the same queue.
+    static let messagesPerPass = 8
+
+    /// True while `dbus_watch_handle` reads: the watch handler dispatches right after it, so the dispatch
+    /// status function need not schedule a pass.
+    fileprivate var handlingWatch = false
+
     fileprivate func scheduleDispatch() {
-        guard !dispatchScheduled, raw != nil else { return }
+        guard !dispatchScheduled, !handlingWatch, raw != nil else { return }
         dispatchScheduled = true
-        queue.async { [weak self] in self?.dispatchOnce() }
+        queue.async { [weak self] in
+            guard let self else { return }
+            self.dispatchScheduled = false
+            self.dispatchPending()
+        }
     }
 
-    private func dispatchOnce() {
-        dispatchScheduled = false
+    /// Dispatches what libdbus has queued, at most `messagesPerPass` messages; one more pass is scheduled for
+    /// the rest. Never from inside a libdbus callback: from the queue, with nothing of libdbus on the stack.
+    fileprivate func dispatchPending() {
         guard let connection = raw else { return }
-        let status = inCallback { dbus_connection_dispatch(connection) }
-        if status == DBUS_DISPATCH_DATA_REMAINS { scheduleDispatch() }
+        var status = dbus_connection_get_dispatch_status(connection)
+        var budget = Self.messagesPerPass
+        while status == DBUS_DISPATCH_DATA_REMAINS {
+            guard budget > 0 else {
+                scheduleDispatch()
+                return
+            }
+            budget -= 1
+            status = inCallback { dbus_connection_dispatch(connection) }
+            // A handler may have closed the connection: libdbus's side is then torn down after this turn.
+            guard raw != nil else { return }
+        }
+    }
+
+    /// Lets libdbus read or write for a watch, then dispatches what it read in the same turn.
+    fileprivate func handle(_ watch: OpaquePointer, _ condition: UInt32) {
+        handlingWatch = true
+        // Reading may queue messages or find the peer gone (libdbus then removes the watch and queues
+        // `Disconnected`).
+        _ = inCallback { dbus_watch_handle(watch, condition) }
+        handlingWatch = false
+        dispatchPending()
     }
 
     fileprivate func inCallback<T>(_ body: () -> T) -> T {
@@ -211,7 +245,7 @@ private let pendingCallNotify: DBusPendingCallNotifyFunction = { _, data in
 }
 
 private let dispatchStatusChanged: DBusDispatchStatusFunction = { _, status, data in
-    // Called from inside libdbus: only schedule, never dispatch from here.
+    // Called from inside libdbus: only schedule (or leave it to the watch handler), never dispatch from here.
     if status == DBUS_DISPATCH_DATA_REMAINS { connection(data).scheduleDispatch() }
 }
 
@@ -243,9 +277,7 @@ private final class WatchBox: @unchecked Sendable {
 
     private func handle(_ condition: UInt32) {
         guard !sources.isEmpty, let owner, owner.isOpen else { return }
-        // Reading may queue messages (the status function then schedules a dispatch pass) or find the
-        // peer gone (libdbus then removes this watch and queues `Disconnected`).
-        _ = owner.inCallback { dbus_watch_handle(watch, condition) }
+        owner.handle(watch, condition)
     }
 
     /// Follows libdbus's enabled flag: the write source, for example, only exists while output is queued.
@@ -320,11 +352,19 @@ private let toggleWatch: DBusWatchToggledFunction = { watch, _ in
 
 /// A one-timer-per-timeout mirror of a libdbus timeout (used for method-call timeouts: they exist only
 /// while a call is pending).
+///
+/// Arming or cancelling a Dispatch timer wakes Dispatch's manager thread (a write to its eventfd). libdbus
+/// adds a call's timeout before it writes the call, and removes it when the reply is read, before the reply
+/// is dispatched; so both are done in the next turn of the queue, and neither delays the call or its
+/// reply. The generation keeps that safe: a timer, or an arming still to come, of an earlier generation
+/// never calls libdbus.
 private final class TimeoutBox: @unchecked Sendable {
     // Confined to the connection's queue.
     private let timeout: OpaquePointer
     private weak var owner: BusConnection?
     private var timer: DispatchSourceTimer?
+    /// Bumped by every update and cancel.
+    private var generation = 0
 
     init(timeout: OpaquePointer, owner: BusConnection) {
         self.timeout = timeout
@@ -337,24 +377,44 @@ private final class TimeoutBox: @unchecked Sendable {
         cancel()
         guard let owner, dbus_timeout_get_enabled(timeout) != 0 else { return }
         let interval = DispatchTimeInterval.milliseconds(Int(dbus_timeout_get_interval(timeout)))
+        let armed = generation
+        let deadline = DispatchTime.now() + interval
+        owner.queue.async { [weak self] in self?.arm(armed, deadline: deadline, interval: interval) }
+    }
+
+    private func arm(_ armed: Int, deadline: DispatchTime, interval: DispatchTimeInterval) {
+        guard armed == generation, let owner, owner.isOpen else { return }
         let timer = DispatchSource.makeTimerSource(queue: owner.queue)
-        timer.schedule(deadline: .now() + interval, repeating: interval)
-        timer.setEventHandler { [weak self] in self?.fire() }
+        timer.schedule(deadline: deadline, repeating: interval)
+        timer.setEventHandler { [weak self] in self?.fire(armed) }
         timer.resume()
         self.timer = timer
     }
 
-    private func fire() {
-        guard let owner, owner.isOpen else { return }
+    private func fire(_ armed: Int) {
+        guard armed == generation, let owner, owner.isOpen else { return }
         _ = owner.inCallback { dbus_timeout_handle(timeout) }
     }
 
     func cancel() {
-        timer?.cancel()
-        timer = nil
+        generation += 1
+        guard let timer else { return }
+        self.timer = nil
+        guard let queue = owner?.queue else {
+            timer.cancel()
+            return
+        }
+        let retired = RetiredTimer(timer)
+        queue.async { retired.timer.cancel() }
     }
 
     deinit { cancel() }
+}
+
+/// A timer on its way to being cancelled (`dispatch_source_cancel` may be called from any thread).
+private final class RetiredTimer: @unchecked Sendable {
+    let timer: DispatchSourceTimer
+    init(_ timer: DispatchSourceTimer) { self.timer = timer }
 }
 
 private let addTimeout: DBusAddTimeoutFunction = { timeout, data in

@@ -144,6 +144,12 @@ final class Message {
         return message
     }
 
+    /// A copy that can be sent again (a message is locked once sent): the same header and arguments, a
+    /// new serial. nil only when out of memory.
+    func copy() -> Message? {
+        dbus_message_copy(raw).map { Message(adopting: $0) }
+    }
+
     /// The reply to `call` carrying `values`. nil only when out of memory.
     static func methodReturn(to call: Message, _ values: [BusValue] = []) -> Message? {
         guard let raw = dbus_message_new_method_return(call.raw) else { return nil }

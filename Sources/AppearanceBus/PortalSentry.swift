@@ -31,6 +31,8 @@ public final class PortalSentry: Sentry, @unchecked Sendable {
     private var retryDelay = PortalSentry.firstRetryDelay
     /// The portal API detected for the current owner of the portal name; nil until a read succeeds.
     private var shape: Shape?
+    /// The Read/ReadOne calls sent so far, by "method key": each read sends a copy.
+    private var readCalls: [String: Message] = [:]
     /// Keys being read, and keys to read once more when their read ends (signals during a read).
     private var inFlight: Set<String> = []
     private var readAgain: Set<String> = []
@@ -215,8 +217,15 @@ public final class PortalSentry: Sentry, @unchecked Sendable {
 
     private func sendRead(on connection: BusConnection, key: String, method: String) {
         let epoch = ownerEpoch
-        send(on: connection, PortalSentry.portal, PortalSentry.path, PortalSentry.settings, method,
-             [PortalSentry.namespace, key]) { [weak self] reply in
+        // The call is built once per key and method and copied for each read: libdbus validates every
+        // name and string as a message is built, which costs more than the copy (docs/benchmarks.md).
+        let id = method + " " + key
+        if readCalls[id] == nil {
+            readCalls[id] = Message.methodCall(destination: PortalSentry.portal, path: PortalSentry.path,
+                                               interface: PortalSentry.settings, method: method,
+                                               arguments: [PortalSentry.namespace, key])
+        }
+        send(on: connection, readCalls[id]?.copy()) { [weak self] reply in
             self?.readFinished(reply, key: key, method: method, epoch: epoch, on: connection)
         }
     }
@@ -380,8 +389,13 @@ public final class PortalSentry: Sentry, @unchecked Sendable {
     /// Sends a method call with string arguments; a failure to send counts as losing the bus.
     private func send(on connection: BusConnection, _ destination: String, _ path: String, _ interface: String,
                       _ method: String, _ arguments: [String] = [], reply: @escaping (Message) -> Void) {
-        guard let message = Message.methodCall(destination: destination, path: path, interface: interface,
-                                               method: method, arguments: arguments) else {
+        send(on: connection, Message.methodCall(destination: destination, path: path, interface: interface,
+                                                method: method, arguments: arguments), reply: reply)
+    }
+
+    /// Sends a built method call (nil: building it ran out of memory).
+    private func send(on connection: BusConnection, _ message: Message?, reply: @escaping (Message) -> Void) {
+        guard let message else {
             log(.error, "out of memory building a D-Bus call")
             return
         }

@@ -429,11 +429,16 @@ public final class Daemon: @unchecked Sendable {
     /// Several transitions made together (the changes one save made durable): each is logged with its
     /// cause, and their effects happen once, for the whole step from the first state to the last.
     private func publish(_ steps: [(Transition, String)]) {
+        let t = Transition(state: steps[steps.count - 1].0.state, previous: steps[0].0.previous)
+        let cause = steps[steps.count - 1].1
+        // Subscribers first: the mode file is replaced before any of them is told (docs/protocol.md), and
+        // nothing below changes what they are told. The rest follows in the same turn of the queue, so a
+        // request a subscriber sends on being told (`status`, `log`) already sees all of it.
+        if t.modeChanged, serving { writeModeFile() }
+        offerToSubscribers()
         for (t, cause) in steps where (t.modeChanged || t.state.source != t.previous.source) && serving {
             transitions.append(.init(time: clock.now(), from: t.previous.mode, to: t.state.mode, source: t.state.source, cause: cause))
         }
-        let t = Transition(state: steps[steps.count - 1].0.state, previous: steps[0].0.previous)
-        let cause = steps[steps.count - 1].1
         if t.modeChanged, serving { hooks.changed(to: t.state.mode, from: t.previous.mode, cause: cause) }
         // The desktop follows what the user told appearanced (not what the desktop itself said).
         if t.modeChanged, serving, [.override, .temporary, .schedule].contains(t.state.source) {
@@ -441,10 +446,8 @@ public final class Daemon: @unchecked Sendable {
         }
         if t.modeChanged {
             log.notice("appearance is now \(t.state.mode.rawValue) (source: \(t.state.source.rawValue))")
-            if serving { writeModeFile() }
         }
         updateStatus()
-        offerToSubscribers()
         outlet?.publish(servedValues)
         persistIfNeeded()
     }

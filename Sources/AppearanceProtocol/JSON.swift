@@ -279,9 +279,17 @@ extension JSON {
         }
     }
 
+    private static let hex = Array("0123456789abcdef".utf8)
+
     static func writeString(_ s: String, to out: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
         out.append(0x22)
+        // Most strings need no escape at all (names, modes, colors): copied whole.
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+            out.append(contentsOf: s.utf8)
+            out.append(0x22)
+            return
+        }
+        let hex = JSON.hex
         for c in s.utf8 {
             switch c {
             case 0x22: out.append(contentsOf: [0x5C, 0x22])

@@ -80,6 +80,25 @@ import TestSupport
         #expect(!between.isEmpty && between.allSatisfy { $0.scheme == .dark }, "\(between)")
     }
 
+    /// Far more signals than one dispatch pass takes arrive together, and the first read's reply queues up
+    /// behind them: every pass must be followed by the next without waiting for more input, or the reply
+    /// would never be dispatched.
+    @Test func aBurstOfSignalsIsFollowedToTheStoredValue() async throws {
+        let rig = try await SentryRig(portal: .v2, colorScheme: 0)
+        defer { rig.close() }
+        rig.startSentry()
+        try await rig.expect(.noPreference)
+        let readsBefore = try await rig.portal!.reads()
+        try await rig.portal!.send("burst 1 200")
+        try await rig.expect(.dark)
+        // Barrier: the read for this signal starts only after every read of the burst has finished.
+        try await rig.portal!.send("set 2")
+        try await rig.expect(.light)
+        // The fake portal answers the first read only after its whole burst is on the bus, so the other 199
+        // signals all came while that read was in flight: one more read covered them (then one for "set 2").
+        #expect(try await rig.portal!.reads() - readsBefore == 3)
+    }
+
     @Test func aSignalWhoseValueReadDoesNotReturnReportsTheStoredValue() async throws {
         let rig = try await SentryRig(portal: .v2, colorScheme: 1)
         defer { rig.close() }

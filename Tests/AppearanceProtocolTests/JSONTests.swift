@@ -20,6 +20,11 @@ struct JSONTests {
         let s = JSON.string("a\"b\\c\nd\u{1}é")
         #expect(s.text == #""a\"b\\c\nd\u0001é""#)
         #expect(try JSON.parse(s.bytes) == s)
+        // A string with nothing to escape is copied whole; one escape anywhere takes the careful path.
+        #expect(JSON.string("plain é ✓ ~").text == "\"plain é ✓ ~\"")
+        #expect(JSON.string("x\u{1f}").text == #""x\u001f""#)
+        #expect(JSON.string("\"").text == #""\"""#)
+        #expect(JSON.string("é\\").text == #""é\\""#)
     }
 
     @Test(arguments: [

@@ -13,6 +13,7 @@ one "ok" (or "error <why>") per command, printed after the command's effects are
   store N          store N, no signal
   signal N         emit SettingChanged with N, stored value unchanged (1.16's contradicting signals)
   dup N            store N and emit SettingChanged twice
+  burst N K        store N and emit SettingChanged K times in a row
   set-type T V     store V as D-Bus type T (s, i, u, b, d, x, y, n, q, t, o, g) and emit once
   store-type T V   store V as type T, no signal
   notfound         Read/ReadOne answer org.freedesktop.portal.Error.NotFound (until the next set/store)
@@ -175,6 +176,10 @@ def main():
         if cmd in ("set", "store", "dup"):
             store("u", rest[0])
             for _ in range({"set": 1, "store": 0, "dup": 2}[cmd]):
+                emit(NS, KEY, settings.value(1))
+        elif cmd == "burst":
+            store("u", rest[0])
+            for _ in range(int(rest[1])):
                 emit(NS, KEY, settings.value(1))
         elif cmd == "signal":
             emit(NS, KEY, dbus.UInt32(int(rest[0]), variant_level=1))

@@ -1,0 +1,91 @@
+@testable import AppearanceBus
+import Dispatch
+import TestSupport
+import Testing
+
+/// The libdbus wrapper on its own, on a private bus: what it reads is dispatched in bounded passes that
+/// follow each other, and a call's timeout (armed in the turn after the call is written) still ends it.
+@Suite struct BusConnectionTests {
+    /// A connection on `queue`, registered: its unique name once `Hello` is answered.
+    static func connect(_ bus: PrivateBus, _ queue: DispatchQueue) async throws -> (BusConnection, String) {
+        let names = Recorder<String>()
+        let connection = try queue.sync {
+            let connection = try BusConnection(address: bus.address, queue: queue)
+            let hello = try #require(Message.methodCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                                        interface: "org.freedesktop.DBus", method: "Hello"))
+            try connection.call(hello) { reply in
+                if case .string(let name)? = reply.arguments(limit: 1).first { names.append(name) }
+            }
+            return connection
+        }
+        try await names.wait(for: "the answer to Hello") { _ in true }
+        return (connection, names.all[0])
+    }
+
+    static func ping(_ destination: String) throws -> Message {
+        try #require(Message.methodCall(destination: destination, path: "/test", interface: "org.example.Test", method: "Ping"))
+    }
+
+    /// Many more calls than one dispatch pass takes arrive together: each pass must be followed by the next
+    /// without waiting for more input (none comes: the server only writes), or some would never be answered.
+    @Test func pipelinedCallsAreAllAnswered() async throws {
+        let directory = try TemporaryDirectory(prefix: "apd-conn")
+        let bus = try await PrivateBus(in: directory)
+        defer { bus.stop() }
+        let queue = DispatchQueue(label: "appearanced.test.connection")
+        let (server, serverName) = try await Self.connect(bus, queue)
+        let (client, _) = try await Self.connect(bus, queue)
+        let replies = Recorder<String>()
+        let calls = 120  // dbus-daemon allows 128 pending replies per connection
+        try queue.sync {
+            server.onMethodCall = { [unowned server] call in
+                if let answer = Message.methodReturn(to: call) { try? server.send(answer) }
+                return true
+            }
+            for _ in 0..<calls {
+                try client.call(try Self.ping(serverName)) { reply in replies.append(reply.error?.name ?? "answer") }
+            }
+        }
+        _ = try await waitUntil("\(calls) replies", seen: { "\(replies.count)" }) { replies.count == calls ? true : nil }
+        #expect(replies.all.allSatisfy { $0 == "answer" }, "\(Set(replies.all))")
+        queue.sync {
+            client.close()
+            server.close()
+        }
+    }
+
+    /// The timeout of a call nobody answers ends it with NoReply; an answered call's timeout never fires
+    /// (its timer, armed a turn later, is cancelled with it).
+    @Test func aCallNobodyAnswersEndsAtItsTimeout() async throws {
+        let directory = try TemporaryDirectory(prefix: "apd-conn")
+        let bus = try await PrivateBus(in: directory)
+        defer { bus.stop() }
+        let queue = DispatchQueue(label: "appearanced.test.connection")
+        let (server, serverName) = try await Self.connect(bus, queue)
+        let (client, _) = try await Self.connect(bus, queue)
+        let replies = Recorder<String>()
+        try queue.sync {
+            // Takes every call; answers only the first.
+            var answered = false
+            server.onMethodCall = { [unowned server] call in
+                if !answered, let answer = Message.methodReturn(to: call) {
+                    answered = true
+                    try? server.send(answer)
+                }
+                return true
+            }
+            try client.call(try Self.ping(serverName), timeout: 100) { reply in replies.append("first: " + (reply.error?.name ?? "answer")) }
+        }
+        try await replies.wait(for: "the first call's answer") { _ in true }
+        // Twice the first call's timeout: its timer would have fired by the time this one's does.
+        try queue.sync {
+            try client.call(try Self.ping(serverName), timeout: 200) { reply in replies.append("second: " + (reply.error?.name ?? "answer")) }
+        }
+        try await replies.wait(for: "the second call to time out", from: 1) { _ in true }
+        #expect(replies.all == ["first: answer", "second: org.freedesktop.DBus.Error.NoReply"])
+        queue.sync {
+            client.close()
+            server.close()
+        }
+    }
+}

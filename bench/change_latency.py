@@ -1,0 +1,402 @@
+#!/usr/bin/python3
+"""Change latency and fan-out after a portal change (docs/benchmarks.md, notes 3 and 7), optionally beside a
+baseline build in alternating blocks of the same run, on one real portal stack (bench.py's Stack).
+
+- Added change latency: `probe sock SOCKET 1 ROUNDS portal` (a `gsettings` switch; from a direct libdbus
+  listener popping the portal's SettingChanged to the subscriber's complete `changed` line), with the portal
+  `Read` round trip alone (`probe readrtt`) measured right after each block, so both share the machine's state.
+- Instructions the daemon executes per change (callgrind, zeroed after start-up, dumped after the rounds).
+- Fan-out to 10,000 subscribers, a portal change and a `set` in turn on the same subscribers (`probe sock
+  ... mixed`), with the daemon's instructions per round of each kind, and (as root, with perf) the CPU time
+  of every process inside each round's window, from sched_switch events on CLOCK_MONOTONIC.
+
+Writes change_latency.json and change_latency.md to --out.
+"""
+import argparse
+import bisect
+import collections
+import csv
+import glob
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from bench import Stack, median, pct  # noqa: E402
+from hostile import build_probe  # noqa: E402
+
+
+def log(*a):
+    print("change_latency:", *a, file=sys.stderr, flush=True)
+
+
+def use(st, bin_dir, wrapper=()):
+    """Stops the running daemon (if any) and starts `bin_dir`'s on the stack, optionally under `wrapper`."""
+    if st.daemon is not None:
+        st.daemon.terminate()
+        st.daemon.wait()
+        st.procs.remove(st.daemon)
+        st.daemon = None
+    st.bin_dir = bin_dir
+    if not wrapper:
+        st.start_daemon()
+        return
+    st.daemon = st.spawn([*wrapper, bin_dir + "/appearanced"], stderr=open(st.root + "/daemon.log", "w"))
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        if st.daemon.poll() is not None:
+            raise SystemExit("appearanced exited: " + open(st.root + "/daemon.log").read())
+        if st.ctl("get").returncode == 0:
+            return
+        time.sleep(0.2)
+    raise SystemExit("appearanced did not answer under " + wrapper[0])
+
+
+def without_debug_info(st, bin_dir):
+    """A copy of the build without DWARF (valgrind 3.19 cannot read the DWARF 5 of a Swift 6 build; the
+    symbols stay), beside the same appearancectl."""
+    d = os.path.join(st.root, f"nodebug-{abs(hash(bin_dir))}")
+    if not os.path.isdir(d):
+        os.makedirs(d)
+        subprocess.run(["objcopy", "--strip-debug", bin_dir + "/appearanced", d + "/appearanced"], check=True)
+        os.symlink(bin_dir + "/appearancectl", d + "/appearancectl")
+    return d
+
+
+def sock(st, probe, n, rounds, trigger):
+    r = subprocess.run([probe, "sock", st.socket, str(n), str(rounds), trigger], env=st.env, capture_output=True,
+                       text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"probe sock {n} {trigger} failed: {r.stderr}")
+    lost = [line for line in r.stderr.splitlines() if "timed out" in line]
+    rows = [x for x in csv.DictReader(r.stdout.splitlines()) if int(x["last"]) >= 0]
+    return rows, lost
+
+
+def readrtt(st, probe, n):
+    r = subprocess.run([probe, "readrtt", str(n + 1)], env=st.env, capture_output=True, text=True, check=True)
+    return [int(x) for x in r.stdout.split()[1:]]  # the first call (printed as "first,NS") is left out
+
+
+def stats(samples):
+    return {"n": len(samples), "p50": median(samples), "p99": pct(samples, 99)} if samples else None
+
+
+def callgrind_total(st, pid, action):
+    """Instructions the daemon (under callgrind) executes during `action()`."""
+    subprocess.run(["callgrind_control", "-z", str(pid)], check=True, capture_output=True)
+    before = set(glob.glob(st.root + "/callgrind.out.*"))
+    action()
+    subprocess.run(["callgrind_control", "-d", str(pid)], check=True, capture_output=True)
+    dumps = sorted(set(glob.glob(st.root + "/callgrind.out.*")) - before, key=os.path.getmtime)
+    for line in open(dumps[-1]):
+        if line.startswith(("summary:", "totals:")):
+            return int(line.split()[1])
+    raise SystemExit("no total in " + dumps[-1])
+
+
+class SchedTrace:
+    """sched_switch on every CPU, stamped with CLOCK_MONOTONIC like the probe, for CPU time per process in
+    a window. Needs root and perf; `available` says whether it runs."""
+
+    def __init__(self, path):
+        self.path = path
+        self.p = None
+        self.available = os.geteuid() == 0 and shutil.which("perf") is not None
+
+    def start(self):
+        if self.available:
+            self.p = subprocess.Popen(["perf", "record", "-q", "-k", "CLOCK_MONOTONIC", "-e", "sched:sched_switch",
+                                       "-a", "-o", self.path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            time.sleep(1)
+            if self.p.poll() is not None:
+                self.available = False
+
+    def stop(self):
+        if not self.p:
+            return
+        self.p.send_signal(signal.SIGINT)
+        self.p.wait()
+        # Each event ends the running interval of the task it switches out (the header names it).
+        self.intervals = []
+        last_in = {}
+        out = subprocess.run(["perf", "script", "-i", self.path, "-F", "comm,pid,tid,cpu,time,trace"],
+                             capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            head, sep, _ = line.partition(": prev_comm=")
+            if not sep:
+                continue
+            parts = head.split()
+            try:
+                t = int(round(float(parts[-1].rstrip(":")) * 1e9))
+                cpu = int(parts[-2].strip("[]"))
+                pid = int(parts[-3].split("/")[0])
+            except (ValueError, IndexError):
+                continue
+            comm = " ".join(parts[:-3])
+            if cpu in last_in and pid != 0:
+                self.intervals.append((last_in[cpu], t, pid, comm))
+            last_in[cpu] = t
+        self.intervals.sort()
+        self.starts = [i[0] for i in self.intervals]
+        os.unlink(self.path)
+
+    def usage(self, a, b):
+        """CPU ns per (pid, comm) inside [a, b]."""
+        u = collections.Counter()
+        i = max(0, bisect.bisect_left(self.starts, a) - 64)  # intervals that began before a may reach into it
+        while i < len(self.intervals) and self.intervals[i][0] < b:
+            s, e, pid, comm = self.intervals[i]
+            overlap = min(e, b) - max(s, a)
+            if overlap > 0:
+                u[(pid, comm)] += overlap
+            i += 1
+        return u
+
+
+STEPS = ["t0 → the daemon has read the signal", "→ its Read written", "→ the reply read",
+         "→ the subscriber's notification written", "→ the probe has it"]
+
+
+def breakdown(st, probe, rounds):
+    """Where the added latency goes, round by round: the daemon's syscalls (perf, syscall tracepoints on
+    CLOCK_MONOTONIC like the probe's stamps) between the probe's t0 and its last: the recvmsg that read the
+    signal, the sendmsg of the Read, the recvmsg of the reply, the send of the notification."""
+    path = os.path.join(st.root, "breakdown.data")
+    rec = subprocess.Popen(["perf", "record", "-q", "-k", "CLOCK_MONOTONIC", "-a", "-o", path, "-e",
+                            "syscalls:sys_exit_recvmsg,syscalls:sys_enter_sendmsg,syscalls:sys_enter_sendto"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(1)
+    if rec.poll() is not None:
+        return None
+    rows, _ = sock(st, probe, 1, rounds, "portal")
+    rec.send_signal(signal.SIGINT)
+    rec.wait()
+    out = subprocess.run(["perf", "script", "-i", path, "-F", "pid,time,event,trace"], capture_output=True,
+                         text=True).stdout
+    os.unlink(path)
+    events = []
+    for line in out.splitlines():
+        parts = line.split()
+        try:
+            pid, t, name = int(parts[0]), int(round(float(parts[1].rstrip(":")) * 1e9)), parts[2].rstrip(":")
+        except (ValueError, IndexError):
+            continue
+        if pid != st.daemon.pid:
+            continue
+        ret = None
+        if name.endswith("sys_exit_recvmsg"):
+            ret = int(line.rsplit("0x", 1)[1], 16) if "0x" in line else None
+            if ret is not None and ret >= 1 << 63:
+                ret -= 1 << 64  # -EAGAIN
+        events.append((t, name.split(":")[-1], ret))
+    events.sort()
+    times = [e[0] for e in events]
+    steps = [[] for _ in STEPS]
+    for x in rows:
+        t0, last = int(x["t0"]), int(x["last"])
+        seq = events[bisect.bisect_left(times, t0 - 3_000_000):bisect.bisect_right(times, last)]
+
+        def find(start, name, data=False):
+            return next(j for j in range(start, len(seq))
+                        if seq[j][1] == name and (not data or (seq[j][2] or 0) > 0))
+        try:
+            a = find(0, "sys_exit_recvmsg", True)
+            b = find(a, "sys_enter_sendmsg")
+            c = find(b, "sys_exit_recvmsg", True)
+            d = find(c, "sys_enter_sendto")
+        except StopIteration:
+            continue
+        marks = [t0, seq[a][0], seq[b][0], seq[c][0], seq[d][0], last]
+        for i in range(len(STEPS)):
+            steps[i].append(marks[i + 1] - marks[i])
+    return {"rounds": len(steps[0]), "steps": {name: {"p50": median(v), "p90": pct(v, 90)}
+                                               for name, v in zip(STEPS, steps) if v}}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin-dir", required=True)
+    ap.add_argument("--baseline-bin-dir", help="another build, measured in alternating blocks of the same run")
+    ap.add_argument("--also", action="append", default=[], metavar="LABEL=DIR",
+                    help="more builds to measure in the same alternation")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--rounds", type=int, default=300, help="change-latency rounds per build")
+    ap.add_argument("--block", type=int, default=25, help="rounds per block before the builds swap")
+    ap.add_argument("--fanout", type=int, default=10000, help="subscribers for the fan-out rounds (0: none)")
+    ap.add_argument("--fanout-rounds", type=int, default=30, help="mixed rounds per build and repetition")
+    ap.add_argument("--fanout-reps", type=int, default=2, help="repetitions, alternating the builds")
+    ap.add_argument("--callgrind-rounds", type=int, default=20, help="changes counted under callgrind (0: none)")
+    ap.add_argument("--breakdown-rounds", type=int, default=100,
+                    help="rounds whose added latency is taken apart with perf (0: none)")
+    ap.add_argument("--fanout-callgrind-rounds", type=int, default=10,
+                    help="fan-out rounds of each kind counted under callgrind (0: none)")
+    ap.add_argument("--runtime-on-disk", action="store_true",
+                    help="XDG_RUNTIME_DIR under /tmp (as before) instead of a tmpfs as in a login session")
+    a = ap.parse_args()
+    builds = {"this build": os.path.abspath(a.bin_dir)}
+    for label, _, path in (x.partition("=") for x in a.also):
+        builds[label] = os.path.abspath(path)
+    if a.baseline_bin_dir:
+        builds["baseline"] = os.path.abspath(a.baseline_bin_dir)
+    probe = build_probe("latency")
+    R = {"builds": builds, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+         "load_before": open("/proc/loadavg").read().split()[:3], "lost": {}}
+    st = Stack(a.bin_dir, runtime_on_disk=a.runtime_on_disk)
+    R["runtime_dir"] = {"path": st.runtime, "fs": subprocess.run(["stat", "-f", "-c", "%T", st.runtime],
+                                                                 capture_output=True, text=True).stdout.strip()}
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    try:
+        st.start_broadway()
+        bus, addr = st.start_bus("bus")
+        st.env["DBUS_SESSION_BUS_ADDRESS"] = addr
+        st.gsettings("prefer-light")
+        readrtt(st, probe, 3)  # activates the portal and its backend
+
+        # --- added change latency and the Read alone, builds alternating in blocks ---
+        added = {b: [] for b in builds}
+        read = {b: [] for b in builds}
+        done = 0
+        while done < a.rounds:
+            k = min(a.block, a.rounds - done)
+            for label, bin_dir in builds.items():
+                use(st, bin_dir)
+                rows, lost = sock(st, probe, 1, k, "portal")
+                added[label] += [int(x["last"]) - int(x["t0"]) for x in rows]
+                R["lost"].setdefault(f"{label} change latency", []).extend(lost)
+                read[label] += readrtt(st, probe, k)
+            done += k
+            log(f"change latency: {done}/{a.rounds} rounds per build")
+        R["change_added"] = {b: stats(s) for b, s in added.items()}
+        R["read_rtt"] = {b: stats(s) for b, s in read.items()}
+        R["samples"] = {"change_added_ns": added, "read_rtt_ns": read}
+
+        # --- where the time goes (perf, as root) ---
+        if a.breakdown_rounds and os.geteuid() == 0 and shutil.which("perf"):
+            R["breakdown"] = {}
+            for label, bin_dir in builds.items():
+                use(st, bin_dir)
+                R["breakdown"][label] = breakdown(st, probe, a.breakdown_rounds)
+
+        # --- instructions per change (callgrind) ---
+        if a.callgrind_rounds and shutil.which("valgrind"):
+            R["instructions_per_change"] = {}
+            for label, bin_dir in builds.items():
+                use(st, without_debug_info(st, bin_dir), ["valgrind", "--tool=callgrind",
+                                                          f"--callgrind-out-file={st.root}/callgrind.out.%p"])
+                total = callgrind_total(st, st.daemon.pid, lambda: sock(st, probe, 1, a.callgrind_rounds, "portal"))
+                R["instructions_per_change"][label] = total / a.callgrind_rounds
+                log(f"{label}: {total / a.callgrind_rounds:,.0f} instructions per change")
+
+        # --- fan-out: a portal change and a `set` in turn, on the same subscribers ---
+        if a.fanout:
+            sched = SchedTrace(os.path.join(st.root, "sched.data"))
+            sched.start()
+            runs = []
+            for rep in range(a.fanout_reps):
+                for label, bin_dir in builds.items():
+                    use(st, bin_dir)
+                    rows, lost = sock(st, probe, a.fanout, a.fanout_rounds, "mixed")
+                    R["lost"].setdefault(f"{label} fan-out", []).extend(lost)
+                    runs.append((label, st.daemon.pid, rows))
+                    log(f"fan-out {a.fanout}: {label}, repetition {rep + 1}")
+            sched.stop()
+            R["fanout"] = {"subscribers": a.fanout}
+            for label in builds:
+                per = {}
+                for trigger in ("portal", "set"):
+                    rows = [(pid, x) for lb, pid, rr in runs if lb == label for x in rr if x["trigger"] == trigger]
+                    last = [int(x["last"]) - int(x["t0"]) for _, x in rows]
+                    first = [int(x["first"]) - int(x["t0"]) for _, x in rows]
+                    spread = [int(x["last"]) - int(x["first"]) for _, x in rows]
+                    per[trigger] = {"last": stats(last), "first": stats(first), "first_to_last": stats(spread)}
+                    if sched.available and rows:
+                        cpu = collections.Counter()
+                        for pid, x in rows:
+                            for (p, comm), ns in sched.usage(int(x["t0"]), int(x["last"])).items():
+                                cpu["appearanced" if p == pid else comm] += ns
+                        per[trigger]["cpu_ms_per_round_in_window"] = {
+                            k: round(v / len(rows) / 1e6, 2) for k, v in cpu.most_common(12)}
+                R["fanout"][label] = per
+            if a.fanout_callgrind_rounds and shutil.which("valgrind"):
+                R["fanout_instructions_per_round"] = {}
+                k = a.fanout_callgrind_rounds
+                for label, bin_dir in builds.items():
+                    use(st, without_debug_info(st, bin_dir), ["valgrind", "--tool=callgrind",
+                                                          f"--callgrind-out-file={st.root}/callgrind.out.%p"])
+                    counts = {}
+                    # Subscribing is counted alone and taken off: what remains is k rounds of each kind.
+                    base = callgrind_total(st, st.daemon.pid, lambda: sock(st, probe, a.fanout, 0, "set"))
+                    for trigger in ("portal", "set"):
+                        counts[trigger] = (callgrind_total(st, st.daemon.pid,
+                                                           lambda: sock(st, probe, a.fanout, k, trigger)) - base) / k
+                    R["fanout_instructions_per_round"][label] = counts
+                    log(f"{label}: fan-out instructions per round {counts}")
+    finally:
+        st.close()
+        os.unlink(probe)
+    R["load_after"] = open("/proc/loadavg").read().split()[:3]
+    os.makedirs(a.out, exist_ok=True)
+    with open(os.path.join(a.out, "change_latency.json"), "w") as f:
+        json.dump(R, f, indent=1)
+    text = summary(R)
+    with open(os.path.join(a.out, "change_latency.md"), "w") as f:
+        f.write(text)
+    print(text)
+
+
+def ms(ns):
+    return f"{ns / 1e6:.2f} ms"
+
+
+def summary(R):
+    o = [f"{R['date']}, load {' '.join(R['load_before'])} → {' '.join(R['load_after'])}; XDG_RUNTIME_DIR on "
+         f"{R['runtime_dir']['fs']}\n",
+         "| build | added change latency p50 | p99 | n | Read alone p50 | p99 | instructions per change |",
+         "|---|---|---|---|---|---|---|"]
+    for b in R["builds"]:
+        c, r = R["change_added"][b], R["read_rtt"][b]
+        if not c or not r:
+            continue
+        ins = R.get("instructions_per_change", {}).get(b)
+        o.append(f"| {b} | {ms(c['p50'])} | {ms(c['p99'])} | {c['n']} | {ms(r['p50'])} | {ms(r['p99'])} | "
+                 + (f"{ins:,.0f}" if ins else "—") + " |")
+    bd = {b: v for b, v in R.get("breakdown", {}).items() if v}
+    if bd:
+        o += ["", "| where the added latency goes, p50 (p90) | " + " | ".join(f"{b} ({v['rounds']} rounds)" for b, v in bd.items())
+              + " |", "|---|" + "---|" * len(bd)]
+        for step in STEPS:
+            o.append(f"| {step} | " + " | ".join(
+                f"{v['steps'][step]['p50'] / 1e3:.0f} µs ({v['steps'][step]['p90'] / 1e3:.0f})" if step in v["steps"]
+                else "—" for v in bd.values()) + " |")
+    if "fanout" in R:
+        n = R["fanout"]["subscribers"]
+        o += ["", f"| build | fan-out to {n:,} after | rounds | t0 → last p50 | p99 | t0 → first p50 | first → last p50 | "
+              "instructions per round |", "|---|---|---|---|---|---|---|---|"]
+        for b in R["builds"]:
+            for trigger in ("portal", "set"):
+                f = R["fanout"][b][trigger]
+                ins = R.get("fanout_instructions_per_round", {}).get(b, {}).get(trigger)
+                o.append(f"| {b} | {'a portal change' if trigger == 'portal' else 'a `set`'} | {f['last']['n']} | "
+                         f"{ms(f['last']['p50'])} | {ms(f['last']['p99'])} | {ms(f['first']['p50'])} | "
+                         f"{ms(f['first_to_last']['p50'])} | " + (f"{ins:,.0f}" if ins else "—") + " |")
+            p, s = R["fanout"][b]["portal"]["last"]["p50"], R["fanout"][b]["set"]["last"]["p50"]
+            o.append(f"\n{b}: portal / set, p50 to the last subscriber: {p / s:.2f}×")
+            for trigger in ("portal", "set"):
+                cpu = R["fanout"][b][trigger].get("cpu_ms_per_round_in_window")
+                if cpu:
+                    o.append(f"- CPU per round inside t0 → last after {trigger}: "
+                             + ", ".join(f"{k} {v:.2f} ms" for k, v in cpu.items()))
+    lost = {k: len(v) for k, v in R["lost"].items() if v}
+    if lost:
+        o.append(f"\nRounds lost (no notification within 5 s): {lost}")
+    return "\n".join(o) + "\n"
+
+
+if __name__ == "__main__":
+    main()
