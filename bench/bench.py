@@ -561,8 +561,10 @@ def summary_md(R):
         o.append(f"\n{what} / dbus-daemon, p50: " + ", ".join(
             f"N={n}: {R['fanout'][what][n]['p50'] / d[n]['p50']:.2f}×" for n in d))
     pc, sr = R["fanout"]["appearanced (portal change)"], R["fanout"]["appearanced (set request)"]
+    def times(a, b):
+        return f"{a / b:.2f}×" if b else "—"  # one subscriber: first and last are the same moment
     o.append("\nappearanced, portal change / set request (same subscribers, interleaved), p50 to the last: " + ", ".join(
-        f"N={n}: {pc[n]['p50'] / sr[n]['p50']:.2f}× (first → last {pc[n]['first_to_last_p50'] / sr[n]['first_to_last_p50']:.2f}×)"
+        f"N={n}: {times(pc[n]['p50'], sr[n]['p50'])} (first → last {times(pc[n]['first_to_last_p50'], sr[n]['first_to_last_p50'])})"
         for n in pc))
     i = R["idle"]
     o.append(f"\nIdle over {i['window_s']} s with {i['subscribers']} subscribers:\n")
