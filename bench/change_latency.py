@@ -168,6 +168,8 @@ def breakdown(st, probe, rounds):
     CLOCK_MONOTONIC like the probe's stamps) between the probe's t0 and its last: the recvmsg that read the
     signal, the sendmsg of the Read, the recvmsg of the reply, the send of the notification."""
     path = os.path.join(st.root, "breakdown.data")
+    sched = SchedTrace(os.path.join(st.root, "breakdown-sched.data"))
+    sched.start()
     rec = subprocess.Popen(["perf", "record", "-q", "-k", "CLOCK_MONOTONIC", "-a", "-o", path, "-e",
                             "syscalls:sys_exit_recvmsg,syscalls:sys_enter_sendmsg,syscalls:sys_enter_sendto"],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -175,8 +177,18 @@ def breakdown(st, probe, rounds):
     if rec.poll() is not None:
         return None
     rows, _ = sock(st, probe, 1, rounds, "portal")
+    # Which process each pid is (threads are named gdbus, pool-..., and so on), while they all still run.
+    names = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                # comm is cut at 15 characters, where the portal and its backend look alike
+                names[int(d)] = os.path.basename(open(f"/proc/{d}/cmdline", "rb").read().split(b"\0")[0].decode())
+            except (OSError, UnicodeDecodeError):
+                pass
     rec.send_signal(signal.SIGINT)
     rec.wait()
+    sched.stop()
     out = subprocess.run(["perf", "script", "-i", path, "-F", "pid,time,event,trace"], capture_output=True,
                          text=True).stdout
     os.unlink(path)
@@ -198,6 +210,8 @@ def breakdown(st, probe, rounds):
     events.sort()
     times = [e[0] for e in events]
     steps = [[] for _ in STEPS]
+    cpu = collections.Counter()
+    window = 0
     for x in rows:
         t0, last = int(x["t0"]), int(x["last"])
         seq = events[bisect.bisect_left(times, t0 - 3_000_000):bisect.bisect_right(times, last)]
@@ -215,8 +229,29 @@ def breakdown(st, probe, rounds):
         marks = [t0, seq[a][0], seq[b][0], seq[c][0], seq[d][0], last]
         for i in range(len(STEPS)):
             steps[i].append(marks[i + 1] - marks[i])
-    return {"rounds": len(steps[0]), "steps": {name: {"p50": median(v), "p90": pct(v, 90)}
-                                               for name, v in zip(STEPS, steps) if v}}
+        if sched.available:
+            window += last - t0
+            for (pid, comm), ns in sched.usage(t0, last).items():
+                cpu[process_group(pid, comm, st.daemon.pid, names)] += ns
+    n = len(steps[0])
+    result = {"rounds": n, "steps": {name: {"p50": median(v), "p90": pct(v, 90)} for name, v in zip(STEPS, steps) if v}}
+    if sched.available and n:
+        # Mean CPU per round inside t0 → last, by process: what the added latency is made of, beside the time
+        # in which none of them ran (waiting for another CPU, or a wake-up).
+        result["cpu_us_per_round"] = {k: round(v / n / 1e3, 1) for k, v in cpu.most_common()}
+        result["window_us_per_round"] = round(window / n / 1e3, 1)
+    return result
+
+
+def process_group(pid, comm, daemon_pid, names):
+    """The name a CPU interval is counted under: the daemon, the stack's processes by name, the rest as one."""
+    if pid == daemon_pid:
+        return "appearanced"
+    name = names.get(pid, comm)
+    for known in ("xdg-desktop-portal-gtk", "xdg-desktop-portal", "dbus-daemon", "appearanced-probe", "dconf"):
+        if name.startswith(known):
+            return known
+    return "other" if pid else "idle"
 
 
 def main():
@@ -374,6 +409,10 @@ def summary(R):
             o.append(f"| {step} | " + " | ".join(
                 f"{v['steps'][step]['p50'] / 1e3:.0f} µs ({v['steps'][step]['p90'] / 1e3:.0f})" if step in v["steps"]
                 else "—" for v in bd.values()) + " |")
+        for b, v in bd.items():
+            if "cpu_us_per_round" in v:
+                o.append(f"\n{b}: CPU per round inside t0 → last (mean window {v['window_us_per_round']:.0f} µs): "
+                         + ", ".join(f"{k} {us:.0f} µs" for k, us in v["cpu_us_per_round"].items()))
     if "fanout" in R:
         n = R["fanout"]["subscribers"]
         o += ["", f"| build | fan-out to {n:,} after | rounds | t0 → last p50 | p99 | t0 → first p50 | first → last p50 | "
