@@ -35,7 +35,7 @@ TEST_PKGS := $(BUILD_PKGS) dbus-daemon dbus-bin xdg-desktop-portal xdg-desktop-p
 	util-linux procps systemd scdoc man-db socat xdg-desktop-portal-dev gir1.2-adw-1 gir1.2-gtk-4.0 libgtk-4-bin python3-venv zsh fish golang-github-burntsushi-toml-dev \
 	$(DEB_PKGS)
 
-.PHONY: all build run test deps-run deps-test deps-man man install install-files uninstall clean
+.PHONY: all build run test deps-run deps-test deps-man man install install-strip install-files uninstall clean
 all: build
 
 # Installs what is missing with apt when root; otherwise prints the exact command and stops.
@@ -155,6 +155,11 @@ INSTALLED := \
 install: build man
 	$(MAKE) --no-print-directory install-files
 
+# As install, with the two binaries stripped of their symbols and debug info (GNU's install-strip): smaller,
+# and backtraces then name no functions.
+install-strip: build man
+	$(MAKE) --no-print-directory install-files INSTALL_STRIP=-s
+
 # Copies already-built binaries (BIN_DIR, default: the release build) without building anything.
 install-files: $(MAN_PAGES)
 	@bin='$(BIN_DIR)'; [ -n "$$bin" ] || bin=$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path); \
@@ -162,8 +167,8 @@ install-files: $(MAN_PAGES)
 		[ -x "$$bin/$$exe" ] || { echo "$$bin/$$exe is missing: run 'make install' (or 'make build') first"; exit 1; }; \
 	done; \
 	set -ex; \
-	install -Dm755 "$$bin/appearanced" '$(DESTDIR)$(BINDIR)/appearanced'; \
-	install -Dm755 "$$bin/appearancectl" '$(DESTDIR)$(BINDIR)/appearancectl'
+	install -Dm755 $(INSTALL_STRIP) "$$bin/appearanced" '$(DESTDIR)$(BINDIR)/appearanced'; \
+	install -Dm755 $(INSTALL_STRIP) "$$bin/appearancectl" '$(DESTDIR)$(BINDIR)/appearancectl'
 	install -d '$(DESTDIR)$(USERUNITDIR)'
 	sed 's|@bindir@|$(BINDIR)|g' systemd/appearanced.service > '$(DESTDIR)$(USERUNITDIR)/appearanced.service'
 	chmod 644 '$(DESTDIR)$(USERUNITDIR)/appearanced.service'

@@ -121,6 +121,23 @@ import Testing
         #expect(d.status == 0 && d.out.hasPrefix("appearanced "), "\(d)")
     }
 
+    /// `make install-strip` copies the binaries with `install -s`: no symbol table is left, and they still run.
+    @Test func strippedInstallHasNoSymbolsAndRuns() throws {
+        let s = try Sandbox()
+        let prefix = s.root + "/usr"
+        try make(s, ["install-files", "BIN_DIR=\(Bin.dir)", "PREFIX=\(prefix)", "INSTALL_STRIP=-s"])
+        for exe in ["appearanced", "appearancectl"] {
+            let sections = try s.run("/usr/bin/readelf", ["-S", "-W", prefix + "/bin/" + exe])
+            #expect(sections.status == 0, "\(sections)")
+            #expect(!sections.out.contains(".symtab"), "\(exe) still has a symbol table")
+            #expect(!sections.out.contains(".debug_info"), "\(exe) still has debug info")
+            let original = try s.run("/usr/bin/readelf", ["-S", "-W", Bin.dir + "/" + exe])
+            #expect(original.out.contains(".symtab"), "the build's \(exe) has symbols to strip")
+            let r = try s.run(prefix + "/bin/" + exe, ["--version"])
+            #expect(r.status == 0 && r.out.hasPrefix(exe + " "), "\(r)")
+        }
+    }
+
     @Test func installedUnitsVerifyWithoutWarnings() throws {
         let (s, prefix) = try installedTree()
         let units = prefix + "/lib/systemd/user"
