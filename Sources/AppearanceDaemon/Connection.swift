@@ -182,12 +182,45 @@ final class Connection: @unchecked Sendable {
         if !closed { scheduleContinuation() }  // the lines that waited, then reading again
     }
 
-    /// Queues bytes and writes what the socket takes now.
+    /// Writes what the socket takes now and queues the rest. With nothing queued (the usual case) the bytes
+    /// go straight from the caller's array, which a broadcast shares among subscribers: a connection holds an
+    /// output buffer only while the client is behind (10,000 idle subscribers each kept one the size of their
+    /// largest reply before: docs/benchmarks.md, "RSS").
     func send(_ bytes: [UInt8]) {
         guard !closed else { return }
-        if !hasPendingOutput { output.removeAll(keepingCapacity: true); sent = 0 }
-        output.append(contentsOf: bytes)
-        flush()
+        if hasPendingOutput {
+            output.append(contentsOf: bytes)
+            flush()
+            return
+        }
+        switch write(bytes, from: 0) {
+        case nil: return  // closed
+        case let n? where n < bytes.count:
+            output = Array(bytes[n...])
+            sent = 0
+            armWrite(true)
+        default:
+            drained()
+        }
+    }
+
+    /// Writes `bytes[from...]` until done or the socket is full: the bytes written in all, or nil when the
+    /// write failed and the connection is closed.
+    private func write(_ bytes: [UInt8], from start: Int) -> Int? {
+        var done = start
+        while done < bytes.count {
+            let r = bytes.withUnsafeBytes { raw in
+                Result { () throws(Errno) -> Int? in try socket.write(UnsafeRawBufferPointer(rebasing: raw[done...])) }
+            }
+            switch r {
+            case .success(let n?): done += n
+            case .success(nil): return done  // the client's buffer is full
+            case .failure:
+                close()
+                return nil
+            }
+        }
+        return done
     }
 
     /// Sends a pending notification if the client is keeping up; otherwise it stays pending (coalesced).
@@ -209,22 +242,19 @@ final class Connection: @unchecked Sendable {
 
     private func flush() {
         guard !closed else { return }
-        while hasPendingOutput {
-            let r = output.withUnsafeBytes { raw in
-                Result { () throws(Errno) -> Int? in try socket.write(UnsafeRawBufferPointer(rebasing: raw[sent...])) }
-            }
-            switch r {
-            case .success(let n?): sent += n
-            case .success(nil):  // the client's buffer is full: wait for it to read
-                armWrite(true)
-                return
-            case .failure:
-                close()
-                return
-            }
+        guard let n = write(output, from: sent) else { return }
+        sent = n
+        if hasPendingOutput {
+            armWrite(true)  // wait for the client to read
+            return
         }
+        drained()
+    }
+
+    /// Everything queued is written: the buffer is let go, and what waited on it goes on.
+    private func drained() {
         armWrite(false)
-        output.removeAll(keepingCapacity: output.capacity <= 64 * 1024)
+        output = []
         sent = 0
         if closeWhenFlushed { close(); return }
         if readPaused, !closed, handleLines() { finishBacklog() }

@@ -1,0 +1,132 @@
+#!/usr/bin/python3
+"""appearanced's resident memory, optionally beside other builds in the same run (docs/benchmarks.md, "RSS").
+
+On the real portal stack of bench/bench.py (private bus, xdg-desktop-portal with its GTK backend), for each
+build in turn, repeated --reps times so that the builds alternate: a fresh daemon idle (1 s after it answers),
+then a fresh daemon with 1,000 and one with 10,000 subscribers (the probe's `hold`), then the last one after
+they all left. VmRSS and VmHWM from /proc/PID/status; each figure is the median over the repetitions. Also
+reports the daemon's threads and, idle, its heap and the rest of its memory (smaps_rollup's anonymous and
+file-backed pages), which tell a larger heap from more code touched.
+
+    python3 bench/rss.py --bin-dir DIR [--also LABEL=DIR ...] [--reps 3] --out bench/results
+"""
+import argparse
+import json
+import os
+import signal
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from bench import Hold, Stack, median, rss  # noqa: E402
+from hostile import build_probe  # noqa: E402
+from change_latency import readrtt, use  # noqa: E402
+
+COUNTS = (1000, 10000)
+
+
+def log(*a):
+    print("rss:", *a, file=sys.stderr, flush=True)
+
+
+def detail(pid):
+    """Threads, and the idle daemon's memory split into anonymous (heap, stacks) and file-backed pages."""
+    out = {}
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("Threads:"):
+            out["threads"] = int(line.split()[1])
+    for line in open(f"/proc/{pid}/smaps_rollup"):
+        parts = line.split()
+        if parts[0] in ("Anonymous:", "Rss:"):
+            out[parts[0].rstrip(":").lower() + "_kib"] = int(parts[1])
+    out["file_kib"] = out.get("rss_kib", 0) - out.get("anonymous_kib", 0)
+    return out
+
+
+def start(st):
+    """A fresh daemon of st.bin_dir. The stack's config turns the desktop following off; a build older than
+    that setting refuses the table, and runs with no config instead (it has nothing to turn off)."""
+    config = st.root + "/config/appearanced/config.toml"
+    with open(config, "w") as f:
+        f.write('[desktop]\nfollow = "off"\n')
+    try:
+        use(st, st.bin_dir)
+    except SystemExit as e:
+        if 'unknown table "desktop"' not in str(e):
+            raise
+        st.procs.remove(st.daemon)
+        st.daemon = None
+        open(config, "w").close()
+        use(st, st.bin_dir)
+
+
+def measure(st, probe):
+    start(st)
+    time.sleep(1)
+    r = {"idle": {**rss(st.daemon.pid), **detail(st.daemon.pid)}}
+    for n in COUNTS:
+        start(st)
+        h = Hold(st, probe, n)
+        time.sleep(0.5)
+        r[f"{n} subscribers"] = {**rss(st.daemon.pid), **detail(st.daemon.pid)}
+        h.close()
+    time.sleep(0.5)
+    r["after (0 subscribers)"] = {**rss(st.daemon.pid), **detail(st.daemon.pid)}
+    return r
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin-dir", required=True)
+    ap.add_argument("--also", action="append", default=[], metavar="LABEL=DIR",
+                    help="more builds, measured in turn with this one")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    builds = {"this build": os.path.abspath(a.bin_dir)}
+    for label, _, path in (x.partition("=") for x in a.also):
+        builds[label] = os.path.abspath(path)
+    probe = build_probe("rss")
+    R = {"builds": builds, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "runs": {b: [] for b in builds}}
+    st = Stack(a.bin_dir)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    try:
+        st.start_broadway()
+        bus, addr = st.start_bus("bus")
+        st.env["DBUS_SESSION_BUS_ADDRESS"] = addr
+        st.gsettings("prefer-light")
+        readrtt(st, probe, 3)  # activates the portal and its backend
+        for rep in range(a.reps):
+            for label, bin_dir in builds.items():
+                st.bin_dir = bin_dir
+                R["runs"][label].append(measure(st, probe))
+                log(f"{label}: repetition {rep + 1}: {R['runs'][label][-1]}")
+    finally:
+        st.close()
+        os.unlink(probe)
+    R["median"] = {b: {what: {k: median([run[what][k] for run in runs]) for k in runs[0][what]}
+                       for what in runs[0]} for b, runs in R["runs"].items()}
+    os.makedirs(a.out, exist_ok=True)
+    with open(os.path.join(a.out, "rss.json"), "w") as f:
+        json.dump(R, f, indent=1)
+    text = summary(R)
+    with open(os.path.join(a.out, "rss.md"), "w") as f:
+        f.write(text)
+    print(text)
+
+
+def summary(R):
+    whats = list(next(iter(R["median"].values())))
+    o = [f"{R['date']}, medians of {len(next(iter(R['runs'].values())))} repetitions, builds in turn\n",
+         "| build | " + " | ".join(f"VmRSS {w}" for w in whats) + " | idle: anonymous / file-backed | threads idle |",
+         "|---|" + "---|" * (len(whats) + 2)]
+    for b, m in R["median"].items():
+        o.append(f"| {b} | " + " | ".join(f"{m[w]['VmRSS'] / 1024:.1f} MiB" for w in whats)
+                 + f" | {m['idle']['anonymous_kib'] / 1024:.1f} / {m['idle']['file_kib'] / 1024:.1f} MiB"
+                 + f" | {m['idle']['threads']:.0f} |")
+    return "\n".join(o) + "\n"
+
+
+if __name__ == "__main__":
+    main()
