@@ -54,6 +54,14 @@ public struct LineFramer: Sendable {
     public mutating func next() throws(LineTooLong) -> ArraySlice<UInt8>? {
         while true {
             guard let nl = buffer[scanned...].firstIndex(of: 0x0A) else {
+                if start == buffer.count {
+                    // Every line taken: let the bytes go (a subscriber would otherwise keep its subscribe
+                    // request for as long as it stays connected).
+                    buffer = []
+                    start = 0
+                    scanned = 0
+                    return nil
+                }
                 scanned = buffer.count
                 if buffer.count - start > limit { throw LineTooLong() }
                 return nil
