@@ -153,7 +153,15 @@ public final class Descriptor: Sendable, CustomStringConvertible {
     /// poll(2) on this descriptor until it is ready for `events` (or has hung up): true; false when
     /// `deadline` passed first. nil waits for ever.
     public func wait(_ events: Events, until deadline: Deadline?) throws(Errno) -> Bool {
-        try Descriptor.firstReady([self], events, until: deadline) != nil
+        // One pollfd on the stack, not firstReady's array: a one-shot client (`appearancectl get`) then
+        // builds no array type at run time.
+        var fd = pollfd(fd: raw, events: events.rawValue, revents: 0)
+        while true {
+            let r = poll(&fd, 1, deadline?.remainingMilliseconds ?? -1)
+            if r > 0 { return true }
+            if r == 0 { return false }
+            if errno != EINTR { throw Errno.current("poll", path: name) }
+        }
     }
 
     /// poll(2) on several descriptors: the index of the first one ready for `events` (or hung up), or nil

@@ -154,13 +154,18 @@ extension Descriptor {
     public static func withAddress<R>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) throws(Errno) -> R {
         var addr = sockaddr_un()
         addr.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
         let capacity = MemoryLayout.size(ofValue: addr.sun_path)
-        guard bytes.count < capacity, !bytes.isEmpty else { throw Errno(ENAMETOOLONG, "socket path", path: path) }
-        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
+        // Copied from the string's own UTF-8 (not through an Array: a one-shot client builds no array type).
+        var text = path
+        let fits = text.withUTF8 { utf8 -> Bool in
+            guard utf8.count < capacity, !utf8.isEmpty else { return false }
+            withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+                raw.copyMemory(from: UnsafeRawBufferPointer(utf8))
+                raw[utf8.count] = 0
+            }
+            return true
         }
+        guard fits else { throw Errno(ENAMETOOLONG, "socket path", path: path) }
         return withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }

@@ -25,10 +25,7 @@ public struct SocketLocation: Equatable, Sendable {
                                uid: UInt32 = Posix.userID,
                                runUserDirectory: (UInt32) -> String? = SocketLocation.runUserDirectory) -> SocketLocation {
         if let explicit, !explicit.isEmpty { return SocketLocation(path: explicit, ownsDirectory: false) }
-        if let env = environment("APPEARANCED_SOCKET") { return SocketLocation(path: env, ownsDirectory: false) }
-        if let runtime = environment("XDG_RUNTIME_DIR") {
-            return SocketLocation(path: runtime + "/appearanced/socket", ownsDirectory: true)
-        }
+        if let (path, owns) = fromEnvironment(environment) { return SocketLocation(path: path, ownsDirectory: owns) }
         if let run = runUserDirectory(uid) {
             return SocketLocation(path: run + "/appearanced/socket",
                                   warning: "XDG_RUNTIME_DIR is not set; using \(run)", ownsDirectory: true)
@@ -36,6 +33,15 @@ public struct SocketLocation: Equatable, Sendable {
         return SocketLocation(path: "/tmp/appearanced-\(uid)/socket",
                               warning: "XDG_RUNTIME_DIR is not set and /run/user/\(uid) is not usable; using /tmp/appearanced-\(uid)",
                               ownsDirectory: true)
+    }
+
+    /// The path the environment names, `$APPEARANCED_SOCKET` else `$XDG_RUNTIME_DIR/appearanced/socket`, and
+    /// whether its directory is ours; nil when neither is set (resolve's fallbacks then apply). Apart from
+    /// `resolve` for a one-shot client: it carries no warning string to set up and let go.
+    public static func fromEnvironment(_ environment: (String) -> String? = Posix.environment) -> (path: String, ownsDirectory: Bool)? {
+        if let env = environment("APPEARANCED_SOCKET") { return (env, false) }
+        if let runtime = environment("XDG_RUNTIME_DIR") { return (runtime + "/appearanced/socket", true) }
+        return nil
     }
 
     /// Why a client must not connect to `path`, or nil. A socket whose directory another user owns or anyone

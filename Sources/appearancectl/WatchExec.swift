@@ -82,3 +82,10 @@ func unstartable(_ program: String) -> String? {
 enum ProcessPath {
     static var value: String { Posix.environment("PATH") ?? "/usr/local/bin:/usr/bin:/bin" }
 }
+
+/// Starts the watch in a task of its own. A function apart from main: the task's priority type is then set
+/// up only when a watch starts, not at the start of every run (the optimiser hoists it to main's entry).
+@inline(never)
+func startWatchExec(socket: String?, app: String?, command: [String], initial: Bool) {
+    Task.detached { await watchExec(socket: socket, app: app, command: command, initial: initial) }
+}

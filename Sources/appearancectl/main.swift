@@ -8,6 +8,16 @@ import AppearanceProtocol
 // Invocation without a parsing library: `appearancectl get` runs in shell prompts, and one costs more start-up
 // time than the whole request (docs/decisions.md); this file runs what it asks for.
 
+// `get` as prompts and status bars run it takes a path of its own before anything else is set up
+// (QuickGet.swift); whatever it does not know goes on below as before.
+if QuickGet.applies {
+    switch QuickGet.run() {
+    case .printed: Posix.exit(Exit.ok)
+    case .timedOut(let socket): fail(.notAnswering(socket: socket, seconds: AppearanceConnection.defaultTimeout))
+    case .fallBack: break
+    }
+}
+
 enum Exit {
     static let ok: Int32 = 0
     static let usage: Int32 = 64        // EX_USAGE
@@ -272,7 +282,7 @@ case .watch(let w):
 case .watchExec(let command, let initial, let app):
     interruptEndsWatch()
     // The watch runs in a task; this thread only waits for SIGINT/SIGTERM (the task exits when it ends).
-    Task.detached { await watchExec(socket: socket, app: app, command: command, initial: initial) }
+    startWatchExec(socket: socket, app: app, command: command, initial: initial)
     Posix.waitForever()
 
 case .color(let token, let variant, let colorFormat):

@@ -1,0 +1,189 @@
+import Foundation
+import Testing
+
+/// A stand-in daemon on a Unix socket: it answers every connection's first request line in one way,
+/// counts the connections and keeps the lines. A `get` that takes its fast path connects once; one that
+/// falls back to the general path connects twice.
+final class ScriptedDaemon: @unchecked Sendable {
+    enum Answer {
+        case reply(String)  // this line, then close
+        case close          // close without a word
+        case silence        // keep the connection open, never answer
+    }
+
+    let path: String
+    private let fd: Int32
+    private let lock = NSLock()
+    private var stopped = false
+    private var accepted = 0
+    private var got: [String] = []
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(in dir: String, answer: Answer) throws {
+        path = dir + "/socket"
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        let path = path
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in raw.copyBytes(from: Array(path.utf8) + [0]) }
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0, listen(fd, 8) == 0 else { throw TimedOut(description: "cannot listen on \(path)") }
+        DispatchQueue.global().async { self.serve(answer) }
+    }
+
+    var connections: Int { lock.withLock { accepted } }
+    var lines: [String] { lock.withLock { got } }
+
+    func stop() {
+        lock.withLock { stopped = true }
+        finished.wait()
+        close(fd)
+    }
+
+    private func serve(_ answer: Answer) {
+        var held: [Int32] = []
+        defer {
+            held.forEach { close($0) }
+            finished.signal()
+        }
+        while !lock.withLock({ stopped }) {
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&p, 1, 50) > 0 else { continue }
+            let c = accept(fd, nil, nil)
+            guard c >= 0 else { continue }
+            lock.withLock { accepted += 1 }
+            let line = readLine(c)
+            lock.withLock { got.append(line) }
+            switch answer {
+            case .reply(let text):
+                _ = Array(text.utf8).withUnsafeBytes { send(c, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                close(c)
+            case .close: close(c)
+            case .silence: held.append(c)
+            }
+        }
+    }
+
+    /// The first line a client sends (without its newline), read within 5 s.
+    private func readLine(_ c: Int32) -> String {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        let deadline = Date().addingTimeInterval(5)
+        while !bytes.contains(0x0A), Date() < deadline {
+            var p = pollfd(fd: c, events: Int16(POLLIN), revents: 0)
+            guard poll(&p, 1, 50) > 0 else { continue }
+            let n = chunk.withUnsafeMutableBytes { recv(c, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { break }
+            bytes += chunk[0..<n]
+        }
+        return String(decoding: bytes.prefix { $0 != 0x0A }, as: UTF8.self)
+    }
+}
+
+/// `appearancectl get` (the exact argument vector prompts use) answers from the reply's bytes without the
+/// general client; anything it does not know goes the general way, with the same messages and exit codes.
+@Suite(.serialized, .timeLimit(.minutes(2))) struct QuickGetTests {
+    static let request = #"{"jsonrpc":"2.0","id":1,"method":"get"}"#
+    static func reply(_ mode: String) -> String {
+        #"{"jsonrpc":"2.0","id":1,"result":{"mode":"\#(mode)","darkMode":\#(mode == "dark"),"system":"unavailable","#
+            + #""override":"\#(mode)","source":"override","seq":3,"instance":"f39693da2e92ee75","traits":{"contrast":null,"#
+            + #""reducedMotion":null,"accentColor":null},"temporary":null}}"# + "\n"
+    }
+
+    /// A sandbox whose clients find `server`'s socket through APPEARANCED_SOCKET (no --socket: that would
+    /// not be the fast path's argument vector).
+    func sandbox(_ answer: ScriptedDaemon.Answer) throws -> (Sandbox, ScriptedDaemon) {
+        let s = try Sandbox()
+        let dir = s.root + "/scripted"
+        mkdir(dir, 0o700)
+        let server = try ScriptedDaemon(in: dir, answer: answer)
+        s.env["APPEARANCED_SOCKET"] = server.path
+        return (s, server)
+    }
+
+    @Test(arguments: ["light", "dark"])
+    func aKnownReplyIsPrintedFromOneConnection(mode: String) throws {
+        let (s, server) = try sandbox(.reply(Self.reply(mode)))
+        defer { server.stop() }
+        #expect(try s.ctl("get") == (0, mode + "\n", ""))
+        #expect(server.connections == 1)
+        #expect(server.lines == [Self.request])
+    }
+
+    /// What shows the fast path answered: it reads the mode and the line's frame, not the other members,
+    /// so a reply the general client would refuse as incomplete still gives its mode (docs/decisions.md).
+    @Test func theFastPathReadsTheModeAlone() throws {
+        let short = #"{"jsonrpc":"2.0","id":1,"result":{"mode":"dark","darkMode":true}}"# + "\n"
+        let (s, server) = try sandbox(.reply(short))
+        defer { server.stop() }
+        #expect(try s.ctl("get") == (0, "dark\n", ""))
+        let general = try s.ctl("get", "--json")
+        #expect(general.status == 76, "\(general)")  // EX_PROTOCOL: the general client checks every member
+        #expect(server.connections == 2)
+    }
+
+    /// An error, a line that is not JSON, a result of another shape, a reply spread over two lines, and a
+    /// hang-up: `get` falls back (a second connection) and ends exactly as the general path does.
+    @Test(arguments: [
+        #"{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"the state could not be read"}}"# + "\n",
+        "hello\n",
+        #"{"jsonrpc":"2.0","id":1,"result":{"mode":"dim","darkMode":false}}"# + "\n",
+        #"{"jsonrpc":"2.0","id":1,"result":{"mode":"dark""# + "\n" + #","darkMode":true}}"# + "\n",
+        "",
+    ])
+    func anythingElseGoesTheGeneralWay(reply: String) throws {
+        let answer: ScriptedDaemon.Answer = reply.isEmpty ? .close : .reply(reply)
+        let (s, server) = try sandbox(answer)
+        let quick = try s.ctl("get")
+        #expect(server.connections == 2, "\(quick)")
+        server.stop()
+        let (g, general) = try sandbox(answer)
+        defer { general.stop() }
+        let slow = try g.ctl("get", "--json")
+        #expect(general.connections == 1)
+        #expect(quick.status != 0 && quick.status == slow.status, "\(quick) \(slow)")
+        #expect(quick.err.replacingOccurrences(of: s.root, with: "ROOT") == slow.err.replacingOccurrences(of: g.root, with: "ROOT"))
+        #expect(quick.out.isEmpty)
+    }
+
+    /// An app in the environment changes what `get` asks: the general path, which names the app.
+    @Test func anAppInTheEnvironmentIsAsked() throws {
+        let (s, server) = try sandbox(.reply(Self.reply("dark")))
+        defer { server.stop() }
+        s.env["APPEARANCED_APP"] = "org.example.Editor"
+        #expect(try s.ctl("get") == (0, "dark\n", ""))
+        #expect(server.connections == 1)
+        #expect(server.lines.first?.contains(#""app":"org.example.Editor""#) == true, "\(server.lines)")
+    }
+
+    /// The socket trust rule holds on the fast path too: a directory anyone may write to is never asked.
+    @Test func anUntrustedSocketIsNeverAsked() throws {
+        let (s, server) = try sandbox(.reply(Self.reply("dark")))
+        defer { server.stop() }
+        chmod(s.root + "/scripted", 0o777)
+        let r = try s.ctl("get")
+        #expect(r.status == 69 && r.err.contains("may be written by anyone (mode 777)"), "\(r)")
+        #expect(server.connections == 0)
+    }
+
+    /// A daemon that never answers: the deadline's error at once, not a second wait on the general path.
+    @Test func silenceEndsAtTheDeadlineOnce() throws {
+        let (s, server) = try sandbox(.silence)
+        defer { server.stop() }
+        let r = try s.ctl("get")
+        #expect(r.status == 69)
+        #expect(r.err.contains("appearanced did not answer on \(server.path) within 4 s"), "\(r.err)")
+        #expect(server.connections == 1)
+    }
+
+    @Test func noDaemonSaysWhatTheGeneralPathSays() throws {
+        let s = try Sandbox()
+        s.env["APPEARANCED_SOCKET"] = s.root + "/nothing/socket"
+        let quick = try s.ctl("get")
+        let slow = try s.ctl("get", "--json")
+        #expect(quick.status == 69 && quick.status == slow.status)
+        #expect(quick.err == slow.err && quick.err.contains(s.root + "/nothing/socket"), "\(quick.err)")
+    }
+}
