@@ -92,6 +92,15 @@ cli-order:
 	rm -f "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/appearancectl"
 	$(SWIFT) build $(RELEASE_FLAGS)
 
+# The same for appearanced (scripts/daemon-order.py, on the real portal stack under callgrind): what it keeps
+# resident fills fewer pages. Needs the test packages and valgrind.
+.PHONY: daemon-order
+daemon-order: deps-bench
+	$(SWIFT) build $(RELEASE_FLAGS)
+	/usr/bin/python3 scripts/daemon-order.py "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"
+	rm -f "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/appearanced"
+	$(SWIFT) build $(RELEASE_FLAGS)
+
 .PHONY: check-imports
 check-imports:
 	SWIFT=$(SWIFT) /usr/bin/python3 scripts/check-imports.py

@@ -30,6 +30,14 @@ let cliOrder = Context.environment["APPEARANCED_CLI_UNORDERED"] != nil ? [] :
      "-Xlinker", "--no-warn-symbol-ordering"]
 let cliLink: [LinkerSetting] = Context.environment["APPEARANCED_DYNAMIC_CLI"] != nil ? [] :
     [.unsafeFlags(["-static-executable", "-use-ld=lld"] + cliOrder, .when(configuration: .release))]
+// appearanced stays dynamically linked (libdbus), but lld lays out first the functions it runs to start, serve
+// and follow changes (Sources/appearanced/hot-functions.order, `make daemon-order`): the code it keeps
+// resident shrinks (docs/decisions.md, "appearanced's functions laid out together"; bench/rss.py).
+// APPEARANCED_DAEMON_UNORDERED=1 leaves the order to the linker, for the benchmark's figures.
+let daemonLink: [LinkerSetting] = Context.environment["APPEARANCED_DAEMON_UNORDERED"] != nil ? [] :
+    [.unsafeFlags(["-use-ld=lld", "-Xlinker",
+                   "--symbol-ordering-file=\(Context.packageDirectory)/Sources/appearanced/hot-functions.order",
+                   "-Xlinker", "--no-warn-symbol-ordering"], .when(configuration: .release))]
 
 let package = Package(
     name: "appearanced",
@@ -57,7 +65,7 @@ let package = Package(
         .target(name: "AppearanceKit", dependencies: ["AppearanceCore", "AppearanceProtocol", "AppearancePosix"],
                 swiftSettings: strict),
         .executableTarget(name: "appearanced", dependencies: ["AppearanceCore", "AppearancePosix", "AppearanceDaemon", "AppearanceBus"],
-                          swiftSettings: strict),
+                          exclude: ["hot-functions.order"], swiftSettings: strict, linkerSettings: daemonLink),
         .executableTarget(name: "appearancectl", dependencies: ["AppearanceCLI", "AppearanceCore", "AppearanceProtocol",
                                                                 "AppearancePosix", "AppearanceKit"],
                           exclude: ["hot-functions.order"], swiftSettings: strict, linkerSettings: cliLink),

@@ -6,7 +6,8 @@ build in turn, repeated --reps times so that the builds alternate: a fresh daemo
 then a fresh daemon with 1,000 and one with 10,000 subscribers (the probe's `hold`), then the last one after
 they all left. VmRSS and VmHWM from /proc/PID/status; each figure is the median over the repetitions. Also
 reports the daemon's threads and, idle, its heap and the rest of its memory (smaps_rollup's anonymous and
-file-backed pages), which tell a larger heap from more code touched.
+file-backed pages), which tell a larger heap from more code touched; and how long a fresh daemon takes from
+exec to its first answered `get` (median; the socket asked every 0.2 ms by a Python client).
 
     python3 bench/rss.py --bin-dir DIR [--also LABEL=DIR ...] [--reps 3] --out bench/results
 """
@@ -14,6 +15,8 @@ import argparse
 import json
 import os
 import signal
+import socket
+import subprocess
 import sys
 import time
 
@@ -61,7 +64,39 @@ def start(st):
         use(st, st.bin_dir)
 
 
-def measure(st, probe):
+def startup_ms(st, runs):
+    """Exec to the first `get` answered, median of `runs` fresh daemons: the socket is asked every 0.2 ms
+    (a Python client, no process per attempt)."""
+    times = []
+    request = b'{"jsonrpc":"2.0","id":1,"method":"get"}\n'
+    for _ in range(runs):
+        if st.daemon is not None:
+            st.daemon.terminate()
+            st.daemon.wait()
+            st.procs.remove(st.daemon)
+        t0 = time.perf_counter()
+        st.daemon = st.spawn([st.bin_dir + "/appearanced"], stderr=subprocess.DEVNULL)
+        deadline = t0 + 20
+        while True:
+            try:
+                with socket.socket(socket.AF_UNIX) as c:
+                    c.settimeout(5)
+                    c.connect(st.socket)
+                    c.sendall(request)
+                    if b'"result"' in c.recv(4096):
+                        break
+            except OSError:
+                pass
+            if time.perf_counter() > deadline:
+                raise SystemExit("appearanced did not answer")
+            time.sleep(0.0002)
+        times.append((time.perf_counter() - t0) * 1000)
+    return median(times)
+
+
+def measure(st, probe, startup_runs):
+    start(st)
+    startup = startup_ms(st, startup_runs)
     start(st)
     time.sleep(1)
     r = {"idle": {**rss(st.daemon.pid), **detail(st.daemon.pid)}}
@@ -73,6 +108,7 @@ def measure(st, probe):
         h.close()
     time.sleep(0.5)
     r["after (0 subscribers)"] = {**rss(st.daemon.pid), **detail(st.daemon.pid)}
+    r["start-up"] = {"exec_to_answering_ms": startup}
     return r
 
 
@@ -82,10 +118,11 @@ def main():
     ap.add_argument("--also", action="append", default=[], metavar="LABEL=DIR",
                     help="more builds, measured in turn with this one")
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--startup-runs", type=int, default=10, help="fresh daemons timed to their first answer, per repetition")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     builds = {"this build": os.path.abspath(a.bin_dir)}
-    for label, _, path in (x.partition("=") for x in a.also):
+    for label, _, path in (x.rpartition("=") for x in a.also):
         builds[label] = os.path.abspath(path)
     probe = build_probe("rss")
     R = {"builds": builds, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "runs": {b: [] for b in builds}}
@@ -100,7 +137,7 @@ def main():
         for rep in range(a.reps):
             for label, bin_dir in builds.items():
                 st.bin_dir = bin_dir
-                R["runs"][label].append(measure(st, probe))
+                R["runs"][label].append(measure(st, probe, a.startup_runs))
                 log(f"{label}: repetition {rep + 1}: {R['runs'][label][-1]}")
     finally:
         st.close()
@@ -117,14 +154,14 @@ def main():
 
 
 def summary(R):
-    whats = list(next(iter(R["median"].values())))
+    whats = [w for w in next(iter(R["median"].values())) if w != "start-up"]
     o = [f"{R['date']}, medians of {len(next(iter(R['runs'].values())))} repetitions, builds in turn\n",
-         "| build | " + " | ".join(f"VmRSS {w}" for w in whats) + " | idle: anonymous / file-backed | threads idle |",
-         "|---|" + "---|" * (len(whats) + 2)]
+         "| build | " + " | ".join(f"VmRSS {w}" for w in whats) + " | idle: anonymous / file-backed | threads idle "
+         "| exec to answering |", "|---|" + "---|" * (len(whats) + 3)]
     for b, m in R["median"].items():
         o.append(f"| {b} | " + " | ".join(f"{m[w]['VmRSS'] / 1024:.1f} MiB" for w in whats)
                  + f" | {m['idle']['anonymous_kib'] / 1024:.1f} / {m['idle']['file_kib'] / 1024:.1f} MiB"
-                 + f" | {m['idle']['threads']:.0f} |")
+                 + f" | {m['idle']['threads']:.0f} | {m['start-up']['exec_to_answering_ms']:.1f} ms |")
     return "\n".join(o) + "\n"
 
 
