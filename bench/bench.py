@@ -55,6 +55,16 @@ def write_csv(path, header, rows):
         w.writerows(rows)
 
 
+def write_report(out, name, results, text):
+    """NAME.json (the figures) and NAME.md (`text`, the summary) in `out`; the summary is printed too."""
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, name + ".json"), "w") as f:
+        json.dump(results, f, indent=1)
+    with open(os.path.join(out, name + ".md"), "w") as f:
+        f.write(text)
+    print(text)
+
+
 def tmpfs_dir():
     """/dev/shm when it is a tmpfs, else None."""
     try:

@@ -17,7 +17,6 @@ import bisect
 import collections
 import csv
 import glob
-import json
 import os
 import shutil
 import signal
@@ -27,7 +26,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from bench import Stack, median, pct  # noqa: E402
+from bench import Stack, median, pct, write_report  # noqa: E402
 from hostile import build_probe  # noqa: E402
 
 
@@ -81,6 +80,15 @@ def sock(st, probe, n, rounds, trigger):
 def readrtt(st, probe, n):
     r = subprocess.run([probe, "readrtt", str(n + 1)], env=st.env, capture_output=True, text=True, check=True)
     return [int(x) for x in r.stdout.split()[1:]]  # the first call (printed as "first,NS") is left out
+
+
+def start_session(st, probe):
+    """The real portal stack on a private bus, the desktop light, the portal and its backend activated."""
+    st.start_broadway()
+    _, addr = st.start_bus("bus")
+    st.env["DBUS_SESSION_BUS_ADDRESS"] = addr
+    st.gsettings("prefer-light")
+    readrtt(st, probe, 3)
 
 
 def stats(samples):
@@ -287,11 +295,7 @@ def main():
                                                                  capture_output=True, text=True).stdout.strip()}
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
-        st.start_broadway()
-        bus, addr = st.start_bus("bus")
-        st.env["DBUS_SESSION_BUS_ADDRESS"] = addr
-        st.gsettings("prefer-light")
-        readrtt(st, probe, 3)  # activates the portal and its backend
+        start_session(st, probe)
 
         # --- added change latency and the Read alone, builds alternating in blocks ---
         added = {b: [] for b in builds}
@@ -376,13 +380,7 @@ def main():
         st.close()
         os.unlink(probe)
     R["load_after"] = open("/proc/loadavg").read().split()[:3]
-    os.makedirs(a.out, exist_ok=True)
-    with open(os.path.join(a.out, "change_latency.json"), "w") as f:
-        json.dump(R, f, indent=1)
-    text = summary(R)
-    with open(os.path.join(a.out, "change_latency.md"), "w") as f:
-        f.write(text)
-    print(text)
+    write_report(a.out, "change_latency", R, summary(R))
 
 
 def ms(ns):

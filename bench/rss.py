@@ -12,7 +12,6 @@ exec to its first answered `get` (median; the socket asked every 0.2 ms by a Pyt
     python3 bench/rss.py --bin-dir DIR [--also LABEL=DIR ...] [--reps 3] --out bench/results
 """
 import argparse
-import json
 import os
 import signal
 import socket
@@ -22,9 +21,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from bench import Hold, Stack, median, rss  # noqa: E402
+from bench import Hold, Stack, median, rss, write_report  # noqa: E402
 from hostile import build_probe  # noqa: E402
-from change_latency import readrtt, use  # noqa: E402
+from change_latency import start_session, use  # noqa: E402
 
 COUNTS = (1000, 10000)
 
@@ -129,11 +128,7 @@ def main():
     st = Stack(a.bin_dir)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
-        st.start_broadway()
-        bus, addr = st.start_bus("bus")
-        st.env["DBUS_SESSION_BUS_ADDRESS"] = addr
-        st.gsettings("prefer-light")
-        readrtt(st, probe, 3)  # activates the portal and its backend
+        start_session(st, probe)
         for rep in range(a.reps):
             for label, bin_dir in builds.items():
                 st.bin_dir = bin_dir
@@ -144,13 +139,7 @@ def main():
         os.unlink(probe)
     R["median"] = {b: {what: {k: median([run[what][k] for run in runs]) for k in runs[0][what]}
                        for what in runs[0]} for b, runs in R["runs"].items()}
-    os.makedirs(a.out, exist_ok=True)
-    with open(os.path.join(a.out, "rss.json"), "w") as f:
-        json.dump(R, f, indent=1)
-    text = summary(R)
-    with open(os.path.join(a.out, "rss.md"), "w") as f:
-        f.write(text)
-    print(text)
+    write_report(a.out, "rss", R, summary(R))
 
 
 def summary(R):

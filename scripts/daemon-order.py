@@ -24,7 +24,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "Sources", "appearanced", "hot-functions.order")
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 from bench import Hold, Stack  # noqa: E402
-from change_latency import readrtt, sock, use  # noqa: E402
+from change_latency import sock, start_session, use  # noqa: E402
 from hostile import build_probe  # noqa: E402
 
 
@@ -37,11 +37,7 @@ def main():
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "callgrind.out")
         try:
-            st.start_broadway()
-            _, addr = st.start_bus("bus")
-            st.env["DBUS_SESSION_BUS_ADDRESS"] = addr
-            st.gsettings("prefer-light")
-            readrtt(st, probe, 3)  # activates the portal and its backend
+            start_session(st, probe)
             # valgrind 3.19 cannot read the DWARF 5 debug info of the Swift binaries: a copy without it, same
             # code and symbols, beside the same appearancectl.
             subprocess.run(["strip", "-g", "-o", os.path.join(d, "appearanced"), bin_dir + "/appearanced"],
