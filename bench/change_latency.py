@@ -283,7 +283,7 @@ def main():
                     help="XDG_RUNTIME_DIR under /tmp (as before) instead of a tmpfs as in a login session")
     a = ap.parse_args()
     builds = {"this build": os.path.abspath(a.bin_dir)}
-    for label, _, path in (x.partition("=") for x in a.also):
+    for label, _, path in (x.rpartition("=") for x in a.also):
         builds[label] = os.path.abspath(path)
     if a.baseline_bin_dir:
         builds["baseline"] = os.path.abspath(a.baseline_bin_dir)
