@@ -36,6 +36,26 @@ public final class AppearanceConnection {
         buffer = .allocate(byteCount: 16 * 1024, alignment: 16)
     }
 
+    /// Takes over a connection on which a state request (`get`, `set`, `toggle`, id 1) was already written,
+    /// with the reply's bytes read so far, and finishes it as `state()`, `set` and `toggle` do: the same
+    /// reading, the same decoding, the same errors. appearancectl's fast path hands over this way whatever
+    /// reply it does not know, so a request is never sent twice.
+    package static func finishStateCall(on socket: Descriptor, path: String, deadline: Deadline,
+                                        received: UnsafeRawBufferPointer) throws(AppearanceError) -> AppearanceState {
+        let c = AppearanceConnection(adopting: socket, path: path, timeout: deadline.seconds)
+        c.nextID = 1
+        c.framer.append(received)
+        return try c.decodeState(c.awaitReply(.int(1), deadline: deadline))
+    }
+
+    private init(adopting socket: Descriptor, path: String, timeout: Double) {
+        socketPath = path
+        self.timeout = timeout
+        app = nil
+        self.socket = socket
+        buffer = .allocate(byteCount: 16 * 1024, alignment: 16)
+    }
+
     /// Connects without blocking: a Unix socket whose backlog is full answers EAGAIN (the daemon is not
     /// accepting), which is retried until the deadline.
     static func connect(_ path: String, deadline: Deadline) throws(AppearanceError) -> Descriptor {
@@ -139,7 +159,10 @@ public final class AppearanceConnection {
     }
 
     private func stateCall(_ c: Call) throws(AppearanceError) -> AppearanceState {
-        let json = try call(c)
+        try decodeState(call(c))
+    }
+
+    private func decodeState(_ json: JSON) throws(AppearanceError) -> AppearanceState {
         do { return try AppearanceState(json: json) } catch { throw .protocolError(error.message) }
     }
 
@@ -161,6 +184,12 @@ public final class AppearanceConnection {
             if case .error(_, let e)? = (try? receive(deadline: Deadline(seconds: 0.2))) ?? nil { throw .rejected(e) }
             throw lost("\(error)")
         }
+        return try awaitReply(id, deadline: deadline)
+    }
+
+    /// Reads until the reply to request `id` (or an error without an id) arrives; notifications meanwhile
+    /// are kept for `nextChange()`.
+    private func awaitReply(_ id: JSON, deadline: Deadline) throws(AppearanceError) -> JSON {
         while true {
             switch try receive(deadline: deadline) {
             case .result(let rid, let json)? where rid == id: return json

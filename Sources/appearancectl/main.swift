@@ -8,15 +8,9 @@ import AppearanceProtocol
 // Invocation without a parsing library: `appearancectl get` runs in shell prompts, and one costs more start-up
 // time than the whole request (docs/decisions.md); this file runs what it asks for.
 
-// `get` as prompts and status bars run it takes a path of its own before anything else is set up
-// (QuickGet.swift); whatever it does not know goes on below as before.
-if QuickGet.applies {
-    switch QuickGet.run() {
-    case .printed: Posix.exit(Exit.ok)
-    case .timedOut(let socket): fail(.notAnswering(socket: socket, seconds: AppearanceConnection.defaultTimeout))
-    case .fallBack: break
-    }
-}
+// `get`, `set MODE` and `toggle` as prompts, bars and key bindings run them take a path of their own before
+// anything else is set up (QuickCommand.swift); what it does not take goes on below as before.
+if let request = QuickCommand.request, QuickCommand.run(request) { Posix.exit(Exit.ok) }
 
 enum Exit {
     static let ok: Int32 = 0

@@ -2,8 +2,7 @@ import Foundation
 import Testing
 
 /// A stand-in daemon on a Unix socket: it answers every connection's first request line in one way,
-/// counts the connections and keeps the lines. A `get` that takes its fast path connects once; one that
-/// falls back to the general path connects twice.
+/// counts the connections and keeps the lines: a command that sent its request twice would show it.
 final class ScriptedDaemon: @unchecked Sendable {
     enum Answer {
         case reply(String)  // this line, then close
@@ -82,9 +81,10 @@ final class ScriptedDaemon: @unchecked Sendable {
     }
 }
 
-/// `appearancectl get` (the exact argument vector prompts use) answers from the reply's bytes without the
-/// general client; anything it does not know goes the general way, with the same messages and exit codes.
-@Suite(.serialized, .timeLimit(.minutes(2))) struct QuickGetTests {
+/// `appearancectl get`, `set MODE` and `toggle` (the exact argument vectors prompts and key bindings use)
+/// answer from the reply's bytes without the general client; a reply they do not know is handed to the
+/// general client on the same connection: the same messages and exit codes, and one request only.
+@Suite(.serialized, .timeLimit(.minutes(2))) struct QuickCommandTests {
     static let request = #"{"jsonrpc":"2.0","id":1,"method":"get"}"#
     static func reply(_ mode: String) -> String {
         #"{"jsonrpc":"2.0","id":1,"result":{"mode":"\#(mode)","darkMode":\#(mode == "dark"),"system":"unavailable","#
@@ -125,7 +125,8 @@ final class ScriptedDaemon: @unchecked Sendable {
     }
 
     /// An error, a line that is not JSON, a result of another shape, a reply spread over two lines, and a
-    /// hang-up: `get` falls back (a second connection) and ends exactly as the general path does.
+    /// hang-up: `get` hands the reply to the general client (no second connection, no second request) and
+    /// ends exactly as the general path does.
     @Test(arguments: [
         #"{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"the state could not be read"}}"# + "\n",
         "hello\n",
@@ -137,7 +138,7 @@ final class ScriptedDaemon: @unchecked Sendable {
         let answer: ScriptedDaemon.Answer = reply.isEmpty ? .close : .reply(reply)
         let (s, server) = try sandbox(answer)
         let quick = try s.ctl("get")
-        #expect(server.connections == 2, "\(quick)")
+        #expect(server.connections == 1 && server.lines == [Self.request], "\(quick) \(server.lines)")
         server.stop()
         let (g, general) = try sandbox(answer)
         defer { general.stop() }
@@ -146,6 +147,36 @@ final class ScriptedDaemon: @unchecked Sendable {
         #expect(quick.status != 0 && quick.status == slow.status, "\(quick) \(slow)")
         #expect(quick.err.replacingOccurrences(of: s.root, with: "ROOT") == slow.err.replacingOccurrences(of: g.root, with: "ROOT"))
         #expect(quick.out.isEmpty)
+    }
+
+    @Test(arguments: ["light", "dark", "system"])
+    func setSendsItsRequestOnceAndPrintsTheMode(mode: String) throws {
+        let shown = mode == "system" ? "light" : mode
+        let (s, server) = try sandbox(.reply(Self.reply(shown)))
+        defer { server.stop() }
+        #expect(try s.ctl("set", mode) == (0, shown + "\n", ""))
+        #expect(server.lines == [#"{"jsonrpc":"2.0","id":1,"method":"set","params":{"override":"\#(mode)"}}"#])
+    }
+
+    /// toggle is not idempotent: whatever the reply, it is sent once, and an error reads as the general
+    /// path's (`toggle --json` takes that path against the same answer).
+    @Test(arguments: [
+        #"{"jsonrpc":"2.0","id":1,"result":{"mode":"dim","darkMode":true}}"# + "\n",
+        #"{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"the state could not be saved"}}"# + "\n",
+        "",
+    ])
+    func toggleIsSentOnce(reply: String) throws {
+        let answer: ScriptedDaemon.Answer = reply.isEmpty ? .close : .reply(reply)
+        let (s, server) = try sandbox(answer)
+        let quick = try s.ctl("toggle")
+        #expect(server.lines == [#"{"jsonrpc":"2.0","id":1,"method":"toggle"}"#], "\(server.lines)")
+        server.stop()
+        let (g, general) = try sandbox(answer)
+        defer { general.stop() }
+        let slow = try g.ctl("toggle", "--json")
+        #expect(general.connections == 1)
+        #expect(quick.status == slow.status, "\(quick) \(slow)")
+        #expect(quick.err.replacingOccurrences(of: s.root, with: "ROOT") == slow.err.replacingOccurrences(of: g.root, with: "ROOT"))
     }
 
     /// An app in the environment changes what `get` asks: the general path, which names the app.
