@@ -156,23 +156,26 @@ public final class Descriptor: Sendable, CustomStringConvertible {
         // One pollfd on the stack, not firstReady's array: a one-shot client (`appearancectl get`) then
         // builds no array type at run time.
         var fd = pollfd(fd: raw, events: events.rawValue, revents: 0)
-        while true {
-            let r = poll(&fd, 1, deadline?.remainingMilliseconds ?? -1)
-            if r > 0 { return true }
-            if r == 0 { return false }
-            if errno != EINTR { throw Errno.current("poll", path: name) }
-        }
+        return try Descriptor.poll(&fd, 1, until: deadline, name: name)
     }
 
     /// poll(2) on several descriptors: the index of the first one ready for `events` (or hung up), or nil
-    /// when `deadline` passed first. EINTR is retried with the time that is left.
+    /// when `deadline` passed first.
     public static func firstReady(_ descriptors: [Descriptor], _ events: Events, until deadline: Deadline?) throws(Errno) -> Int? {
         var fds = descriptors.map { pollfd(fd: $0.raw, events: events.rawValue, revents: 0) }
+        guard try poll(&fds, fds.count, until: deadline, name: descriptors.first?.name) else { return nil }
+        return fds.firstIndex { $0.revents != 0 }
+    }
+
+    /// poll(2) until one of `count` descriptors is ready (true) or `deadline` passes (false); EINTR is retried
+    /// with the time that is left.
+    private static func poll(_ fds: UnsafeMutablePointer<pollfd>, _ count: Int, until deadline: Deadline?,
+                             name: String?) throws(Errno) -> Bool {
         while true {
-            let r = poll(&fds, nfds_t(fds.count), deadline?.remainingMilliseconds ?? -1)
-            if r > 0 { return fds.firstIndex { $0.revents != 0 } }
-            if r == 0 { return nil }
-            if errno != EINTR { throw Errno.current("poll", path: descriptors.first?.name) }
+            let r = Glibc.poll(fds, nfds_t(count), deadline?.remainingMilliseconds ?? -1)
+            if r > 0 { return true }
+            if r == 0 { return false }
+            if errno != EINTR { throw Errno.current("poll", path: name) }
         }
     }
 
