@@ -47,7 +47,7 @@ enum QuickCommand {
     static func run(_ request: StaticString) -> Bool {
         // Without XDG_RUNTIME_DIR (or APPEARANCED_SOCKET) the general path finds the socket, with its warnings.
         guard let (path, _) = SocketLocation.fromEnvironment() else { return false }
-        if let _ = SocketLocation.untrustedReason(path) { return false }  // not `== nil`: a generic call
+        guard SocketLocation.untrustedReason(path) == nil else { return false }
         let deadline = Deadline(seconds: AppearanceConnection.defaultTimeout)
         guard let socket = try? Descriptor.unixStreamSocket(nonBlocking: true, name: path) else { return false }
         defer { socket.close() }
