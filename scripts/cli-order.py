@@ -35,10 +35,16 @@ def valgrind(tool, exe, args, env, out):
 
 
 def functions(exe, args, env, d):
-    """The symbols callgrind saw run, in the order it first met them (its function ids follow first calls)."""
+    """The symbols callgrind saw run, in the order it first met them."""
     out = os.path.join(d, "callgrind.out")
+    return first_met(valgrind(["--tool=callgrind", "--demangle=no", f"--callgrind-out-file={out}"], exe, args, env, out))
+
+
+def first_met(lines):
+    """The function names of a callgrind file (run with --demangle=no), in the order callgrind first met
+    them (its function ids follow first calls); scripts/daemon-order.py reads the daemon's the same way."""
     names = []
-    for line in valgrind(["--tool=callgrind", "--demangle=no", f"--callgrind-out-file={out}"], exe, args, env, out):
+    for line in lines:
         m = re.match(r"^c?fn=\(\d+\) (\S+)", line)
         if m and not m.group(1).startswith("0x"):
             names.append(re.sub(r"'\d+$", "", m.group(1)))
