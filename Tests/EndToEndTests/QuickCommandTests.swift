@@ -35,9 +35,11 @@ final class ScriptedDaemon: @unchecked Sendable {
     var connections: Int { lock.withLock { accepted } }
     var lines: [String] { lock.withLock { got } }
 
+    /// Stops serving: its loop sees the flag within 50 ms; a loop that has not ended 10 s later fails the test.
     func stop() {
         lock.withLock { stopped = true }
-        finished.wait()
+        let ended = finished.wait(timeout: .now() + 10) == .success
+        #expect(ended, "the scripted daemon's loop did not end")
         close(fd)
     }
 
@@ -177,6 +179,18 @@ final class ScriptedDaemon: @unchecked Sendable {
         #expect(general.connections == 1)
         #expect(quick.status == slow.status, "\(quick) \(slow)")
         #expect(quick.err.replacingOccurrences(of: s.root, with: "ROOT") == slow.err.replacingOccurrences(of: g.root, with: "ROOT"))
+    }
+
+    /// The fast path's constant request lines are the general client's, byte for byte (`--json` takes the
+    /// general path and sends the same request).
+    @Test(arguments: [["get"], ["set", "light"], ["set", "dark"], ["set", "system"], ["toggle"]])
+    func theFastPathSendsWhatTheGeneralClientSends(command: [String]) throws {
+        let (s, server) = try sandbox(.reply(Self.reply("dark")))
+        defer { server.stop() }
+        _ = try s.run(Bin.ctl, command)
+        _ = try s.run(Bin.ctl, command + ["--json"])
+        let lines = server.lines
+        #expect(lines.count == 2 && lines[0] == lines[1], "\(lines)")
     }
 
     /// An app in the environment changes what `get` asks: the general path, which names the app.
