@@ -16,7 +16,12 @@
 // No third-party packages: see docs/decisions.md for why each was left out.
 import PackageDescription
 
+// APPEARANCED_METADATA_ACCESSORS=1 compiles every module with direct type-metadata accessors instead of
+// mangled-name lookups, for bench/cli_floor.py's side-by-side figure only: unsafe flags on a library target
+// would keep AppearanceKit out of other packages' versioned dependencies (docs/decisions.md).
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+    + (Context.environment["APPEARANCED_METADATA_ACCESSORS"] == nil ? [] :
+        [.unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"], .when(configuration: .release))])
 
 // appearancectl ships as a static executable (release builds): no dynamic loader work before main, which was
 // two thirds of a `get` (docs/decisions.md, bench/cli_floor.py). lld links it: gold prints glibc's

@@ -69,6 +69,8 @@ def main():
     env.pop("APPEARANCED_CLI_UNORDERED", None)
     unordered = build(dict(env, APPEARANCED_CLI_UNORDERED="1"), os.path.join(ROOT, ".build-unordered-cli"))
     dynamic = build(dict(env, APPEARANCED_DYNAMIC_CLI="1"), os.path.join(ROOT, ".build-dynamic-cli"))
+    # The compiler option measured and not adopted (docs/decisions.md): metadata by accessor, not mangled name.
+    accessors = build(dict(env, APPEARANCED_METADATA_ACCESSORS="1"), os.path.join(ROOT, ".build-accessors-cli"))
     floor = os.path.join(tempfile.gettempdir(), f"appearanced-floor-{os.getpid()}")
     subprocess.run(["cc", "-O2", "-o", floor, os.path.join(HERE, "floor.c")], check=True, timeout=TIMEOUT)
     ctl = {"static (shipped)": shipped + "/appearancectl", "static, unordered": unordered + "/appearancectl",
@@ -124,6 +126,9 @@ def main():
             c["error path (no daemon)"] = instructions([path, "--socket", st.root + "/runtime/none", "get"], st.env,
                                                        expect_ok=False)
             counts[label] = c
+        counts["static, metadata accessors (not adopted)"] = {
+            name: instructions([accessors + "/appearancectl", *args], st.env)
+            for name, args in (("get --json", ["get", "--json"]), ("status", ["status"]))}
         counts["minimal C client (floor.c)"] = {"get": instructions([floor, st.socket], st.env)}
         counts["/bin/true"] = {"exec": instructions(["/bin/true"], st.env)}
         R["instructions"] = counts
