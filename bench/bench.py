@@ -92,7 +92,9 @@ class Stack:
         for d in ("home", "state", "config", "portals", "s2"):
             os.makedirs(os.path.join(self.root, d), mode=0o700, exist_ok=True)
         shm = None if runtime_on_disk else tmpfs_dir()
-        self.runtime = tempfile.mkdtemp(prefix="appearanced-bench-runtime-", dir=shm) if shm else self.root + "/runtime"
+        # As short as logind's /run/user/UID: the socket path's length shows in a client's cost (a String of
+        # 64 bytes or more costs appearancectl ~36 K instructions more to let go, docs/benchmarks.md).
+        self.runtime = tempfile.mkdtemp(prefix="rt", dir=shm) if shm else self.root + "/runtime"
         os.makedirs(self.runtime, mode=0o700, exist_ok=True)
         shutil.copy("/usr/share/xdg-desktop-portal/portals/gtk.portal", os.path.join(self.root, "portals"))
         self.env = {

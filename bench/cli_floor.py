@@ -43,18 +43,25 @@ def build(env, scratch):
     return out.stdout.strip()
 
 
-def instructions(argv, env, expect_ok=True):
+METADATA = ("swift_getTypeByMangledName", "swift_getGenericMetadata")
+
+
+def instructions(argv, env, expect_ok=True, metadata=None):
     """Instructions from exec to exit under callgrind. valgrind 3.19 cannot read the DWARF 5 debug info of the
-    Swift binaries: it counts a stripped copy (the same code)."""
+    Swift binaries: it counts a copy without it (the same code and symbols). With `metadata` (a dict), also
+    notes which of the runtime's generic-metadata entry points the run reached (METADATA)."""
     with tempfile.TemporaryDirectory() as d:
         exe = os.path.join(d, os.path.basename(argv[0]))
-        subprocess.run(["strip", "-o", exe, argv[0]], check=True, timeout=TIMEOUT)
+        subprocess.run(["strip", "-g", "-o", exe, argv[0]], check=True, timeout=TIMEOUT)
         out = os.path.join(d, "callgrind.out")
         r = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", exe, *argv[1:]], env=env,
                            capture_output=True, text=True, timeout=TIMEOUT)
         if (r.returncode == 0) != expect_ok:
             raise SystemExit(f"{argv}: exit {r.returncode}: {r.stderr[-400:]}")
-        total = subprocess.run(["callgrind_annotate", out], capture_output=True, text=True, timeout=TIMEOUT).stdout
+        total = subprocess.run(["callgrind_annotate", "--threshold=100", out], capture_output=True, text=True,
+                               timeout=TIMEOUT).stdout
+    if metadata is not None:
+        metadata[" ".join(os.path.basename(x) for x in argv)] = [m for m in METADATA if m in total]
     return next(int(l.split()[0].replace(",", "")) for l in total.splitlines() if "PROGRAM TOTALS" in l)
 
 
@@ -120,7 +127,8 @@ def main():
             c = {}
             for name, args in (("get", ["get"]), ("get --json", ["get", "--json"]), ("set light", ["set", "light"]),
                                ("toggle", ["toggle"]), ("status", ["status"])):
-                c[name] = instructions([path, *args], st.env)
+                c[name] = instructions([path, *args], st.env,
+                                       metadata=R.setdefault("generic_metadata_reached", {}) if label == "static (shipped)" else None)
                 if name == "toggle":
                     st.ctl("set", "system")
             c["error path (no daemon)"] = instructions([path, "--socket", st.root + "/runtime/none", "get"], st.env,
