@@ -1,6 +1,7 @@
 // The connection half of the libdbus wrapper: a private connection driven by Dispatch sources on one
 // serial queue. libdbus tells us which fds and timeouts it needs (watch and timeout functions) and when
 // messages are waiting (dispatch status function); we never poll, so an idle connection costs no wake-ups.
+import AppearancePosix
 import CDBus
 import Dispatch
 #if canImport(Glibc)
@@ -85,6 +86,23 @@ final class BusConnection: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
         guard let connection = raw else { throw BusError(name: "org.freedesktop.DBus.Error.Disconnected", message: "connection closed") }
         guard dbus_connection_send(connection, message.raw, nil) != 0 else { throw .noMemory }
+    }
+
+    /// Whether a trim of the heap is queued.
+    private var trimQueued = false
+
+    /// Returns the freed heap to the system in a later turn of the queue, after libdbus has let go of the
+    /// message being handled: for a message that was (or may have been) huge, refused or cut short by its
+    /// bounds. libdbus held all of it, twice over while reading it, and glibc keeps what is freed below its
+    /// mmap threshold, which rises to 32 MiB after big frees (docs/decisions.md, "One huge D-Bus call").
+    /// One trim per turn, however many messages ask for it.
+    func returnFreeMemorySoon() {
+        guard !trimQueued else { return }
+        trimQueued = true
+        queue.async { [weak self] in
+            self?.trimQueued = false
+            Posix.returnFreeMemory()
+        }
     }
 
     /// Closes and releases the connection. No handler runs afterwards. Safe from inside a handler: the

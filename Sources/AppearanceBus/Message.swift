@@ -1,6 +1,11 @@
 // The message half of the libdbus wrapper: building method calls and reading arguments.
 // Everything here runs on the owning connection's queue; nothing leaves this module as a pointer.
 import CDBus
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// D-Bus type codes. libdbus defines them as macros, which Swift does not import, so they are
 /// spelled here from their ASCII codes (the D-Bus specification's signature characters).
@@ -55,6 +60,23 @@ struct BusError: Error, Equatable, CustomStringConvertible {
     }
 }
 
+/// Bounds on what decoding builds from a message. A peer chooses a message's size (libdbus takes up to
+/// 128 MiB, the session bus passes it on) and its nesting (up to 64 containers), and libdbus has the whole
+/// message in memory by then: decoding all of it into `BusValue`s cost 2 GB and seconds for a 60 MB array
+/// (docs/decisions.md, "One huge D-Bus call"). So every decode has bounds, and stops where it meets one.
+struct DecodeBounds: Sendable, Equatable {
+    /// Containers (arrays, structs, dict entries, variants) nested in one argument, the outermost included.
+    var depth: Int
+    /// Values built in all, containers included.
+    var values: Int
+    /// Bytes of text (strings, object paths, signatures) in all.
+    var bytes: Int
+
+    /// What a reply or signal from the portal or a bus may carry: a portal value is a uint32 or a (ddd) in
+    /// at most two variants, a bus's arguments are a few names; these bounds are far above both.
+    static let small = DecodeBounds(depth: 8, values: 64, bytes: 16 * 1024)
+}
+
 /// A decoded argument. Unix file descriptors are not taken out of the message (the portal never sends
 /// any, and taking one would hand us an fd to close); they show up as `.unsupported`.
 indirect enum BusValue: Equatable, CustomStringConvertible {
@@ -66,12 +88,19 @@ indirect enum BusValue: Equatable, CustomStringConvertible {
     case container(signature: String, [BusValue])
     case unsupported(signature: String)
 
-    /// The value with all variant wrappers removed (the 1.16 portal wraps `Read`'s answer twice).
+    /// The value with its variant wrappers removed (the 1.16 portal wraps `Read`'s answer twice), at most
+    /// `maxUnwrapping` of them: a value wrapped deeper stays a variant, which no reader takes.
     var unwrapped: BusValue {
         var v = self
-        while case .variant(let inner) = v { v = inner }
+        for _ in 0..<BusValue.maxUnwrapping {
+            guard case .variant(let inner) = v else { break }
+            v = inner
+        }
         return v
     }
+
+    /// Variant wrappers `unwrapped` removes: twice as many as any portal uses.
+    static let maxUnwrapping = 4
 
     /// The D-Bus type signature, for messages a user reads ("s", "i", "a{sv}").
     var signature: String {
@@ -235,8 +264,11 @@ final class Message {
     var path: String? { dbus_message_get_path(raw).map { String(cString: $0) } }
     var interface: String? { dbus_message_get_interface(raw).map { String(cString: $0) } }
     var member: String? { dbus_message_get_member(raw).map { String(cString: $0) } }
-    /// The argument signature ("ss" for `Read`).
+    /// The argument signature ("ss" for `Read`). libdbus bounds it (255 bytes), so it is safe to read whole.
     var signature: String { dbus_message_get_signature(raw).map { String(cString: $0) } ?? "" }
+
+    /// Whether the arguments are exactly of these types; nothing is decoded.
+    func hasSignature(_ signature: String) -> Bool { dbus_message_has_signature(raw, signature) != 0 }
     var noReplyExpected: Bool { dbus_message_get_no_reply(raw) != 0 }
     var sender: String? { dbus_message_get_sender(raw).map { String(cString: $0) } }
 
@@ -249,36 +281,46 @@ final class Message {
         guard type == MessageType.error else { return nil }
         let name = dbus_message_get_error_name(raw).map { String(cString: $0) } ?? "org.freedesktop.DBus.Error.Failed"
         var text = ""
-        if case .string(let s)? = arguments(limit: 1).first { text = s }
+        if case .string(let s)? = arguments(limit: 1, within: DecodeBounds(depth: 1, values: 1, bytes: 4096))?.first { text = s }
         return BusError(name: name, message: text)
     }
 
-    /// Decodes the first `limit` arguments. libdbus has validated the message (signature, nesting
-    /// depth, UTF-8), so decoding cannot fail; `maxDepth` only bounds our own recursion.
-    func arguments(limit: Int = .max) -> [BusValue] {
+    /// Decodes the first `limit` arguments, within `bounds`; nil when they go past one (decoding stops
+    /// there: what is past a bound is never read, let alone built). libdbus has validated the message
+    /// (signature, nesting, UTF-8), so nothing else can fail.
+    func arguments(limit: Int = .max, within bounds: DecodeBounds = .small) -> [BusValue]? {
         var iter = DBusMessageIter()
         guard dbus_message_iter_init(raw, &iter) != 0 else { return [] }
+        var budget = Budget(values: bounds.values, bytes: bounds.bytes)
         var values: [BusValue] = []
         while values.count < limit, dbus_message_iter_get_arg_type(&iter) != DBusType.invalid {
-            values.append(Message.decode(&iter, depth: 0))
+            guard let value = Message.decode(&iter, depthLeft: bounds.depth, &budget) else { return nil }
+            values.append(value)
             if dbus_message_iter_next(&iter) == 0 { break }
         }
         return values
     }
 
-    private static let maxDepth = 64
+    /// What a decode may still build.
+    private struct Budget {
+        var values: Int
+        var bytes: Int
+    }
 
-    private static func decode(_ iter: inout DBusMessageIter, depth: Int) -> BusValue {
+    private static func decode(_ iter: inout DBusMessageIter, depthLeft: Int, _ budget: inout Budget) -> BusValue? {
+        guard budget.values > 0 else { return nil }
+        budget.values -= 1
         let type = dbus_message_iter_get_arg_type(&iter)
         switch type {
         case DBusType.variant, DBusType.array, DBusType.structure, DBusType.dictEntry:
+            guard depthLeft > 0 else { return nil }
             let signature = currentSignature(&iter)
-            guard depth < maxDepth else { return .unsupported(signature: signature) }
             var sub = DBusMessageIter()
             dbus_message_iter_recurse(&iter, &sub)
             var children: [BusValue] = []
             while dbus_message_iter_get_arg_type(&sub) != DBusType.invalid {
-                children.append(decode(&sub, depth: depth + 1))
+                guard let child = decode(&sub, depthLeft: depthLeft - 1, &budget) else { return nil }
+                children.append(child)
                 if dbus_message_iter_next(&sub) == 0 { break }
             }
             if type == DBusType.variant, let inner = children.first { return .variant(inner) }
@@ -289,6 +331,14 @@ final class Message {
             guard dbus_type_is_basic(type) != 0 else { return .unsupported(signature: currentSignature(&iter)) }
             var v = DBusBasicValue()
             dbus_message_iter_get_basic(&iter, &v)
+            func text() -> String? {
+                guard let p = v.str else { return "" }
+                // strnlen: a 60 MB string costs no more than the bytes still allowed.
+                let length = strnlen(p, budget.bytes + 1)
+                guard length <= budget.bytes else { return nil }
+                budget.bytes -= length
+                return String(decoding: UnsafeRawBufferPointer(start: p, count: length), as: UTF8.self)
+            }
             switch type {
             case DBusType.byte: return .byte(v.byt)
             case DBusType.boolean: return .boolean(v.bool_val != 0)
@@ -299,9 +349,9 @@ final class Message {
             case DBusType.int64: return .int64(Int64(v.i64))
             case DBusType.uint64: return .uint64(UInt64(v.u64))
             case DBusType.double: return .double(v.dbl)
-            case DBusType.string: return .string(v.str.map { String(cString: $0) } ?? "")
-            case DBusType.objectPath: return .objectPath(v.str.map { String(cString: $0) } ?? "")
-            case DBusType.signature: return .signature(v.str.map { String(cString: $0) } ?? "")
+            case DBusType.string: return text().map { .string($0) }
+            case DBusType.objectPath: return text().map { .objectPath($0) }
+            case DBusType.signature: return text().map { .signature($0) }
             default: return .unsupported(signature: currentSignature(&iter))
             }
         }

@@ -156,7 +156,7 @@ public final class PortalBackend: Outlet, @unchecked Sendable {
             ownsName = false
             busDetail = "the session bus refused \(PortalBackend.busName) (\(error))"
             log(.warning, "\(busDetail); portal apps will not see appearanced's mode")
-        } else if case .uint32(let code)? = reply.arguments(limit: 1).first, code == 1 || code == 4 {
+        } else if reply.hasSignature("u"), case .uint32(let code)? = reply.arguments(limit: 1)?.first, code == 1 || code == 4 {
             ownsName = true
         } else {
             ownsName = false
@@ -168,23 +168,35 @@ public final class PortalBackend: Outlet, @unchecked Sendable {
 
     // MARK: - Calls
 
+    /// What a call may carry. The signature is checked before anything is decoded, and decoding stops at
+    /// these bounds: a caller picks a call's size (docs/decisions.md, "One huge D-Bus call"). Real callers
+    /// are far below them: the frontend forwards an app's few namespaces (GTK and Qt ask for two to five, of
+    /// 20 to 40 bytes), and names and keys are tens of bytes.
+    static let maxNameBytes = 1024
+    static let maxNamespaces = 256
+    static let maxNamespaceBytes = 16 * 1024
+
+    /// A call answered with an error (InvalidArgs, NotFound).
+    private struct Refused: Error { var error: BusError }
+
     private func handle(_ call: Message) -> Bool {
         guard call.path == PortalBackend.path, let member = call.member else { return false }
         let interface = call.interface
-        let args = call.arguments()
         let answer: Result<[BusValue], BusError>
         switch (interface, member) {
         case (PortalBackend.interface?, "Read"), (nil, "Read"):
-            answer = read(args, signature: call.signature)
+            answer = read(call)
         case (PortalBackend.interface?, "ReadAll"), (nil, "ReadAll"):
-            answer = readAll(args, signature: call.signature)
+            answer = readAll(call)
         case (PortalBackend.properties?, "Get"):
-            answer = property(args, signature: call.signature)
+            answer = property(call)
         case (PortalBackend.properties?, "GetAll"):
-            guard call.signature == "s", case .string(let iface) = args[0] else { answer = .failure(invalidArgs("GetAll", "s", call.signature)); break }
-            let all: [BusValue] = iface == PortalBackend.interface || iface.isEmpty
-                ? [.container(signature: "{sv}", [.string("version"), .variant(.uint32(PortalBackend.version))])] : []
-            answer = .success([.container(signature: "a{sv}", all)])
+            answer = Result { () throws(Refused) in
+                let iface = try strings(of: call, "GetAll", "s")[0]
+                let all: [BusValue] = iface == PortalBackend.interface || iface.isEmpty
+                    ? [.container(signature: "{sv}", [.string("version"), .variant(.uint32(PortalBackend.version))])] : []
+                return [.container(signature: "a{sv}", all)]
+            }.mapError(\.error)
         case (PortalBackend.properties?, "Set"):
             answer = .failure(BusError(name: "org.freedesktop.DBus.Error.PropertyReadOnly", message: "the properties of \(PortalBackend.interface) are read-only"))
         case (PortalBackend.introspectable?, "Introspect"):
@@ -193,6 +205,8 @@ public final class PortalBackend: Outlet, @unchecked Sendable {
             answer = .failure(BusError(name: "org.freedesktop.DBus.Error.UnknownMethod",
                                        message: "no method \(interface.map { "\($0)." } ?? "")\(member)(\(call.signature)) at \(PortalBackend.path)"))
         }
+        // A refused call may have been huge: libdbus held all of it (docs/decisions.md, "One huge D-Bus call").
+        if case .failure(let error) = answer, error.name != PortalBackend.notFound { bus?.returnFreeMemorySoon() }
         guard !call.noReplyExpected else { return true }
         let reply: Message? = switch answer {
         case .success(let values): Message.methodReturn(to: call, values)
@@ -203,6 +217,18 @@ public final class PortalBackend: Outlet, @unchecked Sendable {
         return true
     }
 
+    /// A call's arguments when they are exactly `signature`'s strings, each at most `maxNameBytes`; the
+    /// signature is checked first, and no string past the bound is copied.
+    private func strings(of call: Message, _ method: String, _ signature: String) throws(Refused) -> [String] {
+        guard call.hasSignature(signature) else { throw Refused(error: invalidArgs(method, signature, call.signature)) }
+        let bound = PortalBackend.maxNameBytes
+        guard let args = call.arguments(within: DecodeBounds(depth: 0, values: signature.count, bytes: signature.count * bound)),
+              case let strings = args.compactMap({ if case .string(let s) = $0 { s } else { nil } }),
+              strings.count == signature.count, strings.allSatisfy({ $0.utf8.count <= bound })
+        else { throw Refused(error: invalidArgs("\(method)'s strings are at most \(bound) bytes each")) }
+        return strings
+    }
+
     private func invalidArgs(_ method: String, _ expected: String, _ signature: String) -> BusError {
         invalidArgs("\(method) takes (\(expected)), not (\(signature))")
     }
@@ -211,19 +237,23 @@ public final class PortalBackend: Outlet, @unchecked Sendable {
         BusError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: message)
     }
 
-    private func read(_ args: [BusValue], signature: String) -> Result<[BusValue], BusError> {
-        guard signature == "ss", case .string(let namespace) = args[0], case .string(let key) = args[1] else {
-            return .failure(invalidArgs("Read", "ss", signature))
-        }
-        guard namespace == PortalBackend.namespace, let value = current.first(where: { $0.key == key })?.value else {
-            return .failure(BusError(name: PortalBackend.notFound, message: "Requested setting not found"))
-        }
-        return .success([.variant(value)])
+    private func read(_ call: Message) -> Result<[BusValue], BusError> {
+        Result { () throws(Refused) in
+            let args = try strings(of: call, "Read", "ss")
+            guard args[0] == PortalBackend.namespace, let value = current.first(where: { $0.key == args[1] })?.value else {
+                throw Refused(error: BusError(name: PortalBackend.notFound, message: "Requested setting not found"))
+            }
+            return [.variant(value)]
+        }.mapError(\.error)
     }
 
-    private func readAll(_ args: [BusValue], signature: String) -> Result<[BusValue], BusError> {
-        guard signature == "as", case .container(_, let items) = args[0] else {
-            return .failure(invalidArgs("ReadAll", "as", signature))
+    private func readAll(_ call: Message) -> Result<[BusValue], BusError> {
+        guard call.hasSignature("as") else { return .failure(invalidArgs("ReadAll", "as", call.signature)) }
+        // The array and its strings: decoding stops at the first namespace past either bound.
+        let bounds = DecodeBounds(depth: 1, values: 1 + PortalBackend.maxNamespaces, bytes: PortalBackend.maxNamespaceBytes)
+        guard case .container(_, let items)? = call.arguments(within: bounds)?.first else {
+            return .failure(invalidArgs("ReadAll takes at most \(PortalBackend.maxNamespaces) namespaces of "
+                                        + "\(PortalBackend.maxNamespaceBytes) bytes in all"))
         }
         let patterns = items.compactMap { if case .string(let s) = $0 { s } else { nil } }
         let keys = current
@@ -243,14 +273,14 @@ public final class PortalBackend: Outlet, @unchecked Sendable {
         }
     }
 
-    private func property(_ args: [BusValue], signature: String) -> Result<[BusValue], BusError> {
-        guard signature == "ss", case .string(let iface) = args[0], case .string(let name) = args[1] else {
-            return .failure(invalidArgs("Get", "ss", signature))
-        }
-        guard iface == PortalBackend.interface, name == "version" else {
-            return .failure(invalidArgs("no property \(iface).\(name)"))
-        }
-        return .success([.variant(.uint32(PortalBackend.version))])
+    private func property(_ call: Message) -> Result<[BusValue], BusError> {
+        Result { () throws(Refused) in
+            let args = try strings(of: call, "Get", "ss")
+            guard args[0] == PortalBackend.interface, args[1] == "version" else {
+                throw Refused(error: invalidArgs("no property \(args[0]).\(args[1])"))
+            }
+            return [.variant(.uint32(PortalBackend.version))]
+        }.mapError(\.error)
     }
 
     /// The interface as xdg-desktop-portal's org.freedesktop.impl.portal.Settings.xml declares it.

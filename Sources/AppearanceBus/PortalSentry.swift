@@ -261,7 +261,11 @@ public final class PortalSentry: Sentry, @unchecked Sendable {
         }
         shape = method == "Read" ? .read : .readOne
         let source = method == "Read" ? "portal v1 (Read fallback)" : "portal v2"
-        guard let value = reply.arguments(limit: 1).first?.unwrapped else {
+        guard let args = boundedValue(of: reply) else {
+            log(.warning, "the portal's answer to \(method) for color-scheme is larger or more deeply nested than any setting; treating it as no preference")
+            return SystemReading(.noPreference, detail: "\(source), unusable value (too large)")
+        }
+        guard let value = args.first?.unwrapped else {
             log(.warning, "the portal answered \(method) without a value; treating color-scheme as no preference")
             return SystemReading(.noPreference, detail: "\(source), empty answer")
         }
@@ -286,8 +290,12 @@ public final class PortalSentry: Sentry, @unchecked Sendable {
             }
         } else {
             shape = method == "Read" ? .read : .readOne
-            value = reply.arguments(limit: 1).first?.unwrapped
-            if value == nil { log(.warning, "the portal answered \(method) for \(key) without a value; treating it as unset") }
+            if let args = boundedValue(of: reply) {
+                value = args.first?.unwrapped
+                if value == nil { log(.warning, "the portal answered \(method) for \(key) without a value; treating it as unset") }
+            } else {
+                log(.warning, "the portal's answer to \(method) for \(key) is larger or more deeply nested than any setting; treating it as unset")
+            }
         }
         func number() -> UInt32? {
             guard let value else { return nil }
@@ -324,6 +332,17 @@ public final class PortalSentry: Sentry, @unchecked Sendable {
         }
     }
 
+    /// A read's answer, at most one value within `DecodeBounds.small` (a setting is a uint32 or a (ddd) in at
+    /// most two variants); nil past the bounds: a hostile or broken portal can answer with 128 MiB or 64
+    /// nested variants, and none of it is decoded beyond the bounds (docs/decisions.md, "One huge D-Bus call").
+    private func boundedValue(of reply: Message) -> [BusValue]? {
+        guard let args = reply.arguments(limit: 1, within: .small) else {
+            bus?.returnFreeMemorySoon()
+            return nil
+        }
+        return args
+    }
+
     private func interpret(_ error: BusError) -> SystemReading {
         switch error.name {
         case "org.freedesktop.portal.Error.NotFound":
@@ -354,14 +373,16 @@ public final class PortalSentry: Sentry, @unchecked Sendable {
         } else if message.isSignal(interface: PortalSentry.settings, member: "SettingChanged") {
             // The bus filtered on arg0/arg1 already; check again in case a rule was not installed.
             // The signal's own value is ignored: only what a read returns counts.
-            let args = message.arguments(limit: 2)
+            // Only the two names are decoded (a key is tens of bytes), and only from a signal of the right type.
+            guard message.hasSignature("ssv"),
+                  let args = message.arguments(limit: 2, within: DecodeBounds(depth: 0, values: 2, bytes: 2 * 1024)) else { return }
             if args.count == 2, args[0] == .string(PortalSentry.namespace), case .string(let key) = args[1],
                PortalSentry.keys.contains(key) {
                 read(key)
             }
         } else if message.isSignal(interface: PortalSentry.busName, member: "NameOwnerChanged"),
                   message.sender == PortalSentry.busName {
-            let args = message.arguments(limit: 3)
+            guard message.hasSignature("sss"), let args = message.arguments(limit: 3, within: .small) else { return }
             guard args.count == 3, args[0] == .string(PortalSentry.portal), case .string(let newOwner) = args[2] else { return }
             ownerEpoch += 1
             shape = nil

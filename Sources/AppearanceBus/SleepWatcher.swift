@@ -58,7 +58,7 @@ public final class SleepWatcher: @unchecked Sendable {
             log(.info, "the system bus went away: resume from suspend is noticed by the clock alone")
             stop()
         } else if message.isSignal(interface: "org.freedesktop.login1.Manager", member: "PrepareForSleep"),
-                  case .boolean(false)? = message.arguments(limit: 1).first {
+                  message.hasSignature("b"), case .boolean(false)? = message.arguments(limit: 1)?.first {
             resumed?()
         }
     }

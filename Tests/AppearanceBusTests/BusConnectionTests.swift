@@ -14,7 +14,7 @@ import Testing
             let hello = try #require(Message.methodCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
                                                         interface: "org.freedesktop.DBus", method: "Hello"))
             try connection.call(hello) { reply in
-                if case .string(let name)? = reply.arguments(limit: 1).first { names.append(name) }
+                if case .string(let name)? = reply.arguments(limit: 1)?.first { names.append(name) }
             }
             return connection
         }

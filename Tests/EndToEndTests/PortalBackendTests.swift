@@ -157,6 +157,108 @@ import Testing
         #expect(try s.ctl("get").out == "light\n")
     }
 
+    /// A careless or hostile peer (python3-dbus, Debian's python): `python3 -c script KIND N` makes one call to
+    /// appearanced's backend and prints `reply …` or `error NAME: MESSAGE`. dbus-send and gdbus cannot send
+    /// megabytes, nor a wrong signature gdbus knows better than.
+    static let caller = #"""
+        import os, sys
+        import dbus, dbus.bus
+        kind, n = sys.argv[1], int(sys.argv[2])
+        bus = dbus.bus.BusConnection(os.environ["DBUS_SESSION_BUS_ADDRESS"])
+        calls = {
+            "readall-bytes": ("ReadAll", "ay", (dbus.ByteArray(b"x" * n),)),
+            "readall-pair": ("ReadAll", "ss", ("org.freedesktop.appearance", "x" * n)),
+            "readall-many": ("ReadAll", "as", (dbus.Array(["org.exampl" + str(i % 10) for i in range(n)], signature="s"),)),
+            "readall-long": ("ReadAll", "as", (["org.freedesktop.appearance", "x" * n],)),
+            "read-list": ("Read", "as", (["org.freedesktop.appearance"] * n,)),
+            "read-long-key": ("Read", "ss", ("org.freedesktop.appearance", "k" * n)),
+            "read-long-namespace": ("Read", "ss", ("n" * n, "color-scheme")),
+        }
+        method, signature, args = calls[kind]
+        try:
+            reply = bus.call_blocking("org.freedesktop.impl.portal.desktop.appearanced", "/org/freedesktop/portal/desktop",
+                                      "org.freedesktop.impl.portal.Settings", method, signature, args, timeout=120)
+            print("reply", repr(reply)[:200])
+        except dbus.exceptions.DBusException as e:
+            print("error", e.get_dbus_name() + ":", e.get_dbus_message())
+        """#
+
+    /// One call of `caller`'s: what it printed.
+    static func hostileCall(_ s: Sandbox, _ kind: String, _ n: Int) throws -> String {
+        let c = try Child("/usr/bin/python3", ["-c", caller, kind, "\(n)"], env: s.env)
+        let status = try c.waitForEnd(timeout: 180)
+        guard status == 0 else { throw TimedOut(description: "the caller failed (\(status)): \(c.stderr)") }
+        return c.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The daemon's resident memory (VmRSS in /proc/PID/status), in KiB.
+    static func residentKiB(_ d: Child) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(d.pid)/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") })
+        return try #require(Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]))
+    }
+
+    /// The daemon still answers its socket and the portal, correctly, and its memory is back under 64 MiB.
+    static func expectAnsweringAndSmall(_ s: Sandbox, _ stack: RealPortalStack, _ d: Child, after what: String) throws {
+        #expect(d.isRunning, "after \(what)")
+        #expect(try s.ctl("get").out == "light\n", "after \(what)")
+        #expect(try stack.call(backend, "org.freedesktop.impl.portal.Settings.Read", ["org.freedesktop.appearance", "color-scheme"]).out
+                == "(<uint32 2>,)", "after \(what)")
+        let kib = try residentKiB(d)
+        #expect(kib < 64 * 1024, "VmRSS \(kib) KiB after \(what)")
+    }
+
+    static let invalidArgs = "error org.freedesktop.DBus.Error.InvalidArgs: "
+
+    @Test func aCallOfTheWrongTypeIsRefusedNamingTheExpectedSignature() throws {
+        let s = try Sandbox()
+        let stack = try RealPortalStack(s, desktop: "sway", portals: ["appearanced"])
+        defer { stack.close() }
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        #expect(try Self.hostileCall(s, "readall-bytes", 16) == Self.invalidArgs + "ReadAll takes (as), not (ay)")
+        #expect(try Self.hostileCall(s, "readall-pair", 4) == Self.invalidArgs + "ReadAll takes (as), not (ss)")
+        #expect(try Self.hostileCall(s, "read-list", 2) == Self.invalidArgs + "Read takes (ss), not (as)")
+        try Self.expectAnsweringAndSmall(s, stack, d, after: "calls of the wrong type")
+    }
+
+    /// The frontend forwards an app's few namespaces, and names are tens of bytes: past the bounds, InvalidArgs.
+    @Test func tooManyNamespacesOrTooLongANameAreRefused() throws {
+        let s = try Sandbox()
+        let stack = try RealPortalStack(s, desktop: "sway", portals: ["appearanced"])
+        defer { stack.close() }
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        let readAllBounds = Self.invalidArgs + "ReadAll takes at most 256 namespaces of 16384 bytes in all"
+        #expect(try Self.hostileCall(s, "readall-many", 256) == "reply dbus.Dictionary({}, signature=dbus.Signature('sa{sv}'))")
+        #expect(try Self.hostileCall(s, "readall-many", 257) == readAllBounds)
+        #expect(try Self.hostileCall(s, "readall-many", 100_000) == readAllBounds)
+        #expect(try Self.hostileCall(s, "readall-long", 100_000) == readAllBounds)
+        #expect(try Self.hostileCall(s, "read-long-key", 1024) == "error org.freedesktop.portal.Error.NotFound: Requested setting not found")
+        #expect(try Self.hostileCall(s, "read-long-key", 1025) == Self.invalidArgs + "Read's strings are at most 1024 bytes each")
+        #expect(try Self.hostileCall(s, "read-long-namespace", 1_000_000) == Self.invalidArgs + "Read's strings are at most 1024 bytes each")
+        try Self.expectAnsweringAndSmall(s, stack, d, after: "calls past the bounds")
+    }
+
+    /// 20 MB in one call (the session bus passes up to 1e9 bytes, libdbus up to 128 MiB): refused, and the
+    /// daemon still answers, correctly, with its memory back under 64 MiB. bench/hostile.py --big-call has the
+    /// figures for 60 MB.
+    @Test func aHugeCallLeavesTheDaemonAnsweringAndSmall() throws {
+        let s = try Sandbox()
+        let stack = try RealPortalStack(s, desktop: "sway", portals: ["appearanced"])
+        defer { stack.close() }
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        let before = try Self.residentKiB(d)
+        #expect(try Self.hostileCall(s, "readall-many", 1_250_000)
+                == Self.invalidArgs + "ReadAll takes at most 256 namespaces of 16384 bytes in all")
+        try Self.expectAnsweringAndSmall(s, stack, d, after: "20 MB of namespaces (VmRSS \(before) KiB before)")
+        #expect(try Self.hostileCall(s, "readall-bytes", 20_000_000) == Self.invalidArgs + "ReadAll takes (as), not (ay)")
+        try Self.expectAnsweringAndSmall(s, stack, d, after: "20 MB of bytes (VmRSS \(before) KiB before)")
+        #expect(try Self.hostileCall(s, "read-long-key", 20_000_000) == Self.invalidArgs + "Read's strings are at most 1024 bytes each")
+        try Self.expectAnsweringAndSmall(s, stack, d, after: "a 20 MB key (VmRSS \(before) KiB before)")
+    }
+
     /// Methods (with in/out argument types), signals (argument types) and properties of `interface`, in order.
     static func members(of interface: String, in xml: String) -> [String] {
         guard let start = xml.range(of: "<interface name=\"\(interface)\"") ?? xml.range(of: "<interface name='\(interface)'"),
