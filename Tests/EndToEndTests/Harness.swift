@@ -6,9 +6,12 @@ import TestSupport
 /// Nothing here sleeps and hopes: every wait has a condition and a deadline, and fails with what it saw.
 
 enum Bin {
-    /// `make test` sets APPEARANCED_BIN_DIR; plain `swift test` uses the debug build next to the tests.
+    /// `make test` sets APPEARANCED_BIN_DIR; plain `swift test` uses the build next to the test bundle (whatever
+    /// `--scratch-path` made it), else the debug build in .build.
     static let dir: String = {
         if let d = ProcessInfo.processInfo.environment["APPEARANCED_BIN_DIR"], !d.isEmpty { return d }
+        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
+        if FileManager.default.isExecutableFile(atPath: bundle + "/appearanced") { return bundle }
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         return root.appendingPathComponent(".build/debug").path
     }()
