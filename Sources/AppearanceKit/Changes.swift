@@ -186,7 +186,7 @@ struct SubscriptionLoop: Sendable {
         do { try socket.writeAll(Request(id: id, call: .subscribe(interest), app: interest.app).line, until: deadline) } catch {
             return .lost(error.code == Errno.timedOut ? .notAnswering(socket: path, seconds: timeout) : lost("\(error)"), subscribed: false)
         }
-        var framer = LineFramer()
+        var framer = LineFramer(limit: maxReplyLength)
         var subscribed = false
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 * 1024, alignment: 16)
         defer { buffer.deallocate() }
@@ -205,7 +205,7 @@ struct SubscriptionLoop: Sendable {
             while true {
                 let line: ArraySlice<UInt8>?
                 do { line = try framer.next() } catch {
-                    return .fatal(.protocolError("the daemon sent a line over \(maxLineLength) bytes"))
+                    return .fatal(.protocolError("the daemon sent a line over \(maxReplyLength) bytes"))
                 }
                 guard let line else { break }
                 let message: Incoming

@@ -18,7 +18,8 @@ public final class AppearanceConnection {
     /// `toggle`, `subscribe` and the palette then concern that app's own mode. nil: everyone's.
     public let app: String?
     private let socket: Descriptor
-    private var framer = LineFramer()
+    /// Replies may be longer than requests: the daemon's longest (a palette, the app overrides) is read whole.
+    private var framer = LineFramer(limit: maxReplyLength)
     private var nextID = 0
     private var changes: [Notification] = []
     private let buffer: UnsafeMutableRawBufferPointer
@@ -211,7 +212,7 @@ public final class AppearanceConnection {
     private func receive(deadline: Deadline?) throws(AppearanceError) -> Incoming? {
         while true {
             let line: ArraySlice<UInt8>?
-            do { line = try framer.next() } catch { throw .protocolError("the daemon sent a line over \(maxLineLength) bytes") }
+            do { line = try framer.next() } catch { throw .protocolError("the daemon sent a line over \(maxReplyLength) bytes") }
             if let line {
                 let msg: Incoming
                 do { msg = try Incoming.decode(line) } catch { throw .protocolError(error.message) }

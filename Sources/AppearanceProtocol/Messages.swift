@@ -9,8 +9,38 @@ import AppearanceCore
 ///    `globalMode` and `globalSource` in an app's state object; source `app`; the `apps` method.
 public let protocolVersion = 4
 
-/// The longest line either side accepts, newline excluded.
+/// The longest line the daemon accepts from a client, newline excluded.
 public let maxLineLength = 65_536
+
+/// The longest line a client accepts from the daemon, newline excluded: above the largest reply or
+/// notification the daemon can write (docs/protocol.md, "Framing"). In encoded bytes:
+///
+///     apps     4,096 overrides (AppID.maxOverrides) × 285 = 1,167,360
+///              (`{"app":"` 8 + id 255 + `","override":"` 14 + `light` 5 + `"}` 2 + `,` 1)
+///     log      256 entries (the daemon keeps 256; `limit` only shortens the list) × 4,185 = 1,071,360
+///              (`{"time":` 8 + 19 digits + `,"from":"light"` 15 + `,"to":"light"` 13 + `,"source":"temporary"` 21
+///              + `,"cause":` 9 + cause 4,098 (ReplyBounds.logCause and its quotes) + `}` 1 + `,` 1)
+///     palette  4,096 tokens (ReplyBounds.paletteTokens) × 4,357 = 17,846,272
+///              (`"` 1 + name 255 + `":"` 3 + value 4,096 + `"` 1 + `,` 1; ReplyBounds.tokenName and .tokenValue);
+///              `palette`, `resolve` (each token once), and `subscribe` and `changed` with a palette
+///     + 65,536 (maxLineLength) for what surrounds the largest of them: the envelope, the id the client
+///              chose (it came in a request line), the mode and contrast, a state object (under 1 KiB)
+///     = 17,911,808, rounded up to 18 MiB. `status` quotes at most its config and palette files' errors.
+public let maxReplyLength = 18 << 20
+
+/// What bounds a reply beyond the app overrides' cap and the log's 256 entries; maxReplyLength counts on
+/// them. appearanced must keep to them: a palette with more tokens, a longer name or value, or a longer log
+/// cause would make a reply no client reads.
+public enum ReplyBounds {
+    /// Tokens in a palette.
+    public static let paletteTokens = 4_096
+    /// A token's name, JSON-encoded, quotes excluded.
+    public static let tokenName = 255
+    /// A token's value (a color, or an asset's path: PATH_MAX), JSON-encoded, quotes excluded.
+    public static let tokenValue = 4_096
+    /// A log entry's cause, JSON-encoded, quotes excluded.
+    public static let logCause = 4_096
+}
 
 /// JSON-RPC 2.0 error codes (and the one server-defined code this protocol uses).
 public enum ErrorCode: Int, Sendable {
