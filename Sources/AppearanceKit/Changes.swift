@@ -143,11 +143,8 @@ struct SubscriptionLoop: Sendable {
         case fatal(AppearanceError)
     }
 
-    static let firstPause: Int32 = 50
-    static let longestPause: Int32 = 2_000
-
     mutating func run() {
-        var pause = Self.firstPause
+        var backoff = Backoff()
         while true {
             switch session() {
             case .cancelled:
@@ -162,9 +159,8 @@ struct SubscriptionLoop: Sendable {
                     outage = true
                     continuation.yield(.connectionLost(e))
                 }
-                if subscribed { pause = Self.firstPause }
-                if wake.wait(seconds: Double(pause) / 1000) { continuation.finish(); return }
-                pause = min(pause * 2, Self.longestPause)
+                if subscribed { backoff.reset() }
+                if wake.wait(seconds: backoff.next()) { continuation.finish(); return }
             }
         }
     }

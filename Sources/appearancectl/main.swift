@@ -69,7 +69,7 @@ func watchLines(_ w: Watch, socket: String?) -> Never {
     }
     var lastKey: String?
     var lastMode: Mode?
-    var pause: UInt32 = 50_000
+    var backoff = Backoff()
     var away = false
     while true {
         do {
@@ -77,7 +77,7 @@ func watchLines(_ w: Watch, socket: String?) -> Never {
             let start = try c.subscribe(traits: interest.traits, palette: interest.palette)
             if away { note("reconnected to appearanced on \(c.socketPath)") }
             away = false
-            pause = 50_000
+            backoff.reset()
             if key(start.state, start.palette) != lastKey {
                 out(line(start.state, previous: lastMode, palette: start.palette))
                 (lastKey, lastMode) = (key(start.state, start.palette), start.state.mode)
@@ -93,8 +93,7 @@ func watchLines(_ w: Watch, socket: String?) -> Never {
                 if w.exitOnDisconnect { fail(error) }
                 if !away { note("\(error); waiting for it (Ctrl-C stops)") }
                 away = true
-                Posix.sleep(seconds: Double(pause) / 1e6)
-                pause = min(pause * 2, 2_000_000)
+                Posix.sleep(seconds: backoff.next())
             default:
                 fail(error)
             }
