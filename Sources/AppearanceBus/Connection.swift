@@ -41,6 +41,11 @@ final class BusConnection: @unchecked Sendable {
         raw = connection
         // A session daemon must outlive its bus: the default for bus connections is to exit(1).
         dbus_connection_set_exit_on_disconnect(connection, 0)
+        // libdbus's limits stay (messages up to 128 MiB, 63 MiB queued): a message past the limit is not
+        // dropped, the connection is, and with it the backend's name and the sentry's reading (the mode
+        // would fall back and return). What a huge message costs is bounded where it is decoded instead
+        // (`DecodeBounds`, then `returnFreeMemorySoon`): 560 ms and a transient 127 MB for 60 MB, where a
+        // 1 MiB limit cost 10 ms and a reconnect (docs/decisions.md, "One huge D-Bus call").
         let me = Unmanaged.passUnretained(self).toOpaque()
         guard dbus_connection_add_filter(connection, filterFunction, me, nil) != 0,
               dbus_connection_set_watch_functions(connection, addWatch, removeWatch, toggleWatch, me, nil) != 0,
