@@ -9,8 +9,8 @@ import Dispatch
 /// It writes only when the mode changes for a reason the user gave appearanced (an override, a temporary
 /// override, the schedule), never at start-up, and only when the desktop does not show that mode already.
 /// Writes run on a queue of their own with a timeout: they never delay a reply or a notification. The
-/// desktop's echo of a write (the value written, within `echoWindow`) is recognised; any other change of the
-/// desktop's value is the user's own flip there.
+/// desktop's echo of a write is recognised by the queue of writes in flight (`DesktopWrites`); any other change
+/// of the desktop's value is the user's own flip there, however soon it comes.
 final class DesktopFollower: @unchecked Sendable {
     // Confined to the daemon's queue; the writes themselves run on `workers`.
     enum Kind: String { case gnome, kde }
@@ -31,7 +31,6 @@ final class DesktopFollower: @unchecked Sendable {
         var kdeLookAndFeelDark: String?
     }
 
-    static let echoWindow: Int64 = 5
     static let writeTimeout = 10.0
 
     private let queue: DispatchQueue
@@ -40,9 +39,8 @@ final class DesktopFollower: @unchecked Sendable {
     private let log: Logger
     private(set) var kind: Kind?
     private var settings = Settings()
-    /// The values written in the last `echoWindow` seconds, as the sentry will read them back, and when:
-    /// with quick changes, the echo of an earlier write can arrive after a later write was made.
-    private var recentWrites: [(scheme: SystemScheme, time: Int64)] = []
+    /// The writes whose echo has not been read yet, as the sentry will read them back, oldest first.
+    private var inFlight = DesktopWrites()
     private(set) var writes = 0
     private var lastResult = "nothing written yet"
     /// Told of every write's outcome, for `appearancectl log`.
@@ -94,20 +92,16 @@ final class DesktopFollower: @unchecked Sendable {
         }
     }
 
-    /// True when `scheme` is what a write of the last `echoWindow` seconds asked for.
-    func isEcho(_ scheme: SystemScheme, now: Int64) -> Bool {
-        recentWrites.removeAll { now - $0.time > Self.echoWindow }
-        return recentWrites.contains { $0.scheme == scheme }
-    }
+    /// A change of the desktop's value: true when it is the echo of a write in flight.
+    func isEcho(_ scheme: SystemScheme) -> Bool { inFlight.reading(scheme) }
 
     /// Writes `mode` to the desktop unless it shows it already (`desktop`, the last reading).
-    func write(_ mode: Mode, desktop: SystemScheme, now: Int64) {
+    func write(_ mode: Mode, desktop: SystemScheme) {
         guard let kind else { return }
         // What the desktop shows, or will once the last write lands: nothing to write when that is `mode`.
-        recentWrites.removeAll { now - $0.time > Self.echoWindow }
-        let shown = recentWrites.last?.scheme ?? desktop
+        let shown = inFlight.expected ?? desktop
         guard Self.mode(of: shown) != mode else { return }
-        recentWrites.append((reported(mode), now))
+        let id = inFlight.wrote(reported(mode))
         var commands: [[String]]
         switch kind {
         case .gnome:
@@ -132,12 +126,16 @@ final class DesktopFollower: @unchecked Sendable {
         let toRun = commands
         let queue = self.queue
         workers.async {
-            let failures = toRun.compactMap { argv in Self.run(argv, timeout: timeout).map { "\(argv[0]): \($0)" } }
-            queue.async { [weak self] in self?.finished(mode, failures) }
+            let results = toRun.map { argv in Self.run(argv, timeout: timeout).map { "\(argv[0]): \($0)" } }
+            queue.async { [weak self] in self?.finished(id, mode, results) }
         }
     }
 
-    private func finished(_ mode: Mode, _ failures: [String]) {
+    /// `results`: each command's failure, or nil. The first one writes what the sentry reads back: when it
+    /// failed, no echo will come.
+    private func finished(_ id: Int, _ mode: Mode, _ results: [String?]) {
+        inFlight.finished(id, ok: results.first.map { $0 == nil } ?? true)
+        let failures = results.compactMap { $0 }
         lastResult = failures.isEmpty ? "\(mode.rawValue), ok" : "\(mode.rawValue), failed: " + failures.joined(separator: "; ")
         if !failures.isEmpty { log.warning("desktop: \(lastResult)") }
         onWritten?(mode, lastResult)

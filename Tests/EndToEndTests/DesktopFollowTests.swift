@@ -84,6 +84,37 @@ import Testing
         try waitUntil("19:00 to make GNOME dark again") { try Self.gsettingsValue(stack) == "'prefer-dark'" }
         #expect(try s.ctl("get").out == "dark\n")
     }
+
+    /// A user who flips GNOME to light and straight back to dark right after appearanced wrote dark: both flips
+    /// are theirs (only a reading that matches a write in flight is appearanced's echo). The first is a
+    /// temporary override; the second, a change of the desktop's value, ends it: back to the user's `set dark`,
+    /// and appearanced and GNOME agree, whatever the delay.
+    @Test func aQuickFlipAndFlipBackInGnomeAreBothTheUsers() throws {
+        let s = try Sandbox()
+        let stack = try RealPortalStack(s, desktop: "GNOME", portals: ["gtk"], desktopFollows: true)
+        defer { stack.close() }
+        try stack.gsettings("default")
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        #expect(try s.ctl("set", "dark").out == "dark\n")
+        try waitUntil("GNOME to be dark") { try Self.gsettingsValue(stack) == "'prefer-dark'" }
+        try d.waitForStderr("desktop: dark is the echo of appearanced's write")
+        try stack.gsettings("default")
+        try waitUntil("appearanced to take the flip to light") {
+            let j = try s.ctl("get", "--json").out
+            return j.contains(#""source":"temporary""#) && j.contains(#""mode":"light""#)
+        }
+        try stack.gsettings("prefer-dark")
+        try waitUntil("appearanced to take the flip back to dark; log: \((try? s.ctl("log").out) ?? "")") {
+            try s.ctl("get").out == "dark\n"
+        }
+        let log = try s.ctl("log").out
+        #expect(log.contains("desktop (manual): light"), "\(log)")
+        #expect(try s.ctl("get", "--json").out.contains(#""source":"override""#))
+        #expect(try Self.gsettingsValue(stack) == "'prefer-dark'")
+        // Only appearanced's own write had an echo.
+        #expect(d.stderr.components(separatedBy: "is the echo of appearanced's write").count == 2, "\(d.stderr)")
+    }
 }
 
 /// KDE Plasma, with recording stand-ins for plasma-apply-colorscheme and plasma-apply-lookandfeel on PATH

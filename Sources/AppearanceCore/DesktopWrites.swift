@@ -1,0 +1,47 @@
+/// The writes appearanced made to the desktop's own setting that it has not yet read back, oldest first: how it
+/// tells its own echo from the user's flip. A reading that matches a write in flight is that write's echo (it
+/// and every older write are then done with); any other reading is the user's, however soon after a write it
+/// comes. A time window cannot tell them apart: a user who flips and flips back within it would be swallowed.
+///
+/// A write leaves the queue when its echo is read, when it fails (no echo will come), or, once it has
+/// finished, when a reading of the user's comes first: the desktop reports changes in the order they happen,
+/// so a finished write's echo would have come before the user's; it never will (the desktop already showed
+/// that value, so nothing changed), and keeping it would swallow a later flip to that value.
+public struct DesktopWrites: Equatable, Sendable {
+    struct Write: Equatable, Sendable {
+        var id: Int
+        var scheme: SystemScheme
+        var finished = false
+    }
+
+    private(set) var inFlight: [Write] = []
+    private var nextID = 0
+
+    public init() {}
+
+    /// A write is starting: the desktop will report `scheme` once it lands. Returns its number, for `finished`.
+    public mutating func wrote(_ scheme: SystemScheme) -> Int {
+        defer { nextID += 1 }
+        inFlight.append(Write(id: nextID, scheme: scheme))
+        return nextID
+    }
+
+    /// The write has finished: a failed one will have no echo.
+    public mutating func finished(_ id: Int, ok: Bool) {
+        guard let i = inFlight.firstIndex(where: { $0.id == id }) else { return }  // its echo came first
+        if ok { inFlight[i].finished = true } else { inFlight.remove(at: i) }
+    }
+
+    /// A reading of the desktop's value: true when it is the echo of a write in flight.
+    public mutating func reading(_ scheme: SystemScheme) -> Bool {
+        if let i = inFlight.firstIndex(where: { $0.scheme == scheme }) {
+            inFlight.removeSubrange(...i)
+            return true
+        }
+        inFlight.removeAll { $0.finished }
+        return false
+    }
+
+    /// What the desktop will show once every write in flight has landed (nil: none is in flight).
+    public var expected: SystemScheme? { inFlight.last?.scheme }
+}
