@@ -35,9 +35,22 @@ final class Connection: @unchecked Sendable {
     /// but never reads replies. Checked before every line, so queued replies cannot grow past it by more than one.
     /// 32 KiB holds dozens of replies; 1,000 clients pipelining without reading then stay within 64 MiB.
     static let outputHighWater = 32 * 1024
-    /// Lines handled per turn before the connection yields to the daemon's other work (other clients, the
-    /// bus, signals): a client streaming requests cannot hold anyone else back.
+    /// A turn's budget: at most this many lines, and lines or reads of at most `bytesPerTurn` bytes in all
+    /// (at least one line), before the connection yields to the daemon's other work (other clients, the bus,
+    /// signals, accepting). Like dbus-daemon's per-connection budget: a client streaming its costliest lines
+    /// (64 KiB each) costs everyone else at most one such line per turn, and still gets its own answers.
     static let linesPerTurn = 16
+    static let bytesPerTurn = maxLineLength
+    /// Bytes read and bytes of lines handled in the current turn (reset when a turn starts).
+    private var turnRead = 0
+    private var turnHandled = 0
+    private var turnLines = 0
+
+    private func startTurn() {
+        turnRead = 0
+        turnHandled = 0
+        turnLines = 0
+    }
 
     /// Bytes of requests read and not yet handled (at most one unfinished line between turns).
     var bufferedInput: Int { framer.pendingCount }
@@ -98,7 +111,15 @@ final class Connection: @unchecked Sendable {
     /// turn's worth, or replies over the cap): a new source is made when they are done, and a new source
     /// sees data and end-of-file that are already there.
     private func readable() {
+        startTurn()
         while !closed, !readPaused {
+            if turnRead >= Self.bytesPerTurn {
+                // The turn's reading is spent and more may be waiting: the others go first. A new source,
+                // made when the continuation has handled what was read, sees what is left.
+                pauseReading()
+                scheduleContinuation()
+                return
+            }
             let read: Int?
             do { read = try socket.read(into: Self.scratch) } catch {
                 close()  // ECONNRESET and friends: the client went away
@@ -114,6 +135,7 @@ final class Connection: @unchecked Sendable {
                 return
             }
             framer.append(UnsafeRawBufferPointer(rebasing: Self.scratch[0..<n]))
+            turnRead += n
             defer { reportInput() }
             guard handleLines() else {
                 pauseReading()
@@ -124,18 +146,18 @@ final class Connection: @unchecked Sendable {
 
     /// Handles buffered lines, at most a turn's worth; true when none is left waiting.
     private func handleLines() -> Bool {
-        var budget = Self.linesPerTurn
         do {
             while !closed, !closeWhenFlushed {
                 if output.count - sent > Self.outputHighWater { return false }  // resumed by flush()
                 if waitingForSave { return false }  // resumed by resumeAfterSave()
-                if budget == 0 {
+                if turnLines >= Self.linesPerTurn || turnHandled >= Self.bytesPerTurn {
                     scheduleContinuation()
                     return false
                 }
                 guard let line = try framer.next() else { return true }
+                turnHandled += line.count + 1
+                turnLines += 1
                 onLine(self, line)
-                budget -= 1
             }
         } catch {
             onLineTooLong(self)
@@ -149,6 +171,7 @@ final class Connection: @unchecked Sendable {
         queue.async { [weak self] in
             guard let self else { return }
             self.continuationScheduled = false
+            self.startTurn()
             defer { self.reportInput() }
             guard !self.closed, self.handleLines() else { return }
             self.finishBacklog()
@@ -257,7 +280,9 @@ final class Connection: @unchecked Sendable {
         output = []
         sent = 0
         if closeWhenFlushed { close(); return }
-        if readPaused, !closed, handleLines() { finishBacklog() }
+        // Lines that waited for the client to read go on in a turn of their own (this may be another
+        // connection's turn: a broadcast's write).
+        if readPaused, !closed { scheduleContinuation() }
         deliverIfIdle()
     }
 
