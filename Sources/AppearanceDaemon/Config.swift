@@ -102,9 +102,12 @@ public struct Config: Equatable, Sendable {
                     desktop.gnomeLight = g
                 case "gtk-theme-light", "gtk-theme-dark", "icon-theme-light", "icon-theme-dark", "kde-light", "kde-dark",
                      "kde-look-and-feel-light", "kde-look-and-feel-dark":
+                    let what = entry.key.hasPrefix("kde-look-and-feel") ? "a look-and-feel package name" : "a theme or color scheme name"
                     guard let name = v.string, !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || "-_.+ ".contains($0) }) else {
-                        throw bad(entry.key.hasPrefix("kde-look-and-feel") ? "a look-and-feel package name" : "a theme or color scheme name")
+                        throw bad(what)
                     }
+                    // It is passed as an argument to gsettings or plasma-apply-*: never as an option.
+                    guard !name.hasPrefix("-") else { throw bad(what + " (not starting with '-')") }
                     switch entry.key {
                     case "gtk-theme-light": desktop.gtkThemeLight = name
                     case "gtk-theme-dark": desktop.gtkThemeDark = name

@@ -109,7 +109,19 @@ public final class Daemon: @unchecked Sendable {
 
     /// Loads config and state, binds the socket and starts watching. Call on `queue`.
     public func start() throws(StartupError) {
-        config = try loadConfig()
+        do {
+            config = try loadConfig(fallback: "using the defaults until it is fixed")
+        } catch {
+            // A file named on the command line that is not there is a mistake in the command: no start.
+            if paths.configExplicit, error.line == nil, error.message == "does not exist" {
+                throw StartupError("config file \(paths.configFile) does not exist", exitCode: 78)
+            }
+            // A mistake in the file does not stop the daemon (systemd would restart it in a loop and every
+            // client would only hear "not running"): it serves with the defaults, and the log and `status`
+            // name the file, line and problem, as a reload with the same mistake does.
+            log.error("\(error); using the defaults until it is fixed (then reload: SIGHUP, or systemctl --user reload appearanced)")
+            config = Config()
+        }
         log.level = logLevelOption ?? config.logLevel ?? .info
         if let w = paths.socket.warning { log.warning(w) }
         loadPalette()
@@ -283,17 +295,22 @@ public final class Daemon: @unchecked Sendable {
         }
     }
 
-    private func loadConfig() throws(StartupError) -> Config {
+    /// Reads the config file (none: the defaults). A file that cannot be used throws, and `configDetail` says
+    /// why and what is in force instead (`fallback`).
+    private func loadConfig(fallback: String) throws(ConfigError) -> Config {
         do {
             if let c = try Config.load(path: paths.configFile) {
                 configDetail = paths.configFile
                 return c
             }
         } catch {
-            configDetail = "\(paths.configFile): not used, \(error.message)\(error.line.map { " (line \($0))" } ?? ""); keeping the previous configuration"
-            throw StartupError("\(error)", exitCode: 78)
+            configDetail = "\(paths.configFile): not used, \(error.message)\(error.line.map { " (line \($0))" } ?? ""); \(fallback)"
+            throw error
         }
-        if paths.configExplicit { throw StartupError("config file \(paths.configFile) does not exist", exitCode: 78) }
+        if paths.configExplicit {
+            configDetail = "\(paths.configFile): does not exist; \(fallback)"
+            throw ConfigError(path: paths.configFile, message: "does not exist")
+        }
         configDetail = "\(paths.configFile): no such file (the defaults)"
         return Config()
     }
@@ -363,7 +380,7 @@ public final class Daemon: @unchecked Sendable {
         // write, or the user's flip in the desktop: the latter counts as `set MODE --until-next`.
         let changed = serving && follower.kind != nil && reading.scheme != engine.inputs.system
             && DesktopFollower.mode(of: reading.scheme) != nil && DesktopFollower.mode(of: engine.inputs.system) != nil
-        let echo = changed && follower.isEcho(reading.scheme, now: clock.now())
+        let echo = changed && follower.isEcho(reading.scheme)
         let t = engine.apply(echo ? .systemEcho(reading) : .system(reading))
         if echo {
             log.info("desktop: \(reading.scheme.rawValue) is the echo of appearanced's write")
@@ -402,7 +419,7 @@ public final class Daemon: @unchecked Sendable {
         Systemd.notify("RELOADING=1\nMONOTONIC_USEC=\(Systemd.monotonicMicroseconds())")
         defer { Systemd.notify("READY=1") }
         do {
-            let c = try loadConfig()
+            let c = try loadConfig(fallback: "keeping the previous configuration")
             config = c
             log.level = logLevelOption ?? c.logLevel ?? .info
             if let t = engine.apply(.defaultMode(c.defaultMode)) { publish(t, cause: "config reloaded: default-mode \(c.defaultMode.rawValue)") }
@@ -442,7 +459,7 @@ public final class Daemon: @unchecked Sendable {
         if t.modeChanged, serving { hooks.changed(to: t.state.mode, from: t.previous.mode, cause: cause) }
         // The desktop follows what the user told appearanced (not what the desktop itself said).
         if t.modeChanged, serving, [.override, .temporary, .schedule].contains(t.state.source) {
-            follower.write(t.state.mode, desktop: engine.inputs.system, now: clock.now())
+            follower.write(t.state.mode, desktop: engine.inputs.system)
         }
         if t.modeChanged {
             log.notice("appearance is now \(t.state.mode.rawValue) (source: \(t.state.source.rawValue))")
@@ -568,7 +585,10 @@ public final class Daemon: @unchecked Sendable {
         }
         let t = TemporaryOverride(mode: mode, expiry: expiry)
         guard t != d.inputs.temporary else { return .success((nil, "")) }
-        let until = lifetime == .untilNext ? "until the next automatic change" : "until \(Clock.describe(clock.now(), from: 0))"
+        let until = switch expiry {
+        case .nextChange: "until the next automatic change"
+        case .at(let end): "until \(Clock.describe(end, from: 0))"
+        }
         return .success((.temporary(t), "temporary override: \(mode.rawValue) \(until)"))
     }
 
@@ -633,8 +653,22 @@ public final class Daemon: @unchecked Sendable {
     private func requester(_ c: Connection) -> String {
         guard let pid = c.peer.split(separator: " ").last.flatMap({ Int($0) }),
               let bytes = try? FileSystem.readAll("/proc/\(pid)/comm", limit: 64) else { return c.peer }
-        let name = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: "\n")
+        let name = Self.printable(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: "\n"))
         return "\(name.isEmpty ? "?" : name) (pid \(pid))"
+    }
+
+    /// A name another process chose (its /proc comm), safe for a terminal: control characters as `\xNN`.
+    static func printable(_ name: String) -> String {
+        var out = ""
+        for u in name.unicodeScalars {
+            if u.value < 0x20 || (0x7F...0x9F).contains(u.value) {
+                let hex = String(u.value, radix: 16)
+                out += "\\x" + (hex.count < 2 ? "0" + hex : hex)
+            } else {
+                out.unicodeScalars.append(u)
+            }
+        }
+        return out
     }
 
     // MARK: Clients

@@ -59,6 +59,9 @@ struct ConfigTests {
         ("[desktop]\ngnome-light = \"light\"", #"/home/u/.config/appearanced/config.toml:2: desktop.gnome-light: expected "default" or "prefer-light", got "light""#),
         ("[desktop]\ngtk-theme-dark = \"\"", #"/home/u/.config/appearanced/config.toml:2: desktop.gtk-theme-dark: expected a theme or color scheme name, got """#),
         ("[desktop]\nkde-dark = \"a;rm\"", #"/home/u/.config/appearanced/config.toml:2: desktop.kde-dark: expected a theme or color scheme name, got "a;rm""#),
+        // A name that starts with '-' would reach gsettings or plasma-apply-* as an option.
+        ("[desktop]\ngtk-theme-dark = \"--help\"", #"/home/u/.config/appearanced/config.toml:2: desktop.gtk-theme-dark: expected a theme or color scheme name (not starting with '-'), got "--help""#),
+        ("[desktop]\nkde-look-and-feel-dark = \"-x\"", #"/home/u/.config/appearanced/config.toml:2: desktop.kde-look-and-feel-dark: expected a look-and-feel package name (not starting with '-'), got "-x""#),
         ("[desktop]\nkde-look-and-feel-dark = \"$(x)\"", #"/home/u/.config/appearanced/config.toml:2: desktop.kde-look-and-feel-dark: expected a look-and-feel package name, got "$(x)""#),
         ("[desktop]\nkde-look-and-feel-light = 1", "/home/u/.config/appearanced/config.toml:2: desktop.kde-look-and-feel-light: expected a look-and-feel package name, got an integer"),
         ("[desktop]\nwallpaper = \"x\"", "/home/u/.config/appearanced/config.toml:2: desktop.wallpaper: unknown key (known keys: follow, gnome-light, gtk-theme-light, gtk-theme-dark, icon-theme-light, icon-theme-dark, kde-light, kde-dark, kde-look-and-feel-light, kde-look-and-feel-dark)"),

@@ -158,9 +158,13 @@ import class TestSupport.TemporaryDirectory
             let r = try s.run(Bin.ctl, args)
             #expect(r.status == 64 && r.err.contains(message), "\(args): \(r.err)")
         }
-        // A bad [schedule] at start-up: exit 78 naming the file, line and key.
+        // A bad [schedule] at start-up: --check exits 78 naming the file, line and key; the daemon serves
+        // with the defaults and says the same.
         try s.write("[schedule]\nlatitude = 95\nlongitude = 0\n", to: s.configFile)
-        let r = try s.run(Bin.daemon, [])
+        let r = try s.run(Bin.daemon, ["--check"])
         #expect(r.status == 78 && r.err.contains("config.toml:2: schedule.latitude: 95.0 is outside -90…90"), "\(r.err)")
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        try d.waitForStderr("config.toml:2: schedule.latitude: 95.0 is outside -90…90; using the defaults until it is fixed")
     }
 }

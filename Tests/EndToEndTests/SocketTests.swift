@@ -161,12 +161,26 @@ extension Override {
         #expect(try s.ctl("get").out == "light\n")
     }
 
-    @Test func badConfigAtStartExits78NamingFileAndLine() throws {
+    /// A config with a mistake at start-up does not mean "not running": the daemon serves with the defaults
+    /// and says why in the log and in `status` (as a reload with the same mistake keeps the previous config).
+    /// A `--config` file that does not exist is a mistake on the command line: exit 78.
+    @Test func badConfigAtStartServesTheDefaultsNamingFileAndLine() throws {
         let s = try Sandbox()
+        try s.write("{\"override\":\"dark\"}\n", to: s.stateFile)
         try s.write("# comment\ndefualt-mode = \"dark\"\n", to: s.configFile)
-        let r = try s.run(Bin.daemon, [])
-        #expect(r.status == 78)
-        #expect(r.err.contains("\(s.configFile):2: unknown key \"defualt-mode\""), "\(r.err)")
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        try d.waitForStderr("\(s.configFile):2: unknown key \"defualt-mode\"; using the defaults until it is fixed")
+        #expect(try s.ctl("get").out == "dark\n")  // the override is still the user's: nothing was lost
+        let status = try s.ctl("status")
+        #expect(status.status == 0 && status.out.contains("config:      \(s.configFile): not used, unknown key \"defualt-mode\" (line 2); using the defaults"), "\(status.out)")
+        let json = try s.ctl("status", "--json").out
+        #expect(json.contains(#"not used, unknown key \"defualt-mode\" (line 2)"#), "\(json)")
+        // Fixed and reloaded: in force, and status says so.
+        try s.write("default-mode = \"dark\"\n", to: s.configFile)
+        kill(d.pid, SIGHUP)
+        try waitUntil("status to show the fixed config") { try s.ctl("status").out.contains("config:      \(s.configFile)\n") }
+
         let missing = try s.run(Bin.daemon, ["--config", s.root + "/nope.toml"])
         #expect(missing.status == 78 && missing.err.contains("nope.toml does not exist"), "\(missing.err)")
     }
