@@ -7,7 +7,7 @@ release appearanced with no bus:
 Writes hostile.json to --out.
 --big-call instead: appearanced as the portal's Settings backend on a private session bus (dbus-daemon with
 the standard session config's limits: messages up to 1e9 bytes), one `ReadAll` of --big-mb MB of namespaces
-(an `as` of 11-byte strings) sent to it; reports the daemon's RSS (before, peak, after), the `get` latency while
+(an `as` of 11-byte strings; or, with --big-signature ay, of bytes: the wrong type) sent to it; reports the daemon's RSS (before, peak, after), the `get` latency while
 the call is outstanding, the call's answer, and whether a normal `Read` answers afterwards. Prints the figures
 (and writes hostile-big-call.json to --out when given).
 """
@@ -146,8 +146,9 @@ PORTAL_PATH = "/org/freedesktop/portal/desktop"
 SETTINGS = "org.freedesktop.impl.portal.Settings"
 
 
-def big_call(bin_dir, megabytes, runs_after=20):
-    """One ReadAll of `megabytes` MB sent to appearanced's portal backend; the victim's view meanwhile."""
+def big_call(bin_dir, megabytes, signature="as", runs_after=20):
+    """One ReadAll of `megabytes` MB sent to appearanced's portal backend, an `as` (its own signature) or an `ay`
+    (the wrong one); the victim's view meanwhile."""
     import dbus  # Debian's python3-dbus: only this scenario needs it
     here = os.path.dirname(os.path.abspath(__file__))
     root = tempfile.mkdtemp(prefix="appearanced-bench-bigcall-")
@@ -197,7 +198,11 @@ def big_call(bin_dir, megabytes, runs_after=20):
         count = megabytes * 1_000_000 // 16  # 4-byte length, 11 bytes, NUL: 16 bytes each on the wire (an array is at most 64 MiB)
         # Built before the clock starts: only the bus's and appearanced's work is in the figures.
         message = dbus.lowlevel.MethodCallMessage(BACKEND, PORTAL_PATH, SETTINGS, "ReadAll")
-        message.append(dbus.Array(["org.exampl" + str(i % 10) for i in range(count)], signature="s"), signature="as")
+        if signature == "as":
+            message.append(dbus.Array(["org.exampl" + str(i % 10) for i in range(count)], signature="s"), signature="as")
+        else:
+            count = megabytes * 1_000_000
+            message.append(dbus.ByteArray(b"x" * count), signature="ay")
         caller = dbus.bus.BusConnection(address)
         answer = {}
 
@@ -223,7 +228,7 @@ def big_call(bin_dir, megabytes, runs_after=20):
         t.join()
         time.sleep(1)
         after_gets = sorted(get()[0] for _ in range(runs_after))
-        return {"megabytes": megabytes, "namespaces": count, "call": answer,
+        return {"megabytes": megabytes, "signature": signature, "elements": count, "call": answer,
                 "daemon_cpu_ms_for_the_call": cpu_ms(daemon.pid) - cpu_before,
                 "rss_before_kib": before["VmRSS"], "rss_max_during_kib": max(rss_during, default=None),
                 "hwm_kib": rss(daemon.pid)["VmHWM"], "rss_after_1s_kib": rss(daemon.pid)["VmRSS"],
@@ -247,9 +252,10 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--big-call", action="store_true", help="the one-huge-D-Bus-call scenario alone")
     ap.add_argument("--big-mb", type=int, default=60)
+    ap.add_argument("--big-signature", choices=("as", "ay"), default="as")
     a = ap.parse_args()
     if a.big_call:
-        result = big_call(a.bin_dir, a.big_mb)
+        result = big_call(a.bin_dir, a.big_mb, a.big_signature)
         if a.out:
             os.makedirs(a.out, exist_ok=True)
             with open(os.path.join(a.out, "hostile-big-call.json"), "w") as f:
