@@ -1,5 +1,6 @@
 import AppearanceKit
 import AppearancePosix
+import AppearanceProtocol
 
 /// `appearancectl get`, `set light|dark|system` and `toggle` exactly as prompts, status bars and key bindings
 /// run them (no options, no APPEARANCED_APP), before anything else: the arguments are read from argv as
@@ -7,8 +8,9 @@ import AppearancePosix
 /// array, dictionary or JSON value (whose generic types the Swift runtime would set up on first use: most of
 /// what a `get` cost above a C client; docs/decisions.md, "appearancectl's fast path").
 ///
-/// It prints the mode only when the reply is the one it knows: a complete single line that starts
-/// `{"jsonrpc":"2.0","id":1,"result":{"mode":"light"` (or `"dark"`) and ends `}}`. Before its request is
+/// The request lines and the recogniser live in AppearanceProtocol beside the encoder (QuickRequest,
+/// QuickReply), tested against it. It prints the mode only when the reply is exactly the encoder's state reply
+/// to request 1, which the general client would read the same way. Before its request is
 /// sent, anything amiss (no daemon, an untrusted socket, a full backlog) leaves the command to the general
 /// path, which then says and exits what it always did. Once it is sent, any other reply, a hang-up or the
 /// deadline is handed to the general client on the same connection with the bytes read so far
@@ -22,25 +24,17 @@ enum QuickCommand {
         switch CommandLine.argc {
         case 2:
             guard let command = argv[1] else { return nil }
-            if equals(command, "get") { return "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"get\"}\n" }
-            if equals(command, "toggle") { return "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"toggle\"}\n" }
+            if equals(command, "get") { return QuickRequest.get }
+            if equals(command, "toggle") { return QuickRequest.toggle }
         case 3:
             guard let command = argv[1], let mode = argv[2], equals(command, "set") else { return nil }
-            if equals(mode, "dark") {
-                return "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"set\",\"params\":{\"override\":\"dark\"}}\n"
-            }
-            if equals(mode, "light") {
-                return "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"set\",\"params\":{\"override\":\"light\"}}\n"
-            }
-            if equals(mode, "system") {
-                return "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"set\",\"params\":{\"override\":\"system\"}}\n"
-            }
+            if equals(mode, "dark") { return QuickRequest.set(.dark) }
+            if equals(mode, "light") { return QuickRequest.set(.light) }
+            if equals(mode, "system") { return QuickRequest.set(.system) }
         default: break
         }
         return nil
     }
-
-    static let prefix: StaticString = "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"mode\":\""
 
     /// Runs `request`: false when nothing was sent and the general path should run the command; otherwise
     /// it has printed the mode or ended the process with the general client's error.
@@ -63,7 +57,7 @@ enum QuickCommand {
         return withUnsafeTemporaryAllocation(byteCount: 2048, alignment: 16) { buffer -> Bool in
             let count = readLine(socket, into: buffer, until: deadline)
             let line = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
-            if let mode = recognise(line) {
+            if let mode = QuickReply.mode(ofLine: line) {
                 out(mode == .dark ? "dark" : "light")
                 return true
             }
@@ -94,25 +88,6 @@ enum QuickCommand {
             if buffer[count - 1] == 0x0A { break }
         }
         return count
-    }
-
-    /// The mode in a reply line (newline included) of the known shape, else nil.
-    static func recognise(_ line: UnsafeRawBufferPointer) -> Mode? {
-        let p = UnsafeRawBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
-        let n = line.count
-        guard n > p.count + 8, line[n - 1] == 0x0A, line[n - 2] == 0x7D, line[n - 3] == 0x7D else { return nil }
-        for i in 0..<p.count where line[i] != p[i] { return nil }
-        for i in 0..<(n - 1) where line[i] == 0x0A { return nil }  // one line only
-        if starts(line, at: p.count, with: "dark\"") { return .dark }
-        if starts(line, at: p.count, with: "light\"") { return .light }
-        return nil
-    }
-
-    private static func starts(_ line: UnsafeRawBufferPointer, at offset: Int, with word: StaticString) -> Bool {
-        let w = UnsafeRawBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
-        guard line.count >= offset + w.count else { return false }
-        for i in 0..<w.count where line[offset + i] != w[i] { return false }
-        return true
     }
 
     /// A C string from argv equal to `word`.

@@ -114,16 +114,30 @@ final class ScriptedDaemon: @unchecked Sendable {
         #expect(server.lines == [Self.request])
     }
 
-    /// What shows the fast path answered: it reads the mode and the line's frame, not the other members,
-    /// so a reply the general client would refuse as incomplete still gives its mode (docs/decisions.md).
-    @Test func theFastPathReadsTheModeAlone() throws {
+    /// A reply the general client refuses as incomplete is refused on the fast path too: the recogniser takes
+    /// only the encoder's complete state reply (AppearanceProtocol's QuickReply), and anything else ends as
+    /// the general client ends, here with EX_PROTOCOL and its message.
+    @Test(arguments: [["get"], ["set", "dark"], ["toggle"]])
+    func anIncompleteReplyEndsAsTheGeneralClientEnds(command: [String]) throws {
         let short = #"{"jsonrpc":"2.0","id":1,"result":{"mode":"dark","darkMode":true}}"# + "\n"
         let (s, server) = try sandbox(.reply(short))
         defer { server.stop() }
-        #expect(try s.ctl("get") == (0, "dark\n", ""))
-        let general = try s.ctl("get", "--json")
+        let quick = try s.run(Bin.ctl, command)
+        let general = try s.run(Bin.ctl, command + ["--json"])
         #expect(general.status == 76, "\(general)")  // EX_PROTOCOL: the general client checks every member
-        #expect(server.connections == 2)
+        #expect(quick.status == 76 && quick.out.isEmpty && quick.err == general.err, "\(quick) \(general)")
+        #expect(server.connections == 2 && server.lines.count == 2 && server.lines[0] == server.lines[1], "\(server.lines)")
+    }
+
+    /// A state reply longer than a request may be (a member this client does not know, 100 KB of it) is read
+    /// whole: the fast path hands it to the general client, whose limit is the longest reply a daemon sends.
+    @Test func aReplyLongerThanARequestIsReadWhole() throws {
+        let long = Self.reply("dark").replacingOccurrences(of: #""temporary":null}}"#,
+                                                          with: #""temporary":null,"future":""# + String(repeating: "x", count: 100_000) + #""}}"#)
+        let (s, server) = try sandbox(.reply(long))
+        defer { server.stop() }
+        #expect(try s.ctl("get") == (0, "dark\n", ""))
+        #expect(server.connections == 1)
     }
 
     /// An error, a line that is not JSON, a result of another shape, a reply spread over two lines, and a

@@ -1,0 +1,149 @@
+import AppearanceCore
+
+// appearancectl's fast path (docs/decisions.md, "appearancectl's fast path"): `get`, `set light|dark|system`
+// and `toggle` send a constant line and recognise the reply by its bytes, building no JSON value (whose
+// generic types the runtime would set up on first use). The bytes live here, beside the encoder they mirror,
+// and QuickReplyTests holds them to it: the requests are `Request(id: .int(1), call: …).line`, and the
+// recogniser takes every state reply the encoder writes and nothing the general client refuses.
+
+/// The fast path's request lines, newline included: each is `Request(id: .int(1), call: …).line`.
+package enum QuickRequest {
+    package static let get: StaticString = #"{"jsonrpc":"2.0","id":1,"method":"get"}\#n"#
+    package static let toggle: StaticString = #"{"jsonrpc":"2.0","id":1,"method":"toggle"}\#n"#
+
+    package static func set(_ o: Override) -> StaticString {
+        switch o {
+        case .light: #"{"jsonrpc":"2.0","id":1,"method":"set","params":{"override":"light"}}\#n"#
+        case .dark: #"{"jsonrpc":"2.0","id":1,"method":"set","params":{"override":"dark"}}\#n"#
+        case .system: #"{"jsonrpc":"2.0","id":1,"method":"set","params":{"override":"system"}}\#n"#
+        }
+    }
+}
+
+/// Recognises the reply to request 1 of `get`, `set` or `toggle` (without an app) by its bytes.
+package enum QuickReply {
+    /// The mode of `line` (its bytes up to and including the newline, nothing after) when it is exactly the
+    /// encoder's reply carrying a state: `Outgoing.result(id: .int(1), state.json)` for a state without an app,
+    /// member for member in the encoder's order, each value one the general client reads as the encoder
+    /// wrote it (the enums' raw values, `seq` a UInt64, the instance printable ASCII without escapes, the
+    /// traits and temporary override as `Traits.json` and `TemporaryOverride.json` write them). Anything else
+    /// is nil and goes to the general client: a line it takes is therefore one the general client takes, with
+    /// the same mode. It builds nothing: a walk over the bytes with constant strings.
+    package static func mode(ofLine line: UnsafeRawBufferPointer) -> Mode? {
+        var s = Cursor(line)
+        let mode: Mode
+        guard s.take(#"{"jsonrpc":"2.0","id":1,"result":{"mode":""#) else { return nil }
+        if s.take(#"light","darkMode":false,"system":""#) {
+            mode = .light
+        } else if s.take(#"dark","darkMode":true,"system":""#) {
+            mode = .dark
+        } else {
+            return nil
+        }
+        // SystemScheme, Override and Source: every raw value, each with its closing quote.
+        guard s.take(#"unavailable""#) || s.take(#"dark""#) || s.take(#"light""#) || s.take(#"no-preference""#),
+              s.take(#","override":""#),
+              s.take(#"system""#) || s.take(#"light""#) || s.take(#"dark""#),
+              s.take(#","source":""#),
+              s.take(#"system""#) || s.take(#"override""#) || s.take(#"default""#) || s.take(#"schedule""#)
+                || s.take(#"temporary""#) || s.take(#"app""#),
+              s.take(#","seq":"#), s.takeUInt64(),
+              s.take(#","instance":""#), s.takePlainString(),
+              s.take(#","traits":{"contrast":"#),
+              s.take("null") || s.take(#""normal""#) || s.take(#""high""#),
+              s.take(#","reducedMotion":"#),
+              s.take("null") || s.take("false") || s.take("true"),
+              s.take(#","accentColor":"#),
+              s.take("null") || s.takeOpaqueHex(),
+              s.take(#"},"temporary":"#),
+              s.take("null") || s.takeTemporary(),
+              s.take("}}\n"), s.atEnd
+        else { return nil }
+        return mode
+    }
+
+    /// A position in the line; each `take` moves past what it matched, or leaves the position alone.
+    private struct Cursor {
+        let bytes: UnsafeRawBufferPointer
+        var at = 0
+
+        init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+        var atEnd: Bool { at == bytes.count }
+
+        /// Compares eight bytes at a time: most of the line is constant text, and this is on every `get`.
+        @inline(__always)
+        mutating func take(_ text: StaticString) -> Bool {
+            let n = text.utf8CodeUnitCount
+            guard bytes.count - at >= n, let base = bytes.baseAddress else { return false }
+            let b = base + at
+            let t = UnsafeRawPointer(text.utf8Start)
+            var i = 0
+            while i + 8 <= n {
+                guard b.loadUnaligned(fromByteOffset: i, as: UInt64.self) == t.loadUnaligned(fromByteOffset: i, as: UInt64.self) else {
+                    return false
+                }
+                i += 8
+            }
+            while i < n {
+                guard b.load(fromByteOffset: i, as: UInt8.self) == t.load(fromByteOffset: i, as: UInt8.self) else { return false }
+                i += 1
+            }
+            at += n
+            return true
+        }
+
+        /// A JSON number that `JSON.uint64Value` reads: 0, or up to 20 digits without a leading zero and at
+        /// most UInt64.max.
+        mutating func takeUInt64() -> Bool {
+            var i = at
+            var value: UInt64 = 0
+            while i < bytes.count, bytes[i] >= 0x30, bytes[i] <= 0x39 {
+                let (times10, o1) = value.multipliedReportingOverflow(by: 10)
+                let (sum, o2) = times10.addingReportingOverflow(UInt64(bytes[i] - 0x30))
+                guard !o1, !o2 else { return false }
+                value = sum
+                i += 1
+            }
+            guard i > at, bytes[at] != 0x30 || i == at + 1 else { return false }
+            // A number ends at a delimiter the encoder writes after it, never at '.', 'e' or '-'.
+            guard i < bytes.count, bytes[i] == UInt8(ascii: ",") || bytes[i] == UInt8(ascii: "}") else { return false }
+            at = i
+            return true
+        }
+
+        /// The rest of a string after its opening quote, and the closing quote: printable ASCII, no escape.
+        mutating func takePlainString() -> Bool {
+            var i = at
+            while i < bytes.count {
+                let c = bytes[i]
+                if c == 0x22 { at = i + 1; return true }
+                guard c >= 0x20, c < 0x7F, c != 0x5C else { return false }
+                i += 1
+            }
+            return false
+        }
+
+        /// `"#rrggbb"` (`Color.opaqueHex`).
+        mutating func takeOpaqueHex() -> Bool {
+            guard bytes.count - at >= 9, bytes[at] == 0x22, bytes[at + 1] == UInt8(ascii: "#"), bytes[at + 8] == 0x22 else { return false }
+            for i in (at + 2)..<(at + 8) {
+                let c = bytes[i]
+                guard (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46) else { return false }
+            }
+            at += 9
+            return true
+        }
+
+        /// `{"mode":"dark","until":"next"}` or `{"mode":"light","until":UNIX_SECONDS}`.
+        mutating func takeTemporary() -> Bool {
+            let start = at
+            guard take(#"{"mode":""#), take(#"light""#) || take(#"dark""#), take(#","until":"#),
+                  take(#""next""#) || takeUInt64(), take("}") else {
+                at = start
+                return false
+            }
+            return true
+        }
+    }
+}
