@@ -6,6 +6,8 @@
 //                                  the socket location) → AppearanceBus, AppearanceDaemon, AppearanceKit, appearancectl,
 //                                  appearanced
 //   CDBus → AppearanceBus (all libdbus pointer code: the sentry and the portal backend) → appearanced
+//   AppearanceDecide (the daemon's decisions, pure: request → change, echo or flip, lifetimes) → AppearanceDaemon,
+//                    AppearanceFuzzing
 //   AppearanceDaemon (sentry and outlet passed in) → appearanced (wires AppearanceBus in)
 //   AppearanceCLI (appearancectl's command line as a value: option table, parser, help, completions) → appearancectl
 //   AppearanceKit (client library) → appearancectl, appearance-example
@@ -63,7 +65,10 @@ let package = Package(
         .target(name: "AppearanceCore", swiftSettings: strict),
         .target(name: "AppearanceProtocol", dependencies: ["AppearanceCore"], swiftSettings: strict),
         .target(name: "AppearanceBus", dependencies: ["CDBus", "AppearanceCore", "AppearancePosix"], swiftSettings: strict),
-        .target(name: "AppearanceDaemon", dependencies: ["AppearanceCore", "AppearanceProtocol", "AppearancePosix"],
+        // The daemon's decisions as pure functions (request → change, the desktop's echo or the user's flip,
+        // a temporary override's end): called by the daemon's shell, the fuzzer and table tests alike.
+        .target(name: "AppearanceDecide", dependencies: ["AppearanceCore", "AppearanceProtocol"], swiftSettings: strict),
+        .target(name: "AppearanceDaemon", dependencies: ["AppearanceCore", "AppearanceProtocol", "AppearancePosix", "AppearanceDecide"],
                 swiftSettings: strict),
         // appearancectl's command line as a value: the option table, the parser, the help and the completions.
         .target(name: "AppearanceCLI", dependencies: ["AppearanceCore", "AppearanceProtocol"], swiftSettings: strict),
@@ -79,7 +84,7 @@ let package = Package(
                           swiftSettings: strict),
 
         // Everything that reads outside bytes, in one function: driven by libFuzzer and by the corpus replay test.
-        .target(name: "AppearanceFuzzing", dependencies: ["AppearanceCore", "AppearanceProtocol", "AppearanceDaemon"],
+        .target(name: "AppearanceFuzzing", dependencies: ["AppearanceCore", "AppearanceProtocol", "AppearanceDecide", "AppearanceDaemon"],
                 swiftSettings: strict),
 
         // Test-only helpers: private dbus-daemon, fake portal, real portal stack, daemon processes.
@@ -90,7 +95,9 @@ let package = Package(
         .testTarget(name: "AppearanceProtocolTests", dependencies: ["AppearanceCore", "AppearanceProtocol"], swiftSettings: strict),
         .testTarget(name: "AppearancePosixTests", dependencies: ["AppearancePosix", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "AppearanceBusTests", dependencies: ["AppearanceCore", "AppearanceBus", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "AppearanceDaemonTests", dependencies: ["AppearanceCore", "AppearanceDaemon"], swiftSettings: strict),
+        .testTarget(name: "AppearanceDecideTests", dependencies: ["AppearanceCore", "AppearanceProtocol", "AppearanceDecide"],
+                    swiftSettings: strict),
+        .testTarget(name: "AppearanceDaemonTests", dependencies: ["AppearanceCore", "AppearanceProtocol", "AppearancePosix", "AppearanceDaemon"], swiftSettings: strict),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["AppearanceFuzzing"], swiftSettings: strict),
         .testTarget(name: "EndToEndTests", dependencies: ["AppearanceCore", "AppearanceKit", "AppearanceProtocol", "AppearancePosix", "TestSupport"],
                     exclude: ["Golden", "Scripts"], swiftSettings: strict),

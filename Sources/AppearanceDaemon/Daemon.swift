@@ -1,4 +1,5 @@
 import AppearanceCore
+import AppearanceDecide
 import AppearancePosix
 import AppearanceProtocol
 import Dispatch
@@ -250,10 +251,12 @@ public final class Daemon: @unchecked Sendable {
 
     private func temporaryTimeCame(_ end: Int64) {
         guard case .at(let t)? = engine.inputs.temporary?.expiry, t == end else { return }
-        // A wall-clock timer can fire early after the clock was set back: check the clock, re-arm if so.
-        guard clock.now() >= end else { armTemporaryTimer(); return }
+        guard let ended = Decide.temporaryTimeCame(end, on: engine, now: clock.now()) else {
+            armTemporaryTimer()  // fired early: the clock was set back
+            return
+        }
         temporaryTimer = nil
-        if let t = engine.apply(.temporary(nil)) { publish(t, cause: "temporary override ended (its time came)") }
+        if let t = engine.apply(ended) { publish(t, cause: "temporary override ended (its time came)") }
     }
 
     /// The clock may have jumped (resume from suspend, a clock or time-zone change): plan again now.
@@ -376,27 +379,13 @@ public final class Daemon: @unchecked Sendable {
     private func desktopReading(_ reading: SystemReading) {
         let before = (engine.inputs.system, engine.systemDetail)
         let traitsBefore = engine.inputs.traits
-        // While appearanced drives the desktop's setting, a change there is either the echo of its own
-        // write, or the user's flip in the desktop: the latter counts as `set MODE --until-next`.
-        let changed = serving && follower.kind != nil && reading.scheme != engine.inputs.system
-            && DesktopFollower.mode(of: reading.scheme) != nil && DesktopFollower.mode(of: engine.inputs.system) != nil
-        let echo = changed && follower.isEcho(reading.scheme)
-        let t = engine.apply(echo ? .systemEcho(reading) : .system(reading))
-        if echo {
+        let outcome = Decide.desktopReading(reading, engine: &engine, writes: &follower.inFlight,
+                                            following: serving && follower.kind != nil)
+        if outcome.echo {
             log.info("desktop: \(reading.scheme.rawValue) is the echo of appearanced's write")
             let s = engine.state
             transitions.append(.init(time: clock.now(), from: s.mode, to: s.mode, source: s.source,
                                      cause: "desktop: \(reading.scheme.rawValue) is the echo of appearanced's write"))
-        }
-        if changed, !echo, let manual = DesktopFollower.mode(of: reading.scheme), manual != engine.state.mode {
-            if let t { publish(t, cause: "desktop: \(reading.scheme.rawValue) (\(reading.detail))") }
-            let flip = TemporaryOverride(mode: manual, expiry: .nextChange)
-            armTemporaryTimer()
-            if let t2 = engine.apply(.temporary(flip)) { publish(t2, cause: "desktop (manual): \(manual.rawValue)") }
-            persistIfNeeded()  // the flip is kept like a temporary override set with appearancectl
-            serve()
-            updateStatus()
-            return
         }
         if before != (reading.scheme, reading.detail) {
             log.info("system: \(reading.scheme.rawValue) (\(reading.detail))")
@@ -406,9 +395,10 @@ public final class Daemon: @unchecked Sendable {
             log.info("traits: contrast \(r.contrast?.rawValue ?? "unavailable"), reduced motion "
                      + "\(r.reducedMotion.map { $0 ? "yes" : "no" } ?? "unavailable"), accent \(r.accentColor?.opaqueHex ?? "unavailable")")
         }
-        if let t {
-            let raw = reading.scheme == .unavailable ? "unavailable" : reading.scheme.rawValue
-            publish(t, cause: "desktop: \(raw) (\(reading.detail))")
+        for step in outcome.steps { publish(step.transition, cause: step.cause) }
+        if outcome.manualFlip != nil {
+            armTemporaryTimer()  // an until-next flip replaced any timed one
+            persistIfNeeded()    // the flip is kept like a temporary override set with appearancectl
         }
         serve()
         updateStatus()
@@ -533,7 +523,6 @@ public final class Daemon: @unchecked Sendable {
         let id: JSON?
         let app: String?
         let cause: String
-        let logLine: String
     }
 
     /// The engine as it will be once every accepted change is durable: what a new request is decided on
@@ -544,52 +533,6 @@ public final class Daemon: @unchecked Sendable {
         for w in (inFlight ?? []) + unsaved { if let event = w.event { _ = e.apply(event) } }
         decidingCache = e
         return e
-    }
-
-    /// The change a write request asks for, decided on `deciding()`: an event for the engine (nil if it is
-    /// already so), or the error to answer with.
-    private func change(for call: Call, app: String?) -> Result<(Event?, String), RPCError> {
-        let d = deciding()
-        switch call {
-        case .set(let o) where app != nil:
-            return appChange(app!, o == .system ? nil : (o == .dark ? .dark : .light), d)
-        case .toggle where app != nil:
-            return appChange(app!, d.toggleTarget(app: app!), d)
-        case .set, .toggle:
-            let o: Override = if case .set(let o) = call { o } else { d.toggleTarget }
-            guard o != d.inputs.override || d.inputs.temporary != nil else { return .success((nil, "")) }
-            return .success((.override(o), "override: \(o.rawValue)"))
-        case .setTemporary(let mode, let lifetime):
-            return temporaryChange(mode, lifetime, d)
-        case .toggleTemporary(let lifetime):
-            return temporaryChange(d.state.mode.opposite, lifetime, d)
-        default:
-            return .success((nil, ""))
-        }
-    }
-
-    /// An app's override set, or removed (nil); at most `AppID.maxOverrides`.
-    private func appChange(_ app: String, _ mode: Mode?, _ d: Engine) -> Result<(Event?, String), RPCError> {
-        guard d.inputs.apps[app] != mode else { return .success((nil, "")) }
-        guard mode == nil || d.inputs.apps[app] != nil || d.inputs.apps.count < AppID.maxOverrides else {
-            return .failure(RPCError(.requestFailed, "too many app overrides (the limit is \(AppID.maxOverrides)); remove one with set system --app ID"))
-        }
-        return .success((.app(app, mode), "app override \(app): \(mode?.rawValue ?? "removed")"))
-    }
-
-    /// A temporary override, persisted with its expiry like the override itself.
-    private func temporaryChange(_ mode: Mode, _ lifetime: Lifetime, _ d: Engine) -> Result<(Event?, String), RPCError> {
-        let expiry: TemporaryOverride.Expiry = switch lifetime {
-        case .untilNext: .nextChange
-        case .seconds(let n): .at(clock.now() + n)
-        }
-        let t = TemporaryOverride(mode: mode, expiry: expiry)
-        guard t != d.inputs.temporary else { return .success((nil, "")) }
-        let until = switch expiry {
-        case .nextChange: "until the next automatic change"
-        case .at(let end): "until \(Clock.describe(end, from: 0))"
-        }
-        return .success((.temporary(t), "temporary override: \(mode.rawValue) \(until)"))
     }
 
     /// Queues an accepted change; a save starts now unless one is running (then the next one takes it).
@@ -640,7 +583,7 @@ public final class Daemon: @unchecked Sendable {
         var steps: [(Transition, String)] = []
         for w in batch {
             if let event = w.event, let t = engine.apply(event) { steps.append((t, w.cause)) }
-            if w.event != nil { log.info(w.logLine) }
+            if let event = w.event { log.info(Decide.logLine(of: event, time: { Clock.describe($0, from: 0) })) }
             if let c = w.connection, let id = w.id { c.send(Outgoing.result(id: id, engine.state(for: w.app).json)) }
             w.connection?.resumeAfterSave()
         }
@@ -794,14 +737,14 @@ public final class Daemon: @unchecked Sendable {
         case .palette(let variant):
             result = .success(palette.resolved(variant.variant(for: mine), accent: mine.traits.accentColor).json)
         case .set, .toggle, .setTemporary, .toggleTemporary:
-            switch change(for: request.call, app: request.app) {
+            switch Decide.write(request.call, app: request.app, on: deciding(), now: clock.now()) {
             case .failure(let e):
                 result = .failure(e)
-            case .success((nil, _)) where inFlight == nil && unsaved.isEmpty:
+            case .success(nil) where inFlight == nil && unsaved.isEmpty:
                 result = .success(mine.json)  // already so, and nothing before it waits: answered now
-            case .success((let event, let logLine)):
+            case .success(let event):
                 enqueue(PendingWrite(event: event, connection: c, id: request.id, app: request.app,
-                                     cause: event.map { "\(describeCause($0)) set by \(requester(c))" } ?? "", logLine: logLine))
+                                     cause: event.map { "\(Decide.cause(of: $0)) set by \(requester(c))" } ?? ""))
                 c.holdUntilSaved()
                 return  // answered when the save that covers it is durable
             }
@@ -813,16 +756,6 @@ public final class Daemon: @unchecked Sendable {
             case .success(let json): c.send(Outgoing.result(id: id, json))
             case .failure(let e): c.send(Outgoing.error(id: id, e))
             }
-        }
-    }
-
-    /// The log's words for a client's change: "override dark", "app override kitty: light".
-    private func describeCause(_ event: Event) -> String {
-        switch event {
-        case .override(let o): "override \(o.rawValue)"
-        case .temporary(let t): "temporary override \(t?.mode.rawValue ?? "ended")"
-        case .app(let app, let mode): "app override \(app): \(mode?.rawValue ?? "system"),"
-        default: "\(event)"
         }
     }
 

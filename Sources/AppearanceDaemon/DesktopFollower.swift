@@ -1,4 +1,5 @@
 import AppearanceCore
+import AppearanceDecide
 import AppearancePosix
 import AppearanceProtocol
 import Dispatch
@@ -39,8 +40,9 @@ final class DesktopFollower: @unchecked Sendable {
     private let log: Logger
     private(set) var kind: Kind?
     private var settings = Settings()
-    /// The writes whose echo has not been read yet, as the sentry will read them back, oldest first.
-    private var inFlight = DesktopWrites()
+    /// The writes whose echo has not been read yet, as the sentry will read them back, oldest first
+    /// (`Decide.desktopReading` matches readings against it).
+    var inFlight = DesktopWrites()
     private(set) var writes = 0
     private var lastResult = "nothing written yet"
     /// Told of every write's outcome, for `appearancectl log`.
@@ -83,24 +85,12 @@ final class DesktopFollower: @unchecked Sendable {
         }
     }
 
-    /// The desktop's mode as a reading gives it (GNOME's default is light).
-    static func mode(of scheme: SystemScheme) -> Mode? {
-        switch scheme {
-        case .dark: .dark
-        case .light, .noPreference: .light
-        case .unavailable: nil
-        }
-    }
-
-    /// A change of the desktop's value: true when it is the echo of a write in flight.
-    func isEcho(_ scheme: SystemScheme) -> Bool { inFlight.reading(scheme) }
-
     /// Writes `mode` to the desktop unless it shows it already (`desktop`, the last reading).
     func write(_ mode: Mode, desktop: SystemScheme) {
         guard let kind else { return }
         // What the desktop shows, or will once the last write lands: nothing to write when that is `mode`.
         let shown = inFlight.expected ?? desktop
-        guard Self.mode(of: shown) != mode else { return }
+        guard Decide.mode(of: shown) != mode else { return }
         let id = inFlight.wrote(reported(mode))
         var commands: [[String]]
         switch kind {

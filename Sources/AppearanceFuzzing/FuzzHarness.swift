@@ -1,5 +1,6 @@
 import AppearanceCore
 import AppearanceDaemon
+import AppearanceDecide
 import AppearanceProtocol
 
 /// One fuzz input through everything that reads bytes from outside: the line framer, the JSON reader,
@@ -49,16 +50,20 @@ public enum FuzzHarness {
         guard let request = try? Request.decode(line) else { return }
         expect((try? Request.decode(request.line.dropLast())) == request, "request round trip changed it", &broken)
         let before = engine.state
-        let t: Transition?
-        switch request.call {
-        case .get, .status, .subscribe, .resolve, .palette, .log, .apps: t = nil
-        case .set(let o): t = engine.apply(.override(o))
-        case .toggle: t = engine.apply(.override(engine.toggleTarget))
-        case .setTemporary(let m, _): t = engine.apply(.temporary(TemporaryOverride(mode: m, expiry: .nextChange)))
-        case .toggleTemporary: t = engine.apply(.temporary(TemporaryOverride(mode: before.mode.opposite, expiry: .nextChange)))
+        let beforeApp = engine.state(for: request.app)
+        // The daemon's own decision (Decide.write), with the app and the lifetime the request gives.
+        var t: Transition?
+        var refused = false
+        switch Decide.write(request.call, app: request.app, on: engine, now: 1_800_000_000) {
+        case .success(let event?): t = engine.apply(event)
+        case .success(nil): t = nil
+        case .failure(let e):
+            refused = true
+            expect(e.code == ErrorCode.requestFailed.rawValue, "a write refused with \(e.code)", &broken)
         }
         switch request.call {
-        case .toggle, .toggleTemporary: expect(engine.state.mode == before.mode.opposite, "toggle did not flip", &broken)
+        case .toggle where !refused, .toggleTemporary where !refused:
+            expect(engine.state(for: request.app).mode == beforeApp.mode.opposite, "toggle did not flip", &broken)
         default: break
         }
         if let t {

@@ -1,0 +1,63 @@
+import AppearanceCore
+
+extension Decide {
+    /// A transition and the words `log` gives its cause.
+    public struct Step: Equatable, Sendable {
+        public var transition: Transition
+        public var cause: String
+
+        public init(_ transition: Transition, cause: String) {
+            self.transition = transition
+            self.cause = cause
+        }
+    }
+
+    /// What a reading of the desktop's value did.
+    public struct DesktopOutcome: Equatable, Sendable {
+        /// The reading was the echo of appearanced's own write (applied as the desktop's value, but no
+        /// automatic change: a temporary override `until-next` survives it).
+        public var echo = false
+        /// The reading was the user's flip in the desktop, which counts as `set MODE --until-next`.
+        public var manualFlip: Mode?
+        /// The changes of the published state, in order.
+        public var steps: [Step] = []
+
+        public init(echo: Bool = false, manualFlip: Mode? = nil, steps: [Step] = []) {
+            self.echo = echo
+            self.manualFlip = manualFlip
+            self.steps = steps
+        }
+    }
+
+    /// The desktop's mode as a reading gives it (GNOME's default is light); nil when it said nothing.
+    public static func mode(of scheme: SystemScheme) -> Mode? {
+        switch scheme {
+        case .dark: .dark
+        case .light, .noPreference: .light
+        case .unavailable: nil
+        }
+    }
+
+    /// A reading of the desktop's value, applied to `engine`. While appearanced drives the desktop's setting
+    /// (`following`), a change there is either the echo of a write in flight (`writes`, which the reading
+    /// updates) or the user's flip in the desktop: that counts as a temporary override until the next
+    /// automatic change, unless the mode is already the flip's.
+    public static func desktopReading(_ reading: SystemReading, engine: inout Engine, writes: inout DesktopWrites,
+                                      following: Bool) -> DesktopOutcome {
+        var outcome = DesktopOutcome()
+        let changed = following && reading.scheme != engine.inputs.system
+            && mode(of: reading.scheme) != nil && mode(of: engine.inputs.system) != nil
+        outcome.echo = changed && writes.reading(reading.scheme)
+        let raw = reading.scheme == .unavailable ? "unavailable" : reading.scheme.rawValue
+        if let t = engine.apply(outcome.echo ? .systemEcho(reading) : .system(reading)) {
+            outcome.steps.append(Step(t, cause: "desktop: \(raw) (\(reading.detail))"))
+        }
+        if changed, !outcome.echo, let manual = mode(of: reading.scheme), manual != engine.state.mode {
+            outcome.manualFlip = manual
+            if let t = engine.apply(.temporary(TemporaryOverride(mode: manual, expiry: .nextChange))) {
+                outcome.steps.append(Step(t, cause: "desktop (manual): \(manual.rawValue)"))
+            }
+        }
+        return outcome
+    }
+}

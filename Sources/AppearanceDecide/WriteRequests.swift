@@ -1,0 +1,83 @@
+import AppearanceCore
+import AppearanceProtocol
+
+/// The daemon's decisions, as pure functions from state and event to the change to make: no I/O, no clock of
+/// their own (the time is an argument), no logging. The daemon's shell performs what they return; the fuzzer
+/// and the table tests (Tests/AppearanceDecideTests) call the same functions.
+public enum Decide {
+    /// What `set`, `toggle` and their temporary forms ask of `engine` (the state with every accepted change
+    /// applied) at `now`: the event for the engine, nil when it is already so, or the error to answer with.
+    /// Other calls change nothing.
+    public static func write(_ call: Call, app: String?, on engine: Engine, now: Int64) -> Result<Event?, RPCError> {
+        switch call {
+        case .set(let o) where app != nil:
+            return appChange(app!, o == .system ? nil : (o == .dark ? .dark : .light), engine)
+        case .toggle where app != nil:
+            return appChange(app!, engine.toggleTarget(app: app!), engine)
+        case .set, .toggle:
+            let o: Override = if case .set(let o) = call { o } else { engine.toggleTarget }
+            guard o != engine.inputs.override || engine.inputs.temporary != nil else { return .success(nil) }
+            return .success(.override(o))
+        case .setTemporary(let mode, let lifetime):
+            return .success(temporaryChange(mode, lifetime, engine, now: now))
+        case .toggleTemporary(let lifetime):
+            return .success(temporaryChange(engine.state.mode.opposite, lifetime, engine, now: now))
+        case .get, .subscribe, .status, .resolve, .palette, .log, .apps:
+            return .success(nil)
+        }
+    }
+
+    /// An app's override set, or removed (nil); at most `AppID.maxOverrides`.
+    static func appChange(_ app: String, _ mode: Mode?, _ engine: Engine) -> Result<Event?, RPCError> {
+        guard engine.inputs.apps[app] != mode else { return .success(nil) }
+        guard mode == nil || engine.inputs.apps[app] != nil || engine.inputs.apps.count < AppID.maxOverrides else {
+            return .failure(RPCError(.requestFailed,
+                                     "too many app overrides (the limit is \(AppID.maxOverrides)); remove one with set system --app ID"))
+        }
+        return .success(.app(app, mode))
+    }
+
+    /// A temporary override, persisted with its expiry like the override itself: a duration ends at `now`
+    /// plus the duration.
+    static func temporaryChange(_ mode: Mode, _ lifetime: Lifetime, _ engine: Engine, now: Int64) -> Event? {
+        let expiry: TemporaryOverride.Expiry = switch lifetime {
+        case .untilNext: .nextChange
+        case .seconds(let n): .at(now + n)
+        }
+        let t = TemporaryOverride(mode: mode, expiry: expiry)
+        return t == engine.inputs.temporary ? nil : .temporary(t)
+    }
+
+    /// A temporary override's time came: the event that ends it, or nil when the one in force is another
+    /// (a newer override replaced it) or its time has not come (a wall-clock timer fired early after the clock
+    /// was set back: the shell arms it again).
+    public static func temporaryTimeCame(_ end: Int64, on engine: Engine, now: Int64) -> Event? {
+        guard case .at(let t)? = engine.inputs.temporary?.expiry, t == end, now >= end else { return nil }
+        return .temporary(nil)
+    }
+
+    /// How `log` names a client's change, before "set by WHO": "override dark", "app override kitty: light,".
+    public static func cause(of event: Event) -> String {
+        switch event {
+        case .override(let o): "override \(o.rawValue)"
+        case .temporary(let t): "temporary override \(t?.mode.rawValue ?? "ended")"
+        case .app(let app, let mode): "app override \(app): \(mode?.rawValue ?? "system"),"
+        default: "\(event)"
+        }
+    }
+
+    /// The daemon's log line for a client's change; `time` shows a temporary override's end for people.
+    public static func logLine(of event: Event, time: (Int64) -> String) -> String {
+        switch event {
+        case .override(let o): "override: \(o.rawValue)"
+        case .app(let app, let mode): "app override \(app): \(mode?.rawValue ?? "removed")"
+        case .temporary(let t?):
+            switch t.expiry {
+            case .nextChange: "temporary override: \(t.mode.rawValue) until the next automatic change"
+            case .at(let end): "temporary override: \(t.mode.rawValue) until \(time(end))"
+            }
+        case .temporary(nil): "temporary override ended"
+        default: "\(event)"
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import AppearanceCore
+import AppearanceDecide
+import Testing
+
+/// The echo/flip rule: what a reading of the desktop's value does while appearanced drives it, and while not.
+@Suite struct DesktopReadingTests {
+    static func reading(_ s: SystemScheme) -> SystemReading { SystemReading(s, detail: "portal v2") }
+
+    static func engine(system: SystemScheme, override: Override = .system, temporary: TemporaryOverride? = nil) -> Engine {
+        Engine(inputs: Inputs(system: system, override: override, defaultMode: .light, temporary: temporary), instance: "t")
+    }
+
+    @Test func notFollowingAChangeIsTheDesktopsValue() {
+        var e = Self.engine(system: .light)
+        var w = DesktopWrites()
+        let o = Decide.desktopReading(Self.reading(.dark), engine: &e, writes: &w, following: false)
+        #expect(!o.echo && o.manualFlip == nil)
+        #expect(o.steps.map(\.cause) == ["desktop: dark (portal v2)"])
+        #expect(e.state.mode == .dark && e.state.source == .system)
+    }
+
+    @Test func followingTheEchoOfAWriteIsNoAutomaticChange() {
+        // appearanced wrote dark for a `set dark --until-next`; its echo must not end that override.
+        var e = Self.engine(system: .noPreference, temporary: TemporaryOverride(mode: .dark, expiry: .nextChange))
+        var w = DesktopWrites()
+        _ = w.wrote(.dark)
+        let o = Decide.desktopReading(Self.reading(.dark), engine: &e, writes: &w, following: true)
+        #expect(o.echo && o.manualFlip == nil)
+        #expect(e.inputs.temporary == TemporaryOverride(mode: .dark, expiry: .nextChange))
+        #expect(e.inputs.system == .dark && e.state.mode == .dark)
+        #expect(w.expected == nil)
+    }
+
+    @Test func followingAFlipThatMatchesNoWriteIsTheUsersTemporaryOverride() {
+        var e = Self.engine(system: .dark, override: .dark)
+        var w = DesktopWrites()
+        let o = Decide.desktopReading(Self.reading(.noPreference), engine: &e, writes: &w, following: true)
+        #expect(!o.echo && o.manualFlip == .light)
+        #expect(e.inputs.temporary == TemporaryOverride(mode: .light, expiry: .nextChange))
+        #expect(e.state.mode == .light && e.state.source == .temporary)
+        #expect(o.steps.map(\.cause) == ["desktop: no-preference (portal v2)", "desktop (manual): light"])
+        // The flip back is the user's too: a change of the desktop's value ends the temporary override, and the
+        // persisted `dark` is back, as the desktop shows.
+        let back = Decide.desktopReading(Self.reading(.dark), engine: &e, writes: &w, following: true)
+        #expect(!back.echo && back.manualFlip == nil)
+        #expect(e.inputs.temporary == nil && e.state.mode == .dark && e.state.source == .override)
+    }
+
+    @Test func followingAFlipToTheModeInForceChangesNothingButTheDesktopsValue() {
+        var e = Self.engine(system: .noPreference, override: .dark)
+        var w = DesktopWrites()
+        let o = Decide.desktopReading(Self.reading(.dark), engine: &e, writes: &w, following: true)
+        #expect(!o.echo && o.manualFlip == nil && e.inputs.temporary == nil)
+        #expect(e.state.mode == .dark)
+    }
+
+    @Test func followingTheDesktopComingOrGoingIsNoFlip() {
+        for (from, to) in [(SystemScheme.unavailable, SystemScheme.dark), (.dark, .unavailable)] {
+            var e = Self.engine(system: from, override: .light)
+            var w = DesktopWrites()
+            let o = Decide.desktopReading(Self.reading(to), engine: &e, writes: &w, following: true)
+            #expect(!o.echo && o.manualFlip == nil && e.inputs.temporary == nil, "\(from) → \(to)")
+        }
+    }
+
+    @Test func aRepeatedReadingChangesNothing() {
+        var e = Self.engine(system: .dark)
+        var w = DesktopWrites()
+        let o = Decide.desktopReading(Self.reading(.dark), engine: &e, writes: &w, following: true)
+        #expect(o == Decide.DesktopOutcome())
+    }
+}
