@@ -205,7 +205,10 @@ final class BusConnection: @unchecked Sendable {
             onSignal?(message)
             return false
         case MessageType.methodCall:
-            return onMethodCall?(message) ?? false
+            let taken = onMethodCall?(message) ?? false
+            // libdbus answers UnknownMethod; the call may have been huge all the same.
+            if !taken { returnFreeMemorySoon() }
+            return taken
         default:
             return false
         }
