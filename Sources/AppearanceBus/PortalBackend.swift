@@ -252,7 +252,7 @@ public final class PortalBackend: Outlet, @unchecked Sendable {
         // The array and its strings: decoding stops at the first namespace past either bound.
         let bounds = DecodeBounds(depth: 1, values: 1 + PortalBackend.maxNamespaces, bytes: PortalBackend.maxNamespaceBytes)
         guard case .container(_, let items)? = call.arguments(within: bounds)?.first else {
-            return .failure(invalidArgs("ReadAll takes at most \(PortalBackend.maxNamespaces) namespaces of "
+            return .failure(invalidArgs("ReadAll takes at most \(PortalBackend.maxNamespaces) namespaces, "
                                         + "\(PortalBackend.maxNamespaceBytes) bytes in all"))
         }
         let patterns = items.compactMap { if case .string(let s) = $0 { s } else { nil } }

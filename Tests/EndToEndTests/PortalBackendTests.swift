@@ -233,7 +233,7 @@ import Testing
         defer { stack.close() }
         let d = try s.startDaemon()
         defer { d.stop() }
-        let readAllBounds = Self.invalidArgs + "ReadAll takes at most 256 namespaces of 16384 bytes in all"
+        let readAllBounds = Self.invalidArgs + "ReadAll takes at most 256 namespaces, 16384 bytes in all"
         #expect(try Self.hostileCall(s, "readall-many", 256) == "reply dbus.Dictionary({}, signature=dbus.Signature('sa{sv}'))")
         #expect(try Self.hostileCall(s, "readall-many", 257) == readAllBounds)
         #expect(try Self.hostileCall(s, "readall-many", 100_000) == readAllBounds)
@@ -255,7 +255,7 @@ import Testing
         defer { d.stop() }
         let before = try Self.residentKiB(d)
         #expect(try Self.hostileCall(s, "readall-many", 1_250_000)
-                == Self.invalidArgs + "ReadAll takes at most 256 namespaces of 16384 bytes in all")
+                == Self.invalidArgs + "ReadAll takes at most 256 namespaces, 16384 bytes in all")
         try Self.expectAnsweringAndSmall(s, stack, d, after: "20 MB of namespaces (VmRSS \(before) KiB before)")
         #expect(try Self.hostileCall(s, "readall-bytes", 20_000_000) == Self.invalidArgs + "ReadAll takes (as), not (ay)")
         try Self.expectAnsweringAndSmall(s, stack, d, after: "20 MB of bytes (VmRSS \(before) KiB before)")
