@@ -102,29 +102,48 @@ public struct LogEntry: Equatable, Sendable {
     }
 
     public init?(json: JSON) {
-        guard let t = json["time"]?.uint64Value, let to = json["to"]?.stringValue.flatMap(Mode.init(rawValue:)) else { return nil }
-        self.init(time: Int64(t), from: json["from"]?.stringValue.flatMap(Mode.init(rawValue:)), to: to,
+        // A time that does not fit in an Int64 (2^63 and up) is no entry: refused, not trapped.
+        guard let t = json["time"]?.uint64Value.flatMap({ Int64(exactly: $0) }),
+              let to = json["to"]?.stringValue.flatMap(Mode.init(rawValue:)) else { return nil }
+        self.init(time: t, from: json["from"]?.stringValue.flatMap(Mode.init(rawValue:)), to: to,
                   source: json["source"]?.stringValue.flatMap(Source.init(rawValue:)), cause: json["cause"]?.stringValue ?? "")
     }
 }
 
 extension TemporaryOverride {
-    /// `{"mode": "dark", "until": "next"}` or `{"mode": "dark", "until": UNIX_SECONDS}`.
+    /// The `until` a state object or state file can hold: whole seconds from the Unix epoch (1970-01-01 00:00
+    /// UTC) to the end of the year 9999 (9999-12-31 23:59:59 UTC). A `set --for` ends at most
+    /// `Lifetime.maxSeconds` (366 days) after the present, so this holds every override the daemon makes even
+    /// with a clock set wrong by thousands of years, and every value in it is one the local calendar can show.
+    /// Anything outside (negative, 2^63 and up, beyond 64 bits, fractional, an exponent) is not a time: it is
+    /// refused, never converted with a trap.
+    public static let untilRange: ClosedRange<Int64> = 0...253_402_300_799
+
+    /// `{"mode": "dark", "until": "next"}` or `{"mode": "dark", "until": UNIX_SECONDS}` (an `at` outside
+    /// `untilRange` is written at its nearest end, so what is written can be read back).
     public var json: JSON {
         let until: JSON = switch expiry {
         case .nextChange: .string("next")
-        case .at(let t): .int(UInt64(max(0, t)))
+        case .at(let t): .int(min(max(t, Self.untilRange.lowerBound), Self.untilRange.upperBound))
         }
         return .object([("mode", .string(mode.rawValue)), ("until", until)])
     }
 
-    /// Reads it leniently: nil for null or anything unusable.
+    /// Reads it leniently: nil for null or anything unusable, an `until` outside `untilRange` included.
     public init?(json: JSON) {
-        guard let mode = json["mode"]?.stringValue.flatMap(Mode.init(rawValue:)), let until = json["until"] else { return nil }
-        if until.stringValue == "next" {
-            self.init(mode: mode, expiry: .nextChange)
-        } else if let t = until.uint64Value {
-            self.init(mode: mode, expiry: .at(Int64(t)))
+        guard let mode = json["mode"]?.stringValue.flatMap(Mode.init(rawValue:)),
+              let expiry = json["until"].flatMap(Expiry.init(json:)) else { return nil }
+        self.init(mode: mode, expiry: expiry)
+    }
+}
+
+extension TemporaryOverride.Expiry {
+    /// `"next"`, or a whole number of seconds in `TemporaryOverride.untilRange`; nil for anything else.
+    public init?(json: JSON) {
+        if json.stringValue == "next" {
+            self = .nextChange
+        } else if let n = json.uint64Value, let t = Int64(exactly: n), TemporaryOverride.untilRange.contains(t) {
+            self = .at(t)
         } else {
             return nil
         }

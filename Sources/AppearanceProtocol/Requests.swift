@@ -14,7 +14,8 @@ public enum Lifetime: Equatable, Sendable {
     var members: [(String, JSON)] {
         switch self {
         case .untilNext: [("until", .string("next"))]
-        case .seconds(let n): [("for", .int(UInt64(n)))]
+        // As given, even out of range (the daemon refuses it with an error naming it), never a trapping conversion.
+        case .seconds(let n): [("for", .int(n))]
         }
     }
 }
@@ -85,7 +86,7 @@ public enum Call: Equatable, Sendable {
         case .set(let o): return .object([("override", .string(o.rawValue))])
         case .setTemporary(let m, let l): return .object([("override", .string(m.rawValue))] + l.members)
         case .toggleTemporary(let l): return .object(l.members)
-        case .log(let limit): return limit.map { .object([("limit", .int(UInt64($0)))]) }
+        case .log(let limit): return limit.map { .object([("limit", .int($0))]) }
         case .apps: return nil
         case .subscribe(let i):
             // A plain subscribe sends no params, so that a protocol 1 daemon accepts it.
@@ -187,10 +188,14 @@ extension Request {
         if let unknown = given.first(where: { !allowed.contains($0.0) }) {
             throw invalid(.invalidParams, "\(name): unknown parameter \"\(unknown.0)\"", id: id ?? .null, reply: reply)
         }
-        func param(_ key: String) -> JSON? {
-            guard let v = given.first(where: { $0.0 == key })?.1, v != .null else { return nil }
-            return v
+        // A parameter given as null is a type error, not "absent": read as absent, `"app": null` would set
+        // everyone's mode and `"for": null` a permanent override. (`"params": null` itself is no params.)
+        if let key = given.first(where: { $0.1 == .null })?.0 {
+            let required = (method == .set && key == "override") || (method == .resolve && key == "tokens")
+            throw invalid(.invalidParams, "\(name): \"\(key)\" is null, expected \(Self.expected(key))" + (required ? "" : " or no \"\(key)\" at all"),
+                          id: id ?? .null, reply: reply)
         }
+        func param(_ key: String) -> JSON? { given.first(where: { $0.0 == key })?.1 }
         func flag(_ key: String) throws(RequestFailure) -> Bool {
             guard let v = param(key) else { return false }
             guard let b = v.boolValue else {
@@ -289,5 +294,21 @@ extension Request {
             }
         }
         return Request(id: id, call: call, app: app)
+    }
+
+    /// What a parameter takes, in words, for the error that names it when it is given as null.
+    static func expected(_ key: String) -> String {
+        switch key {
+        case "override": #""light", "dark" or "system""#
+        case "until": #""next""#
+        case "for": "whole seconds from 1 to \(Lifetime.maxSeconds)"
+        case "app": "an app id (1-255 characters of A-Z a-z 0-9 . _ - not starting with a dot)"
+        case "limit": "a positive whole number"
+        case "traits", "palette": "true or false"
+        case "tokens": "a non-empty array of strings"
+        case "mode": #""light" or "dark""#
+        case "contrast": #""normal" or "high""#
+        default: "a value"
+        }
     }
 }

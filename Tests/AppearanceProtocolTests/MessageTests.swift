@@ -15,7 +15,7 @@ struct RequestDecodingTests {
         (#"{"method":"set","params":{"override":"system"},"jsonrpc":"2.0","id":7}"#, .set(.system)),
         (##"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"traits":true}}"##, .subscribe(Interest(traits: true))),
         (##"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"palette":true,"traits":false}}"##, .subscribe(Interest(palette: true))),
-        (##"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"traits":null}}"##, .subscribe(.mode)),
+        (##"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":null}"##, .subscribe(.mode)),
         (##"{"jsonrpc":"2.0","id":1,"method":"resolve","params":{"tokens":["fill.bg","accent"]}}"##, .resolve(["fill.bg", "accent"], .current)),
         (#"{"jsonrpc":"2.0","id":1,"method":"resolve","params":{"tokens":["a"],"mode":"dark","contrast":"high"}}"#,
          .resolve(["a"], VariantRequest(mode: .dark, contrast: .high))),
