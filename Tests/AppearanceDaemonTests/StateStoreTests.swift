@@ -1,0 +1,146 @@
+import AppearanceCore
+import AppearanceProtocol
+import Testing
+@testable import AppearanceDaemon
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// state.json: what the daemon writes it reads back, at the caps; values out of range make a corrupt file.
+struct StateStoreTests {
+    /// A distinct valid app id of exactly `length` bytes.
+    static func appID(_ n: Int, length: Int = StateStore.maxAppIDBytes) -> String {
+        let head = "org.example.app\(n)."
+        return head + String(repeating: "x", count: length - head.utf8.count)
+    }
+
+    static func read(_ path: String) -> String? {
+        guard let f = fopen(path, "r") else { return nil }
+        defer { fclose(f) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while case let n = fread(&buffer, 1, buffer.count, f), n > 0 { bytes += buffer[..<n] }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    @Test func theIDLengthCapIsAppIDs() {
+        #expect(AppID.isValid(String(repeating: "a", count: StateStore.maxAppIDBytes)))
+        #expect(!AppID.isValid(String(repeating: "a", count: StateStore.maxAppIDBytes + 1)))
+    }
+
+    /// The largest state the daemon can write: every app override it allows, each id at the longest, and a
+    /// temporary override with the latest `until` there is. It reads it back whole.
+    @Test func theLargestStateRoundTrips() throws {
+        let dir = TemporaryDirectory()
+        let store = StateStore(path: dir.path + "/state.json")
+        var apps: [String: Mode] = [:]
+        for n in 0..<AppID.maxOverrides { apps[Self.appID(n)] = n % 2 == 0 ? .light : .dark }
+        let saved = StateStore.Saved(override: .system, temporary: TemporaryOverride(mode: .light, expiry: .at(StateStore.latestUntil)),
+                                     apps: apps)
+        try store.save(saved)
+        defer { unlink(store.path) }
+        let size = try #require(Self.read(store.path)).utf8.count
+        #expect(size > 1_000_000 && size <= StateStore.largestWritten, "\(size) bytes")
+        #expect(StateStore.readLimit >= StateStore.largestWritten)
+        #expect(store.load() == .loaded(saved))
+    }
+
+    /// 2,300 ids of 20 characters (69 KB, over the old 64 KiB read limit): a restart keeps them all.
+    @Test func moreThan64KiBOfAppOverridesRoundTrip() throws {
+        let dir = TemporaryDirectory()
+        let store = StateStore(path: dir.path + "/state.json")
+        var apps: [String: Mode] = [:]
+        for n in 0..<2300 { apps[Self.appID(n, length: 20)] = .dark }
+        let saved = StateStore.Saved(override: .light, apps: apps)
+        try store.save(saved)
+        defer { unlink(store.path) }
+        #expect(store.load() == .loaded(saved))
+    }
+
+    /// `until` that does not fit (2^63, beyond 64 bits, negative, fractional, after the year 9999): the file
+    /// is corrupt, reported and moved aside; it used to stop the daemon at every start (a trapping Int64()).
+    @Test(arguments: ["9223372036854775808", "18446744073709551616", "-1", "-9223372036854775808", "1.5", "1e9",
+                      "253402300800", "9223372036854775807"])
+    func untilOutOfRangeDiscardsTheFile(_ until: String) throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("state.json", #"{"override":"dark","temporary":{"mode":"dark","until":\#(until)}}"#)
+        let result = StateStore(path: path).load()
+        guard case .discarded(let problem, let kept) = result else {
+            Issue.record("\(until): \(result)")
+            return
+        }
+        #expect(problem.hasPrefix(path), "\(problem)")
+        #expect(problem.hasPrefix(path + " is not a valid state file: "), "\(problem)")
+        #expect(problem.contains(#""until" \#(until)"#), "\(problem)")
+        #expect(problem.contains("0 to 253402300799"), "\(problem)")
+        #expect(kept == path + ".corrupt")
+        #expect(Self.read(path) == nil)
+        if let kept { unlink(kept) }
+    }
+
+    @Test(arguments: [Int64(0), 1_780_000_000, 253_402_300_799])
+    func untilInRangeLoads(_ until: Int64) throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("state.json", #"{"override":"dark","temporary":{"mode":"light","until":\#(until)}}"#)
+        let expected = StateStore.Saved(override: .dark, temporary: TemporaryOverride(mode: .light, expiry: .at(until)))
+        #expect(StateStore(path: path).load() == .loaded(expected))
+    }
+
+    /// More app overrides than the cap, and ids or modes that are not valid, in a file written by hand: the
+    /// valid ones are kept up to the cap in sorted order, and what was left out is said.
+    @Test func capsApplyOnLoad() throws {
+        let dir = TemporaryDirectory()
+        let count = AppID.maxOverrides + 3
+        var members = (0..<count).map { #""\#(Self.appID($0, length: 30))":"dark""# }
+        members += [#"".hidden":"dark""#, #""a b":"light""#, #""\#(String(repeating: "z", count: 256))":"dark""#,
+                    #""kitty":"blue""#, #""foot":null"#]
+        let path = dir.file("state.json", #"{"override":"system","apps":{\#(members.joined(separator: ","))}}"#)
+        let result = StateStore(path: path).load()
+        guard case .loaded(let saved) = result else {
+            Issue.record("\(result)")
+            return
+        }
+        let ids = (0..<count).map { Self.appID($0, length: 30) }.sorted()
+        #expect(saved.apps.count == AppID.maxOverrides)
+        #expect(saved.apps.keys.sorted() == Array(ids.prefix(AppID.maxOverrides)))
+        let notes = saved.dropped.joined(separator: "\n")
+        #expect(saved.dropped.count == 6, "\(notes)")
+        #expect(notes.contains(#""\#(String(repeating: "z", count: 79))…: not a valid app id"#), "\(notes)")
+        #expect(notes.contains(#"".hidden": not a valid app id"#), "\(notes)")
+        #expect(notes.contains(#""a b": not a valid app id"#), "\(notes)")
+        #expect(notes.contains(#""kitty": invalid mode "blue", expected "light" or "dark""#), "\(notes)")
+        #expect(notes.contains(#""foot": invalid mode null, expected "light" or "dark""#), "\(notes)")
+        #expect(notes.contains("3 app overrides over the limit of 4096"), "\(notes)")
+        for id in ids.suffix(3) { #expect(notes.contains(id), "\(id)") }
+        #expect(saved.dropped.allSatisfy { $0.hasPrefix(path + ": ") }, "\(notes)")
+        // The file is kept: what was usable in it counts.
+        #expect(Self.read(path) != nil)
+    }
+
+    /// A temporary override that is not readable (unknown mode, until of the wrong type) is dropped and said.
+    @Test func unreadableTemporaryIsDroppedAndSaid() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("state.json", #"{"override":"dark","temporary":{"mode":"blue","until":"next"}}"#)
+        let result = StateStore(path: path).load()
+        guard case .loaded(let saved) = result else {
+            Issue.record("\(result)")
+            return
+        }
+        #expect(saved == StateStore.Saved(override: .dark, dropped: saved.dropped))
+        #expect(saved.dropped.count == 1 && saved.dropped[0].contains("temporary override"), "\(saved.dropped)")
+    }
+
+    @Test func aFileOverTheReadLimitIsDiscarded() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("state.json", #"{"override":"dark"}"# + String(repeating: " ", count: StateStore.readLimit))
+        let result = StateStore(path: path).load()
+        guard case .discarded(let problem, let kept) = result else {
+            Issue.record("\(result)")
+            return
+        }
+        #expect(problem.contains("is not a valid state file: larger than \(StateStore.readLimit) bytes"), "\(problem)")
+        if let kept { unlink(kept) }
+    }
+}
