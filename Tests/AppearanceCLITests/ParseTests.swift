@@ -157,14 +157,32 @@ import Testing
         #expect(throws: UsageError(message), "\(line)") { try Self.run(line) }
     }
 
-    /// Durations: units add up, a bare number or an unknown unit is refused, at most 366 days.
-    @Test func durations() {
-        #expect(parseDuration("90m") == 5400)
-        #expect(parseDuration("1h30m") == 5400)
-        #expect(parseDuration("1d2h3m4s") == 93_784)
-        #expect(parseDuration("366d") == Lifetime.maxSeconds)
-        for bad in ["", "90", "m", "1x", "1h30", "-1h", "366d1s", "99999999999999999999s", "1.5h", "１h"] {
-            #expect(parseDuration(bad) == nil, "\(bad)")
+    /// Durations: numbers with units d, h, m, s, each unit at most once and in that order, 1 s to 366 days.
+    static let durations: [(String, Int64)] = [
+        ("90m", 5400), ("1h30m", 5400), ("1d2h3m4s", 93_784), ("366d", Lifetime.maxSeconds), ("1s", 1), ("45s", 45),
+        ("1d", 86_400), ("2h", 7200), ("1d30m", 88_200), ("0h1m", 60), ("01h", 3600), ("365d23h59m60s", Lifetime.maxSeconds),
+        ("527040m", Lifetime.maxSeconds), ("31622400s", Lifetime.maxSeconds),
+    ]
+
+    @Test(arguments: durations)
+    func acceptsDuration(_ text: String, _ seconds: Int64) {
+        #expect(parseDuration(text) == seconds, "\(text)")
+    }
+
+    /// Refused: a repeated unit, units out of order, a unit without a number, a number without a unit, a sign,
+    /// an unknown unit, zero, more than 366 days, and numbers too long for 64 bits.
+    @Test(arguments: ["1h1h", "30m1h", "1s1m", "1m1d", "2d1d", "h", "m30", "1x", "", "0m", "0s0m", "0d0h0m0s", "90", "1h30",
+                      "+1h", "1h+30m", "-1h", "1h-30m", " 1h", "1h ", "1 h", "1.5h", "\u{FF11}h", "366d1s", "367d",
+                      "31622401s", "99999999999999999999d", "99999999999999999999s", "9223372036854775807s",
+                      "9223372036854775808s", "106751991167300d", "1hh", "1h30mm", "1H", "1d1"])
+    func refusesDuration(_ text: String) {
+        #expect(parseDuration(text) == nil, "\(text)")
+    }
+
+    /// The command line's error for a refused duration names the value and what is expected.
+    @Test func refusedDurationOnTheCommandLine() {
+        #expect(throws: UsageError("invalid --for \"1h1h\" (expected a duration such as 90m, 2h, 1h30m, 45s or 1d, up to 366d)")) {
+            try Self.run("set dark --for 1h1h")
         }
     }
 }
