@@ -33,6 +33,43 @@ public struct Schedule: Equatable, Sendable {
             (self.year, self.month, self.day, self.at) = (year, month, day, at)
         }
 
+        /// A day of a zone given by its offset from UTC at each instant (seconds east, as `tm_gmtoff`), with
+        /// fixed times placed by `instant(wall:utcOffset:)`'s rule for the days the clocks change.
+        public static func inZone(year: Int, month: Int, day: Int, utcOffset: @escaping @Sendable (Int64) -> Int64) -> LocalDay {
+            var d = LocalDay(year: year, month: month, day: day) { _ in 0 }
+            let midnight = d.utcMidnight
+            d.at = { minutes in LocalDay.instant(wall: midnight + Int64(minutes) * 60, utcOffset: utcOffset) }
+            return d
+        }
+
+        /// The Unix time of a local wall-clock time, given as the Unix time it would be in UTC (`wall`).
+        ///
+        /// On the days the clocks change (a zone's offset changes at most once around any local time):
+        /// - a time the clocks skip (in the gap, e.g. 02:30 when 02:00 CET becomes 03:00 CEST) happens at the
+        ///   moment the gap ends (03:00 CEST), as if the clocks had waited for it; every time in the gap lands
+        ///   there, so `events` keeps the one configured latest in the day;
+        /// - a time the clocks show twice (02:30 when 03:00 CEST becomes 02:00 CET) happens the first time.
+        public static func instant(wall: Int64, utcOffset: (Int64) -> Int64) -> Int64 {
+            // Offsets are within a day of UTC, so the instants for `wall` are within a day of it: the offsets a
+            // day before and a day after are those on either side of the change, if there is one.
+            let before = utcOffset(wall - 86_400), after = utcOffset(wall + 86_400)
+            let exact = [before, utcOffset(wall), after].map { wall - $0 }.filter { wall - utcOffset($0) == $0 }
+            if let first = exact.min() { return first }
+            // In a gap: the clocks jumped from `before` to a larger `after` somewhere between the two readings.
+            guard after > before else { return wall - before }
+            var lo = wall - after, hi = wall - before  // utcOffset(lo) is still `before`, utcOffset(hi) already `after`
+            while hi - lo > 1 {
+                let mid = lo + (hi - lo) / 2
+                if utcOffset(mid) == before { lo = mid } else { hi = mid }
+            }
+            return hi
+        }
+
+        /// A local date and time as the Unix time it would be in UTC (what `instant(wall:utcOffset:)` takes).
+        public static func wallClock(year: Int, month: Int, day: Int, seconds: Int) -> Int64 {
+            LocalDay(year: year, month: month, day: day) { _ in 0 }.utcMidnight + Int64(seconds)
+        }
+
         /// Unix time of 00:00 UTC on the same calendar date (the day the sun is computed for).
         var utcMidnight: Int64 {
             // Days from the civil date (Howard Hinnant's algorithm).
@@ -80,7 +117,15 @@ public struct Schedule: Equatable, Sendable {
             }
             if let lightAt { rise = Event(time: d.at(lightAt), mode: .light, cause: "light-at") }
             if let darkAt { set = Event(time: d.at(darkAt), mode: .dark, cause: "dark-at") }
-            events += [rise, set].compactMap { $0 }
+            // Two events of a day on one instant (both fixed times in a daylight-saving gap, which all land at
+            // its end): the one configured later in the day happens, as it would have on any other day (and a
+            // fixed time wins over the sun's event of the other kind).
+            if let r = rise, let s = set, r.time == s.time {
+                let riseLater = (lightAt ?? -1) > (darkAt ?? -1)
+                events.append(riseLater ? r : s)
+            } else {
+                events += [rise, set].compactMap { $0 }
+            }
         }
         return events.sorted { $0.time < $1.time }
     }

@@ -17,8 +17,12 @@ public struct Clock: Sendable {
 
     private var offset: Int64 {
         guard let offsetFile, let bytes = try? FileSystem.readAll(offsetFile, limit: 64) else { return 0 }
-        return Int64(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: " \n\t")) ?? 0
+        // Bounded to ±10,000 years, so that no offset written there makes `now` overflow.
+        let seconds = Int64(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: " \n\t")) ?? 0
+        return min(max(seconds, -Self.tenThousandYears), Self.tenThousandYears)
     }
+
+    private static let tenThousandYears: Int64 = 10_000 * 366 * 86_400
 
     /// Unix time, seconds.
     public func now() -> Int64 {
@@ -28,34 +32,50 @@ public struct Clock: Sendable {
     /// A Dispatch wall-clock deadline for `time` on this clock. Wall-clock timers follow the real-time clock:
     /// one due while the machine slept fires on resume, and one past a clock change fires at the new time.
     public func deadline(for time: Int64) -> DispatchWallTime {
-        let real = time - offset
-        return Posix.wallTime(real)
+        let (real, overflow) = time.subtractingReportingOverflow(offset)
+        return Posix.wallTime(overflow ? (offset > 0 ? Int64.min : Int64.max) : real)
     }
 
-    /// The local days from the day before `time` to three days after it, for the schedule.
+    /// The local days from the day before `time` to three days after it, for the schedule. A fixed time on a
+    /// day the clocks change follows `Schedule.LocalDay.instant(wall:utcOffset:)`: one the clocks skip happens
+    /// when the gap ends, one they show twice happens the first time.
     public static func localDays(around time: Int64) -> [Schedule.LocalDay] {
         (-1...3).map { k in
             let day = Posix.localTime(time + Int64(k) * 86_400)
-            let (y, m, d) = (day.year, day.month, day.day)
-            return Schedule.LocalDay(year: y, month: m, day: d) { minutes in
-                // The zone's rule for that day decides (daylight-saving days included).
-                Posix.unixTime(year: y, month: m, day: d, minutes: minutes)
-            }
+            return Schedule.LocalDay.inZone(year: day.year, month: day.month, day: day.day, utcOffset: utcOffset(at:))
         }
     }
 
-    /// "19:42" local time, or "Tue 07:05" when not within the next 24 hours.
-    public static func describe(_ time: Int64, from now: Int64) -> String {
+    /// The local time zone's offset from UTC at `time`, in seconds east: how far the local wall clock
+    /// (localtime_r(3)) is ahead of UTC then.
+    static func utcOffset(at time: Int64) -> Int64 {
         let t = Posix.localTime(time)
+        return Schedule.LocalDay.wallClock(year: t.year, month: t.month, day: t.day,
+                                           seconds: t.hour * 3600 + t.minute * 60 + t.second) - time
+    }
+
+    /// The times `describe` shows as a date: from the year 1 to the end of the year 9999, UTC.
+    public static let earliestShown: Int64 = -62_135_596_800
+    public static let latestShown: Int64 = 253_402_300_799
+
+    /// "19:42" local time, or "Tue 2026-03-31 07:05" when not within the next 24 hours. A time outside
+    /// `earliestShown...latestShown` (an override "until" Int64.max, or a year the local calendar cannot
+    /// show) is "never": it does not come, and no arithmetic on it can overflow.
+    public static func describe(_ time: Int64, from now: Int64) -> String {
+        guard (earliestShown...latestShown).contains(time) else { return "never" }
+        let t = Posix.localTime(time)
+        guard (1...9999).contains(t.year), (0...6).contains(t.weekday) else { return "never" }
         let hm = String(format2: t.hour) + ":" + String(format2: t.minute)
-        guard time - now >= 86_400 || time < now else { return hm }
+        let (ahead, overflow) = time.subtractingReportingOverflow(now)
+        guard overflow || ahead >= 86_400 || ahead < 0 else { return hm }
         let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-        return "\(days[t.weekday]) \(t.year)-\(String(format2: t.month))-\(String(format2: t.day)) \(hm)"
+        return "\(days[t.weekday]) \(String(fourDigits: t.year))-\(String(format2: t.month))-\(String(format2: t.day)) \(hm)"
     }
 }
 
 extension String {
     init(format2 n: Int) { self = n < 10 ? "0\(n)" : "\(n)" }
+    init(fourDigits n: Int) { self = n < 10 ? "000\(n)" : n < 100 ? "00\(n)" : n < 1000 ? "0\(n)" : "\(n)" }
 
     func trimmingCharacters(in set: String) -> String {
         var s = Substring(self)
