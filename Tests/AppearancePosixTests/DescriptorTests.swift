@@ -1,10 +1,11 @@
 import AppearancePosix
+import Foundation
 import Testing
 import TestSupport
 
 /// The layer on real descriptors, sockets, files and processes: what each call does and how it fails.
 @Suite struct DescriptorTests {
-    @Test func writeAllWaitsForRoomAndReadReturnsNilWhenNothingIsThere() async throws {
+    @Test func writeAllWaitsForRoomAndReadReturnsNilWhenNothingIsThere() throws {
         let (a, b) = try Descriptor.socketPair()
         a.setNonBlocking()
         b.setNonBlocking()
@@ -13,22 +14,32 @@ import TestSupport
         #expect(try b.read(into: buffer) == nil)  // EAGAIN, not an error
         // More than a socket buffer holds: writeAll has to wait for the reader, which runs on another thread.
         let payload = [UInt8](repeating: 0x61, count: 4 << 20)
-        let reader = Task.detached { () throws -> Int in
-            var total = 0
-            while total < payload.count {
-                let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 1)
-                defer { chunk.deallocate() }
-                if let n = try b.read(into: chunk) {
-                    if n == 0 { break }
-                    total += n
-                } else {
-                    _ = try b.wait(.readable, until: Deadline(seconds: Double(20 * timeoutScale)))
+        // A thread of its own, not a task: the cooperative pool's few threads may all be busy with other tests.
+        let total = ReaderTotal()
+        let reader = Thread {
+            let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 1)
+            defer { chunk.deallocate(); total.done.signal() }
+            while total.value < payload.count {
+                let read: Int?
+                do { read = try b.read(into: chunk) } catch { return }
+                if let n = read {
+                    if n == 0 { return }
+                    total.value += n
+                } else if (try? b.wait(.readable, until: Deadline(seconds: Double(20 * timeoutScale)))) == nil {
+                    return
                 }
             }
-            return total
         }
+        reader.start()
         try a.writeAll(payload, until: Deadline(seconds: Double(20 * timeoutScale)))
-        #expect(try await reader.value == payload.count)
+        #expect(total.done.wait(timeout: .now() + .seconds(20 * timeoutScale)) == .success)
+        #expect(total.value == payload.count)
+    }
+
+    /// What the reader thread counted; read after `done`.
+    final class ReaderTotal: @unchecked Sendable {
+        var value = 0
+        let done = DispatchSemaphore(value: 0)
     }
 
     @Test func writeAllGivesUpAtItsDeadlineWhenNobodyReads() throws {

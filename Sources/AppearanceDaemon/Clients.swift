@@ -1,0 +1,166 @@
+import AppearanceCore
+import AppearancePosix
+import AppearanceProtocol
+import Dispatch
+
+/// The clients' room: the listening socket, accepting (only the user's own uid), the connection cap, the
+/// budget of unfinished input across all connections, and the connections themselves. Each connection's
+/// lines go to `onLine`; each connection's turn is bounded (Connection.swift), so no client holds back another.
+/// Confined to the daemon's queue.
+final class Clients: @unchecked Sendable {
+    private let queue: DispatchQueue
+    private let log: Logger
+    private let clock: Clock
+    private let uid = Posix.userID
+    private(set) var listener: Listener?
+    private var acceptSource: DispatchSourceRead?
+    private(set) var connections: [UInt64: Connection] = [:]
+    private var nextConnectionID: UInt64 = 0
+    private var peakConnections = 0
+    /// Bytes of unhandled requests across all connections (each holds at most one unfinished line).
+    private var bufferedInput = 0
+    private var lastRefusalLog: Int64 = 0
+    /// Connections that subscribed, for `status`.
+    private(set) var subscriberCount = 0
+    /// Config `max-connections`; nil: the descriptor limit less 64 for the daemon's own files, the bus and hooks.
+    var maxConnections: Int?
+    /// Told every complete request line.
+    var onLine: (Connection, ArraySlice<UInt8>) -> Void = { _, _ in }
+
+    /// All connections together may hold this much of unfinished requests; past it, the connection holding
+    /// the most is closed with an error (20,000 clients each holding a 64 KiB unfinished line would be 1.3 GB).
+    static let inputBudget = 16 << 20
+
+    /// Connections beyond this are refused with an error.
+    var connectionCap: Int { maxConnections ?? max(16, Int(min(Posix.fileLimit, 1 << 20)) - 64) }
+
+    init(queue: DispatchQueue, log: Logger, clock: Clock) {
+        self.queue = queue
+        self.log = log
+        self.clock = clock
+    }
+
+    /// Binds the socket (or adopts systemd's); connections wait in the backlog until `startAccepting`.
+    func listen(_ location: SocketLocation) throws(StartupError) -> Listener {
+        let listener: Listener
+        if let fd = try Systemd.activatedSocket() {
+            listener = Listener.adopt(fd, location: location)
+        } else {
+            listener = try Listener.open(location)
+        }
+        self.listener = listener
+        return listener
+    }
+
+    /// The connections that subscribed.
+    var subscribers: [Connection] { connections.values.filter { $0.delivery != nil } }
+
+    /// `c` subscribed (again: a second subscribe replaces the first).
+    func subscribe(_ c: Connection, _ delivery: Delivery) {
+        if c.delivery == nil { subscriberCount += 1 }
+        c.delivery = delivery
+    }
+
+    /// Closes every connection and removes the socket (the daemon is stopping).
+    func closeAll() {
+        for c in connections.values { c.close() }
+        listener?.remove()
+    }
+
+    /// The accept source exists only while the daemon accepts: made when serving starts (connections wait in
+    /// the backlog until the first reading) and after a pause, cancelled for one. Like every source here it
+    /// is never left suspended (docs/architecture.md).
+    func startAccepting() {
+        guard acceptSource == nil, let listener else { return }
+        let accept = DispatchSource.makeReadSource(fileDescriptor: listener.fd, queue: queue)
+        accept.setEventHandler { [unowned self] in self.acceptClients() }
+        acceptSource = accept
+        accept.resume()
+    }
+
+    private func acceptClients() {
+        guard let listener else { return }
+        while true {
+            let accepted: Descriptor?
+            do { accepted = try listener.socket.accept(nonBlocking: true) } catch {
+                switch error.code {
+                case Errno.tooManyFiles, Errno.tooManyFilesInSystem:
+                    // Out of descriptors: stop accepting for a moment instead of spinning on the ready socket.
+                    log.warning("too many open files (\(connections.count) clients); pausing new connections for 1 s")
+                    acceptSource?.cancel()
+                    acceptSource = nil
+                    queue.asyncAfter(deadline: .now() + 1) { [weak self] in self?.startAccepting() }
+                    return
+                default:
+                    log.warning("accept on \(listener.path) failed: \(error.message), ignoring")
+                    return
+                }
+            }
+            guard let client = accepted else { return }  // none waiting
+            guard let cred = client.peerCredentials, cred.uid == uid else {
+                let who = client.peerCredentials.map { "uid \($0.uid) (pid \($0.pid))" } ?? "an unknown peer"
+                log.warning("rejected a connection from \(who): only uid \(uid) may use \(listener.path)")
+                client.close()
+                continue
+            }
+            if connections.count >= connectionCap {
+                refuse(client, pid: cred.pid)
+                continue
+            }
+            add(client, pid: cred.pid)
+        }
+    }
+
+    private func add(_ client: Descriptor, pid: Int32) {
+        nextConnectionID += 1
+        let c = Connection(socket: client, id: nextConnectionID, peer: "pid \(pid)", queue: queue)
+        c.onInputChange = { [unowned self] c, delta in self.inputChanged(c, delta) }
+        c.onLine = { [unowned self] c, line in self.onLine(c, line) }
+        c.onLineTooLong = { [unowned self] (c: Connection) in
+            self.log.warning("client \(c.peer) sent a line over \(maxLineLength) bytes; closing it")
+            c.send(Outgoing.error(id: .null, RPCError(.invalidRequest, "request line longer than \(maxLineLength) bytes; closing the connection")))
+            c.closeAfterFlush()
+        }
+        c.onClose = { [unowned self] (c: Connection) in
+            if c.delivery != nil { self.subscriberCount -= 1 }
+            self.connections[c.id] = nil
+            self.log.debug("client \(c.peer) disconnected")
+            self.returnMemoryAfterACrowd()
+        }
+        connections[c.id] = c
+        peakConnections = max(peakConnections, connections.count)
+        c.start()
+    }
+
+    /// Over the connection cap: one error line, written without waiting, then closed. Logged at most once a minute.
+    private func refuse(_ client: Descriptor, pid: Int32) {
+        let message = Outgoing.error(id: .null, RPCError(.requestFailed,
+            "too many connections (\(connections.count), the limit is \(connectionCap)); try again later"))
+        client.sendWithoutWaiting(message)
+        client.close()
+        let now = clock.now()
+        if now - lastRefusalLog >= 60 {
+            lastRefusalLog = now
+            log.warning("refusing connections: \(connections.count) clients are connected, the limit is \(connectionCap) (pid \(pid) refused; max-connections in the config)")
+        }
+    }
+
+    private func inputChanged(_ c: Connection, _ delta: Int) {
+        bufferedInput += delta
+        guard bufferedInput > Self.inputBudget else { return }
+        // Over budget: the client holding the most unfinished input goes (found by a scan, which only an
+        // attack makes happen).
+        guard let worst = connections.values.max(by: { $0.bufferedInput < $1.bufferedInput }), worst.bufferedInput > 0 else { return }
+        log.warning("unfinished requests hold \(bufferedInput) bytes, over \(Self.inputBudget); closing client \(worst.peer), which holds \(worst.bufferedInput)")
+        worst.send(Outgoing.error(id: .null, RPCError(.requestFailed, "the daemon is holding too much unfinished input from its clients; closing this connection")))
+        worst.close()
+    }
+
+    /// When most of a large crowd of clients has left, hand the freed heap back to the system once
+    /// (glibc keeps it otherwise: 10,000 subscribers that came and went would leave ~18 MB resident).
+    private func returnMemoryAfterACrowd() {
+        guard peakConnections >= 256, connections.count <= peakConnections / 4 else { return }
+        peakConnections = connections.count
+        queue.async { Posix.returnFreeMemory() }  // after the closes of this burst have run
+    }
+}

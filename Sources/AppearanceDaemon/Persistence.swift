@@ -1,0 +1,122 @@
+import AppearanceCore
+import AppearancePosix
+import AppearanceProtocol
+import Dispatch
+
+/// The persistence room: group commit of the state file. A change a client asks for is accepted at once,
+/// decided on top of every change accepted before it (`deciding`), and answered only once a save covering
+/// it is durable; what arrives while a save runs goes into the next single save. Saves run on a queue of
+/// their own, so the daemon's queue serves reads and notifications meanwhile. The save itself is injected:
+/// `StateStore.save` in the daemon, a stalling or failing one in tests (AppearanceDaemonTests).
+/// Confined to the daemon's queue, but for the save.
+final class Persistence: @unchecked Sendable {
+    /// A change a client asked for, accepted and waiting to be durable. `event` is nil when there is nothing
+    /// to change (it is already so): such a request is still answered in order, after the changes before it.
+    struct Write {
+        var event: Event?
+        var connection: Connection?
+        var id: JSON?
+        var app: String?
+        var cause: String
+    }
+
+    typealias Save = @Sendable (StateStore.Saved) throws(Errno) -> Void
+
+    private let queue: DispatchQueue
+    private let saveQueue = DispatchQueue(label: "appearanced.store")
+    private let save: Save
+    /// What the state file holds, so that an override that ended by itself is written out once.
+    private(set) var saved: StateStore.Saved
+    private var unsaved: [Write] = []
+    /// The writes the save in flight covers (nil: no save running).
+    private var inFlight: [Write]?
+    /// `engine()` with every accepted change applied; rebuilt after the engine changes.
+    private var decidingCache: Engine?
+
+    /// The daemon's engine as it is now.
+    var engine: () -> Engine = { Engine(inputs: Inputs(system: .unavailable, override: .system, defaultMode: .light), instance: "") }
+    /// A save is durable: the writes it covers, in the order they came (the daemon applies, answers and
+    /// publishes them).
+    var onDurable: ([Write]) -> Void = { _ in }
+    /// A save failed: the writes it covers and every one decided on top of them, none of which is made.
+    var onFailed: ([Write], Errno) -> Void = { _, _ in }
+
+    init(queue: DispatchQueue, saved: StateStore.Saved, save: @escaping Save) {
+        self.queue = queue
+        self.saved = saved
+        self.save = save
+    }
+
+    /// The state file as read at start-up.
+    func restore(_ saved: StateStore.Saved) { self.saved = saved }
+
+    /// Nothing is accepted and not yet durable: a request that changes nothing can be answered at once.
+    var idle: Bool { inFlight == nil && unsaved.isEmpty }
+
+    /// The engine changed (an event that is not a client's write): decisions are made on it again.
+    func engineChanged() { decidingCache = nil }
+
+    /// The engine as it will be once every accepted change is durable: what a new request is decided on
+    /// (a second `toggle` toggles the first one's result).
+    func deciding() -> Engine {
+        if let e = decidingCache { return e }
+        var e = engine()
+        for w in (inFlight ?? []) + unsaved { if let event = w.event { _ = e.apply(event) } }
+        decidingCache = e
+        return e
+    }
+
+    /// Queues an accepted change; a save starts now unless one is running (then the next one takes it).
+    func enqueue(_ w: Write) {
+        if let event = w.event, decidingCache != nil { _ = decidingCache!.apply(event) }
+        unsaved.append(w)
+        if inFlight == nil { startSave() }
+    }
+
+    /// When the engine's inputs differ from the state file (a temporary override ended, or a flip in the
+    /// desktop started one) and no save is queued, a save writes them.
+    func persistIfNeeded() {
+        guard idle else { return }  // the next save writes the engine's inputs anyway
+        let i = engine().inputs
+        guard saved.override != i.override || saved.temporary != i.temporary || saved.apps != i.apps else { return }
+        startSave()  // an empty batch: the save writes the engine's inputs
+    }
+
+    /// Saves what every queued change makes of the state file, off the daemon's queue.
+    private func startSave() {
+        let batch = unsaved
+        unsaved = []
+        inFlight = batch
+        var after = engine()
+        for w in batch { if let event = w.event { _ = after.apply(event) } }
+        let next = StateStore.Saved(override: after.inputs.override, temporary: after.inputs.temporary, apps: after.inputs.apps)
+        guard next != saved else {
+            queue.async { [unowned self] in self.finishSave(next, error: nil) }  // nothing new to write
+            return
+        }
+        let save = save
+        saveQueue.async { [unowned self] in
+            let failure: Errno?
+            do throws(Errno) { try save(next); failure = nil } catch { failure = error }
+            self.queue.async { self.finishSave(next, error: failure) }
+        }
+    }
+
+    /// The save is durable (or failed): the writes it covers are handed on in the order they came; the next
+    /// save takes what came meanwhile.
+    private func finishSave(_ next: StateStore.Saved, error: Errno?) {
+        let batch = inFlight ?? []
+        inFlight = nil
+        if let error {
+            // The changes queued behind these were decided on top of them: none of them is made.
+            let refused = batch + unsaved
+            unsaved = []
+            decidingCache = nil
+            onFailed(refused, error)
+            return
+        }
+        saved = next
+        onDurable(batch)
+        if unsaved.isEmpty { persistIfNeeded() } else if inFlight == nil { startSave() }
+    }
+}

@@ -1,0 +1,61 @@
+import AppearanceCore
+import AppearanceDecide
+
+/// The desktop's room: what the sentry reads and what the portal backend serves. While appearanced serves the
+/// portal's color-scheme, reading it back would be reading itself; while it drives the desktop's own switch,
+/// a change there is its echo or the user's flip (`Decide.desktopReading`).
+extension Daemon {
+    func systemReading(_ reading: SystemReading) {
+        sentryReading = reading
+        desktopReading(withoutOwnKeys(reading))
+    }
+
+    /// While the outlet serves, the portal's color-scheme (and accent, when the palette gives one) is the
+    /// daemon's own value coming back: the desktop has no say then (merge rule 4, docs/architecture.md).
+    private func withoutOwnKeys(_ reading: SystemReading) -> SystemReading {
+        guard let outletStatus, outletStatus.serving else { return reading }
+        var own = reading
+        own.scheme = .unavailable
+        own.detail = "appearanced is the portal's Settings backend"
+        if Publisher.served(engine, settings.palette).accent != nil { own.traits.accentColor = nil }
+        return own
+    }
+
+    func outletChanged(_ status: OutletStatus) {
+        let wasServing = outletStatus?.serving ?? false
+        outletStatus = status
+        if wasServing != status.serving { readAgain() }
+    }
+
+    /// The last reading again, after what it is read against changed (the outlet, the palette's accent).
+    func readAgain() {
+        if let sentryReading { desktopReading(withoutOwnKeys(sentryReading)) }
+    }
+
+    private func desktopReading(_ reading: SystemReading) {
+        let before = (engine.inputs.system, engine.systemDetail)
+        let traitsBefore = engine.inputs.traits
+        let outcome = Decide.desktopReading(reading, engine: &engine, writes: &publisher.follower.inFlight,
+                                            following: publisher.serving && publisher.follower.kind != nil)
+        if outcome.echo {
+            log.info("desktop: \(reading.scheme.rawValue) is the echo of appearanced's write")
+            publisher.note("desktop: \(reading.scheme.rawValue) is the echo of appearanced's write",
+                           mode: engine.state.mode, source: engine.state.source)
+        }
+        if before != (reading.scheme, reading.detail) {
+            log.info("system: \(reading.scheme.rawValue) (\(reading.detail))")
+        }
+        if traitsBefore != reading.traits {
+            let r = reading.traits
+            log.info("traits: contrast \(r.contrast?.rawValue ?? "unavailable"), reduced motion "
+                     + "\(r.reducedMotion.map { $0 ? "yes" : "no" } ?? "unavailable"), accent \(r.accentColor?.opaqueHex ?? "unavailable")")
+        }
+        for step in outcome.steps { publish([step]) }
+        if outcome.manualFlip != nil {
+            timers.armTemporary(engine.inputs.temporary?.expiry)  // an until-next flip replaced any timed one
+            persistence.persistIfNeeded()  // the flip is kept like a temporary override set with appearancectl
+        }
+        serve()
+        publisher.updateStatus(describe())
+    }
+}

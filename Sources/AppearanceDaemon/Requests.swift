@@ -1,0 +1,141 @@
+import AppearanceCore
+import AppearanceDecide
+import AppearancePosix
+import AppearanceProtocol
+
+/// The requests' room: one client line in, one reply out. Reads are answered at once from the published
+/// state; writes are decided (`Decide.write`) on top of every accepted change and answered once the save
+/// that covers them is durable (Persistence.swift).
+extension Daemon {
+    func handle(_ line: ArraySlice<UInt8>, from c: Connection) {
+        let request: Request
+        do {
+            request = try Request.decode(line)
+        } catch {
+            log.debug("client \(c.peer): \(error.error.message)")
+            if error.wantsReply { c.send(Outgoing.error(id: error.id ?? .null, error.error)) }
+            return
+        }
+        let result: Result<JSON, RPCError>
+        let mine = engine.state(for: request.app)
+        let palette = settings.palette
+        switch request.call {
+        case .apps:
+            result = .success(.object([("apps", .array(engine.inputs.apps.sorted { $0.key < $1.key }.map {
+                JSON.object([("app", .string($0.key)), ("override", .string($0.value.rawValue))])
+            }))]))
+        case .get:
+            result = .success(mine.json)
+        case .status:
+            result = .success(status.json)
+        case .subscribe(var interest):
+            interest.app = request.app
+            let resolved = interest.palette ? palette.resolved(mine.variant, accent: mine.traits.accentColor) : nil
+            clients.subscribe(c, Delivery(subscribedAt: mine, palette: resolved, interest: interest))
+            result = .success(Subscription(state: mine, palette: resolved).json)
+        case .resolve(let tokens, let variant):
+            result = resolve(tokens, variant, for: mine)
+        case .palette(let variant):
+            result = .success(palette.resolved(variant.variant(for: mine), accent: mine.traits.accentColor).json)
+        case .set, .toggle, .setTemporary, .toggleTemporary:
+            switch Decide.write(request.call, app: request.app, on: persistence.deciding(), now: clock.now()) {
+            case .failure(let e):
+                result = .failure(e)
+            case .success(nil) where persistence.idle:
+                result = .success(mine.json)  // already so, and nothing before it waits: answered now
+            case .success(let event):
+                persistence.enqueue(.init(event: event, connection: c, id: request.id, app: request.app,
+                                          cause: event.map { "\(Decide.cause(of: $0)) set by \(requester(c))" } ?? ""))
+                c.holdUntilSaved()
+                return  // answered when the save that covers it is durable
+            }
+        case .log(let limit):
+            result = .success(publisher.transitions.json(limit: limit))
+        }
+        if let id = request.id {
+            switch result {
+            case .success(let json): c.send(Outgoing.result(id: id, json))
+            case .failure(let e): c.send(Outgoing.error(id: id, e))
+            }
+        }
+    }
+
+    private var status: StatusInfo {
+        StatusInfo(state: engine.state, systemDetail: engine.systemDetail, defaultMode: engine.inputs.defaultMode,
+                   subscribers: clients.subscriberCount, version: Self.version, pid: Int(Posix.processID),
+                   paletteDetail: settings.paletteDetail, portalBackendDetail: outletStatus?.detail,
+                   scheduleDetail: timers.scheduleDetail, hooksDetail: publisher.hooks.statusDetail,
+                   configDetail: settings.configDetail, appOverrides: engine.inputs.apps.count,
+                   desktopDetail: publisher.follower.statusDetail)
+    }
+
+    /// The tokens asked for, resolved; an unknown token is an error naming it (never a made-up color).
+    private func resolve(_ tokens: [String], _ request: VariantRequest, for state: AppearanceState) -> Result<JSON, RPCError> {
+        let variant = request.variant(for: state)
+        let accent = state.traits.accentColor
+        var found: [PaletteToken] = []
+        var unknown: [String] = []
+        var seen: Set<String> = []  // a token asked for twice is answered once; linear in the request's size
+        for name in tokens where seen.insert(name).inserted {
+            if let r = settings.palette.resolve(name, variant, accent: accent) {
+                found.append(PaletteToken(name: name, value: r.value))
+            } else {
+                unknown.append(name)
+            }
+        }
+        guard unknown.isEmpty else {
+            let names = unknown.map(\.debugDescription).joined(separator: ", ")
+            let hint = settings.palette.isEmpty ? " (the palette is empty: \(settings.paletteDetail))" : ""
+            return .failure(RPCError(.invalidParams, "resolve: unknown token\(unknown.count == 1 ? "" : "s") \(names)\(hint)"))
+        }
+        return .success(ResolvedPalette(variant: variant, tokens: found).json)
+    }
+
+    /// "appearancectl (pid 4242)": who asked, from SO_PEERCRED and /proc.
+    private func requester(_ c: Connection) -> String {
+        guard let pid = c.peer.split(separator: " ").last.flatMap({ Int($0) }),
+              let bytes = try? FileSystem.readAll("/proc/\(pid)/comm", limit: 64) else { return c.peer }
+        let name = Self.printable(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: "\n"))
+        return "\(name.isEmpty ? "?" : name) (pid \(pid))"
+    }
+
+    // MARK: Answers to writes, once durable
+
+    /// A save is durable: its changes are applied and answered in the order they came, then published once.
+    func durable(_ batch: [Persistence.Write]) {
+        var steps: [Decide.Step] = []
+        for w in batch {
+            if let event = w.event {
+                if let t = engine.apply(event) { steps.append(.init(t, cause: w.cause)) }
+                log.info(Decide.logLine(of: event, time: { Clock.describe($0, from: 0) }))
+            }
+            if let c = w.connection, let id = w.id { c.send(Outgoing.result(id: id, engine.state(for: w.app).json)) }
+            w.connection?.resumeAfterSave()
+        }
+        if batch.contains(where: { $0.event != nil }) { timers.armTemporary(engine.inputs.temporary?.expiry) }
+        if !steps.isEmpty { publish(steps) }
+    }
+
+    func saveFailed(_ refused: [Persistence.Write], _ error: Errno) {
+        log.error("Failed to save the override to \(store.path): \(error)")
+        let answer = RPCError(.requestFailed, "could not save the override to \(store.path) (\(error)); nothing was changed")
+        for w in refused {
+            if let c = w.connection, let id = w.id { c.send(Outgoing.error(id: id, answer)) }
+            w.connection?.resumeAfterSave()
+        }
+    }
+
+    /// A name another process chose (its /proc comm), safe for a terminal: control characters as `\xNN`.
+    static func printable(_ name: String) -> String {
+        var out = ""
+        for u in name.unicodeScalars {
+            if u.value < 0x20 || (0x7F...0x9F).contains(u.value) {
+                let hex = String(u.value, radix: 16)
+                out += "\\x" + (hex.count < 2 ? "0" + hex : hex)
+            } else {
+                out.unicodeScalars.append(u)
+            }
+        }
+        return out
+    }
+}

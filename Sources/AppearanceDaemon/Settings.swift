@@ -1,0 +1,67 @@
+import AppearanceCore
+import AppearancePosix
+
+/// The settings' room: the config file and the palette file, how each was read (for `status`), and what is
+/// in force. A config that cannot be used keeps the previous one (on reload) or the defaults (at start-up); a
+/// palette that cannot be used keeps the previous one. Confined to the daemon's queue.
+final class Settings: @unchecked Sendable {
+    private let paths: Paths
+    private let log: Logger
+    private(set) var config = Config()
+    /// The palette in force (at start-up: the empty palette).
+    private(set) var palette = Palette.empty
+    private(set) var paletteDetail = "not read yet"
+    /// The config file and how it was read.
+    private(set) var configDetail = "not read yet"
+
+    init(paths: Paths, log: Logger) {
+        self.paths = paths
+        self.log = log
+    }
+
+    /// Reads the config file (none: the defaults) and puts it in force. A file that cannot be used throws and
+    /// leaves the config in force as it is; `configDetail` says why and what is in force instead (`fallback`).
+    func loadConfig(fallback: String) throws(ConfigError) {
+        do {
+            if let c = try Config.load(path: paths.configFile) {
+                configDetail = paths.configFile
+                config = c
+                return
+            }
+        } catch {
+            configDetail = "\(paths.configFile): not used, \(error.message)\(error.line.map { " (line \($0))" } ?? ""); \(fallback)"
+            throw error
+        }
+        if paths.configExplicit {
+            configDetail = "\(paths.configFile): does not exist; \(fallback)"
+            throw ConfigError(path: paths.configFile, message: "does not exist")
+        }
+        configDetail = "\(paths.configFile): no such file (the defaults)"
+        config = Config()
+    }
+
+    /// Reads the palette the config names. Returns true when the palette in force changed.
+    @discardableResult
+    func loadPalette() -> Bool {
+        let path = paths.paletteFile(for: config)
+        let next: Palette
+        do {
+            if let p = try PaletteFile.load(path: path, home: paths.home) {
+                next = p
+                paletteDetail = "\(path): \(p.names.count) token\(p.names.count == 1 ? "" : "s")"
+            } else {
+                next = .empty
+                paletteDetail = "\(path): no such file (empty palette)"
+            }
+        } catch {
+            let kept = palette.isEmpty ? "the palette stays empty" : "keeping the previous palette"
+            log.error("\(error); \(kept)")
+            paletteDetail = "\(path): not used, \(error.message)\(error.line.map { " (line \($0))" } ?? ""); \(kept)"
+            return false
+        }
+        log.info(paletteDetail)
+        guard next != palette else { return false }
+        palette = next
+        return true
+    }
+}

@@ -1,0 +1,97 @@
+import AppearanceCore
+import AppearanceDecide
+import Dispatch
+
+/// The timers' room: one wall-clock timer for the schedule's next change and one for a temporary override's
+/// end. Nothing else wakes the daemon on its own. Wall-clock timers follow the clock when it is set; a jump
+/// (resume, a clock or time-zone change) is met by planning again (`Daemon.clockChanged`).
+/// Confined to the daemon's queue.
+final class Timers: @unchecked Sendable {
+    private let queue: DispatchQueue
+    private let clock: Clock
+    /// The schedule's current plan (for `status`).
+    private(set) var plan: Schedule.Plan?
+    private var scheduleTimer: DispatchSourceTimer?
+    private var temporaryTimer: DispatchSourceTimer?
+    /// The schedule's timer fired: plan again.
+    var onScheduleDue: () -> Void = {}
+    /// The temporary override ending at this time is due.
+    var onTemporaryDue: (Int64) -> Void = { _ in }
+
+    init(queue: DispatchQueue, clock: Clock) {
+        self.queue = queue
+        self.clock = clock
+    }
+
+    /// Plans `schedule` from now and sets one timer for its next change: the mode it gives now (nil without
+    /// a schedule) and the event that made it ("sunset", "dark-at", "polar night").
+    func plan(_ schedule: Schedule) -> (mode: Mode?, cause: String) {
+        scheduleTimer?.cancel()
+        scheduleTimer = nil
+        let now = clock.now()
+        let days = Clock.localDays(around: now)
+        plan = schedule.plan(now: now, days: days)
+        let cause = schedule.events(on: days).last { $0.time <= now }?.cause ?? "planned"
+        guard let plan else { return (nil, cause) }
+        scheduleTimer = oneShot(at: plan.replanAt) { [weak self] in self?.onScheduleDue() }
+        return (plan.mode, cause)
+    }
+
+    /// What `status` says of the schedule.
+    var scheduleDetail: String? {
+        guard let plan else { return nil }
+        guard let next = plan.next else { return "\(plan.mode.rawValue) (no change in the next days: polar day or night)" }
+        return "\(plan.mode.rawValue) until \(Clock.describe(next.time, from: clock.now())) (\(next.cause): \(next.mode.rawValue))"
+    }
+
+    /// A one-shot timer for a temporary override's end, if it has a time; any earlier one is cancelled.
+    func armTemporary(_ expiry: TemporaryOverride.Expiry?) {
+        temporaryTimer?.cancel()
+        temporaryTimer = nil
+        guard case .at(let end)? = expiry else { return }
+        temporaryTimer = oneShot(at: end) { [weak self] in self?.onTemporaryDue(end) }
+    }
+
+    private func oneShot(at time: Int64, _ handler: @escaping () -> Void) -> DispatchSourceTimer {
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(wallDeadline: clock.deadline(for: time))
+        timer.setEventHandler(handler: handler)
+        timer.resume()
+        return timer
+    }
+}
+
+/// What the timers' events do to the state.
+extension Daemon {
+    /// Plans the schedule from now: applies what it says and sets one timer for its next change.
+    /// Called at start, when the timer fires, on SIGHUP, and on resume from suspend (`clockChanged()`).
+    func planSchedule() {
+        let schedule = settings.config.schedule
+        let (mode, cause) = timers.plan(schedule)
+        // While appearanced drives the desktop's setting, the schedule decides before the desktop's value.
+        let above = schedule.aboveDesktop || publisher.follower.kind != nil
+        if let t = engine.apply(.schedule(mode, aboveDesktop: above)) { publish([.init(t, cause: "schedule: \(cause)")]) }
+    }
+
+    func temporaryTimeCame(_ end: Int64) {
+        guard case .at(let t)? = engine.inputs.temporary?.expiry, t == end else { return }  // replaced meanwhile
+        guard let ended = Decide.temporaryTimeCame(end, on: engine, now: clock.now()) else {
+            timers.armTemporary(engine.inputs.temporary?.expiry)  // fired early: the clock was set back
+            return
+        }
+        if let t = engine.apply(ended) { publish([.init(t, cause: "temporary override ended (its time came)")]) }
+        timers.armTemporary(nil)
+    }
+
+    /// The clock may have jumped (resume from suspend, a clock or time-zone change): plan again now.
+    public func clockChanged(_ why: String) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        log.info("\(why): planning the schedule again")
+        planSchedule()
+        if case .at(let end)? = engine.inputs.temporary?.expiry, clock.now() >= end {
+            temporaryTimeCame(end)
+        } else {
+            timers.armTemporary(engine.inputs.temporary?.expiry)
+        }
+    }
+}
