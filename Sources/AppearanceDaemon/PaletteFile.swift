@@ -1,4 +1,5 @@
 import AppearanceCore
+import AppearanceProtocol
 
 /// palette.toml: named colors and assets per appearance. `config/palette.toml` documents the format:
 ///
@@ -96,6 +97,19 @@ public enum PaletteFile {
         if name == Palette.accentToken, entry.kind != .color {
             throw ConfigError(path: path, line: line, message: "\(name): must be a color (the system accent color replaces it)")
         }
+        // The bounds every reply that carries the palette is sized for (maxReplyLength): a palette past them
+        // would make replies no client reads.
+        if Self.encodedLength(name) > ReplyBounds.tokenName {
+            throw ConfigError(path: path, line: line, message: "\(name): a token name is at most \(ReplyBounds.tokenName) bytes (as JSON)")
+        }
+        for v in Variant.all {
+            if case .asset(let p)? = entry.resolve(v)?.value, Self.encodedLength(p) > ReplyBounds.tokenValue {
+                throw ConfigError(path: path, line: line, message: "\(name): an asset path is at most \(ReplyBounds.tokenValue) bytes (as JSON)")
+            }
+        }
+        if palette.names.count >= ReplyBounds.paletteTokens {
+            throw ConfigError(path: path, line: line, message: "\(name): a palette holds at most \(ReplyBounds.paletteTokens) tokens")
+        }
         palette.set(name, entry)
     }
 
@@ -115,4 +129,7 @@ public enum PaletteFile {
         throw ConfigError(path: path, line: value.line, message:
             "\(key): expected a color (\(Color.syntax)) or an asset path starting with / or ~/, got \(s.debugDescription)")
     }
+
+    /// Bytes of `s` as a JSON string, without its quotes.
+    private static func encodedLength(_ s: String) -> Int { JSON.string(s).bytes.count - 2 }
 }

@@ -63,7 +63,18 @@ struct PaletteFileTests {
         ("[fill]\n", "palette.toml:1: fill: empty table"),
         ("[a]\nlight = \"#fff\"\ndark = \"#000\"\n[a.b]\ndefault = \"#111\"\n", "palette.toml:4: a.b: a token cannot also be a group"),
         ("[a]\nlight = \"#fff\"\nlight = \"#000\"\n", "palette.toml:3:1: \"a.light\" is already defined"),
+        // The bounds every reply that carries the palette is sized for (ReplyBounds; maxReplyLength).
+        ("\(String(repeating: "n", count: 256)) = \"#fff\"\n", "palette.toml:1: \(String(repeating: "n", count: 256)): a token name is at most 255 bytes"),
+        ("w = \"/\(String(repeating: "p", count: 4_096))\"\n", "palette.toml:1: w: an asset path is at most 4096 bytes"),
+        ((0...4_096).map { "t\($0) = \"#fff\"\n" }.joined(), "palette.toml:4097: t4096: a palette holds at most 4096 tokens"),
     ]
+
+    @Test func aPaletteAtTheBoundsIsRead() throws {
+        let text = (0..<4_096).map { "t\($0) = \"#fff\"\n" }.joined() + "\(String(repeating: "n", count: 250)) = \"#000\"\n"
+        #expect(throws: ConfigError.self) { try Self.parse(text) }  // 4,097 tokens
+        let fits = (0..<4_095).map { "t\($0) = \"#fff\"\n" }.joined() + "\(String(repeating: "n", count: 255)) = \"/\(String(repeating: "p", count: 4_095))\"\n"
+        #expect(try Self.parse(fits).names.count == 4_096)
+    }
 
     @Test("errors name the file, the line and the key", arguments: errors)
     func error(text: String, expected: String) {
