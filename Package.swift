@@ -29,21 +29,21 @@ let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 // two thirds of a `get` (docs/decisions.md, bench/cli_floor.py). lld links it: gold prints glibc's
 // static-link notes for getpwuid and dlopen, which appearancectl never calls. APPEARANCED_DYNAMIC_CLI=1 builds
 // it dynamically, for the benchmark's side-by-side figures; sanitizer and fuzz builds are debug or leave it out.
-// The functions its common commands run are laid out together (Sources/appearancectl/hot-functions.order,
+// The functions its common commands run are laid out together (link/appearancectl.order,
 // written by `make cli-order`), so a `get` touches fewer pages; APPEARANCED_CLI_UNORDERED=1 leaves the order
 // to the linker, for the benchmark's figures. A stale list only costs speed: lld skips what it cannot find.
 let cliOrder = Context.environment["APPEARANCED_CLI_UNORDERED"] != nil ? [] :
-    ["-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/appearancectl/hot-functions.order",
+    ["-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/link/appearancectl.order",
      "-Xlinker", "--no-warn-symbol-ordering"]
 let cliLink: [LinkerSetting] = Context.environment["APPEARANCED_DYNAMIC_CLI"] != nil ? [] :
     [.unsafeFlags(["-static-executable", "-use-ld=lld"] + cliOrder, .when(configuration: .release))]
 // appearanced stays dynamically linked (libdbus), but lld lays out first the functions it runs to start, serve
-// and follow changes (Sources/appearanced/hot-functions.order, `make daemon-order`): the code it keeps
+// and follow changes (link/appearanced.order, `make daemon-order`): the code it keeps
 // resident shrinks (docs/decisions.md, "appearanced's functions laid out together"; bench/rss.py).
 // APPEARANCED_DAEMON_UNORDERED=1 leaves the order to the linker, for the benchmark's figures.
 let daemonLink: [LinkerSetting] = Context.environment["APPEARANCED_DAEMON_UNORDERED"] != nil ? [] :
     [.unsafeFlags(["-use-ld=lld", "-Xlinker",
-                   "--symbol-ordering-file=\(Context.packageDirectory)/Sources/appearanced/hot-functions.order",
+                   "--symbol-ordering-file=\(Context.packageDirectory)/link/appearanced.order",
                    "-Xlinker", "--no-warn-symbol-ordering"], .when(configuration: .release))]
 
 let package = Package(
@@ -75,10 +75,10 @@ let package = Package(
         .target(name: "AppearanceKit", dependencies: ["AppearanceCore", "AppearanceProtocol", "AppearancePosix"],
                 swiftSettings: strict),
         .executableTarget(name: "appearanced", dependencies: ["AppearanceCore", "AppearancePosix", "AppearanceDaemon", "AppearanceBus"],
-                          exclude: ["hot-functions.order"], swiftSettings: strict, linkerSettings: daemonLink),
+                          swiftSettings: strict, linkerSettings: daemonLink),
         .executableTarget(name: "appearancectl", dependencies: ["AppearanceCLI", "AppearanceCore", "AppearanceProtocol",
                                                                 "AppearancePosix", "AppearanceKit"],
-                          exclude: ["hot-functions.order"], swiftSettings: strict, linkerSettings: cliLink),
+                          swiftSettings: strict, linkerSettings: cliLink),
         // examples/swift-watch: a small app on AppearanceKit, built and run by the end-to-end tests.
         .executableTarget(name: "appearance-example", dependencies: ["AppearanceKit"], path: "examples/swift-watch",
                           swiftSettings: strict),

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes Sources/appearancectl/hot-functions.order: the functions appearancectl runs for its common commands,
+"""Writes link/appearancectl.order: the functions appearancectl runs for its common commands,
 in the order they first run, then the data they touch (type metadata, caches, globals), for lld's
 --symbol-ordering-file (Package.swift). Laid out together, they fill fewer pages, so a short-lived
 `appearancectl get` takes fewer page faults (docs/decisions.md, "How appearancectl is linked"; the figures:
@@ -23,7 +23,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT = os.path.join(ROOT, "Sources", "appearancectl", "hot-functions.order")
+OUT = os.path.join(ROOT, "link", "appearancectl.order")
 COMMANDS = [["get"], ["get", "--json"], ["set", "dark"], ["toggle"], ["status"], ["set", "system"],
             ["--socket", "/nonexistent/socket", "get"]]
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes Sources/appearanced/hot-functions.order: the functions appearanced runs, in the order they first
+"""Writes link/appearanced.order: the functions appearanced runs, in the order they first
 run, for lld's --symbol-ordering-file (Package.swift). Laid out together, the code the daemon keeps resident
 fills fewer pages (docs/decisions.md, "appearanced's functions laid out together"; figures: bench/rss.py).
 
@@ -19,7 +19,7 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT = os.path.join(ROOT, "Sources", "appearanced", "hot-functions.order")
+OUT = os.path.join(ROOT, "link", "appearanced.order")
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 from bench import Hold, Stack  # noqa: E402
 from change_latency import sock, start_session, use, without_debug_info  # noqa: E402
