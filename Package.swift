@@ -74,7 +74,7 @@ let package = Package(
         .target(name: "AppearanceCLI", dependencies: ["AppearanceCore", "AppearanceProtocol"], swiftSettings: strict),
         .target(name: "AppearanceKit", dependencies: ["AppearanceCore", "AppearanceProtocol", "AppearancePosix"],
                 swiftSettings: strict),
-        .executableTarget(name: "appearanced", dependencies: ["AppearanceCore", "AppearancePosix", "AppearanceDaemon", "AppearanceBus"],
+        .executableTarget(name: "appearanced", dependencies: ["AppearanceCLI", "AppearanceCore", "AppearancePosix", "AppearanceDaemon", "AppearanceBus"],
                           swiftSettings: strict, linkerSettings: daemonLink),
         .executableTarget(name: "appearancectl", dependencies: ["AppearanceCLI", "AppearanceCore", "AppearanceProtocol",
                                                                 "AppearancePosix", "AppearanceKit"],

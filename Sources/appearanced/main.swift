@@ -1,65 +1,35 @@
 import AppearanceBus
+import AppearanceCLI
 import AppearanceCore
 import AppearanceDaemon
 import AppearancePosix
 import Dispatch
-
-let usage = """
-    Usage: appearanced [OPTIONS]
-
-    Watches the desktop's color scheme (XDG desktop portal, over D-Bus), merges it with the user's
-    override and tells subscribers on a Unix socket when the appearance changes. Runs in the
-    foreground; systemd or a terminal supervises it.
-
-    Options:
-      --config PATH      config file (default: $XDG_CONFIG_HOME/appearanced/config.toml)
-      --socket PATH      socket to listen on (default: $APPEARANCED_SOCKET, else
-                         $XDG_RUNTIME_DIR/appearanced/socket)
-      --log-level LEVEL  error, warning, notice, info or debug (default: info, or the config's log-level)
-      --check            read the config and the palette, report the first problem or "ok", and exit
-                         (0 ok, 78 a problem): nothing is started
-      --version          print the version and exit
-      -h, --help         print this help and exit
-
-    Signals: SIGTERM/SIGINT stop it cleanly, SIGHUP reloads the config.
-
-    """
 
 func fail(_ message: String) -> Never {
     Posix.printError("appearanced: \(message)\nTry 'appearanced --help'.\n")
     Posix.exit(64)
 }
 
-var socketPath: String?
-var configPath: String?
-var logLevel: LogLevel?
-var checkOnly = false
-var args = CommandLine.arguments.dropFirst()
-while let arg = args.popFirst() {
-    var name = arg
-    var inline: String?
-    if arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") {
-        name = String(arg[..<eq])
-        inline = String(arg[arg.index(after: eq)...])
-    }
-    func value() -> String {
-        if let inline { return inline }
-        guard let v = args.popFirst() else { fail("option \(name) needs a value") }
-        return v
-    }
-    switch name {
-    case "-h", "--help": print(usage, terminator: ""); Posix.exit(0)
-    case "--version": print("appearanced \(Daemon.version)"); Posix.exit(0)
-    case "--check": checkOnly = true
-    case "--socket": socketPath = value()
-    case "--config": configPath = value()
-    case "--log-level":
-        let v = value()
-        guard let l = LogLevel(name: v) else { fail("invalid log level \"\(v)\" (expected error, warning, notice, info or debug)") }
-        logLevel = l
-    default: fail("unknown argument \"\(arg)\"")
-    }
+// The options come from AppearanceCLI's table for appearanced (DaemonOptions), as appearancectl's do.
+let invocation: DaemonInvocation
+do {
+    invocation = try DaemonOptions.parse(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    fail(error.message)
 }
+let socketPath = invocation.socket
+let configPath = invocation.config
+var logLevel: LogLevel?
+if let v = invocation.logLevel {
+    guard let l = LogLevel(name: v) else { fail("invalid log level \"\(v)\" (expected error, warning, notice, info or debug)") }
+    logLevel = l
+}
+switch invocation.action {
+case .help: print(DaemonOptions.help, terminator: ""); Posix.exit(0)
+case .version: print("appearanced \(Daemon.version)"); Posix.exit(0)
+case .check, .run: break
+}
+let checkOnly = invocation.action == .check
 
 if checkOnly {
     let paths = Paths.resolve(socket: socketPath, config: configPath)

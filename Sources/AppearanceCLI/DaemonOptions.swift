@@ -1,0 +1,102 @@
+// appearanced's command line as a value, from one table like appearancectl's: the parser and the help are
+// made from `DaemonOptions.table`, and a test checks that the help documents exactly what it lists.
+
+/// What `appearanced` was asked to do.
+public struct DaemonInvocation: Equatable, Sendable {
+    public enum Action: Equatable, Sendable {
+        /// Run the daemon (in the foreground).
+        case run
+        /// Read the config and the palette, report the first problem or "ok", and exit.
+        case check
+        case help
+        case version
+    }
+
+    public var action: Action = .run
+    public var socket: String?
+    public var config: String?
+    /// As given: the daemon checks it against its log levels (`error` … `debug`).
+    public var logLevel: String?
+
+    public init(action: Action = .run, socket: String? = nil, config: String? = nil, logLevel: String? = nil) {
+        (self.action, self.socket, self.config, self.logLevel) = (action, socket, config, logLevel)
+    }
+}
+
+public enum DaemonOptions {
+    /// Every option appearanced takes (`scopes` is unused: it has no commands).
+    public static let table: [OptionSpec] = [
+        OptionSpec(names: ["--config"], value: "PATH", completion: .files, scopes: [],
+                   summary: "config file (default: $XDG_CONFIG_HOME/appearanced/config.toml)"),
+        OptionSpec(names: ["--socket"], value: "PATH", completion: .files, scopes: [],
+                   summary: "socket to listen on (default: $APPEARANCED_SOCKET, else $XDG_RUNTIME_DIR/appearanced/socket)"),
+        OptionSpec(names: ["--log-level"], value: "LEVEL", completion: .words(["error", "warning", "notice", "info", "debug"]), scopes: [],
+                   summary: "error, warning, notice, info or debug (default: info, or the config's log-level)"),
+        OptionSpec(names: ["--check"], value: nil, completion: .nothing, scopes: [],
+                   summary: "check the config and the palette, print the first problem or \"ok\", exit 0 or 78"),
+        OptionSpec(names: ["--version"], value: nil, completion: .nothing, scopes: [], summary: "print the version and exit"),
+        OptionSpec(names: ["--help", "-h"], value: nil, completion: .nothing, scopes: [], summary: "print this help and exit"),
+    ]
+
+    /// Reads the arguments (without the program name): `--name VALUE` and `--name=VALUE` alike; appearanced
+    /// takes no operands. The last of `--help`, `--version` and `--check` given is not what counts: help
+    /// first, then version, then check, as most daemons do.
+    public static func parse(_ arguments: [String]) throws(UsageError) -> DaemonInvocation {
+        var invocation = DaemonInvocation()
+        var flags: Set<String> = []
+        var i = 0
+        while i < arguments.count {
+            let arg = arguments[i]
+            i += 1
+            var name = arg
+            var inline: String?
+            if arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") {
+                name = String(arg[..<eq])
+                inline = String(arg[arg.index(after: eq)...])
+            }
+            guard let spec = table.first(where: { $0.names.contains(name) }) else {
+                throw UsageError(arg.hasPrefix("-") ? "unknown option \"\(name)\"" : "unexpected argument \"\(arg)\" (appearanced takes options only)")
+            }
+            guard spec.value != nil else {
+                if inline != nil { throw UsageError("option \(spec.name) takes no value") }
+                flags.insert(spec.name)
+                continue
+            }
+            let value: String
+            if let inline {
+                value = inline
+            } else {
+                guard i < arguments.count else { throw UsageError("option \(spec.name) needs a value (\(spec.value!))") }
+                value = arguments[i]
+                i += 1
+            }
+            guard !value.isEmpty else { throw UsageError("option \(spec.name) needs a value (\(spec.value!)), not an empty one") }
+            switch spec.name {
+            case "--config": invocation.config = value
+            case "--socket": invocation.socket = value
+            default: invocation.logLevel = value
+            }
+        }
+        invocation.action = flags.contains("--help") ? .help : flags.contains("--version") ? .version : flags.contains("--check") ? .check : .run
+        return invocation
+    }
+
+    /// `appearanced --help`.
+    public static var help: String {
+        var lines = [
+            "Usage: appearanced [OPTIONS]",
+            "",
+            "Watches the desktop's color scheme (XDG desktop portal, over D-Bus), merges it with the user's",
+            "override and tells subscribers on a Unix socket when the appearance changes. Runs in the",
+            "foreground; systemd or a terminal supervises it.",
+            "",
+            "Options:",
+        ]
+        for o in table {
+            let left = o.names.reversed().joined(separator: ", ") + (o.value.map { " \($0)" } ?? "")
+            lines.append("  " + left + String(repeating: " ", count: max(1, 19 - left.count)) + o.summary)
+        }
+        lines += ["", "Signals: SIGTERM/SIGINT stop it cleanly, SIGHUP reloads the config.", ""]
+        return lines.joined(separator: "\n")
+    }
+}
