@@ -1,7 +1,7 @@
 // The real sentry: reads `org.freedesktop.appearance` `color-scheme`, and the traits `contrast`,
 // `reduced-motion` and `accent-color`, from the XDG desktop portal and follows them. A trait the portal does
 // not have (NotFound: too old, or no backend provides it) is unavailable; a value of the wrong type is
-// logged and treated as unset, as is an accent color outside 0…1 (the portal's own "unset"). What it does about the portal's known faults (see docs/ and PLATFORM.md):
+// logged and treated as unset, as is an accent color outside 0…1 (the portal's own "unset"). What it does about the portal's known faults:
 //  - 1.16 (bookworm) has no ReadOne: fall back to Read, which wraps the value twice.
 //  - 1.16 forwards duplicate and contradicting SettingChanged signals: a signal only triggers a re-read,
 //    and the re-read's answer is what gets reported.

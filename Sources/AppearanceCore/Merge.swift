@@ -69,7 +69,7 @@ public func toggledAppOverride(_ inputs: Inputs, app: String) -> Mode? {
     return resolve(inputs).mode == target ? nil : target
 }
 
-/// The merge rule (DESIGN.md): the first input with a value decides. The temporary override, then the
+/// The merge rule (docs/protocol.md, "The merge rule"): the first input with a value decides. The temporary override, then the
 /// persisted one, then the desktop's explicit choice, then the schedule, then the default; with
 /// `scheduleAboveDesktop`, the schedule comes before the desktop.
 public func resolve(_ inputs: Inputs) -> Resolution {

@@ -11,7 +11,7 @@ extension Daemon {
     }
 
     /// While the outlet serves, the portal's color-scheme (and accent, when the palette gives one) is the
-    /// daemon's own value coming back: the desktop has no say then (merge rule 4, docs/architecture.md).
+    /// daemon's own value coming back: the desktop has no say then (docs/protocol.md, "The merge rule").
     private func withoutOwnKeys(_ reading: SystemReading) -> SystemReading {
         guard let outletStatus, outletStatus.serving else { return reading }
         var own = reading

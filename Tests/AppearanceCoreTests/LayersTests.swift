@@ -1,7 +1,7 @@
 import Testing
 @testable import AppearanceCore
 
-/// The full merge rule (DESIGN.md): temporary > persisted > desktop > schedule > default, the schedule
+/// The full merge rule (docs/protocol.md, "The merge rule"): temporary > persisted > desktop > schedule > default, the schedule
 /// optionally above the desktop, and how temporary overrides end.
 struct LayersTests {
     static let temporaries: [TemporaryOverride?] = [nil, TemporaryOverride(mode: .dark, expiry: .nextChange),

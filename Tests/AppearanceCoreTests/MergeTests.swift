@@ -1,7 +1,7 @@
 import Testing
 @testable import AppearanceCore
 
-/// The merge rule over every system × override × default (DESIGN.md, "Effective state").
+/// The merge rule over every system × override × default (docs/protocol.md, "The merge rule").
 struct MergeTests {
     static let all: [(SystemScheme, Override, Mode)] = SystemScheme.allCases.flatMap { s in
         Override.allCases.flatMap { o in Mode.allCases.map { d in (s, o, d) } }
