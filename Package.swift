@@ -1,17 +1,24 @@
 // swift-tools-version:6.0
-// The targets read like the architecture in docs/architecture.md (an arrow: "is used by"):
-//   AppearanceCore (pure types and rules) → every other target
-//   AppearanceProtocol (the wire format only: JSON, messages, framing) → AppearanceDaemon, AppearanceKit, appearancectl
+// The targets read like the architecture in docs/architecture.md (an arrow: "is used by"; test targets aside):
+//   AppearanceCore (pure types and rules) → AppearanceProtocol, AppearanceBus, AppearanceDecide, AppearanceFormats,
+//                  AppearanceDaemon, AppearanceCLI, AppearanceKit, AppearanceFuzzing, appearanced, appearancectl
+//   AppearanceProtocol (the wire format only: JSON, messages, framing) → AppearanceDecide, AppearanceFormats,
+//                      AppearanceDaemon, AppearanceCLI, AppearanceKit, AppearanceFuzzing, appearancectl
 //   CPosix (C shim, _GNU_SOURCE) → AppearancePosix (every syscall: descriptors, sockets, files, processes, signals,
 //                                  the socket location) → AppearanceBus, AppearanceDaemon, AppearanceKit, appearancectl,
 //                                  appearanced
 //   CDBus → AppearanceBus (all libdbus pointer code: the sentry and the portal backend) → appearanced
 //   AppearanceDecide (the daemon's decisions, pure: request → change, echo or flip, lifetimes) → AppearanceDaemon,
 //                    AppearanceFuzzing
+//   AppearanceFormats (the files' formats, pure: TOML, config, palette, state.json, imports, palette output)
+//                     → AppearanceDaemon, appearancectl, AppearanceFuzzing
 //   AppearanceDaemon (sentry and outlet passed in) → appearanced (wires AppearanceBus in)
-//   AppearanceCLI (appearancectl's command line as a value: option table, parser, help, completions) → appearancectl
+//   AppearanceCLI (the command lines as values: appearancectl's option table, parser, help, completions, and
+//                 appearanced's options) → appearancectl, appearanced
 //   AppearanceKit (client library) → appearancectl, appearance-example
-// No raw syscall outside AppearancePosix and AppearanceBus: scripts/check-imports.py allows Glibc nowhere else.
+//   AppearanceFuzzing (every reader of outside bytes) → appearanced-fuzz (only with APPEARANCED_FUZZ=1)
+// No raw syscall outside AppearancePosix and AppearanceBus: scripts/check-imports.py allows Glibc only there, in
+// AppearanceCore (its math, no system calls), in the example app and in the test support.
 // Every import is a declared dependency: `make test` builds with SwiftPM's
 // --explicit-target-dependency-import-check error and runs scripts/check-imports.py (SwiftPM's check accepts a
 // target's transitive dependencies; the script does not), so an arrow that is used but not drawn here fails.
