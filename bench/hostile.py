@@ -16,8 +16,10 @@ import json
 import os
 import resource
 import shutil
+import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -51,11 +53,17 @@ def cpu_ms(pid):
 
 
 class Daemon:
-    def __init__(self, bin_dir):
+    def __init__(self, bin_dir, hook=None):
         self.bin_dir = bin_dir
         self.root = tempfile.mkdtemp(prefix="appearanced-bench-hostile-")
         for d in ("runtime", "state", "config"):
             os.makedirs(os.path.join(self.root, d), mode=0o700, exist_ok=True)
+        if hook:
+            hooks = os.path.join(self.root, "config", "appearanced", "hooks.d")
+            os.makedirs(hooks)
+            with open(os.path.join(hooks, "chatty"), "w") as f:
+                f.write(hook)
+            os.chmod(os.path.join(hooks, "chatty"), 0o755)
         self.env = {"PATH": "/usr/bin:/bin", "HOME": self.root, "XDG_RUNTIME_DIR": self.root + "/runtime",
                     "XDG_STATE_HOME": self.root + "/state", "XDG_CONFIG_HOME": self.root + "/config",
                     "DBUS_SESSION_BUS_ADDRESS": f"unix:path={self.root}/no-bus",
@@ -78,9 +86,27 @@ class Daemon:
         s.connect(self.socket)
         return s
 
+    def kill_hooks(self):
+        """Ends the hooks this daemon started (each wrote its pid; a hook runs in a process group of its own)."""
+        try:
+            pids = [int(x) for x in open(self.root + "/hook-pids").read().split()]
+        except OSError:
+            return
+        for pid in pids:
+            for kill in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+                try:
+                    kill()
+                except OSError:
+                    pass
+
     def close(self):
         self.p.terminate()
-        self.p.wait()
+        try:
+            self.p.wait(10)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait()
+        self.kill_hooks()
         shutil.rmtree(self.root, ignore_errors=True)
 
 
@@ -138,6 +164,295 @@ def victim(bin_dir, runs):
                 "p99_ms": samples[min(len(samples) - 1, int(len(samples) * 0.99))]}
     finally:
         stop.set()
+        d.close()
+
+
+# --- fairness under floods (docs/benchmarks.md, "Fairness and own-share latency") ---
+
+GET_LINE = b'{"jsonrpc":"2.0","id":1,"method":"get"}\n'
+
+
+def reading_flood_line():
+    """A ~65,000-byte `get` line with 5,900 unknown params (each a distinct key): each line costs the daemon a
+    parse of 5,900 members and a -32602 reply."""
+    body = "".join(f'"u{i:05d}":1,' for i in range(5_900))
+    return ('{"jsonrpc":"2.0","id":1,"method":"get","params":{' + body + '"z":2}}').encode() + b"\n"
+
+
+def socket_get(path, timeout=5.0):
+    """One `get` as appearancectl makes it: a fresh connection, one line out, one line back; ms, or None."""
+    t0 = time.perf_counter()
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    try:
+        s.connect(path)
+        s.sendall(GET_LINE)
+        buf = b""
+        while not buf.endswith(b"\n"):
+            chunk = s.recv(65536)
+            if not chunk:
+                return None
+            buf += chunk
+        return (time.perf_counter() - t0) * 1000
+    except OSError:
+        return None
+    finally:
+        s.close()
+
+
+def request(path, line, timeout=5.0):
+    """One request on a fresh connection; (the moment its reply line was complete, the reply) or (None, None)."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    try:
+        s.connect(path)
+        s.sendall(line)
+        buf = b""
+        while not buf.endswith(b"\n"):
+            chunk = s.recv(65536)
+            if not chunk:
+                return None, None
+            buf += chunk
+        return time.perf_counter(), json.loads(buf)
+    except (OSError, ValueError):
+        return None, None
+    finally:
+        s.close()
+
+
+class Subscriber:
+    """A subscribed connection; next_change() gives the moment the next `changed` line was complete, read by
+    a thread of its own so that a notification arriving before the `set` reply is stamped when it arrives."""
+
+    def __init__(self, path):
+        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.s.settimeout(5)
+        self.s.connect(path)
+        self.s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"subscribe"}\n')
+        self.stamps = []
+        self.cond = threading.Condition()
+        self.stop = threading.Event()
+        self.mode = None
+        self.t = threading.Thread(target=self.read, daemon=True)
+        self.t.start()
+
+    def read(self):
+        buf = b""
+        self.s.settimeout(0.2)
+        while not self.stop.is_set():
+            try:
+                chunk = self.s.recv(65536)
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            if not chunk:
+                return
+            now = time.perf_counter()
+            buf += chunk
+            *lines, buf = buf.split(b"\n")
+            for line in lines:
+                try:
+                    msg = json.loads(line)
+                except ValueError:
+                    continue
+                state = msg.get("result") or msg.get("params") or {}
+                with self.cond:
+                    self.mode = state.get("mode", self.mode)
+                    if msg.get("method") == "changed":
+                        self.stamps.append(now)
+                    self.cond.notify_all()
+
+    def wait_change(self, count, timeout=5.0):
+        with self.cond:
+            self.cond.wait_for(lambda: len(self.stamps) >= count, timeout)
+            return self.stamps[count - 1] if len(self.stamps) >= count else None
+
+    def close(self):
+        self.stop.set()
+        self.t.join(2)
+        self.s.close()
+
+
+def notification_delays(path, sub, sets, seconds=60):
+    """`sets` alternating `set`s on fresh connections; per set, the subscriber's notification moment minus the
+    moment the `set` reply was complete (ms; negative: the notification came first)."""
+    delays, lost = [], 0
+    with sub.cond:
+        sub.cond.wait_for(lambda: sub.mode is not None, 5)
+        mode = sub.mode or "light"
+    deadline = time.time() + seconds
+    for _ in range(sets):
+        if time.time() > deadline:
+            break
+        mode = "dark" if mode == "light" else "light"
+        count = len(sub.stamps) + 1
+        t_reply, _ = request(path, b'{"jsonrpc":"2.0","id":2,"method":"set","params":{"override":"%s"}}\n'
+                             % mode.encode())
+        t_note = sub.wait_change(count) if t_reply else None
+        if t_reply is None or t_note is None:
+            lost += 1
+        else:
+            delays.append((t_note - t_reply) * 1000)
+        time.sleep(0.05)
+    return delays, lost
+
+
+def percentiles(samples):
+    s = sorted(samples)
+    if not s:
+        return None
+    return {"n": len(s), "p50": round(s[len(s) // 2], 3), "p99": round(s[min(len(s) - 1, int(len(s) * 0.99))], 3),
+            "max": round(s[-1], 3)}
+
+
+class RssSampler:
+    """The daemon's VmRSS every 50 ms while it runs (bounded by `seconds`)."""
+
+    def __init__(self, pid, seconds):
+        self.pid, self.samples, self.stop = pid, [], threading.Event()
+        self.deadline = time.time() + seconds
+        self.t = threading.Thread(target=self.run, daemon=True)
+        self.t.start()
+
+    def run(self):
+        while not self.stop.is_set() and time.time() < self.deadline:
+            try:
+                self.samples.append(rss(self.pid)["VmRSS"])
+            except OSError:
+                return
+            time.sleep(0.05)
+
+    def close(self):
+        self.stop.set()
+        self.t.join(2)
+        return max(self.samples, default=None)
+
+
+class Flood:
+    """One hostile connection: 'reading' writes `get` lines of ~5,900 unknown params as fast as the socket takes
+    them while a second thread drains the replies; 'non-reading' streams duplicate-key lines and never reads.
+    Both threads stop by themselves at `seconds` at the latest; close() stops them earlier and closes the
+    connection. `sent` counts the bytes the socket took."""
+
+    def __init__(self, path, kind, seconds):
+        self.stop = threading.Event()
+        self.deadline = time.time() + seconds
+        self.sent = self.received = 0
+        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.s.connect(path)
+        self.s.settimeout(0.5)
+        if kind == "reading":
+            line = reading_flood_line()
+        else:
+            pairs = '"a":1,' * 10_800
+            line = ('{"jsonrpc":"2.0","id":1,"method":"get","params":{' + pairs + '"b":2}}')[:65_000].encode() + b"\n"
+        self.line_bytes = len(line)
+        self.chunk = line * 4
+        self.threads = [threading.Thread(target=self.write, daemon=True)]
+        if kind == "reading":
+            self.threads.append(threading.Thread(target=self.drain, daemon=True))
+        for t in self.threads:
+            t.start()
+
+    def live(self):
+        return not self.stop.is_set() and time.time() < self.deadline
+
+    def write(self):
+        view = memoryview(self.chunk)
+        at = 0
+        while self.live():
+            try:
+                n = self.s.send(view[at:])
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            self.sent += n
+            at = (at + n) % len(view)
+
+    def drain(self):
+        while self.live():
+            try:
+                n = len(self.s.recv(1 << 20))
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            if not n:
+                return
+            self.received += n
+
+    def close(self):
+        self.stop.set()
+        for t in self.threads:
+            t.join(3)
+        self.s.close()
+        return {"line_bytes": self.line_bytes, "mb_sent": round(self.sent / 1e6, 1),
+                "mb_replies_read": round(self.received / 1e6, 1)}
+
+
+CHATTY_HOOK = "#!/bin/sh\necho $$ >> \"$HOME/hook-pids\"\nexec yes appearanced-bench-chatty-hook\n"
+
+
+def fairness(bin_dir, kind, gets, sets, seconds=30):
+    """The victim's view while one kind of hostility runs: `gets` sequential `get`s on fresh connections (ms,
+    client side), `sets` `set`s with a subscriber's notification delay after each reply, the daemon's RSS
+    before, during (max, sampled every 50 ms) and 1 s after. kind: 'reading', 'non-reading', 'chatty-hook'
+    (an `exec yes` hook in hooks.d, run by a `set` before the measurement; every later `set` queues another),
+    or 'none' (the same measurement, nothing hostile)."""
+    hook = kind == "chatty-hook"
+    d = Daemon(bin_dir, hook=CHATTY_HOOK if hook else None)
+    flood = sampler = sub = None
+    try:
+        time.sleep(0.3)
+        before = rss(d.p.pid)["VmRSS"]
+        sampler = RssSampler(d.p.pid, 2 * seconds + 10)
+        sub = Subscriber(d.socket)
+        if kind in ("reading", "non-reading"):
+            flood = Flood(d.socket, kind, 2 * seconds + 5)
+        elif hook:
+            request(d.socket, b'{"jsonrpc":"2.0","id":2,"method":"set","params":{"override":"dark"}}\n')
+            sub.wait_change(1)
+        time.sleep(0.5)
+        deadline = time.time() + seconds
+        samples, failed = [], 0
+        for _ in range(gets):
+            if time.time() > deadline:
+                break
+            ms = socket_get(d.socket)
+            if ms is None:
+                failed += 1
+            else:
+                samples.append(ms)
+        # The subscriber's counter starts after what came before (the hook's trigger).
+        delays, lost = notification_delays(d.socket, sub, sets, seconds)
+        hook_running = hook and os.path.exists(d.root + "/hook-pids")
+        during = sampler.close()
+        sampler = None
+        flood_figures = flood.close() if flood else None
+        flood = None
+        if hook:
+            d.kill_hooks()
+        time.sleep(1)
+        after = rss(d.p.pid)
+        result = {"kind": kind, "get_ms": percentiles(samples), "get_failed": failed,
+                  "notification_after_set_reply_ms": percentiles(delays), "notifications_lost": lost,
+                  "rss_kib": {"before": before, "max_during": during, "after_1s": after["VmRSS"],
+                              "hwm": after["VmHWM"]},
+                  "get_after_ms": socket_get(d.socket), "daemon_running": d.p.poll() is None}
+        if flood_figures:
+            result["flood"] = flood_figures
+        if hook:
+            result["hook_started"] = hook_running
+        return result
+    finally:
+        if flood:
+            flood.close()
+        if sampler:
+            sampler.close()
+        if sub:
+            sub.close()
         d.close()
 
 
@@ -216,24 +531,32 @@ def big_call(bin_dir, megabytes, signature="as", runs_after=20):
             except dbus.exceptions.DBusException as e:
                 answer["reply"] = f"{e.get_dbus_name()}: {e.get_dbus_message()}"
             answer["seconds"] = round(time.perf_counter() - t0, 3)
+        path = root + "/runtime/appearanced/socket"
+        sub = Subscriber(path)
         cpu_before = cpu_ms(daemon.pid)
         t = threading.Thread(target=call)
         t.start()
-        during, rss_during = [], []
-        while t.is_alive():
+        during, rss_during, delays, lost = [], [], [], 0
+        deadline = time.time() + 300
+        while t.is_alive() and time.time() < deadline:
             ms, mode = get()
             during.append(round(ms, 1))
             rss_during.append(rss(daemon.pid)["VmRSS"])
+            if len(during) % 4 == 0:  # a `set` now and then: the subscriber's delay while the call is outstanding
+                d, n = notification_delays(path, sub, 1)
+                delays += d
+                lost += n
             time.sleep(0.02)
-        t.join()
+        t.join(310)
+        sub.close()
         time.sleep(1)
         after_gets = sorted(get()[0] for _ in range(runs_after))
         return {"megabytes": megabytes, "signature": signature, "elements": count, "call": answer,
                 "daemon_cpu_ms_for_the_call": cpu_ms(daemon.pid) - cpu_before,
                 "rss_before_kib": before["VmRSS"], "rss_max_during_kib": max(rss_during, default=None),
                 "hwm_kib": rss(daemon.pid)["VmHWM"], "rss_after_1s_kib": rss(daemon.pid)["VmRSS"],
-                "get_during_ms": {"samples": len(during), "max": max(during, default=None),
-                                  "p50": sorted(during)[len(during) // 2] if during else None},
+                "get_during_ms": percentiles(during),
+                "notification_after_set_reply_during_ms": percentiles(delays), "notifications_lost": lost,
                 "get_after_p50_ms": round(after_gets[len(after_gets) // 2], 2),
                 "read_after": read(), "get_after": get()[1], "daemon_running": daemon.poll() is None}
     finally:
@@ -253,7 +576,21 @@ def main():
     ap.add_argument("--big-call", action="store_true", help="the one-huge-D-Bus-call scenario alone")
     ap.add_argument("--big-mb", type=int, default=60)
     ap.add_argument("--big-signature", choices=("as", "ay"), default="as")
+    ap.add_argument("--reading-flood", action="store_true", help="fairness: a flood that reads its replies")
+    ap.add_argument("--non-reading-flood", action="store_true", help="fairness: a flood that never reads")
+    ap.add_argument("--chatty-hook", action="store_true", help="fairness: a hook printing without end")
+    ap.add_argument("--gets", type=int, default=500, help="victim gets per fairness measurement")
+    ap.add_argument("--sets", type=int, default=20, help="sets (subscriber delays) per fairness measurement")
+    ap.add_argument("--reps", type=int, default=3, help="repetitions of each fairness scenario, builds alternating")
+    ap.add_argument("--baseline-bin-dir", help="another build, measured in the same run (alternating)")
     a = ap.parse_args()
+    kinds = [k for k, on in (("reading", a.reading_flood), ("non-reading", a.non_reading_flood),
+                             ("chatty-hook", a.chatty_hook)) if on]
+    if kinds:
+        if not a.out:
+            ap.error("--out is required")
+        run_fairness(a, kinds)
+        return
     if a.big_call:
         result = big_call(a.bin_dir, a.big_mb, a.big_signature)
         if a.out:
@@ -276,6 +613,76 @@ def main():
     with open(os.path.join(a.out, "hostile.json"), "w") as f:
         json.dump(result, f, indent=2)
     print(json.dumps(result, indent=2))
+
+
+def median_of(values):
+    v = sorted(x for x in values if x is not None)
+    return round(v[len(v) // 2], 3) if v else None
+
+
+def run_fairness(a, kinds):
+    """Each kind (and a quiet control) `reps` times, the builds alternating inside each repetition; with
+    --big-call, the 60 MB call too (this build and the baseline). Writes hostile-fairness.json and .md."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    builds = {"this build": os.path.abspath(a.bin_dir)}
+    if a.baseline_bin_dir:
+        builds["baseline"] = os.path.abspath(a.baseline_bin_dir)
+    R = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "builds": builds,
+         "load_before": open("/proc/loadavg").read().split()[:3], "gets": a.gets, "sets": a.sets, "reps": a.reps,
+         "runs": []}
+    for rep in range(a.reps):
+        for kind in ["none"] + kinds:
+            for label, bin_dir in builds.items():
+                r = fairness(bin_dir, kind, a.gets, a.sets)
+                r.update(build=label, rep=rep)
+                R["runs"].append(r)
+                print(f"hostile: rep {rep + 1} {kind} {label}: get {r['get_ms']}, "
+                      f"notification {r['notification_after_set_reply_ms']}, rss {r['rss_kib']}",
+                      file=sys.stderr, flush=True)
+    R["medians"] = {}
+    for kind in ["none"] + kinds:
+        for label in builds:
+            runs = [r for r in R["runs"] if r["kind"] == kind and r["build"] == label]
+            m = {f"get_{k}_ms": median_of((r["get_ms"] or {}).get(k) for r in runs) for k in ("p50", "p99", "max")}
+            m.update({f"notification_{k}_ms": median_of((r["notification_after_set_reply_ms"] or {}).get(k)
+                                                        for r in runs) for k in ("p50", "p99", "max")})
+            m.update({f"rss_{k}_kib": median_of(r["rss_kib"][k] for r in runs) for k in ("before", "max_during", "after_1s")})
+            m["get_failed"] = sum(r["get_failed"] for r in runs)
+            m["notifications_lost"] = sum(r["notifications_lost"] for r in runs)
+            m["worst_get_max_ms"] = max(((r["get_ms"] or {}).get("max") or 0) for r in runs)
+            R["medians"][f"{kind} / {label}"] = m
+    if a.big_call:
+        R["big_call"] = {label: big_call(bin_dir, a.big_mb, a.big_signature) for label, bin_dir in builds.items()}
+    R["load_after"] = open("/proc/loadavg").read().split()[:3]
+    os.makedirs(a.out, exist_ok=True)
+    with open(os.path.join(a.out, "hostile-fairness.json"), "w") as f:
+        json.dump(R, f, indent=2)
+    md = fairness_table(R)
+    with open(os.path.join(a.out, "hostile-fairness.md"), "w") as f:
+        f.write(md)
+    print(md)
+
+
+def fairness_table(R):
+    o = [f"{R['date']}, load {' '.join(R['load_before'])} → {' '.join(R['load_after'])}; medians of {R['reps']} "
+         f"repetitions ({R['gets']} gets and {R['sets']} sets each)\n",
+         "| scenario / build | get p50 | p99 | max (worst) | notification after set reply p50 | p99 | max | "
+         "RSS before | max during | after 1 s | failed gets / lost notifications |", "|---|" + "---|" * 10]
+    for name, m in R["medians"].items():
+        o.append(f"| {name} | {m['get_p50_ms']} ms | {m['get_p99_ms']} ms | {m['get_max_ms']} ms "
+                 f"({m['worst_get_max_ms']}) | {m['notification_p50_ms']} ms | {m['notification_p99_ms']} ms | "
+                 f"{m['notification_max_ms']} ms | {m['rss_before_kib'] / 1024:.1f} MiB | "
+                 f"{m['rss_max_during_kib'] / 1024:.1f} MiB | {m['rss_after_1s_kib'] / 1024:.1f} MiB | "
+                 f"{m['get_failed']} / {m['notifications_lost']} |")
+    for label, b in R.get("big_call", {}).items():
+        g, n = b["get_during_ms"] or {}, b["notification_after_set_reply_during_ms"] or {}
+        o.append(f"| {b['megabytes']} MB D-Bus call / {label} (appearancectl get) | {g.get('p50')} ms | "
+                 f"{g.get('p99')} ms | {g.get('max')} ms | {n.get('p50')} ms | {n.get('p99')} ms | {n.get('max')} ms | "
+                 f"{b['rss_before_kib'] / 1024:.1f} MiB | {(b['rss_max_during_kib'] or 0) / 1024:.1f} MiB | "
+                 f"{b['rss_after_1s_kib'] / 1024:.1f} MiB | call: {b['call'].get('reply')} in "
+                 f"{b['call'].get('seconds')} s |")
+    return "\n".join(o) + "\n"
 
 
 if __name__ == "__main__":
