@@ -255,6 +255,9 @@ bench: deps-bench
 	/usr/bin/python3 bench/portal_backend.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results
 	/usr/bin/python3 bench/idle_schedule.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results
 	/usr/bin/python3 bench/hostile.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results
+	/usr/bin/python3 bench/hostile.py --reading-flood --non-reading-flood --chatty-hook --big-call \
+		--bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results \
+		$(if $(BASELINE_BIN_DIR),--baseline-bin-dir $(BASELINE_BIN_DIR))
 	/usr/bin/python3 bench/parsers.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results
 	/usr/bin/python3 bench/apps.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results
 	/usr/bin/python3 bench/set_throughput.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results
@@ -273,6 +276,8 @@ bench-quick: deps-bench
 	/usr/bin/python3 bench/portal_backend.py --quick --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results/quick
 	/usr/bin/python3 bench/idle_schedule.py --seconds 10 --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results/quick
 	/usr/bin/python3 bench/hostile.py --quick --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results/quick
+	/usr/bin/python3 bench/hostile.py --reading-flood --non-reading-flood --chatty-hook --big-call --big-mb 20 \
+		--gets 100 --sets 5 --reps 1 --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results/quick
 	/usr/bin/python3 bench/parsers.py --runs 5 --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results/quick
 	/usr/bin/python3 bench/apps.py --quick --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results/quick
 	/usr/bin/python3 bench/set_throughput.py --seconds 2 --rounds 1 --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results/quick

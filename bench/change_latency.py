@@ -218,6 +218,7 @@ def breakdown(st, probe, rounds):
     events.sort()
     times = [e[0] for e in events]
     steps = [[] for _ in STEPS]
+    whole, own, own_read = [], [], []
     cpu = collections.Counter()
     window = 0
     for x in rows:
@@ -237,12 +238,24 @@ def breakdown(st, probe, rounds):
         marks = [t0, seq[a][0], seq[b][0], seq[c][0], seq[d][0], last]
         for i in range(len(STEPS)):
             steps[i].append(marks[i + 1] - marks[i])
+        # The daemon's own share: from the signal's arrival (t0: the probe's listener popped it; dbus-daemon
+        # writes both copies in one dispatch) to the daemon's notification write, without the Read's round trip
+        # as the daemon's own syscalls see it (its sendmsg of the Read → its recvmsg of the reply).
+        rtt = seq[c][0] - seq[b][0]
+        whole.append(last - t0)
+        own.append(seq[d][0] - t0 - rtt)
+        own_read.append(seq[d][0] - seq[a][0] - rtt)
         if sched.available:
             window += last - t0
             for (pid, comm), ns in sched.usage(t0, last).items():
                 cpu[process_group(pid, comm, st.daemon.pid, names)] += ns
     n = len(steps[0])
     result = {"rounds": n, "steps": {name: {"p50": median(v), "p90": pct(v, 90)} for name, v in zip(STEPS, steps) if v}}
+    if n:
+        result["own_share"] = {"whole_path": stats(whole), "own_from_t0": stats(own),
+                               "own_from_the_daemons_read_of_the_signal": stats(own_read),
+                               "read_rtt_in_the_daemon": stats(steps[2]),
+                               "samples_ns": {"whole": whole, "own": own, "own_read": own_read}}
     if sched.available and n:
         # Mean CPU per round inside t0 → last, by process: what the added latency is made of, beside the time
         # in which none of them ran (waiting for another CPU, or a wake-up).
@@ -400,6 +413,17 @@ def summary(R):
         o.append(f"| {b} | {ms(c['p50'])} | {ms(c['p99'])} | {c['n']} | {ms(r['p50'])} | {ms(r['p99'])} | "
                  + (f"{ins:,.0f}" if ins else "—") + " |")
     bd = {b: v for b, v in R.get("breakdown", {}).items() if v}
+    own = {b: v["own_share"] for b, v in bd.items() if "own_share" in v}
+    if own:
+        o += ["", "| build (breakdown rounds) | whole path p50 | p99 | own share p50 | p99 | own share from its read of "
+              "the signal p50 | p99 | its Read round trip p50 | p99 |", "|---|---|---|---|---|---|---|---|---|"]
+        for b, v in own.items():
+            w, s1, s2, r = (v["whole_path"], v["own_from_t0"], v["own_from_the_daemons_read_of_the_signal"],
+                            v["read_rtt_in_the_daemon"])
+            o.append(f"| {b} ({w['n']}) | {ms(w['p50'])} | {ms(w['p99'])} | **{ms(s1['p50'])}** | **{ms(s1['p99'])}** | "
+                     f"{ms(s2['p50'])} | {ms(s2['p99'])} | {ms(r['p50'])} | {ms(r['p99'])} |")
+        o.append("\nOwn share = (the daemon's notification write − t0) − (its recvmsg of the Read's reply − its sendmsg of "
+                 "the Read), per round, from perf syscall tracepoints on CLOCK_MONOTONIC like the probe's stamps.")
     if bd:
         o += ["", "| where the added latency goes, p50 (p90) | " + " | ".join(f"{b} ({v['rounds']} rounds)" for b, v in bd.items())
               + " |", "|---|" + "---|" * len(bd)]
