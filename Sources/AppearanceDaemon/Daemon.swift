@@ -74,8 +74,9 @@ public final class Daemon: @unchecked Sendable {
         }
     }
 
-    /// Loads config and state, binds the socket and starts watching. Call on `queue`.
-    public func start() throws(StartupError) {
+    /// Loads config and state, binds the socket and starts watching. Call on `queue`. `signals: false` leaves
+    /// the process's signals alone (a daemon inside a test process).
+    public func start(signals: Bool = true) throws(StartupError) {
         do {
             try settings.loadConfig(fallback: "using the defaults until it is fixed")
         } catch {
@@ -110,7 +111,7 @@ public final class Daemon: @unchecked Sendable {
         timers.armTemporary(engine.inputs.temporary?.expiry)
         persistence.persistIfNeeded()
 
-        installSignals()
+        if signals { installSignals() }
         publisher.hooks.prepare()
         log.info("listening on \(listener.path) (override: \(saved.override.rawValue), state: \(paths.stateFile))")
 

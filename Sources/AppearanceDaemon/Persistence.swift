@@ -12,12 +12,13 @@ import Dispatch
 final class Persistence: @unchecked Sendable {
     /// A change a client asked for, accepted and waiting to be durable. `event` is nil when there is nothing
     /// to change (it is already so): such a request is still answered in order, after the changes before it.
+    /// `answer` is told once: the state as the asker sees it once durable, or why nothing was made; every
+    /// face (the socket, the bus) answers its own way.
     struct Write {
         var event: Event?
-        var connection: Connection?
-        var id: JSON?
         var app: String?
         var cause: String
+        var answer: (Result<AppearanceState, RPCError>) -> Void = { _ in }
     }
 
     typealias Save = @Sendable (StateStore.Saved) throws(Errno) -> Void

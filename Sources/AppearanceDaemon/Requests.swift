@@ -38,17 +38,25 @@ extension Daemon {
         case .palette(let variant):
             result = .success(palette.resolved(variant.variant(for: mine), accent: mine.traits.accentColor).json)
         case .set, .toggle, .setTemporary, .toggleTemporary:
-            switch Decide.write(request.call, app: request.app, on: persistence.deciding(), now: clock.now()) {
-            case .failure(let e):
-                result = .failure(e)
-            case .success(nil) where persistence.idle:
-                result = .success(mine.json)  // already so, and nothing before it waits: answered now
-            case .success(let event):
-                persistence.enqueue(.init(event: event, connection: c, id: request.id, app: request.app,
-                                          cause: event.map { "\(Decide.cause(of: $0)) set by \(requester(c))" } ?? ""))
-                c.holdUntilSaved()
-                return  // answered when the save that covers it is durable
+            // A write answered later holds this connection's later requests until then, so a client reads its
+            // replies in the order it asked (a `get` after a `set` sees the `set`).
+            var answered = false, held = false
+            let id = request.id
+            write(request.call, app: request.app, by: requester(c)) { result in
+                answered = true
+                if let id {
+                    switch result {
+                    case .success(let state): c.send(Outgoing.result(id: id, state.json))
+                    case .failure(let e): c.send(Outgoing.error(id: id, e))
+                    }
+                }
+                if held { c.resumeAfterSave() }
             }
+            if !answered {
+                held = true
+                c.holdUntilSaved()
+            }
+            return
         case .log(let limit):
             result = .success(publisher.transitions.json(limit: limit))
         }
@@ -57,6 +65,21 @@ extension Daemon {
             case .success(let json): c.send(Outgoing.result(id: id, json))
             case .failure(let e): c.send(Outgoing.error(id: id, e))
             }
+        }
+    }
+
+    /// A write from any face (the socket, the bus): decided on top of every accepted change, and answered
+    /// once the save that covers it is durable, or at once when it changes nothing and nothing waits, or is
+    /// refused. `who` names the asker in `log` ("appearancectl (pid 4242)").
+    func write(_ call: Call, app: String?, by who: String, answer: @escaping (Result<AppearanceState, RPCError>) -> Void) {
+        switch Decide.write(call, app: app, on: persistence.deciding(), now: clock.now()) {
+        case .failure(let e):
+            answer(.failure(e))
+        case .success(nil) where persistence.idle:
+            answer(.success(engine.state(for: app)))  // already so, and nothing before it waits
+        case .success(let event):
+            persistence.enqueue(.init(event: event, app: app, cause: event.map { "\(Decide.cause(of: $0)) set by \(who)" } ?? "",
+                                      answer: answer))
         }
     }
 
@@ -109,8 +132,7 @@ extension Daemon {
                 if let t = engine.apply(event) { steps.append(.init(t, cause: w.cause)) }
                 log.info(Decide.logLine(of: event, time: { Clock.describe($0, from: 0) }))
             }
-            if let c = w.connection, let id = w.id { c.send(Outgoing.result(id: id, engine.state(for: w.app).json)) }
-            w.connection?.resumeAfterSave()
+            w.answer(.success(engine.state(for: w.app)))
         }
         if batch.contains(where: { $0.event != nil }) { timers.armTemporary(engine.inputs.temporary?.expiry) }
         if !steps.isEmpty { publish(steps) }
@@ -119,10 +141,7 @@ extension Daemon {
     func saveFailed(_ refused: [Persistence.Write], _ error: Errno) {
         log.error("Failed to save the override to \(store.path): \(error)")
         let answer = RPCError(.requestFailed, "could not save the override to \(store.path) (\(error)); nothing was changed")
-        for w in refused {
-            if let c = w.connection, let id = w.id { c.send(Outgoing.error(id: id, answer)) }
-            w.connection?.resumeAfterSave()
-        }
+        for w in refused { w.answer(.failure(answer)) }
     }
 
     /// A name another process chose (its /proc comm), safe for a terminal: control characters as `\xNN`.

@@ -55,7 +55,7 @@ import Testing
         }
 
         func write(_ event: Event?, _ cause: String) {
-            queue.sync { room.enqueue(.init(event: event, connection: nil, id: nil, app: nil, cause: cause)) }
+            queue.sync { room.enqueue(.init(event: event, app: nil, cause: cause)) }
         }
 
         func on<T>(_ f: () -> T) -> T { queue.sync(execute: f) }

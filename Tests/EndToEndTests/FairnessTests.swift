@@ -43,7 +43,7 @@ import Testing
             done.enter()
             Thread { [done, self] in
                 while !stop.value, let line = try? self.client.line() {
-                    if line.contains("unknown parameter") { replies.value += 1 }
+                    if line.contains(#""error""#) { replies.value += 1 }
                 }
                 done.leave()
             }.start()
