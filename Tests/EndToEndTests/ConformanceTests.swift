@@ -129,9 +129,10 @@ import Testing
             #expect(steps.contains { $0.sends && $0.text.contains(#""method":"\#(m)""#) }, "\(m) is never sent")
         }
 
-        // Every example message of the Errors table was received; the two the transcript lacks are sent here.
+        // Every example message of the Errors table was received; the three the transcript lacks are sent here.
         let c = try RawClient(s.socket)
-        for line in ["42", #"{"jsonrpc":"2.0","id":1,"method":7}"#] {
+        let crammed = #"{"jsonrpc":"2.0","id":1,"method":"get","params":{"# + (0..<17).map { #""p\#($0)":0"# }.joined(separator: ",") + "}}"
+        for line in ["42", #"{"jsonrpc":"2.0","id":1,"method":7}"#, crammed] {
             try c.send(line + "\n")
             let got = try #require(try c.line())
             if let m = got.firstMatch(of: /"message":"((?:[^"\\]|\\.)*)"/) {
