@@ -75,7 +75,11 @@ let package = Package(
         // The daemon's decisions as pure functions (request → change, the desktop's echo or the user's flip,
         // a temporary override's end): called by the daemon's shell, the fuzzer and table tests alike.
         .target(name: "AppearanceDecide", dependencies: ["AppearanceCore", "AppearanceProtocol"], swiftSettings: strict),
-        .target(name: "AppearanceDaemon", dependencies: ["AppearanceCore", "AppearanceProtocol", "AppearancePosix", "AppearanceDecide"],
+        // The files' formats, pure: TOML, config.toml, palette.toml, state.json's codec, the plist and darkman
+        // imports and the palette's output formats; text or bytes in, values out (reading files is the caller's).
+        .target(name: "AppearanceFormats", dependencies: ["AppearanceCore", "AppearanceProtocol"], swiftSettings: strict),
+        .target(name: "AppearanceDaemon", dependencies: ["AppearanceCore", "AppearanceProtocol", "AppearancePosix", "AppearanceDecide",
+                                                         "AppearanceFormats"],
                 swiftSettings: strict),
         // appearancectl's command line as a value: the option table, the parser, the help and the completions.
         .target(name: "AppearanceCLI", dependencies: ["AppearanceCore", "AppearanceProtocol"], swiftSettings: strict),
@@ -84,14 +88,14 @@ let package = Package(
         .executableTarget(name: "appearanced", dependencies: ["AppearanceCLI", "AppearanceCore", "AppearancePosix", "AppearanceDaemon", "AppearanceBus"],
                           swiftSettings: strict, linkerSettings: daemonLink),
         .executableTarget(name: "appearancectl", dependencies: ["AppearanceCLI", "AppearanceCore", "AppearanceProtocol",
-                                                                "AppearancePosix", "AppearanceKit"],
+                                                                "AppearancePosix", "AppearanceKit", "AppearanceFormats"],
                           swiftSettings: strict, linkerSettings: cliLink),
         // examples/swift-watch: a small app on AppearanceKit, built and run by the end-to-end tests.
         .executableTarget(name: "appearance-example", dependencies: ["AppearanceKit"], path: "examples/swift-watch",
                           swiftSettings: strict),
 
         // Everything that reads outside bytes, in one function: driven by libFuzzer and by the corpus replay test.
-        .target(name: "AppearanceFuzzing", dependencies: ["AppearanceCore", "AppearanceProtocol", "AppearanceDecide", "AppearanceDaemon"],
+        .target(name: "AppearanceFuzzing", dependencies: ["AppearanceCore", "AppearanceProtocol", "AppearanceDecide", "AppearanceFormats"],
                 swiftSettings: strict),
 
         // Test-only helpers: private dbus-daemon, fake portal, real portal stack, daemon processes.
@@ -103,6 +107,8 @@ let package = Package(
         .testTarget(name: "AppearancePosixTests", dependencies: ["AppearancePosix", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "AppearanceBusTests", dependencies: ["AppearanceCore", "AppearanceBus", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "AppearanceDecideTests", dependencies: ["AppearanceCore", "AppearanceProtocol", "AppearanceDecide"],
+                    swiftSettings: strict),
+        .testTarget(name: "AppearanceFormatsTests", dependencies: ["AppearanceCore", "AppearanceProtocol", "AppearanceFormats"],
                     swiftSettings: strict),
         .testTarget(name: "AppearanceDaemonTests", dependencies: ["AppearanceCore", "AppearanceProtocol", "AppearancePosix", "AppearanceDaemon"], swiftSettings: strict),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["AppearanceFuzzing"], swiftSettings: strict),

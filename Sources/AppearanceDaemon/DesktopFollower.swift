@@ -1,5 +1,6 @@
 import AppearanceCore
 import AppearanceDecide
+import AppearanceFormats
 import AppearancePosix
 import AppearanceProtocol
 import Dispatch
@@ -16,21 +17,8 @@ final class DesktopFollower: @unchecked Sendable {
     // Confined to the daemon's queue; the writes themselves run on `workers`.
     enum Kind: String { case gnome, kde }
 
-    struct Settings: Equatable, Sendable {
-        var follow = "auto"
-        /// What GNOME's light is written as: "default" (GNOME Settings' Light) or "prefer-light".
-        var gnomeLight = "default"
-        var gtkThemeLight: String?
-        var gtkThemeDark: String?
-        var iconThemeLight: String?
-        var iconThemeDark: String?
-        var kdeLight = "BreezeLight"
-        var kdeDark = "BreezeDark"
-        /// Look-and-feel packages (`org.kde.breezedark.desktop`): for a mode that has one, it is applied instead
-        /// of the color scheme (a look-and-feel package brings its own color scheme).
-        var kdeLookAndFeelLight: String?
-        var kdeLookAndFeelDark: String?
-    }
+    /// `[desktop]` of the config (AppearanceFormats).
+    typealias Settings = DesktopSettings
 
     static let writeTimeout = 10.0
 

@@ -2,14 +2,14 @@
 // hook directories (dark-mode.d/, light-mode.d/) need no migration: appearanced runs them as they are.
 
 /// The result of reading darkman's config: the TOML to write, and what has no equivalent.
-struct DarkmanImport: Equatable {
-    var toml: String
-    var notes: [String]
+public struct DarkmanImport: Equatable, Sendable {
+    public var toml: String
+    public var notes: [String]
 }
 
 /// Reads darkman's flat YAML (`key: value` lines, `#` comments): `lat`, `lng`, `usegeoclue`, `portal`,
 /// `dbusserver`. An unknown key or a bad value is an error naming the file and line.
-func convertDarkman(_ text: String, file: String) throws(ImportError) -> DarkmanImport {
+public func convertDarkman(_ text: String, file: String) throws(ImportError) -> DarkmanImport {
     var latitude: Double?, longitude: Double?
     var notes: [String] = []
     var portal: Bool?

@@ -1,13 +1,16 @@
 // `appearancectl palette import`: LFLDarkModeKit color bundles (two flat XML property lists, light and dark,
 // each a <dict> of key → hex string) into palette.toml. Only that flat shape is read; no Foundation.
 
-struct ImportError: Error, CustomStringConvertible {
-    var description: String
+/// An import that cannot be done: `description` names the file and line (`light.plist:7: expected </key>`).
+public struct ImportError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var description: String
+
+    public init(description: String) { self.description = description }
 }
 
 /// Reads a flat XML plist: `<plist><dict>(<key>K</key><string>V</string>)*</dict></plist>`, returning the
 /// pairs in document order with the line of each value. `file` names the file in errors.
-func readFlatPlist(_ text: String, file: String) throws(ImportError) -> [(key: String, value: String, line: Int)] {
+public func readFlatPlist(_ text: String, file: String) throws(ImportError) -> [(key: String, value: String, line: Int)] {
     let b = Array(text.utf8)
     var i = 0
     var line = 1
@@ -105,7 +108,7 @@ func readFlatPlist(_ text: String, file: String) throws(ImportError) -> [(key: S
 
 /// An LFLDarkModeKit hex string as a palette color: `RRGGBB`, or `AARRGGBB` (alpha first), with an
 /// optional `#` or `0x`. Returns `#RRGGBB` / `#RRGGBBAA` (alpha last, as palette.toml writes it).
-func lflColor(_ value: String) -> String? {
+public func lflColor(_ value: String) -> String? {
     var v = Substring(value.trimmingSpaces)
     if v.hasPrefix("#") { v = v.dropFirst() } else if v.hasPrefix("0x") || v.hasPrefix("0X") { v = v.dropFirst(2) }
     guard v.allSatisfy(\.isHexDigit) else { return nil }
@@ -122,8 +125,8 @@ extension String {
     }
 }
 
-/// A TOML key: bare when it can be, else a basic string.
-func tomlKey(_ k: String) -> String {
+/// A TOML key as written: bare when it can be, else a basic string.
+func tomlWrittenKey(_ k: String) -> String {
     if !k.isEmpty && k.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }) { return k }
     var out = "\""
     for ch in k.unicodeScalars {
@@ -139,15 +142,16 @@ func tomlKey(_ k: String) -> String {
     return out + "\""
 }
 
-struct ImportResult {
-    var toml: String
-    var onlyLight: [String]
-    var onlyDark: [String]
+public struct ImportResult: Equatable, Sendable {
+    public var toml: String
+    /// Keys only in the light bundle, then only in the dark one, in document order (kept for both modes).
+    public var onlyLight: [String]
+    public var onlyDark: [String]
 }
 
 /// Converts the two plists into palette.toml text. A key present in one file only becomes that value as the
 /// token's default (so it resolves in both modes) and is reported.
-func convertLFL(light: String, lightFile: String, dark: String, darkFile: String) throws(ImportError) -> ImportResult {
+public func convertLFL(light: String, lightFile: String, dark: String, darkFile: String) throws(ImportError) -> ImportResult {
     let l = try readFlatPlist(light, file: lightFile), d = try readFlatPlist(dark, file: darkFile)
     func color(_ p: (key: String, value: String, line: Int), _ file: String) throws(ImportError) -> String {
         guard let c = lflColor(p.value) else {
@@ -167,7 +171,7 @@ func convertLFL(light: String, lightFile: String, dark: String, darkFile: String
     let darkByKey = Dictionary(d.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
     let lightKeys = Set(l.map(\.key))
     for p in l {
-        out += "\n[\(tomlKey(p.key))]\n"
+        out += "\n[\(tomlWrittenKey(p.key))]\n"
         if let q = darkByKey[p.key] {
             out += "light = \"\(try color(p, lightFile))\"\ndark = \"\(try color(q, darkFile))\"\n"
         } else {
@@ -177,7 +181,7 @@ func convertLFL(light: String, lightFile: String, dark: String, darkFile: String
     }
     for q in d where !lightKeys.contains(q.key) {
         onlyDark.append(q.key)
-        out += "\n[\(tomlKey(q.key))]\ndefault = \"\(try color(q, darkFile))\"  # only in the dark bundle\n"
+        out += "\n[\(tomlWrittenKey(q.key))]\ndefault = \"\(try color(q, darkFile))\"  # only in the dark bundle\n"
     }
     return ImportResult(toml: out, onlyLight: onlyLight, onlyDark: onlyDark)
 }

@@ -1,14 +1,15 @@
 import AppearanceCore
-import AppearanceDaemon
 import AppearanceDecide
+import AppearanceFormats
 import AppearanceProtocol
 
 /// One fuzz input through everything that reads bytes from outside: the line framer, the JSON reader,
 /// request validation and the reducer it drives, the client-side decoder, the state file and the config
-/// (TOML) and palette readers. Any crash is a finding; so is a broken invariant: what the writer produces,
-/// the reader reads back unchanged, and a notification always changes the mode its subscriber knew. Broken
-/// invariants are returned (the libFuzzer target traps on them; the corpus replay test reports them as a
-/// failure naming the input, instead of crashing the test runner).
+/// (TOML) and palette readers, and the darkman and plist imports (all of AppearanceFormats, none of the
+/// daemon). Any crash is a finding; so is a broken invariant: what the writer produces, the reader reads back
+/// unchanged (a request, JSON, a state file; an imported darkman config is a config), and a notification
+/// always changes the mode its subscriber knew. Broken invariants are returned (the libFuzzer target traps on
+/// them; the corpus replay test reports them as a failure naming the input, instead of crashing the test runner).
 public enum FuzzHarness {
     /// The invariants one input broke; empty when it ran clean.
     public static func run(_ bytes: [UInt8]) -> [String] {
@@ -31,7 +32,11 @@ public enum FuzzHarness {
         if let rest = framer.remainder() { lines.append(rest) }
         for line in lines { handle(line, &engine, &delivery, &broken) }
 
-        _ = StateStore.parse(bytes)
+        if case .success(let saved) = StateFile.parse(bytes) {
+            // What the daemon would write for it reads back as the same state, with nothing left out.
+            let written = StateFile.Saved(override: saved.override, temporary: saved.temporary, apps: saved.apps)
+            expect((try? StateFile.parse(StateFile.encode(written)).get()) == written, "state file round trip changed it", &broken)
+        }
         let text = String(decoding: bytes, as: UTF8.self)
         _ = try? Config.parse(text, path: "fuzz.toml")
         if let palette = try? PaletteFile.parse(text, path: "fuzz.toml", home: "/home/f") {
@@ -40,6 +45,11 @@ public enum FuzzHarness {
                 expect(palette.resolved(v, accent: nil).tokens.count == palette.names.count, "a token did not resolve", &broken)
             }
         }
+        // The imports: a darkman config's translation is a config appearanced reads.
+        if let imported = try? convertDarkman(text, file: "config.yaml") {
+            expect((try? Config.parse(imported.toml, path: "imported.toml")) != nil, "an imported darkman config does not parse", &broken)
+        }
+        _ = try? convertLFL(light: text, lightFile: "light.plist", dark: text, darkFile: "dark.plist")
     }
 
     static func handle(_ line: ArraySlice<UInt8>, _ engine: inout Engine, _ delivery: inout Delivery, _ broken: inout [String]) {

@@ -1,5 +1,6 @@
 import AppearanceCLI
 import AppearanceCore
+import AppearanceFormats
 import AppearanceKit
 import AppearancePosix
 import AppearanceProtocol
@@ -321,7 +322,7 @@ case .palettePreview(let contrast, let choice):
         case .never: false
         case .auto: Descriptor.standardOutput.isTerminal && Posix.environment("NO_COLOR") == nil && Posix.environment("TERM") != "dumb"
         }
-        out(preview(light: light, dark: dark, color: colored))
+        out(PaletteOutput.preview(light: light, dark: dark, color: colored))
     } catch { fail(error) }
 
 case .palette(let variant, let format):

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import AppearanceDaemon  // readTextFile: the bytes-to-text step every config and palette takes
+import AppearanceFormats
 
 /// The TOML reader against the toml-test corpus (github.com/toml-lang/toml-test, as shipped by Debian's
 /// golang-github-burntsushi-toml-dev 1.2.0): every valid document parses to exactly the expected value, or is
@@ -44,13 +44,14 @@ struct TOMLCorpusTests {
         var accepted: [String] = []
         for name in names {
             // Read as a config or palette file is: a document that is not UTF-8 is refused before the reader.
-            let read = Result<String?, ConfigError> { () throws(ConfigError) in
-                try readTextFile(path: Self.corpus + "/invalid/" + name)
+            guard let bytes = fileBytes(Self.corpus + "/invalid/" + name) else {
+                Issue.record("\(name): not found")
+                continue
             }
+            let read = Result<String, ConfigError> { () throws(ConfigError) in try configText(bytes, path: name) }
             switch read {
             case .failure(let e): #expect(e.message == "not valid UTF-8 text", "\(name): \(e)")
-            case .success(nil): Issue.record("\(name): not found")
-            case .success(let text?): if (try? TOML.parse(text)) != nil { accepted.append(name) }
+            case .success(let text): if (try? TOML.parse(text)) != nil { accepted.append(name) }
             }
         }
         #expect(accepted.isEmpty, "invalid TOML accepted: \(accepted.joined(separator: ", "))")
@@ -62,7 +63,7 @@ struct TOMLCorpusTests {
         var equal = 0
         for name in names {
             let base = Self.corpus + "/valid/" + name
-            let text = try #require(try readTextFile(path: base), "\(name) is not found")
+            let text = try configText(try #require(fileBytes(base), "\(name) is not found"), path: base)
             let parsed = Result<TOMLTable, TOMLError> { () throws(TOMLError) in try TOML.parse(text) }
             if let refusal = Self.refusedByDesign[name] {
                 switch parsed {

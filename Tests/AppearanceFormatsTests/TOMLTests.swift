@@ -1,5 +1,5 @@
+import AppearanceFormats
 import Testing
-import AppearanceDaemon
 
 /// A compact rendering of a parsed document: `{a: 1, b: "x", c: [1, 2.5], d: {e: true}}`.
 func render(_ table: TOMLTable) -> String {

@@ -1,6 +1,6 @@
 import AppearanceCore
+import AppearanceFormats
 import Testing
-@testable import AppearanceDaemon
 
 struct PaletteFileTests {
     static let path = "/home/u/.config/appearanced/palette.toml"
@@ -8,13 +8,11 @@ struct PaletteFileTests {
         try PaletteFile.parse(text, path: path, home: "/home/u")
     }
 
-    static let shipped: String = {
-        let parts = #filePath.split(separator: "/", omittingEmptySubsequences: false).dropLast(3)
-        return parts.joined(separator: "/") + "/config/palette.toml"
-    }()
+    static let shipped = repository + "/config/palette.toml"
 
     @Test func theShippedPaletteHasTheSeedTokens() throws {
-        let p = try #require(try PaletteFile.load(path: Self.shipped, home: "/home/u"))
+        let text = try configText(try #require(fileBytes(Self.shipped)), path: Self.shipped)
+        let p = try PaletteFile.parse(text, path: Self.shipped, home: "/home/u")
         #expect(p.names == ["fill.bg", "fill.card", "fill.gap", "fill.divider", "text.title", "text.desc", "text.note",
                             "accent", "wallpaper"])
         let light = p.resolved(Variant(.light), accent: nil), dark = p.resolved(Variant(.dark), accent: nil)
@@ -88,11 +86,6 @@ struct PaletteFileTests {
     }
 
     @Test func paletteKeyInTheConfig() throws {
-        let paths = Paths.resolve(socket: "/tmp/s", config: "/etc/x/config.toml") { ["HOME": "/home/u", "XDG_CONFIG_HOME": "/home/u/.config"][$0] }
-        #expect(paths.paletteFile(for: Config()) == "/home/u/.config/appearanced/palette.toml")
-        #expect(paths.paletteFile(for: Config(palette: "/p.toml")) == "/p.toml")
-        #expect(paths.paletteFile(for: Config(palette: "~/colors.toml")) == "/home/u/colors.toml")
-        #expect(paths.paletteFile(for: Config(palette: "themes/p.toml")) == "/etc/x/themes/p.toml")
         #expect(try Config.parse("palette = \"~/p.toml\"", path: "c.toml").palette == "~/p.toml")
     }
 }

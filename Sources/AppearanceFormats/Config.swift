@@ -1,0 +1,263 @@
+import AppearanceCore
+
+/// The settings in `config.toml` (`$XDG_CONFIG_HOME/appearanced/config.toml` or `--config PATH`).
+/// The repository's `config/appearanced.toml` documents every key at its default.
+public struct Config: Equatable, Sendable {
+    /// The mode when the desktop has no preference or there is no portal.
+    public var defaultMode: Mode = .light
+    /// The log level the config asks for; `--log-level` wins over it.
+    public var logLevel: LogLevel? = nil
+    /// `palette = "PATH"`: the palette file as written (absolute, `~/…`, or relative to the config file's
+    /// directory); nil means `$XDG_CONFIG_HOME/appearanced/palette.toml`. `Paths.palette(for:)` resolves it.
+    public var palette: String? = nil
+    /// `portal-backend`: whether appearanced serves the XDG desktop portal's Settings (`auto`: only where
+    /// no other backend provides `color-scheme` for the current desktop).
+    public var portalBackend: BackendPolicy = .auto
+    /// `[schedule]`: light by day, dark by night, where the desktop gives no answer (or above it).
+    public var schedule = Schedule()
+    /// `hooks`: run the hook directories on every change of the mode.
+    public var hooks = true
+    /// `hook-timeout`: seconds a hook may run before its process group is stopped.
+    public var hookTimeout: Double = 30
+    /// `max-connections`: clients beyond this are refused with an error; nil: the descriptor limit less 64.
+    public var maxConnections: Int? = nil
+    /// `[desktop]`: whether appearanced drives GNOME's or KDE's own light/dark setting.
+    public var desktop = DesktopSettings()
+
+    public init(defaultMode: Mode = .light, logLevel: LogLevel? = nil, palette: String? = nil,
+                portalBackend: BackendPolicy = .auto) {
+        self.defaultMode = defaultMode
+        self.logLevel = logLevel
+        self.palette = palette
+        self.portalBackend = portalBackend
+    }
+
+    public static let knownKeys = ["default-mode", "log-level", "palette", "portal-backend", "hooks", "hook-timeout", "max-connections", "schedule", "desktop"]
+    public static let desktopKeys = ["follow", "gnome-light", "gtk-theme-light", "gtk-theme-dark", "icon-theme-light",
+                                     "icon-theme-dark", "kde-light", "kde-dark",
+                                     "kde-look-and-feel-light", "kde-look-and-feel-dark"]
+    public static let scheduleKeys = ["latitude", "longitude", "light-at", "dark-at", "over-desktop"]
+
+    /// Reads a config from its text. `path` is only used in error messages.
+    public static func parse(_ text: String, path: String) throws(ConfigError) -> Config {
+        let document: TOMLTable
+        do {
+            document = try TOML.parse(text)
+        } catch {
+            throw ConfigError(path: path, line: error.line, column: error.column, message: error.message)
+        }
+        var config = Config()
+        for entry in document.entries {
+            try config.set(entry.key, entry.value, path: path)
+        }
+        return config
+    }
+
+    /// Sets one top-level key. A separate function (not a closure in `parse`'s loop): the optimizer of
+    /// Swift 6.3.1 crashed on the closure form in release builds.
+    private mutating func set(_ key: String, _ value: TOMLValue, path: String) throws(ConfigError) {
+        let fail = { (what: String) in ConfigError(path: path, line: value.line, message: "\(key): expected \(what), got \(shown(value))") }
+        switch key {
+        case "default-mode":
+            guard let mode = value.string.flatMap(Mode.init(rawValue:)) else { throw fail(quotedList(Mode.allCases.map(\.rawValue), last: "or")) }
+            defaultMode = mode
+        case "log-level":
+            guard let level = value.string.flatMap(LogLevel.init(name:)) else {
+                throw fail("one of " + quotedList(LogLevel.allCases.map(\.name), last: "or"))
+            }
+            logLevel = level
+        case "palette":
+            guard let p = value.string, !p.isEmpty else { throw fail("a path") }
+            palette = p
+        case "portal-backend":
+            guard let policy = value.string.flatMap(BackendPolicy.init(rawValue:)) else {
+                throw fail(quotedList(BackendPolicy.allCases.map(\.rawValue), last: "or"))
+            }
+            portalBackend = policy
+        case "hooks":
+            guard let b = value.boolean else { throw fail("true or false") }
+            hooks = b
+        case "hook-timeout":
+            guard let v = value.float ?? value.integer.map(Double.init), v.isFinite, v > 0, v <= 3600 else {
+                throw fail("a number of seconds from 0 to 3600")
+            }
+            hookTimeout = v
+        case "max-connections":
+            guard let n = value.integer, n >= 1, n <= 1_000_000 else { throw fail("a whole number from 1 to 1000000") }
+            maxConnections = Int(n)
+        case "desktop":
+            guard let table = value.table else { throw fail("a table ([desktop])") }
+            for entry in table.entries {
+                let v = entry.value
+                let bad = { (what: String) in
+                    ConfigError(path: path, line: v.line, message: "desktop.\(entry.key): expected \(what), got \(shown(v))")
+                }
+                switch entry.key {
+                case "follow":
+                    guard let f = v.string, ["auto", "gnome", "kde", "off"].contains(f) else { throw bad(#""auto", "gnome", "kde" or "off""#) }
+                    desktop.follow = f
+                case "gnome-light":
+                    guard let g = v.string, ["default", "prefer-light"].contains(g) else { throw bad(#""default" or "prefer-light""#) }
+                    desktop.gnomeLight = g
+                case "gtk-theme-light", "gtk-theme-dark", "icon-theme-light", "icon-theme-dark", "kde-light", "kde-dark",
+                     "kde-look-and-feel-light", "kde-look-and-feel-dark":
+                    let what = entry.key.hasPrefix("kde-look-and-feel") ? "a look-and-feel package name" : "a theme or color scheme name"
+                    guard let name = v.string, !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || "-_.+ ".contains($0) }) else {
+                        throw bad(what)
+                    }
+                    // It is passed as an argument to gsettings or plasma-apply-*: never as an option.
+                    guard !name.hasPrefix("-") else { throw bad(what + " (not starting with '-')") }
+                    switch entry.key {
+                    case "gtk-theme-light": desktop.gtkThemeLight = name
+                    case "gtk-theme-dark": desktop.gtkThemeDark = name
+                    case "icon-theme-light": desktop.iconThemeLight = name
+                    case "icon-theme-dark": desktop.iconThemeDark = name
+                    case "kde-light": desktop.kdeLight = name
+                    case "kde-dark": desktop.kdeDark = name
+                    case "kde-look-and-feel-light": desktop.kdeLookAndFeelLight = name
+                    default: desktop.kdeLookAndFeelDark = name
+                    }
+                default:
+                    throw ConfigError(path: path, line: v.line, message: "desktop.\(entry.key): unknown key (known keys: \(Self.desktopKeys.joined(separator: ", ")))")
+                }
+            }
+        case "schedule":
+            guard let table = value.table else { throw fail("a table ([schedule])") }
+            schedule = try Self.parseSchedule(table, line: value.line, path: path)
+        default:
+            let what = value.table == nil ? "key" : "table"
+            throw ConfigError(path: path, line: value.line, message:
+                "unknown \(what) \(key.debugDescription) (known keys: \(Self.knownKeys.joined(separator: ", ")))")
+        }
+    }
+
+    /// `[schedule]`: coordinates in degrees (north and east positive), times as "HH:MM" local time.
+    public static func parseSchedule(_ table: TOMLTable, line: Int, path: String) throws(ConfigError) -> Schedule {
+        var s = Schedule()
+        var seen: [String: Int] = [:]
+        for entry in table.entries {
+            seen[entry.key] = entry.value.line
+            if let message = Self.apply(entry.key, entry.value, to: &s) {
+                throw ConfigError(path: path, line: entry.value.line, message: "schedule.\(entry.key): \(message)")
+            }
+        }
+        if (s.latitude == nil) != (s.longitude == nil) {
+            let missing = s.latitude == nil ? "latitude" : "longitude"
+            throw ConfigError(path: path, line: seen["latitude"] ?? seen["longitude"] ?? line,
+                              message: "schedule: \(missing) is missing (the sun needs both latitude and longitude)")
+        }
+        if s.latitude == nil, (s.lightAt == nil) != (s.darkAt == nil) {
+            throw ConfigError(path: path, line: seen["light-at"] ?? seen["dark-at"] ?? line,
+                              message: "schedule: \(s.lightAt == nil ? "light-at" : "dark-at") is missing (without latitude and longitude both times are needed)")
+        }
+        if let l = s.lightAt, l == s.darkAt {
+            throw ConfigError(path: path, line: seen["dark-at"] ?? line, message: "schedule: light-at and dark-at are the same time")
+        }
+        if s.isEmpty, s.aboveDesktop {
+            throw ConfigError(path: path, line: seen["over-desktop"] ?? line, message: "schedule: over-desktop needs latitude/longitude or light-at/dark-at")
+        }
+        return s
+    }
+
+    /// Sets one `[schedule]` key; the problem with its value, or nil.
+    private static func apply(_ key: String, _ value: TOMLValue, to s: inout Schedule) -> String? {
+        switch key {
+        case "latitude", "longitude":
+            let limit = key == "latitude" ? 90.0 : 180.0
+            guard let v = value.float ?? value.integer.map(Double.init) else { return "expected a number of degrees, got \(shown(value))" }
+            guard v.isFinite, abs(v) <= limit else { return "\(v) is outside -\(Int(limit))…\(Int(limit))" }
+            if key == "latitude" { s.latitude = v } else { s.longitude = v }
+        case "light-at", "dark-at":
+            guard let text = value.string else { return "expected a time \"HH:MM\", got \(shown(value))" }
+            guard let minutes = Self.minutes(text) else { return "invalid time \(text.debugDescription), expected \"HH:MM\" from 00:00 to 23:59" }
+            if key == "light-at" { s.lightAt = minutes } else { s.darkAt = minutes }
+        case "over-desktop":
+            guard let b = value.boolean else { return "expected true or false, got \(shown(value))" }
+            s.aboveDesktop = b
+        default:
+            return "unknown key (known keys: \(scheduleKeys.joined(separator: ", ")))"
+        }
+        return nil
+    }
+
+    /// "HH:MM" → minutes after midnight.
+    public static func minutes(_ text: String) -> Int? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) }),
+              let h = Int(parts[0]), let m = Int(parts[1]), (0..<24).contains(h), (0..<60).contains(m) else { return nil }
+        return h * 60 + m
+    }
+}
+
+/// `[desktop]` of config.toml: whether and how appearanced drives GNOME's or KDE's own light/dark setting
+/// (the daemon's DesktopFollower acts on it).
+public struct DesktopSettings: Equatable, Sendable {
+    public var follow = "auto"
+    /// What GNOME's light is written as: "default" (GNOME Settings' Light) or "prefer-light".
+    public var gnomeLight = "default"
+    public var gtkThemeLight: String?
+    public var gtkThemeDark: String?
+    public var iconThemeLight: String?
+    public var iconThemeDark: String?
+    public var kdeLight = "BreezeLight"
+    public var kdeDark = "BreezeDark"
+    /// Look-and-feel packages (`org.kde.breezedark.desktop`): for a mode that has one, it is applied instead
+    /// of the color scheme (a look-and-feel package brings its own color scheme).
+    public var kdeLookAndFeelLight: String?
+    public var kdeLookAndFeelDark: String?
+
+    public init() {}
+}
+
+/// A config that cannot be used. `description` reads `PATH:LINE: KEY: what is wrong`, or `PATH: what is wrong`
+/// for a file that cannot be read.
+public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var path: String
+    public var line: Int?
+    public var column: Int?
+    public var message: String
+
+    public init(path: String, line: Int? = nil, column: Int? = nil, message: String) {
+        self.path = path
+        self.line = line
+        self.column = column
+        self.message = message
+    }
+
+    public var description: String {
+        var place = path
+        if let line { place += ":\(line)" + (column.map { ":\($0)" } ?? "") }
+        return "\(place): \(message)"
+    }
+}
+
+/// `"a"`, `"a" or "b"`, `"a", "b" or "c"`.
+private func quotedList(_ words: [String], last: String) -> String {
+    let quoted = words.map(\.debugDescription)
+    return quoted.count < 2 ? quoted.joined() : quoted.dropLast().joined(separator: ", ") + " \(last) " + quoted.last!
+}
+
+/// How a wrong value is shown in "expected X, got Y": strings as written, other values by their type.
+private func shown(_ value: TOMLValue) -> String {
+    value.string?.debugDescription ?? value.typeName
+}
+
+/// A file's bytes as text for the config and palette readers: an error naming `path` and the line of the first
+/// byte sequence that is not UTF-8. Reading the file is the caller's (the daemon's `readTextFile`).
+public func configText(_ bytes: [UInt8], path: String) throws(ConfigError) -> String {
+    guard let text = String(validating: bytes, as: UTF8.self) else {
+        throw ConfigError(path: path, line: invalidUTF8Line(bytes), message: "not valid UTF-8 text")
+    }
+    return text
+}
+
+/// The line of the first byte sequence that is not UTF-8.
+private func invalidUTF8Line(_ bytes: [UInt8]) -> Int {
+    var line = 1
+    var parser = Unicode.UTF8.ForwardParser()
+    var iterator = bytes.makeIterator()
+    while case .valid(let scalar) = parser.parseScalar(from: &iterator) {
+        if scalar.elementsEqual([0x0A]) { line += 1 }
+    }
+    return line
+}

@@ -1,0 +1,127 @@
+import AppearanceCore
+import AppearanceProtocol
+
+/// state.json's format: `{"override": "dark", "temporary": {"mode": "light", "until": "next"|UNIX}, "apps": {…}}`,
+/// e.g. `{"override":"dark"}`. Bytes in, `Saved` out and back; reading and writing the file (durably, kept aside
+/// when it cannot be used) is the daemon's StateStore.
+public enum StateFile {
+    /// The longest app id, in bytes (`AppID.isValid` takes 1 to 255).
+    public static let maxAppIDBytes = 255
+
+    /// The latest `until` a state file holds (the end of the year 9999): see `TemporaryOverride.untilRange`.
+    public static let latestUntil = TemporaryOverride.untilRange.upperBound
+
+    /// The largest file `encode` writes: the override and a temporary override with the longest `until`
+    /// (`{"override":"system","temporary":{"mode":"light","until":253402300799},"apps":{` and `}}` and a newline:
+    /// 82 bytes, rounded up to 128), and the most app overrides the daemon keeps (`AppID.maxOverrides`), each
+    /// id at its longest and written as `"ID":"light",` (11 bytes more): 128 + 4,096 × 266 = 1,089,664 bytes.
+    public static let largestWritten = 128 + AppID.maxOverrides * (maxAppIDBytes + 11)
+
+    /// What is persisted: the override and the temporary one with its expiry.
+    public struct Saved: Equatable, Sendable {
+        public var override: Override
+        public var temporary: TemporaryOverride?
+        /// App overrides (app id → mode).
+        public var apps: [String: Mode]
+        /// What `parse` left out of the file, each a sentence naming the entry ("dropped app override \".x\":
+        /// not a valid app id (…)"; `StateStore.load` puts the file's path first), for the daemon's log. Empty
+        /// for a file the daemon wrote, and never saved.
+        public var dropped: [String]
+
+        public init(override: Override, temporary: TemporaryOverride? = nil, apps: [String: Mode] = [:], dropped: [String] = []) {
+            self.override = override
+            self.temporary = temporary
+            self.apps = apps
+            self.dropped = dropped
+        }
+    }
+
+    /// Why a state file cannot be used at all, in words that follow its path ("is not a valid state file: …").
+    public struct Invalid: Error, Equatable, Sendable {
+        public var problem: String
+    }
+
+    /// `{"override": "dark", "temporary": {"mode": "light", "until": "next"|UNIX}, "apps": {"ID": "dark", …}}`.
+    ///
+    /// The file is invalid (kept aside, the daemon follows the system) when it is not JSON, has no valid
+    /// `override`, or holds a number out of range: an `until` outside `TemporaryOverride.untilRange` (1970 to
+    /// the end of 9999; negative, 2^63, fractional…) is a file no daemon wrote. What is merely unusable is left
+    /// out and said in `dropped`: a `temporary` that is not a temporary override, an app id that is not valid
+    /// or whose mode is not light or dark, and the app overrides beyond `AppID.maxOverrides` (the first ones in
+    /// sorted order are kept, as the daemon would have refused the others).
+    public static func parse(_ bytes: [UInt8]) -> Result<Saved, Invalid> {
+        let expectedOverride = #"expected {"override": "system"|"light"|"dark", …}"#
+        let json: JSON
+        do { json = try JSON.parse(bytes) } catch {
+            return .failure(Invalid(problem: "is not a valid state file: not JSON (\(error)); \(expectedOverride)"))
+        }
+        guard let s = json["override"]?.stringValue, let o = Override(rawValue: s) else {
+            let found = json["override"].map { "\"override\" is \(shown($0))" } ?? "no \"override\""
+            return .failure(Invalid(problem: "is not a valid state file: \(found); \(expectedOverride)"))
+        }
+        var dropped: [String] = []
+
+        var temporary: TemporaryOverride?
+        if let t = json["temporary"], t != .null {
+            if case .number? = t["until"], let until = t["until"], TemporaryOverride.Expiry(json: until) == nil {
+                return .failure(Invalid(problem: "is not a valid state file: \"until\" \(shown(until)) in \"temporary\" is out of range, expected whole seconds from "
+                    + "\(TemporaryOverride.untilRange.lowerBound) to \(TemporaryOverride.untilRange.upperBound) (1970 to the end of 9999) or \"next\""))
+            }
+            temporary = TemporaryOverride(json: t)
+            if temporary == nil {
+                dropped.append(#"dropped the temporary override \#(shown(t)): expected {"mode": "light"|"dark", "until": "next"|UNIX_SECONDS}"#)
+            }
+        }
+
+        var apps: [String: Mode] = [:]
+        var invalid: [String] = []
+        switch json["apps"] {
+        case nil, .null?: break
+        case .object(let members)?:
+            for (id, value) in members {
+                guard AppID.isValid(id) else {
+                    invalid.append("dropped app override \(shown(.string(id))): not a valid app id (1-255 characters of A-Z a-z 0-9 . _ - not starting with a dot)")
+                    continue
+                }
+                guard let m = value.stringValue.flatMap(Mode.init(rawValue:)) else {
+                    invalid.append("dropped app override \(shown(.string(id))): invalid mode \(shown(value)), expected \"light\" or \"dark\"")
+                    continue
+                }
+                apps[id] = m
+            }
+        case let other?:
+            dropped.append("dropped \"apps\" \(shown(other)): expected an object of app id → \"light\"|\"dark\"")
+        }
+        // Each kind said at most this many times, so a hostile file cannot flood the log.
+        let listed = 10
+        dropped += invalid.prefix(listed)
+        if invalid.count > listed { dropped.append("dropped \(invalid.count - listed) more invalid app overrides") }
+        if apps.count > AppID.maxOverrides {
+            let over = apps.keys.sorted().dropFirst(AppID.maxOverrides)
+            for id in over { apps[id] = nil }
+            let names = over.prefix(listed).map { shown(.string($0)) }.joined(separator: ", ") + (over.count > listed ? ", …" : "")
+            dropped.append("dropped \(over.count) app overrides over the limit of \(AppID.maxOverrides) (kept the first "
+                + "\(AppID.maxOverrides) in sorted order): \(names)")
+        }
+        return .success(Saved(override: o, temporary: temporary, apps: apps, dropped: dropped))
+    }
+
+    /// A value from the file as JSON, cut at 80 bytes: enough to find it, not a flood in the log.
+    private static func shown(_ value: JSON) -> String {
+        let text = value.text
+        return text.utf8.count <= 80 ? text : String(decoding: text.utf8.prefix(80), as: UTF8.self) + "…"
+    }
+
+    /// The file's bytes for `saved`: the keys in a fixed order, the app overrides sorted by id, a newline at
+    /// the end. `dropped` is never written.
+    public static func encode(_ saved: Saved) -> [UInt8] {
+        var members: [(String, JSON)] = [("override", .string(saved.override.rawValue))]
+        if let t = saved.temporary { members.append(("temporary", t.json)) }
+        if !saved.apps.isEmpty {
+            members.append(("apps", .object(saved.apps.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value.rawValue)) })))
+        }
+        var bytes = JSON.object(members).bytes
+        bytes.append(0x0A)
+        return bytes
+    }
+}

@@ -1,0 +1,65 @@
+import AppearanceFormats
+import Testing
+
+/// `appearancectl import-darkman`: darkman's config.yaml as appearanced's config.toml, with string fixtures.
+struct DarkmanImportTests {
+    @Test func aDarkmanConfigBecomesAScheduleAppearancedReads() throws {
+        let yaml = """
+            # darkman
+            ---
+            lat: 52.3
+            lng: "4.8"   # quoted values too
+            usegeoclue: true
+            dbusserver: yes
+            portal: true
+
+            """
+        let result = try convertDarkman(yaml, file: "config.yaml")
+        #expect(result.toml == """
+            # appearanced configuration, imported from darkman's config.yaml by `appearancectl import-darkman`.
+
+            # darkman portal: true
+            portal-backend = "auto"
+
+            [schedule]
+            latitude = 52.3
+            longitude = 4.8
+
+            """)
+        #expect(result.notes == [
+            "usegeoclue: appearanced does not ask a location service; it uses the latitude and longitude written here",
+            "dbusserver: appearanced's interface is its socket (docs/protocol.md), not darkman's D-Bus API",
+        ])
+        let config = try Config.parse(result.toml, path: "config.toml")
+        #expect(config.schedule.latitude == 52.3 && config.schedule.longitude == 4.8 && config.portalBackend == .auto)
+    }
+
+    @Test func anEmptyConfigSaysThereIsNoSchedule() throws {
+        let result = try convertDarkman("portal: off\nusegeoclue: true\n", file: "c.yaml")
+        #expect(result.toml.contains("portal-backend = \"off\""))
+        #expect(!result.toml.contains("[schedule]"))
+        #expect(result.notes.first?.hasSuffix("(none were set: add them under [schedule])") == true, "\(result.notes)")
+        #expect(result.notes.last?.hasPrefix("no lat/lng:") == true, "\(result.notes)")
+        #expect(try Config.parse(result.toml, path: "config.toml") == Config(portalBackend: .off))
+    }
+
+    @Test(arguments: [
+        ("lat: 95\nlng: 4\n", "config.yaml:1: lat: expected a latitude from -90 to 90, got \"95\""),
+        ("lat: 52\nlng: -181\n", "config.yaml:2: lng: expected a longitude from -180 to 180, got \"-181\""),
+        ("lat: 52\n", "config.yaml: lng is missing (the schedule needs both)"),
+        ("latitude: 52\n", "config.yaml:1: unknown darkman setting \"latitude\""),
+        ("portal: maybe\n", "config.yaml:1: portal: expected true or false, got \"maybe\""),
+        ("# a comment\njust text\n", "config.yaml:2: expected \"key: value\""),
+        ("lat: nan\nlng: 4\n", "config.yaml:1: lat: expected a latitude from -90 to 90, got \"nan\""),
+    ])
+    func badDarkmanConfigsNameTheLine(text: String, message: String) {
+        #expect(throws: ImportError(description: message)) { try convertDarkman(text, file: "config.yaml") }
+    }
+
+    /// A file name or value with a newline in it cannot end the comment it is written in.
+    @Test func controlCharactersAreShown() throws {
+        let result = try convertDarkman("", file: "a\nportal-backend = \"on\"")
+        #expect(result.toml.hasPrefix(#"# appearanced configuration, imported from darkman's a\u{a}portal-backend = "on" by"#), "\(result.toml)")
+        #expect(throws: ImportError(description: #"f:1: unknown darkman setting "k\u{1b}""#)) { try convertDarkman("k\u{1B}: 1", file: "f") }
+    }
+}
