@@ -24,7 +24,7 @@ RELEASE_FLAGS := -c release --static-swift-stdlib
 # xdg-desktop-portal with its GTK backend on a GTK broadway display, and python3-dbus for the fake portal;
 # python3 and socat run the examples; the package test builds, checks and installs the .deb;
 # golang-github-burntsushi-toml-dev ships the toml-test corpus the TOML reader is checked against
-# (Tests/AppearanceDaemonTests/TOMLCorpusTests.swift; Go sources only, no dependencies).
+# (Tests/AppearanceFormatsTests/TOMLCorpusTests.swift; Go sources only, no dependencies).
 BUILD_PKGS := libdbus-1-dev pkg-config
 RUN_PKGS := $(BUILD_PKGS) dbus-bin
 # `make deb` (and the package test): debian/control's Build-Depends (the Swift toolchain is not a Debian

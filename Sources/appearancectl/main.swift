@@ -125,29 +125,14 @@ func readFile(_ path: String) -> String {
     }
 }
 
-/// Replaces `path` with `text` atomically: a new file beside it (never following a symlink at either name),
-/// then rename, so a reader never sees half a palette and a symlink at `path` is replaced, not written
-/// through. Exits 73 (EX_CANTCREAT) when it cannot.
+/// Replaces `path` with `text` atomically (FileSystem.writeAtomically, as the daemon writes its state: a new
+/// file beside it, never following a symlink, synced, then renamed over it), so a reader never sees half a
+/// palette and a symlink at `path` is replaced, not written through. The folders on the way are made
+/// (`-o ~/.config/appearanced/config.toml` on a fresh account). Exits 73 (EX_CANTCREAT) when it cannot.
 func writeFile(_ path: String, _ text: String) {
-    let slash = path.lastIndex(of: "/")
-    let tmp = (slash.map { String(path[...$0]) } ?? "") + "." + (slash.map { String(path[path.index(after: $0)...]) } ?? path) + ".tmp-\(Posix.processID)"
-    try? FileSystem.remove(tmp)
-    // The folders on the way are made (`-o ~/.config/appearanced/config.toml` on a fresh account).
-    var dir = ""
-    for part in path.split(separator: "/", omittingEmptySubsequences: false).dropLast() {
-        dir += (dir.isEmpty && !path.hasPrefix("/") ? "" : "/") + part
-        if !dir.isEmpty, dir != "/" { try? FileSystem.makeDirectory(dir, permissions: 0o755) }
-    }
     do throws(Errno) {
-        let file = try Descriptor.open(tmp, [.writeOnly, .create, .exclusive, .noFollow], mode: 0o644)
-        defer { file.close() }
-        do throws(Errno) {
-            try file.writeAll(text)
-            try FileSystem.rename(tmp, to: path)
-        } catch {
-            try? FileSystem.remove(tmp)
-            throw error
-        }
+        try FileSystem.makeDirectories(FileSystem.directory(of: path), permissions: 0o755)
+        try FileSystem.writeAtomically(path, Array(text.utf8), permissions: 0o644)
     } catch {
         Posix.printError("appearancectl: cannot write \(shown(path)): \(error.message)\n")
         Posix.exit(73)
