@@ -12,10 +12,22 @@ import Dispatch
 ///
 /// All of them run in name order (for the same name, hooks.d first), one at a time, never overlapping:
 /// changes during a run give one more run with the newest mode (as `appearancectl watch --exec` does). Each
-/// gets `APPEARANCE`, `DARKMODE`, `APPEARANCE_PREVIOUS` and `APPEARANCE_CAUSE`, its own process group, and a
-/// timeout after which the group is stopped (SIGTERM, then SIGKILL 2 s later); children it leaves behind when
-/// it exits are stopped too. Output goes to the daemon's log. Everything runs off the request path: a hook
-/// never delays a reply or a notification.
+/// gets `APPEARANCE`, `DARKMODE`, `APPEARANCE_PREVIOUS` and `APPEARANCE_CAUSE` and its own process group.
+///
+/// - A hook that exits is done: programs it started in the background (`swaybg -i dark.png &`,
+///   `nohup prog &`) are left running, as darkman leaves them, and the next hook does not wait for them.
+/// - A hook still running at its timeout (`hook-timeout`) is stopped with its whole process group: SIGTERM
+///   to the group, SIGKILL to what is left of it 2 s later. That includes the programs it started that are
+///   still in its group (not those that left it with `setsid`).
+/// - A hook someone else could have written is not run (unlike darkman): one whose file or directory is
+///   writable by every user, or is owned by a user other than root and the daemon's own. `status` and the
+///   log say why.
+///
+/// Output (standard output and error, of the hook and of what it leaves in the background) goes to the
+/// daemon's log, at most `logLines` lines or `logBytes` bytes per run, each line cut at 1,000 bytes; the
+/// rest is read and dropped, and one line says how much. It is read a slice at a time (`ChildRunner`):
+/// a hook printing without end neither stalls the daemon nor keeps its timeout from firing. Everything runs
+/// off the request path: a hook never delays a reply or a notification.
 final class HookRunner: @unchecked Sendable {
     // Confined to the daemon's queue.
     struct Outcome: Equatable {
@@ -37,23 +49,21 @@ final class HookRunner: @unchecked Sendable {
     private var running = false
     /// The last finished round, for `status`.
     private(set) var last: Outcome?
-    private var childSource: DispatchSourceSignal?
     private var current: Running?
 
-    /// Confined to the daemon's queue, like the runner.
-    private final class Running: @unchecked Sendable {
-        let process: Spawned
-        let name: String
-        var output: [UInt8] = []
-        var readSource: DispatchSourceRead?
-        var timer: DispatchSourceTimer?
-        var timedOut = false
-        var exitStatus: ExitStatus?
-        var outputClosed = false
+    /// Per run of one hook, what reaches the log.
+    static let logLines = 100
+    static let logBytes = 16 * 1024
 
-        init(process: Spawned, name: String) {
-            self.process = process
+    /// The hook under way. Confined to the daemon's queue, like the runner.
+    private final class Running {
+        let name: String
+        let timeout: Double
+        var runner: ChildRunner?
+
+        init(name: String, timeout: Double) {
             self.name = name
+            self.timeout = timeout
         }
     }
 
@@ -67,7 +77,7 @@ final class HookRunner: @unchecked Sendable {
     /// asynchronously, and a child that exited before that would not be noticed by it.
     func prepare() {
         dispatchPrecondition(condition: .onQueue(queue))
-        installChildSource()
+        ChildRunner.prepare()
     }
 
     /// A change of the mode: run the hooks for it now, or once the round under way is done.
@@ -173,115 +183,64 @@ final class HookRunner: @unchecked Sendable {
         let st: FileStatus
         do { st = try FileSystem.status(hook.path) } catch { return .failure(HookError("cannot stat: \(error.message)")) }
         guard st.kind == .regular else { return .failure(HookError("not a regular file")) }
+        if let problem = Self.writableByOthers(hook.path, st) ?? Self.directoryProblem(FileSystem.directory(of: hook.path)) {
+            return .failure(HookError(problem))
+        }
         guard FileSystem.executableProblem(hook.path) == nil else { return .failure(HookError("not executable")) }
-        installChildSource()
-        let output: (read: Descriptor, write: Descriptor)
-        do { output = try Descriptor.pipe() } catch { return .failure(HookError("\(error)")) }
 
         let environment = Posix.environmentEntries.filter { s in
             !["APPEARANCE=", "DARKMODE=", "APPEARANCE_PREVIOUS=", "APPEARANCE_CAUSE=", "NOTIFY_SOCKET=", "LISTEN_"].contains(where: s.hasPrefix)
         } + ["APPEARANCE=\(mode.rawValue)", "DARKMODE=\(mode.isDark ? 1 : 0)",
              "APPEARANCE_PREVIOUS=\(previous?.rawValue ?? "")", "APPEARANCE_CAUSE=\(cause)"]
-        let spawned = Spawned.spawn([hook.path], environment: environment, stdin: .null,
-                                    stdout: .descriptor(output.write), stderr: .descriptor(output.write), newProcessGroup: true)
-        output.write.close()
-        let process: Spawned
-        switch spawned {
-        case .success(let p): process = p
+        let child = Running(name: hook.name, timeout: timeout)
+        let name = hook.name, log = self.log, timeout = self.timeout
+        let started = ChildRunner.run(
+            [hook.path], environment: environment, stderr: .captured, newProcessGroup: true,
+            timeout: timeout, killGrace: 2, outputLimit: 0, lineBytes: 1000,
+            logLimit: Self.logBytes, logLines: Self.logLines, queue: queue,
+            onOutput: { output in
+                // Also after the hook exits, for what it left in the background: still within the run's caps.
+                switch output {
+                case .line(let text): log.info("hook \(name): \(text)")
+                case .capped: log.info("hook \(name): [output past \(Self.logLines) lines or \(Self.logBytes / 1024) KiB is not logged]")
+                case .ended(let dropped) where dropped > 0: log.info("hook \(name): [\(dropped) bytes of output not logged]")
+                case .ended: break
+                }
+            },
+            onTimeout: {
+                log.warning("hook \(name) did not finish within \(timeout) s; stopping it and its children")
+            },
+            completion: { [weak self, child] ending in self?.finished(child, ending) })
+        switch started {
+        case .success(let runner):
+            child.runner = runner
+            return .success(child)
         case .failure(let e):
-            output.read.close()
             return .failure(HookError("cannot run: \(e.message)", code: e.code))
         }
-
-        let child = Running(process: process, name: hook.name)
-        let readEnd = output.read
-        readEnd.setNonBlocking()
-        let source = DispatchSource.makeReadSource(fileDescriptor: readEnd.raw, queue: queue)
-        // The source keeps the child's record until end of output (helpers may hold the pipe after it exits).
-        source.setEventHandler { [weak self] in self?.readOutput(child, readEnd) }
-        source.setCancelHandler { readEnd.close() }
-        child.readSource = source
-        source.resume()
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now() + timeout)
-        timer.setEventHandler { [weak self, weak child] in
-            guard let self, let child else { return }
-            self.timedOut(child)
-        }
-        child.timer = timer
-        timer.resume()
-        // A child that exits before SIGCHLD's source hears of it (right after start-up) is found here.
-        queue.async { [weak self] in self?.reap() }
-        return .success(child)
     }
 
-    private func readOutput(_ child: Running, _ output: Descriptor) {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 1)
-        defer { buffer.deallocate() }
-        while true {
-            let read: Int?
-            do { read = try output.read(into: buffer) } catch { read = 0 }  // an error ends the output like end of file
-            guard let n = read else { return }  // nothing more for now
-            if n > 0 {
-                child.output += buffer[..<n]
-                flushLines(child, all: false)
-                continue
-            }
-            // End of output: the hook and everything it started closed it.
-            flushLines(child, all: true)
-            child.readSource?.cancel()
-            child.readSource = nil
-            child.outputClosed = true
-            return
-        }
+    /// Why a file or directory with status `st` could have been written by another user, or nil: writable by
+    /// every user, or owned by someone other than root and the daemon's user. (Group write is not looked at:
+    /// a user's own group is usually theirs alone, and /usr/local is group-writable on some systems.)
+    static func writableByOthers(_ path: String, _ st: FileStatus) -> String? {
+        if st.permissions & 0o002 != 0 { return "\(path) is writable by every user" }
+        if st.owner != 0, st.owner != Posix.userID { return "\(path) is owned by uid \(st.owner), not by root or this user" }
+        return nil
     }
 
-    /// Each complete line of output goes to the log, at most 1,000 bytes of it (a hook cannot flood the log).
-    private func flushLines(_ child: Running, all: Bool) {
-        while let nl = child.output.firstIndex(of: 0x0A) {
-            log.info("hook \(child.name): \(String(decoding: child.output[..<min(nl, 1000)], as: UTF8.self))")
-            child.output.removeSubrange(...nl)
-        }
-        if child.output.count > 4096 || (all && !child.output.isEmpty) {
-            log.info("hook \(child.name): \(String(decoding: child.output.prefix(1000), as: UTF8.self))")
-            child.output = []
-        }
+    private static func directoryProblem(_ dir: String) -> String? {
+        guard let st = try? FileSystem.status(dir) else { return nil }  // it was just listed; gone meanwhile: the run fails anyway
+        return writableByOthers(dir, st)
     }
 
-    private func timedOut(_ child: Running) {
-        guard current === child, child.exitStatus == nil else { return }
-        reap()  // it may have exited unheard
+    private func finished(_ child: Running, _ ending: ChildRunner.Ending) {
         guard current === child else { return }
-        child.timedOut = true
-        log.warning("hook \(child.name) did not finish within \(timeout) s; stopping it and its children")
-        child.process.signalGroup(.terminate)
-        queue.asyncAfter(deadline: .now() + 2) { [weak child] in
-            guard let child else { return }
-            child.process.signalGroup(.kill)
-        }
-    }
-
-    private func installChildSource() {
-        guard childSource == nil else { return }
-        Signal.child.setDefault()
-        let s = DispatchSource.makeSignalSource(signal: Signal.child.rawValue, queue: queue)
-        s.setEventHandler { [weak self] in self?.reap() }
-        s.resume()
-        childSource = s
-    }
-
-    private func reap() {
-        guard let child = current, child.exitStatus == nil else { return }
-        guard let status = child.process.reap() else { return }
-        child.exitStatus = status
-        child.timer?.cancel()
-        // Whatever it left running in its group is stopped: a hook's helpers do not outlive it.
-        child.process.signalGroup(.terminate)
         let failed: String?
-        if child.timedOut {
-            failed = "timed out after \(timeout) s"
+        if ending.timedOut {
+            failed = "timed out after \(child.timeout) s"
         } else {
-            failed = status.succeeded ? nil : status.description
+            failed = ending.status.succeeded ? nil : ending.status.description
         }
         if let failed {
             log.warning("hook \(child.name) failed: \(failed)")
@@ -290,7 +249,8 @@ final class HookRunner: @unchecked Sendable {
             log.debug("hook \(child.name) done")
         }
         current = nil
-        // Its output may still be draining; the next hook does not wait for that.
+        // What it left running, and its output, are left alone (see the type's comment): the next hook does
+        // not wait for them.
         runNext()
     }
 }

@@ -120,4 +120,132 @@ import Testing
         #expect(Self.lines(record).isEmpty)
     }
 
+    // MARK: Output that never ends
+
+    /// A hook that prints without end (`exec yes`): the daemon keeps answering while it runs, its timeout
+    /// stops it, `status` says so, and the log gets a capped amount of its output, not all of it.
+    @Test func endlessOutputNeitherStallsTheDaemonNorFloodsTheLog() throws {
+        let s = try Sandbox()
+        let pidFile = s.root + "/pid"
+        try s.write("hook-timeout = 3\n", to: s.configFile)
+        try Self.script(s, s.root + "/config/appearanced/hooks.d/flood",
+                        "[ \"$APPEARANCE\" = dark ] || exit 0\necho $$ > \(pidFile)\nexec yes")
+        let d = try s.startDaemon()
+        var hook: Int32 = 0
+        defer {
+            if hook > 0 { kill(-hook, SIGKILL) }  // on failure the daemon may never stop it
+            d.stop()
+        }
+        #expect(try s.ctl("set", "dark").status == 0)
+        try waitUntil("the hook to start") { Self.lines(pidFile).count == 1 }
+        hook = Int32(Self.lines(pidFile)[0]) ?? 0
+        // While it floods, `get` answers within the command's own deadline (4 s): it exits 0 with the mode.
+        var answered = 0
+        for _ in 0..<3 where Self.alive(hook) {
+            let get = try s.ctl("get")
+            #expect(get.status == 0 && get.out == "dark\n", "get while the hook floods: \(get)")
+            answered += 1
+        }
+        #expect(answered > 0, "the hook ended before the daemon was asked")
+        try waitUntil("status to show the timeout; stderr: \(d.stderr.suffix(500))") {
+            try s.ctl("status").out.contains("flood: timed out after 3.0 s")
+        }
+        try waitUntil("the hook \(hook) to be gone") { !Self.alive(hook) }
+        try d.waitForStderr("hook flood: [output past ")
+        #expect(d.stderr.utf8.count < 1 << 20, "the log grew to \(d.stderr.utf8.count) bytes")
+        #expect(d.isRunning)
+    }
+
+    /// A hook that prints several megabytes at once and exits: it succeeds, the daemon answers meanwhile,
+    /// and the log says how much was left out instead of holding it all.
+    @Test func aFewMegabytesOfOutputAreCappedInTheLog() throws {
+        let s = try Sandbox()
+        try Self.script(s, s.root + "/config/appearanced/hooks.d/bulk",
+                        "[ \"$APPEARANCE\" = dark ] || exit 0\nseq 1 1000000\nhead -c 3000000 /dev/zero | tr '\\0' x")
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        #expect(try s.ctl("set", "dark").out == "dark\n")
+        let get = try s.ctl("get")
+        #expect(get.status == 0 && get.out == "dark\n", "\(get)")
+        try waitUntil("the run to end; stderr: \(d.stderr.suffix(500))") {
+            try s.ctl("status").out.contains("hooks:       1 hook for dark at")
+        }
+        let status = try s.ctl("status").out
+        #expect(status.contains(": ok"), "\(status)")
+        try d.waitForStderr("bytes of output not logged")
+        #expect(d.stderr.contains("appearanced: hook bulk: 1\n"), "the first lines are logged")
+        #expect(d.stderr.utf8.count < 1 << 20, "the log grew to \(d.stderr.utf8.count) bytes")
+    }
+
+    // MARK: Background programs
+
+    /// `swaybg … &` in a hook: the program outlives the hook (as with darkman), the run is reported done
+    /// without waiting for it or for its output, and the next hook runs meanwhile.
+    @Test func aBackgroundProgramOutlivesItsHook() throws {
+        let s = try Sandbox()
+        let pidFile = s.root + "/background", record = s.root + "/record"
+        try Self.script(s, s.root + "/config/appearanced/hooks.d/10-wallpaper",
+                        "[ \"$APPEARANCE\" = dark ] || exit 0\nsleep 300 &\necho $! > \(pidFile)\necho wallpaper set")
+        try Self.script(s, s.root + "/config/appearanced/hooks.d/20-next", "echo \"next $APPEARANCE\" >> \(record)")
+        let d = try s.startDaemon()
+        var background: Int32 = 0
+        defer {
+            if background > 0 { kill(background, SIGKILL) }
+            d.stop()
+        }
+        try waitUntil("the start-up run") { Self.lines(record) == ["next light"] }
+        #expect(try s.ctl("set", "dark").status == 0)
+        try waitUntil("the dark run to be done; stderr: \(d.stderr)") {
+            try s.ctl("status").out.contains("hooks:       2 hooks for dark at")
+        }
+        #expect(try s.ctl("status").out.contains(": ok"))
+        #expect(Self.lines(record) == ["next light", "next dark"])
+        background = Int32(Self.lines(pidFile).first ?? "") ?? 0
+        #expect(background > 0)
+        #expect(Self.alive(background), "the hook's background program was stopped with it")
+        try d.waitForStderr("hook 10-wallpaper: wallpaper set")
+        // Later runs do not wait for it either.
+        #expect(try s.ctl("set", "light").status == 0)
+        try waitUntil("the light run") { Self.lines(record).last == "next light" && Self.lines(record).count == 3 }
+        #expect(Self.alive(background))
+    }
+
+    // MARK: Who may write a hook
+
+    /// A world-writable dark-mode.d anywhere in XDG_DATA_DIRS: anyone could put a program there, so its hooks
+    /// are skipped, and `status` and the log say why.
+    @Test func hooksInAWorldWritableDirectoryAreSkipped() throws {
+        let s = try Sandbox()
+        let record = s.root + "/record"
+        let sys1 = s.root + "/sys1", sys2 = s.root + "/sys2"
+        s.env["XDG_DATA_HOME"] = s.root + "/data"
+        s.env["XDG_DATA_DIRS"] = "\(sys1):\(sys2)"
+        try Self.script(s, sys1 + "/dark-mode.d/10-open", "echo open >> \(record)")
+        try Self.script(s, sys2 + "/dark-mode.d/20-safe", "echo safe >> \(record)")
+        #expect(chmod(sys1 + "/dark-mode.d", 0o777) == 0)
+        let d = try s.startDaemon(["--log-level", "debug"])
+        defer { d.stop() }
+        #expect(try s.ctl("set", "dark").status == 0)
+        try waitUntil("the dark run; stderr: \(d.stderr)") { try s.ctl("status").out.contains(" for dark at") }
+        let status = try s.ctl("status").out
+        #expect(status.contains("failed: 10-open: \(sys1)/dark-mode.d is writable by every user"), "\(status)")
+        #expect(Self.lines(record) == ["safe"])
+        try d.waitForStderr("hook \(sys1)/dark-mode.d/10-open: \(sys1)/dark-mode.d is writable by every user, skipping it")
+    }
+
+    /// A world-writable hook file in hooks.d is skipped the same way.
+    @Test func aWorldWritableHookIsSkipped() throws {
+        let s = try Sandbox()
+        let record = s.root + "/record"
+        let hook = s.root + "/config/appearanced/hooks.d/open"
+        try Self.script(s, hook, "echo open >> \(record)")
+        #expect(chmod(hook, 0o757) == 0)
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        try waitUntil("the start-up run; stderr: \(d.stderr)") { try s.ctl("status").out.contains("0 hooks for light at") }
+        let status = try s.ctl("status").out
+        #expect(status.contains("failed: open: \(hook) is writable by every user"), "\(status)")
+        #expect(Self.lines(record).isEmpty)
+        try d.waitForStderr("hook \(hook): \(hook) is writable by every user, skipping it")
+    }
 }
