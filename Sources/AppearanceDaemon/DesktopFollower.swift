@@ -10,11 +10,12 @@ import Dispatch
 ///
 /// It writes only when the mode changes for a reason the user gave appearanced (an override, a temporary
 /// override, the schedule), never at start-up, and only when the desktop does not show that mode already.
-/// Writes run on a queue of their own with a timeout: they never delay a reply or a notification. The
+/// Writes run as children of the daemon's queue (ChildRunner: no thread waits, nothing polls) one at a time,
+/// with a timeout: they never delay a reply or a notification. The
 /// desktop's echo of a write is recognised by the queue of writes in flight (`DesktopWrites`); any other change
 /// of the desktop's value is the user's own flip there, however soon it comes.
 final class DesktopFollower: @unchecked Sendable {
-    // Confined to the daemon's queue; the writes themselves run on `workers`.
+    // Confined to the daemon's queue, where the writes' commands run through ChildRunner.
     enum Kind: String { case gnome, kde }
 
     /// `[desktop]` of the config (AppearanceFormats).
@@ -23,8 +24,6 @@ final class DesktopFollower: @unchecked Sendable {
     static let writeTimeout = 10.0
 
     private let queue: DispatchQueue
-    // Serial: writes land in the order they were decided (the last one wins on the desktop too).
-    private let workers = DispatchQueue(label: "appearanced.desktop")
     private let log: Logger
     private(set) var kind: Kind?
     private var settings = Settings()
@@ -100,12 +99,30 @@ final class DesktopFollower: @unchecked Sendable {
         }
         writes += 1
         log.info("desktop: writing \(mode.rawValue) (\(commands.map { $0.joined(separator: " ") }.joined(separator: "; ")))")
-        let timeout = Self.writeTimeout
-        let toRun = commands
-        let queue = self.queue
-        workers.async {
-            let results = toRun.map { argv in Self.run(argv, timeout: timeout).map { "\(argv[0]): \($0)" } }
-            queue.async { [weak self] in self?.finished(id, mode, results) }
+        waiting.append((id, mode, commands))
+        if !writing { writeNext() }
+    }
+
+    /// Writes waiting their turn: one runs at a time, in the order decided (the last one wins on the desktop too).
+    private var waiting: [(id: Int, mode: Mode, commands: [[String]])] = []
+    private var writing = false
+
+    private func writeNext() {
+        guard !waiting.isEmpty else { writing = false; return }
+        writing = true
+        let write = waiting.removeFirst()
+        runAll(write.commands, results: []) { [weak self] results in
+            self?.finished(write.id, write.mode, results)
+            self?.writeNext()
+        }
+    }
+
+    /// Runs `commands` one after the other, then hands on each one's failure (or nil).
+    private func runAll(_ commands: [[String]], results: [String?], then done: @escaping ([String?]) -> Void) {
+        guard let argv = commands.first else { done(results); return }
+        Self.run(argv, timeout: Self.writeTimeout, queue: queue) { [weak self] failure in
+            guard let self else { return }
+            self.runAll(Array(commands.dropFirst()), results: results + [failure.map { "\(argv[0]): \($0)" }], then: done)
         }
     }
 
@@ -119,47 +136,19 @@ final class DesktopFollower: @unchecked Sendable {
         onWritten?(mode, lastResult)
     }
 
-    /// Runs `argv` (looked up in PATH) with stdin on /dev/null, and waits at most `timeout` seconds (then
-    /// SIGKILL). Returns what went wrong, or nil. Its standard output is read (the first 4 KiB): its first
-    /// line completes a failure's message, and `plasma-apply-colorscheme`, which exits 0 when it does not
-    /// know the scheme, is a failure when it says "Could not find".
-    static func run(_ argv: [String], timeout: Double) -> String? {
-        let output: (read: Descriptor, write: Descriptor)
-        do { output = try Descriptor.pipe() } catch { return "cannot run: \(error.message)" }
-        let child: Spawned
-        switch Spawned.spawn(argv, searchPath: true, stdin: .null, stdout: .descriptor(output.write), stderr: .inherit) {
-        case .success(let c): child = c
-        case .failure(let e):
-            output.write.close()
-            output.read.close()
-            return "cannot run: \(e.message)"
+    /// Runs `argv` (looked up in PATH) with stdin on /dev/null through a ChildRunner on `queue` (no thread
+    /// waits for it, nothing polls), stopping it with SIGKILL after `timeout` seconds; tells `done` what went
+    /// wrong, or nil. Its standard output is read (the first 4 KiB): its first line completes a failure's
+    /// message, and `plasma-apply-colorscheme`, which exits 0 when it does not know the scheme, is a failure
+    /// when it says "Could not find".
+    static func run(_ argv: [String], timeout: Double, queue: DispatchQueue, done: @escaping (String?) -> Void) {
+        let started = ChildRunner.run(argv, searchPath: true, stderr: .inherit, timeout: timeout, killGrace: 0,
+                                      outputLimit: 4096, queue: queue) { ending in
+            let firstLine = String(decoding: ending.output, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+            if ending.timedOut { done("did not finish within \(timeout) s"); return }
+            if !ending.status.succeeded { done(ending.status.description + (firstLine.isEmpty ? "" : ": " + firstLine)); return }
+            done(firstLine.hasPrefix("Could not find") ? firstLine : nil)
         }
-        output.write.close()
-        output.read.setNonBlocking()
-        defer { output.read.close() }
-        var said: [UInt8] = []
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 1)
-        defer { buffer.deallocate() }
-        func drain() {
-            while said.count < 4096, let n = try? output.read.read(into: buffer), n > 0 {
-                said += buffer[..<min(n, 4096 - said.count)]
-            }
-        }
-        let deadline = Deadline(seconds: timeout)
-        while true {
-            drain()
-            if let status = child.reap() {
-                drain()
-                let firstLine = String(decoding: said, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
-                if !status.succeeded { return status.description + (firstLine.isEmpty ? "" : ": " + firstLine) }
-                return firstLine.hasPrefix("Could not find") ? firstLine : nil
-            }
-            if deadline.passed {
-                child.signal(.kill)
-                _ = child.wait()
-                return "did not finish within \(timeout) s"
-            }
-            Posix.sleep(seconds: 0.005)
-        }
+        if case .failure(let e) = started { done("cannot run: \(e.message)") }
     }
 }
