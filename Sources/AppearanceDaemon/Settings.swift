@@ -37,7 +37,22 @@ final class Settings: @unchecked Sendable {
             throw ConfigError(path: paths.configFile, message: "does not exist")
         }
         configDetail = "\(paths.configFile): no such file (the defaults)"
+        if let hint = misnamedConfigHint() {
+            configDetail += "; " + hint
+            log.warning("\(paths.configFile): no such file, using the defaults; \(hint)")
+        }
         config = Config()
+    }
+
+    /// When the default config is missing and another `*.toml` (not the palette) sits beside it, most likely
+    /// the example copied under its own name: "found appearanced.toml; appearanced reads config.toml".
+    func misnamedConfigHint() -> String? {
+        let dir = FileSystem.directory(of: paths.configFile)
+        let expected = String(paths.configFile.split(separator: "/").last ?? "config.toml")
+        let palette = String(paths.defaultPaletteFile.split(separator: "/").last ?? "palette.toml")
+        guard let found = FileSystem.names(in: dir)?
+            .filter({ $0.hasSuffix(".toml") && $0 != palette && $0 != expected }).sorted().first else { return nil }
+        return "found \(found); appearanced reads \(expected)"
     }
 
     /// Reads the palette the config names. Returns true when the palette in force changed.

@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+
+/// A newcomer's second walk (issue 29), each stumble as it behaves now.
+@Suite struct NewcomerTests {
+    /// The example copied under its own name: `status` and the log say which file the daemon reads.
+    @Test(.timeLimit(.minutes(1)))
+    func aMisnamedConfigIsNamed() throws {
+        let s = try Sandbox()
+        let dir = s.root + "/config/appearanced"
+        try s.write("default-mode = \"dark\"\n", to: dir + "/appearanced.toml")
+        try s.write("[tokens]\n", to: dir + "/palette.toml")
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        let hint = "found appearanced.toml; appearanced reads config.toml"
+        let status = try s.ctl("status").out
+        #expect(status.contains("config:      \(s.configFile): no such file (the defaults); \(hint)"), "\(status)")
+        try d.waitForStderr(hint)
+    }
+
+    /// The palette alone is not a misnamed config.
+    @Test(.timeLimit(.minutes(1)))
+    func thePaletteAloneIsNoHint() throws {
+        let s = try Sandbox()
+        try s.write("[tokens]\n", to: s.root + "/config/appearanced/palette.toml")
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        let status = try s.ctl("status").out
+        #expect(status.contains("config:      \(s.configFile): no such file (the defaults)\n"), "\(status)")
+    }
+
+    /// README's command that copies the example puts it where the daemon reads it.
+    @Test(.timeLimit(.minutes(1)))
+    func theReadmeCopiesTheExampleToConfigToml() throws {
+        let readme = try String(contentsOfFile: Repo.root + "/README.md", encoding: .utf8)
+        let line = try #require(readme.split(separator: "\n").first { $0.contains("config/appearanced.toml ~/") },
+                                "README.md has no command copying config/appearanced.toml")
+        let command = try #require(line.firstMatch(of: /`([^`]*config\/appearanced\.toml ~\/[^`]*)`/)?.1)
+        let s = try Sandbox()
+        let r = try s.run("/bin/sh", ["-c", "cd '\(Repo.root)' && \(command)"])
+        #expect(r.status == 0, "\(command): \(r.err)")
+        let copied = s.root + "/home/.config/appearanced/config.toml"
+        #expect(FileManager.default.fileExists(atPath: copied), "\(command) did not write \(copied)")
+    }
+}
