@@ -7,7 +7,8 @@
 //   CPosix (C shim, _GNU_SOURCE) → AppearancePosix (every syscall: descriptors, sockets, files, processes, signals,
 //                                  the socket location) → AppearanceBus, AppearanceDaemon, AppearanceKit, appearancectl,
 //                                  appearanced
-//   CDBus → AppearanceBus (all libdbus pointer code: the sentry and the portal backend) → appearanced
+//   CDBus → AppearanceBus (all libdbus pointer code: the sentry, the portal backend, the D-Bus face; uses
+//           AppearanceProtocol for the face's calls and errors) → appearanced
 //   AppearanceDecide (the daemon's decisions, pure: request → change, echo or flip, lifetimes) → AppearanceDaemon,
 //                    AppearanceFuzzing
 //   AppearanceFormats (the files' formats, pure: TOML, config, palette, state.json, imports, palette output)
@@ -71,7 +72,7 @@ let package = Package(
         .target(name: "AppearancePosix", dependencies: ["CPosix"], swiftSettings: strict),
         .target(name: "AppearanceCore", swiftSettings: strict),
         .target(name: "AppearanceProtocol", dependencies: ["AppearanceCore"], swiftSettings: strict),
-        .target(name: "AppearanceBus", dependencies: ["CDBus", "AppearanceCore", "AppearancePosix"], swiftSettings: strict),
+        .target(name: "AppearanceBus", dependencies: ["CDBus", "AppearanceCore", "AppearanceProtocol", "AppearancePosix"], swiftSettings: strict),
         // The daemon's decisions as pure functions (request → change, the desktop's echo or the user's flip,
         // a temporary override's end): called by the daemon's shell, the fuzzer and table tests alike.
         .target(name: "AppearanceDecide", dependencies: ["AppearanceCore", "AppearanceProtocol"], swiftSettings: strict),

@@ -25,6 +25,8 @@ public final class Daemon: @unchecked Sendable {
     }
     /// What the portal backend serves now, when there is one.
     var outletStatus: OutletStatus?
+    /// What the D-Bus face serves now, when there is one (`status`).
+    var faceDetail: String?
     /// The sentry's last reading as it came, before the outlet's own keys are taken out of it.
     var sentryReading: SystemReading?
     let settings: Settings
@@ -37,8 +39,8 @@ public final class Daemon: @unchecked Sendable {
     /// How long client requests wait for the first system reading at start-up before being answered anyway.
     static let firstReadingGrace: DispatchTimeInterval = .seconds(3)
 
-    public init(paths: Paths, logLevelOption: LogLevel?, sentry: Sentry, outlet: Outlet? = nil, queue: DispatchQueue,
-                logger: Logger) {
+    public init(paths: Paths, logLevelOption: LogLevel?, sentry: Sentry, outlet: Outlet? = nil, faces: [Face] = [],
+                queue: DispatchQueue, logger: Logger) {
         self.paths = paths
         self.logLevelOption = logLevelOption
         self.sentry = sentry
@@ -52,6 +54,7 @@ public final class Daemon: @unchecked Sendable {
         publisher = Publisher(clients: clients, hooks: HookRunner(queue: queue, log: logger, home: paths.home),
                               follower: DesktopFollower(queue: queue, log: logger), outlet: outlet, log: logger, clock: clock)
         timers = Timers(queue: queue, clock: clock)
+        publisher.faces = faces
         engine = Engine(inputs: Inputs(system: .unavailable, override: .system, defaultMode: .light),
                         instance: Self.makeInstanceID(), systemDetail: "not read yet")
         wire()
@@ -121,6 +124,11 @@ public final class Daemon: @unchecked Sendable {
         publisher.follower.configure(config.desktop, portalServed: outletStatus?.serving ?? false)
         planSchedule()
         publisher.outlet?.publish(Publisher.served(engine, settings.palette))
+        // The D-Bus faces answer from the published state and write through `write` as the socket does.
+        let desk = FaceDesk(self)
+        for face in publisher.faces {
+            face.start(FaceOptions(darkman: config.darkmanDBus), requests: desk) { [unowned self] detail in self.faceDetail = detail }
+        }
         // Connections wait in the backlog until the first reading, so the first `get` is already right.
         sentry.start { [unowned self] reading in self.systemReading(reading) }
         queue.asyncAfter(deadline: .now() + Self.firstReadingGrace) { [weak self] in self?.serve() }
@@ -202,6 +210,7 @@ public final class Daemon: @unchecked Sendable {
                 publish([.init(t, cause: "config reloaded: default-mode \(c.defaultMode.rawValue)")])
             }
             publisher.outlet?.setPolicy(c.portalBackend)
+            for face in publisher.faces { face.setOptions(FaceOptions(darkman: c.darkmanDBus)) }
             publisher.follower.configure(c.desktop, portalServed: outletStatus?.serving ?? false)
             planSchedule()
             configureHooks()
@@ -230,5 +239,18 @@ public final class Daemon: @unchecked Sendable {
         let n = g.next() as UInt64
         let hex = String(n, radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}
+
+/// The daemon as the D-Bus faces see it: the published state, and the one entry for writes.
+private final class FaceDesk: FaceRequests {
+    private unowned let daemon: Daemon
+
+    init(_ daemon: Daemon) { self.daemon = daemon }
+
+    func state(for app: String?) -> AppearanceState { daemon.engine.state(for: app) }
+
+    func write(_ call: Call, app: String?, by who: String, answer: @escaping (Result<AppearanceState, RPCError>) -> Void) {
+        daemon.write(call, app: app, by: who, answer: answer)
     }
 }

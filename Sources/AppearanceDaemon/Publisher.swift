@@ -5,7 +5,7 @@ import AppearanceProtocol
 
 /// The publishing room: what a change of the published state does to the world, in order. The mode file
 /// first, then every subscriber whose view changed, then the change log, the hooks, the desktop's own switch
-/// (GNOME, KDE), systemd's STATUS= and the portal backend. Confined to the daemon's queue.
+/// (GNOME, KDE), systemd's STATUS=, the portal backend and the D-Bus faces. Confined to the daemon's queue.
 final class Publisher: @unchecked Sendable {
     private let clients: Clients
     private let log: Logger
@@ -13,6 +13,8 @@ final class Publisher: @unchecked Sendable {
     let hooks: HookRunner
     let follower: DesktopFollower
     let outlet: Outlet?
+    /// The D-Bus face (appearanced's own interface and darkman's), when there is one.
+    var faces: [Face] = []
     /// `mode` next to the socket: "dark" or "light", for prompts that want no IPC at all ("": none).
     var modeFile = ""
     /// What `appearancectl log` shows.
@@ -55,6 +57,7 @@ final class Publisher: @unchecked Sendable {
         }
         updateStatus(status)
         outlet?.publish(Self.served(engine, palette))
+        for face in faces { face.publish(engine.state, previous: t.previous.mode) }
     }
 
     /// A line in `log` for something that changed no mode (start-up, an echo, a desktop write, a failed hook).
@@ -128,6 +131,7 @@ final class Publisher: @unchecked Sendable {
     /// The daemon is stopping: no mode file, no daemon (docs/protocol.md).
     func stop() {
         outlet?.stop()
+        for face in faces { face.stop() }
         if !modeFile.isEmpty { try? FileSystem.remove(modeFile) }
     }
 }

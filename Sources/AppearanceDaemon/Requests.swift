@@ -89,7 +89,7 @@ extension Daemon {
                    paletteDetail: settings.paletteDetail, portalBackendDetail: outletStatus?.detail,
                    scheduleDetail: timers.scheduleDetail, hooksDetail: publisher.hooks.statusDetail,
                    configDetail: settings.configDetail, appOverrides: engine.inputs.apps.count,
-                   desktopDetail: publisher.follower.statusDetail)
+                   desktopDetail: publisher.follower.statusDetail, busDetail: faceDetail)
     }
 
     /// The tokens asked for, resolved; an unknown token is an error naming it (never a made-up color).

@@ -13,6 +13,8 @@ public struct Config: Equatable, Sendable {
     /// `portal-backend`: whether appearanced serves the XDG desktop portal's Settings (`auto`: only where
     /// no other backend provides `color-scheme` for the current desktop).
     public var portalBackend: BackendPolicy = .auto
+    /// `darkman-dbus`: serve darkman's D-Bus interface (`nl.whynothugo.darkman`) where darkman does not hold it.
+    public var darkmanDBus = true
     /// `[schedule]`: light by day, dark by night, where the desktop gives no answer (or above it).
     public var schedule = Schedule()
     /// `hooks`: run the hook directories on every change of the mode.
@@ -32,7 +34,7 @@ public struct Config: Equatable, Sendable {
         self.portalBackend = portalBackend
     }
 
-    public static let knownKeys = ["default-mode", "log-level", "palette", "portal-backend", "hooks", "hook-timeout", "max-connections", "schedule", "desktop"]
+    public static let knownKeys = ["default-mode", "log-level", "palette", "portal-backend", "darkman-dbus", "hooks", "hook-timeout", "max-connections", "schedule", "desktop"]
     public static let desktopKeys = ["follow", "gnome-light", "gtk-theme-light", "gtk-theme-dark", "icon-theme-light",
                                      "icon-theme-dark", "kde-light", "kde-dark",
                                      "kde-look-and-feel-light", "kde-look-and-feel-dark"]
@@ -44,6 +46,9 @@ public struct Config: Equatable, Sendable {
         do {
             document = try TOML.parse(text)
         } catch {
+            if error.message == "times are not supported", let hint = unquotedTime(text, line: error.line) {
+                throw ConfigError(path: path, line: error.line, message: hint)
+            }
             throw ConfigError(path: path, line: error.line, column: error.column, message: error.message)
         }
         var config = Config()
@@ -77,6 +82,9 @@ public struct Config: Equatable, Sendable {
         case "hooks":
             guard let b = value.boolean else { throw fail("true or false") }
             hooks = b
+        case "darkman-dbus":
+            guard let b = value.boolean else { throw fail("true or false") }
+            darkmanDBus = b
         case "hook-timeout":
             guard let v = value.float ?? value.integer.map(Double.init), v.isFinite, v > 0, v <= 3600 else {
                 throw fail("a number of seconds from 0 to 3600")
@@ -180,10 +188,30 @@ public struct Config: Equatable, Sendable {
         return nil
     }
 
-    /// "HH:MM" → minutes after midnight.
+    /// A TOML local time where a string was meant (`light-at = 07:00`): "schedule.light-at: write the time in
+    /// quotes: "07:00"", with the table the key is in (a `[table]` above it or `table = { … }` on its line).
+    static func unquotedTime(_ text: String, line: Int) -> String? {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        guard line >= 1, line <= lines.count else { return nil }
+        let here = lines[line - 1]
+        guard let m = here.firstMatch(of: /([A-Za-z0-9_-]+)\s*=\s*([0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?)/) else { return nil }
+        var table: Substring?
+        if let inline = here[..<m.range.lowerBound].firstMatch(of: /([A-Za-z0-9_-]+)\s*=\s*\{/) {
+            table = inline.1
+        } else {
+            for above in lines[..<(line - 1)].reversed() {
+                if let header = above.wholeMatch(of: /\s*\[\s*([A-Za-z0-9_.-]+)\s*\]\s*(?:#.*)?/) { table = header.1; break }
+            }
+        }
+        let key = table.map { "\($0).\(m.1)" } ?? String(m.1)
+        return "\(key): write the time in quotes: \"\(m.2)\""
+    }
+
+    /// "HH:MM" or "H:MM" → minutes after midnight.
     public static func minutes(_ text: String) -> Int? {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) }),
+        guard parts.count == 2, (1...2).contains(parts[0].count), parts[1].count == 2,
+              parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
               let h = Int(parts[0]), let m = Int(parts[1]), (0..<24).contains(h), (0..<60).contains(m) else { return nil }
         return h * 60 + m
     }

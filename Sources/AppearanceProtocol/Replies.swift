@@ -27,13 +27,17 @@ public struct StatusInfo: Equatable, Sendable {
     public var appOverrides: Int?
     /// Whether appearanced drives the desktop's own setting (GNOME, KDE), and its last write.
     public var desktopDetail: String?
+    /// What is served on the session bus: appearanced's own name and darkman's, or why not; nil from an
+    /// older daemon.
+    public var busDetail: String?
 
     public init(state: AppearanceState, systemDetail: String, defaultMode: Mode, subscribers: Int,
                 protocolVersion: Int = AppearanceProtocol.protocolVersion, version: String, pid: Int,
                 paletteDetail: String? = nil, portalBackendDetail: String? = nil, scheduleDetail: String? = nil,
                 hooksDetail: String? = nil, configDetail: String? = nil, appOverrides: Int? = nil,
-                desktopDetail: String? = nil) {
+                desktopDetail: String? = nil, busDetail: String? = nil) {
         self.desktopDetail = desktopDetail
+        self.busDetail = busDetail
         self.appOverrides = appOverrides
         self.configDetail = configDetail
         self.hooksDetail = hooksDetail
@@ -243,7 +247,8 @@ extension StatusInfo {
           + (hooksDetail.map { [("hooks", JSON.string($0))] } ?? [])
           + (configDetail.map { [("config", JSON.string($0))] } ?? [])
           + (appOverrides.map { [("appOverrides", JSON.int(UInt64($0)))] } ?? [])
-          + (desktopDetail.map { [("desktop", JSON.string($0))] } ?? []))
+          + (desktopDetail.map { [("desktop", JSON.string($0))] } ?? [])
+          + (busDetail.map { [("bus", JSON.string($0))] } ?? []))
     }
 
     public init(json: JSON) throws(RPCError) {
@@ -258,7 +263,8 @@ extension StatusInfo {
                   protocolVersion: proto, version: version, pid: pid, paletteDetail: json["paletteDetail"]?.stringValue,
                   portalBackendDetail: json["portalBackend"]?.stringValue, scheduleDetail: json["schedule"]?.stringValue,
                   hooksDetail: json["hooks"]?.stringValue, configDetail: json["config"]?.stringValue,
-                  appOverrides: json["appOverrides"]?.intValue, desktopDetail: json["desktop"]?.stringValue)
+                  appOverrides: json["appOverrides"]?.intValue, desktopDetail: json["desktop"]?.stringValue,
+                  busDetail: json["bus"]?.stringValue)
     }
 }
 

@@ -172,6 +172,7 @@ func printStatus(_ st: StatusInfo, socket: String) {
         temporary:   \(s.temporary.map(describeTemporary) ?? "none")
         portal:      \(st.portalBackendDetail ?? "unknown (the daemon is older than protocol 3)")
         desktop:     \(st.desktopDetail ?? "unknown (the daemon is older than protocol 4)")
+        bus:         \(st.busDetail ?? "unknown (the daemon has no D-Bus face)")
         hooks:       \(st.hooksDetail ?? "unknown (the daemon is older than protocol 3)")
         apps:        \(st.appOverrides.map { "\($0) app override\($0 == 1 ? "" : "s") (appearancectl apps)" } ?? "unknown (the daemon is older than protocol 4)")
         subscribers: \(st.subscribers)

@@ -60,8 +60,10 @@ let queue = DispatchQueue(label: "appearanced")
 let logger = Logger(level: logLevel ?? .info)
 let sentry = PortalSentry(queue: queue, log: { logger.log($0, $1) })
 let backend = PortalBackend(queue: queue, sentry: sentry, log: { logger.log($0, $1) })
+// After the backend: the face chains to it on the sentry's connection.
+let face = BusFace(queue: queue, sentry: sentry, log: { logger.log($0, $1) })
 let daemon = Daemon(paths: Paths.resolve(socket: socketPath, config: configPath), logLevelOption: logLevel,
-                    sentry: sentry, outlet: backend, queue: queue, logger: logger)
+                    sentry: sentry, outlet: backend, faces: [face], queue: queue, logger: logger)
 let sleepWatcher = SleepWatcher(queue: queue, log: { logger.log($0, $1) })
 queue.async {
     do {

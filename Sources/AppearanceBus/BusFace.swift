@@ -1,0 +1,554 @@
+// The D-Bus face: appearanced's own interface (`io.github.appearanced.Appearance1`, docs/decisions.md, "The
+// D-Bus face's names") and darkman's (`nl.whynothugo.darkman`), for programs that speak D-Bus rather than the
+// socket's protocol. It lives on the sentry's session-bus connection, beside the portal backend: it follows
+// the bus across its loss and return as they do. Reads answer from the published state; writes go through
+// the daemon's one entry for writes (`FaceRequests.write`) and are answered once durable, without waiting on
+// the queue. Every call's signature is checked before anything is decoded, and decoding has bounds.
+import AppearanceCore
+import AppearanceProtocol
+import Dispatch
+
+public final class BusFace: Face, BusPeer, @unchecked Sendable {
+    // Confined to `queue`, like the sentry whose connection it shares.
+    static let busName = "io.github.appearanced.Appearance1"
+    static let path = "/io/github/appearanced/Appearance1"
+    static let interface = "io.github.appearanced.Appearance1"
+    static let darkmanName = "nl.whynothugo.darkman"
+    static let darkmanPath = "/nl/whynothugo/darkman"
+    static let darkmanInterface = "nl.whynothugo.darkman"
+    private static let properties = "org.freedesktop.DBus.Properties"
+    private static let introspectable = "org.freedesktop.DBus.Introspectable"
+    private static let dbus = "org.freedesktop.DBus"
+    private static let invalidArgsName = "org.freedesktop.DBus.Error.InvalidArgs"
+    private static let darkmanMatch = "type='signal',sender='\(dbus)',interface='\(dbus)',member='NameOwnerChanged',arg0='\(darkmanName)'"
+
+    private let queue: DispatchQueue
+    private let log: (LogLevel, String) -> Void
+    /// The peer that was on the sentry before (the portal backend): told first, and its calls pass through.
+    private weak var next: BusPeer?
+    private var requests: FaceRequests?
+    private var report: ((String) -> Void)?
+    private var options = FaceOptions()
+    private var bus: BusConnection?
+    private var busDetail = "no session bus yet"
+
+    private enum Name: Equatable { case asking, owned, taken, refused(String) }
+    private var own: Name?
+    /// nil while darkman's name is not wanted (off) or there is no bus.
+    private var darkman: Name?
+    /// What listeners were last told: properties (by name) and the mode.
+    private var emitted: [String: BusValue] = [:]
+    private var emittedMode: Mode?
+
+    /// - Parameter sentry: the sentry whose session-bus connection the face shares. Create it after the
+    ///   portal backend (it chains to the backend) and before starting the sentry.
+    public init(queue: DispatchQueue, sentry: PortalSentry, log: @escaping (LogLevel, String) -> Void) {
+        self.queue = queue
+        self.log = log
+        next = sentry.peer
+        sentry.peer = self
+    }
+
+    public func start(_ options: FaceOptions, requests: FaceRequests, report: @escaping (String) -> Void) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        self.requests = requests
+        self.report = report
+        self.options = options
+        emitted = properties(requests.state(for: nil))
+        emittedMode = requests.state(for: nil).mode
+        changed()
+    }
+
+    public func setOptions(_ options: FaceOptions) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard options != self.options else { return }
+        self.options = options
+        if let bus {
+            if options.darkman { askForDarkman(on: bus) } else { releaseDarkman(on: bus) }
+        }
+        changed()
+    }
+
+    public func publish(_ state: AppearanceState, previous: Mode) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard requests != nil else { return }
+        let now = properties(state)
+        let changedProperties = now.filter { emitted[$0.key] != $0.value }
+        let before = emittedMode ?? previous
+        emitted = now
+        emittedMode = state.mode
+        guard let bus else { return }
+        if own == .owned || own == .asking, !changedProperties.isEmpty {
+            let dict = changedProperties.sorted { $0.key < $1.key }.map { entry($0.key, $0.value) }
+            send(Message.signal(path: BusFace.path, interface: BusFace.properties, name: "PropertiesChanged",
+                                [.string(BusFace.interface), .container(signature: "a{sv}", dict), .container(signature: "as", [])]), on: bus)
+        }
+        guard state.mode != before else { return }
+        if own == .owned || own == .asking {
+            send(Message.signal(path: BusFace.path, interface: BusFace.interface, name: "ModeChanged",
+                                [.string(state.mode.rawValue), .string(before.rawValue)]), on: bus)
+        }
+        if darkman == .owned || darkman == .asking {
+            send(Message.signal(path: BusFace.darkmanPath, interface: BusFace.properties, name: "PropertiesChanged",
+                                [.string(BusFace.darkmanInterface), .container(signature: "a{sv}", [entry("Mode", .string(state.mode.rawValue))]),
+                                 .container(signature: "as", [])]), on: bus)
+            send(Message.signal(path: BusFace.darkmanPath, interface: BusFace.darkmanInterface, name: "ModeChanged",
+                                [.string(state.mode.rawValue)]), on: bus)
+        }
+    }
+
+    public func stop() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        report = nil
+        requests = nil
+        bus = nil
+    }
+
+    // MARK: - Status
+
+    private var status: String {
+        guard bus != nil else { return "not on the bus: \(busDetail)" }
+        var parts: [String] = []
+        switch own {
+        case .owned?: parts.append(BusFace.busName)
+        case .asking?, nil: parts.append("\(BusFace.busName) (name requested)")
+        case .taken?: parts.append("not \(BusFace.busName): another process owns it")
+        case .refused(let why)?: parts.append("not \(BusFace.busName): \(why)")
+        }
+        if !options.darkman {
+            parts.append("not \(BusFace.darkmanName): off (darkman-dbus = false)")
+        } else {
+            switch darkman {
+            case .owned?: parts.append(BusFace.darkmanName)
+            case .asking?, nil: parts.append("\(BusFace.darkmanName) (name requested)")
+            case .taken?: parts.append("not \(BusFace.darkmanName): darkman (or another process) holds it")
+            case .refused(let why)?: parts.append("not \(BusFace.darkmanName): \(why)")
+            }
+        }
+        return parts.joined(separator: "; ")
+    }
+
+    private func changed() {
+        let s = status
+        guard s != lastStatusSent else { return }
+        lastStatusSent = s
+        log(.info, "D-Bus: \(s)")
+        report?(s)
+    }
+
+    private var lastStatusSent: String?
+
+    // MARK: - The bus
+
+    func connected(_ connection: BusConnection) {
+        next?.connected(connection)
+        bus = connection
+        own = .asking
+        darkman = nil
+        // Calls for the other peer (the portal backend's path) pass through; signals go to the sentry first.
+        let previousCall = connection.onMethodCall
+        connection.onMethodCall = { [weak self] message in
+            if let self, self.handle(message) { return true }
+            return previousCall?(message) ?? false
+        }
+        let previousSignal = connection.onSignal
+        connection.onSignal = { [weak self] message in
+            previousSignal?(message)
+            self?.signal(message)
+        }
+        requestName(BusFace.busName, on: connection) { [weak self] name in
+            self?.own = name
+            if name == .taken { self?.log(.warning, "another process owns \(BusFace.busName) (another appearanced?); D-Bus clients will not see this daemon") }
+        }
+        if options.darkman { askForDarkman(on: connection) }
+        changed()
+    }
+
+    func disconnected(_ detail: String) {
+        next?.disconnected(detail)
+        bus = nil
+        own = nil
+        darkman = nil
+        busDetail = detail
+        changed()
+    }
+
+    private func askForDarkman(on connection: BusConnection) {
+        guard darkman == nil || darkman == .taken else { return }
+        if darkman == nil {
+            // To hear darkman leave: then the name is asked for again.
+            call(on: connection, "AddMatch", [.string(BusFace.darkmanMatch)]) { _ in }
+        }
+        darkman = .asking
+        requestName(BusFace.darkmanName, on: connection) { [weak self] name in
+            guard let self, self.options.darkman, self.darkman != nil else { return }
+            self.darkman = name
+            if name == .taken { self.log(.notice, "\(BusFace.darkmanName) is held by another process (darkman?): not taking it") }
+        }
+    }
+
+    private func releaseDarkman(on connection: BusConnection) {
+        guard darkman != nil else { return }
+        if darkman == .owned || darkman == .asking {
+            call(on: connection, "ReleaseName", [.string(BusFace.darkmanName)]) { _ in }
+        }
+        call(on: connection, "RemoveMatch", [.string(BusFace.darkmanMatch)]) { _ in }
+        darkman = nil
+    }
+
+    /// Asks for `name` with DO_NOT_QUEUE: never behind another owner's back, never taken over later.
+    private func requestName(_ name: String, on connection: BusConnection, _ done: @escaping (Name) -> Void) {
+        call(on: connection, "RequestName", [.string(name), .uint32(4)]) { [weak self] reply in
+            guard let self, self.bus === connection else { return }
+            if let error = reply.error {
+                done(.refused("the session bus refused it (\(error))"))
+            } else if reply.hasSignature("u"), case .uint32(let code)? = reply.arguments(limit: 1)?.first, code == 1 || code == 4 {
+                done(.owned)
+            } else {
+                done(.taken)
+            }
+            self.changed()
+        }
+    }
+
+    private func call(on connection: BusConnection, _ method: String, _ values: [BusValue], reply: @escaping (Message) -> Void) {
+        guard let message = Message.methodCall(destination: BusFace.dbus, path: "/org/freedesktop/DBus", interface: BusFace.dbus,
+                                               method: method, values: values) else { return }
+        try? connection.call(message, reply: reply)
+    }
+
+    /// NameOwnerChanged for darkman's name: once nobody holds it, ask again.
+    private func signal(_ message: Message) {
+        guard let bus, options.darkman, darkman == .taken,
+              message.isSignal(interface: BusFace.dbus, member: "NameOwnerChanged"), message.hasSignature("sss"),
+              let args = message.arguments(within: DecodeBounds(depth: 0, values: 3, bytes: 3 * 256)),
+              args.count == 3, args[0] == .string(BusFace.darkmanName), args[2] == .string("")
+        else { return }
+        askForDarkman(on: bus)
+        changed()
+    }
+
+    private func send(_ message: Message?, on bus: BusConnection) {
+        guard let message else { return }
+        try? bus.send(message)
+    }
+
+    // MARK: - Calls
+
+    /// A call answered with an error.
+    private struct Refused: Error { var error: BusError }
+
+    private func handle(_ call: Message) -> Bool {
+        guard let path = call.path, let member = call.member, let requests else { return false }
+        let answer: Result<[BusValue], BusError>?
+        if path == BusFace.path {
+            answer = ownCall(call, member, requests)
+        } else if path == BusFace.darkmanPath, darkman == .owned || darkman == .asking {
+            answer = darkmanCall(call, member, requests)
+        } else {
+            return false
+        }
+        // nil: answered later (a write, once durable).
+        guard let answer else { return true }
+        reply(to: call, answer)
+        return true
+    }
+
+    private func reply(to call: Message, _ answer: Result<[BusValue], BusError>) {
+        if case .failure = answer { bus?.returnFreeMemorySoon() }  // a refused call may have been huge
+        guard !call.noReplyExpected, let bus else { return }
+        let message: Message? = switch answer {
+        case .success(let values): Message.methodReturn(to: call, values)
+        case .failure(let error): Message.errorReply(to: call, error)
+        }
+        send(message, on: bus)
+    }
+
+    private func unknownMethod(_ call: Message, _ member: String, _ path: String) -> BusError {
+        BusError(name: "org.freedesktop.DBus.Error.UnknownMethod",
+                 message: "no method \(call.interface.map { "\($0)." } ?? "")\(member)(\(call.signature)) at \(path)")
+    }
+
+    private func ownCall(_ call: Message, _ member: String, _ requests: FaceRequests) -> Result<[BusValue], BusError>? {
+        switch (call.interface, member) {
+        case (BusFace.interface?, "Get"), (nil, "Get"),
+             (BusFace.interface?, "Set"), (nil, "Set"),
+             (BusFace.interface?, "Toggle"), (nil, "Toggle"):
+            return method(call, member, requests)
+        case (BusFace.properties?, "Get"):
+            return Result { () throws(Refused) in
+                let args = try strings(of: call, "Get", "ss")
+                guard args[0] == BusFace.interface || args[0].isEmpty, let value = emitted[args[1]] else {
+                    throw Refused(error: BusError(name: "org.freedesktop.DBus.Error.UnknownProperty", message: "no property \(args[0]).\(args[1])"))
+                }
+                return [.variant(value)]
+            }.mapError(\.error)
+        case (BusFace.properties?, "GetAll"):
+            return Result { () throws(Refused) in
+                let iface = try strings(of: call, "GetAll", "s")[0]
+                let all = iface == BusFace.interface || iface.isEmpty ? emitted.sorted { $0.key < $1.key }.map { entry($0.key, $0.value) } : []
+                return [.container(signature: "a{sv}", all)]
+            }.mapError(\.error)
+        case (BusFace.properties?, "Set"):
+            return .failure(BusError(name: "org.freedesktop.DBus.Error.PropertyReadOnly",
+                                     message: "the properties of \(BusFace.interface) are read-only: call Set or Toggle"))
+        case (BusFace.introspectable?, "Introspect"):
+            return .success([.string(BusFace.introspection)])
+        default:
+            return .failure(unknownMethod(call, member, BusFace.path))
+        }
+    }
+
+    private func darkmanCall(_ call: Message, _ member: String, _ requests: FaceRequests) -> Result<[BusValue], BusError>? {
+        let mode = BusValue.string(requests.state(for: nil).mode.rawValue)
+        switch (call.interface, member) {
+        case (BusFace.properties?, "Get"):
+            return Result { () throws(Refused) in
+                let args = try strings(of: call, "Get", "ss")
+                guard args[0] == BusFace.darkmanInterface || args[0].isEmpty, args[1] == "Mode" else {
+                    throw Refused(error: BusError(name: "org.freedesktop.DBus.Error.UnknownProperty", message: "no property \(args[0]).\(args[1])"))
+                }
+                return [.variant(mode)]
+            }.mapError(\.error)
+        case (BusFace.properties?, "GetAll"):
+            return Result { () throws(Refused) in
+                let iface = try strings(of: call, "GetAll", "s")[0]
+                return [.container(signature: "a{sv}", iface == BusFace.darkmanInterface || iface.isEmpty ? [entry("Mode", mode)] : [])]
+            }.mapError(\.error)
+        case (BusFace.properties?, "Set"):
+            guard call.hasSignature("ssv") else { return .failure(invalidArgs("Set takes (ssv), not (\(call.signature))")) }
+            // Two names and a small variant: a longer string is refused, never copied.
+            guard let args = call.arguments(within: DecodeBounds(depth: 1, values: 4, bytes: 3 * BusFace.maxNameBytes)),
+                  args.count == 3, case .string(let iface) = args[0], case .string(let name) = args[1], case .variant(let value) = args[2]
+            else { return .failure(invalidArgs("Set: the mode is \"light\" or \"dark\"")) }
+            guard iface == BusFace.darkmanInterface, name == "Mode" else {
+                return .failure(BusError(name: "org.freedesktop.DBus.Error.UnknownProperty", message: "no property \(iface).\(name)"))
+            }
+            guard case .string(let s) = value, let m = Mode(rawValue: s) else {
+                return .failure(invalidArgs("Mode is \"light\" or \"dark\", not \(value)"))
+            }
+            write(.set(Override(m)), app: nil, for: call, requests) { _ in [] }
+            return nil
+        case (BusFace.introspectable?, "Introspect"):
+            return .success([.string(BusFace.darkmanIntrospection)])
+        default:
+            return .failure(unknownMethod(call, member, BusFace.darkmanPath))
+        }
+    }
+
+    /// Get, Set and Toggle: the options become the socket's params, so the socket's own checks and messages
+    /// apply (`Request.decode`), and the call goes to the same decision as a socket client's.
+    private func method(_ call: Message, _ member: String, _ requests: FaceRequests) -> Result<[BusValue], BusError>? {
+        let signature = member == "Set" ? "sa{sv}" : "a{sv}"
+        guard call.hasSignature(signature) else { return .failure(invalidArgs("\(member) takes (\(signature)), not (\(call.signature))")) }
+        // The mode (a name) and at most Request.maxMembers options of one basic value each.
+        let bounds = DecodeBounds(depth: 3, values: 2 + 4 * (Request.maxMembers + 1), bytes: 16 * 1024)
+        guard let args = call.arguments(within: bounds) else {
+            return .failure(invalidArgs("\(member): at most \(Request.maxMembers) options, each a string, a number or a boolean, 16 KiB in all"))
+        }
+        var params: [(String, JSON)] = []
+        if member == "Set", case .string(let mode) = args[0] { params.append(("override", .string(mode))) }
+        guard case .container(_, let entries)? = args.last else { return .failure(invalidArgs("\(member): no options")) }
+        for e in entries {
+            guard case .container(_, let kv) = e, kv.count == 2, case .string(let key) = kv[0], case .variant(let v) = kv[1] else { continue }
+            if member == "Set", key == "override" {
+                return .failure(invalidArgs("Set: the mode is the first argument, not an option"))
+            }
+            guard let json = BusFace.json(v) else {
+                return .failure(invalidArgs("\(member.lowercased()): option \"\(key)\" of type \(v.signature): a string, a number or a boolean"))
+            }
+            params.append((key, json))
+        }
+        let line = JSON.object([("jsonrpc", .string("2.0")), ("id", .int(1)), ("method", .string(member.lowercased())),
+                                ("params", .object(params))]).bytes
+        let request: Request
+        do {
+            request = try Request.decode(line)
+        } catch {
+            return .failure(BusFace.busError(error.error))
+        }
+        switch request.call {
+        case .get:
+            return .success([BusFace.value(requests.state(for: request.app).json)])
+        case .set, .toggle, .setTemporary, .toggleTemporary:
+            write(request.call, app: request.app, for: call, requests) { [BusFace.value($0.json)] }
+            return nil
+        default:
+            return .failure(unknownMethod(call, member, BusFace.path))
+        }
+    }
+
+    /// Sends a write through the daemon's one entry for writes; the reply goes out once it is answered, on the
+    /// connection it came from (none if that bus is gone by then).
+    private func write(_ c: Call, app: String?, for call: Message, _ requests: FaceRequests,
+                       _ values: @escaping (AppearanceState) -> [BusValue]) {
+        let connection = bus
+        let who = "D-Bus \(call.sender ?? "peer")"
+        requests.write(c, app: app, by: who) { [weak self] result in
+            guard let self, let connection, self.bus === connection else { return }
+            self.reply(to: call, result.map(values).mapError(BusFace.busError))
+        }
+    }
+
+    // MARK: - Values
+
+    /// The socket's errors as named D-Bus errors, with the socket's messages.
+    static func busError(_ e: RPCError) -> BusError {
+        let name = switch e.code {
+        case ErrorCode.invalidParams.rawValue: "\(interface).Error.InvalidParams"
+        case ErrorCode.requestFailed.rawValue: "\(interface).Error.RequestFailed"
+        default: "\(interface).Error.Failed"
+        }
+        return BusError(name: name, message: e.message)
+    }
+
+    private func invalidArgs(_ message: String) -> BusError { BusError(name: BusFace.invalidArgsName, message: message) }
+
+    static let maxNameBytes = 1024
+
+    /// A call's arguments when they are exactly `signature`'s strings, each at most `maxNameBytes`.
+    private func strings(of call: Message, _ method: String, _ signature: String) throws(Refused) -> [String] {
+        guard call.hasSignature(signature) else { throw Refused(error: invalidArgs("\(method) takes (\(signature)), not (\(call.signature))")) }
+        guard let args = call.arguments(within: DecodeBounds(depth: 0, values: signature.count, bytes: signature.count * BusFace.maxNameBytes)),
+              case let strings = args.compactMap({ if case .string(let s) = $0 { s } else { nil } }), strings.count == signature.count
+        else { throw Refused(error: invalidArgs("\(method)'s strings are at most \(BusFace.maxNameBytes) bytes each")) }
+        return strings
+    }
+
+    private func entry(_ key: String, _ value: BusValue) -> BusValue {
+        .container(signature: "{sv}", [.string(key), .variant(value)])
+    }
+
+    /// The interface's properties for a state (everyone's).
+    private func properties(_ state: AppearanceState) -> [String: BusValue] {
+        let json = state.json
+        return [
+            "Mode": .string(state.mode.rawValue),
+            "DarkMode": .boolean(state.darkMode),
+            "Source": .string(state.source.rawValue),
+            "Override": .string(state.override.rawValue),
+            "System": .string(state.system.rawValue),
+            "Temporary": json["temporary"].map(BusFace.value).flatMap { if case .container = $0 { $0 } else { nil } }
+                ?? .container(signature: "a{sv}", []),
+            "Traits": json["traits"].map(BusFace.value) ?? .container(signature: "a{sv}", []),
+            "Seq": .uint64(state.seq),
+            "Instance": .string(state.instance),
+        ]
+    }
+
+    /// A socket JSON value as a D-Bus value: objects as a{sv} (null members left out), arrays as av.
+    static func value(_ json: JSON) -> BusValue {
+        switch json {
+        case .object(let members):
+            return .container(signature: "a{sv}", members.compactMap { k, v in
+                v == .null ? nil : .container(signature: "{sv}", [.string(k), .variant(value(v))])
+            })
+        case .array(let items): return .container(signature: "av", items.map { .variant(value($0)) })
+        case .string(let s): return .string(s)
+        case .bool(let b): return .boolean(b)
+        case .number(let n):
+            if let i = Int64(n) { return .int64(i) }
+            if let u = UInt64(n) { return .uint64(u) }
+            return .double(Double(n) ?? 0)
+        case .null: return .container(signature: "a{sv}", [])
+        }
+    }
+
+    /// An option's value as the socket's JSON; nil for a type the socket has no word for.
+    static func json(_ v: BusValue) -> JSON? {
+        switch v {
+        case .string(let s): .string(s)
+        case .boolean(let b): .bool(b)
+        case .byte(let n): .int(n)
+        case .int16(let n): .number(String(n))
+        case .uint16(let n): .int(n)
+        case .int32(let n): .number(String(n))
+        case .uint32(let n): .int(n)
+        case .int64(let n): .number(String(n))
+        case .uint64(let n): .int(n)
+        case .double(let d): .number(String(d))
+        default: nil
+        }
+    }
+
+    // MARK: - Introspection
+
+    /// dbus/io.github.appearanced.Appearance1.xml, byte for byte (BusFaceTests compare them).
+    static let introspection = """
+        <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
+        <!-- appearanced's own D-Bus interface: the name io.github.appearanced.Appearance1 owns the object
+             /io/github/appearanced/Appearance1. The state object (a{sv}) has the socket protocol's fields
+             (docs/protocol.md): mode, darkMode, system, override, source, seq, instance, traits, temporary and,
+             for an app, app, globalMode, globalSource. Options (a{sv}) are the socket's params: "app" (s),
+             "until" ("next"), "for" (seconds, any integer type). Errors: ….Error.InvalidParams,
+             ….Error.RequestFailed, with the socket's messages. -->
+        <node>
+          <interface name="io.github.appearanced.Appearance1">
+            <method name="Get">
+              <arg name="options" type="a{sv}" direction="in"/>
+              <arg name="state" type="a{sv}" direction="out"/>
+            </method>
+            <method name="Set">
+              <arg name="mode" type="s" direction="in"/>
+              <arg name="options" type="a{sv}" direction="in"/>
+              <arg name="state" type="a{sv}" direction="out"/>
+            </method>
+            <method name="Toggle">
+              <arg name="options" type="a{sv}" direction="in"/>
+              <arg name="state" type="a{sv}" direction="out"/>
+            </method>
+            <signal name="ModeChanged">
+              <arg name="mode" type="s"/>
+              <arg name="previous" type="s"/>
+            </signal>
+            <property name="Mode" type="s" access="read"/>
+            <property name="DarkMode" type="b" access="read"/>
+            <property name="Source" type="s" access="read"/>
+            <property name="Override" type="s" access="read"/>
+            <property name="System" type="s" access="read"/>
+            <property name="Temporary" type="a{sv}" access="read"/>
+            <property name="Traits" type="a{sv}" access="read"/>
+            <property name="Seq" type="t" access="read"/>
+            <property name="Instance" type="s" access="read"/>
+          </interface>
+          <interface name="org.freedesktop.DBus.Properties">
+            <method name="Get">
+              <arg name="interface_name" type="s" direction="in"/>
+              <arg name="property_name" type="s" direction="in"/>
+              <arg name="value" type="v" direction="out"/>
+            </method>
+            <method name="GetAll">
+              <arg name="interface_name" type="s" direction="in"/>
+              <arg name="properties" type="a{sv}" direction="out"/>
+            </method>
+            <method name="Set">
+              <arg name="interface_name" type="s" direction="in"/>
+              <arg name="property_name" type="s" direction="in"/>
+              <arg name="value" type="v" direction="in"/>
+            </method>
+            <signal name="PropertiesChanged">
+              <arg name="interface_name" type="s"/>
+              <arg name="changed_properties" type="a{sv}"/>
+              <arg name="invalidated_properties" type="as"/>
+            </signal>
+          </interface>
+          <interface name="org.freedesktop.DBus.Introspectable">
+            <method name="Introspect">
+              <arg name="xml_data" type="s" direction="out"/>
+            </method>
+          </interface>
+          <interface name="org.freedesktop.DBus.Peer">
+            <method name="Ping"/>
+            <method name="GetMachineId">
+              <arg name="machine_uuid" type="s" direction="out"/>
+            </method>
+          </interface>
+        </node>
+
+        """
+
+    /// darkman's node as darkman answers Introspect (godbus's rendering of its introspect.Node, one line):
+    /// dbus/nl.whynothugo.darkman.xml without its final newline.
+    static let darkmanIntrospection = #"<!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN" "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd"><node name="/nl/whynothugo/darkman"><interface name="org.freedesktop.DBus.Introspectable"><method name="Introspect"><arg name="out" type="s" direction="out"></arg></method></interface><interface name="org.freedesktop.DBus.Properties"><method name="Get"><arg name="interface" type="s" direction="in"></arg><arg name="property" type="s" direction="in"></arg><arg name="value" type="v" direction="out"></arg></method><method name="GetAll"><arg name="interface" type="s" direction="in"></arg><arg name="props" type="a{sv}" direction="out"></arg></method><method name="Set"><arg name="interface" type="s" direction="in"></arg><arg name="property" type="s" direction="in"></arg><arg name="value" type="v" direction="in"></arg></method><signal name="PropertiesChanged"><arg name="interface" type="s" direction="out"></arg><arg name="changed_properties" type="a{sv}" direction="out"></arg><arg name="invalidates_properties" type="as" direction="out"></arg></signal></interface><interface name="nl.whynothugo.darkman"><signal name="ModeChanged"><arg name="NewMode" type="s" direction="out"></arg></signal><property name="Mode" type="s" access="readwrite"><annotation name="org.freedesktop.DBus.Property.EmitsChangedSignal" value="true"></annotation></property></interface></node>"#
+}

@@ -1,0 +1,35 @@
+import AppearanceCore
+
+/// A way in besides the socket: the D-Bus face (appearanced's own interface and darkman's), plugged into the
+/// daemon as the portal backend is (`Outlet`), so the daemon never sees D-Bus. Every call is made on the
+/// daemon's queue; a face never waits on a peer there.
+public protocol Face: AnyObject {
+    /// Starts serving with `options`; reads and writes go through `requests`, and `report` is told now and
+    /// whenever what the face serves changes (what `status` shows).
+    func start(_ options: FaceOptions, requests: FaceRequests, report: @escaping (String) -> Void)
+    /// New options (the config was reloaded).
+    func setOptions(_ options: FaceOptions)
+    /// The published state after a change (or none: a face emits only what differs from what it last
+    /// emitted), and the mode before the change.
+    func publish(_ state: AppearanceState, previous: Mode)
+    func stop()
+}
+
+/// What a face may ask of the daemon: the same reads and writes as the socket's, through the same decisions.
+public protocol FaceRequests: AnyObject {
+    /// The published state, for everyone (nil) or one app.
+    func state(for app: String?) -> AppearanceState
+    /// A write (`set`, `toggle` and their temporary forms), decided as the socket's are and answered once the
+    /// save that covers it is durable. `who` names the asker in `log`.
+    func write(_ call: Call, app: String?, by who: String, answer: @escaping (Result<AppearanceState, RPCError>) -> Void)
+}
+
+/// The config's say in what a face serves.
+public struct FaceOptions: Equatable, Sendable {
+    /// `darkman-dbus`: serve darkman's `nl.whynothugo.darkman` where darkman itself does not hold it.
+    public var darkman: Bool
+
+    public init(darkman: Bool = true) {
+        self.darkman = darkman
+    }
+}
