@@ -85,7 +85,7 @@ class Stack:
     subscriber, and on ext4 that replacement costs about 0.12 ms (the rename over the old file starts
     writing the new one back), on a tmpfs about 0.015 ms (docs/benchmarks.md)."""
 
-    def __init__(self, bin_dir, runtime_on_disk=False):
+    def __init__(self, bin_dir, runtime_on_disk=False, desktop="GNOME", portals=("gtk",)):
         self.bin_dir = bin_dir
         self.root = tempfile.mkdtemp(prefix="appearanced-bench-")
         self.procs = []
@@ -96,7 +96,11 @@ class Stack:
         # 64 bytes or more costs appearancectl ~36 K instructions more to let go, docs/benchmarks.md).
         self.runtime = tempfile.mkdtemp(prefix="rt", dir=shm) if shm else self.root + "/runtime"
         os.makedirs(self.runtime, mode=0o700, exist_ok=True)
-        shutil.copy("/usr/share/xdg-desktop-portal/portals/gtk.portal", os.path.join(self.root, "portals"))
+        # The backends the portal may use, as the desktop's .portal files say (appearanced's own from the repo).
+        for name in portals:
+            src = os.path.join(os.path.dirname(HERE), "portal/appearanced.portal") if name == "appearanced" \
+                else f"/usr/share/xdg-desktop-portal/portals/{name}.portal"
+            shutil.copy(src, os.path.join(self.root, "portals", f"{name}.portal"))
         self.env = {
             "PATH": "/usr/bin:/bin",
             "LANG": "C.UTF-8",
@@ -105,7 +109,7 @@ class Stack:
             "XDG_STATE_HOME": self.root + "/state",
             "XDG_CONFIG_HOME": self.root + "/config",
             "XDG_DESKTOP_PORTAL_DIR": self.root + "/portals",
-            "XDG_CURRENT_DESKTOP": "GNOME",
+            "XDG_CURRENT_DESKTOP": desktop,
             "GDK_BACKEND": "broadway",
             "NO_AT_BRIDGE": "1",
             "GSETTINGS_BACKEND": "dconf",
@@ -124,11 +128,13 @@ class Stack:
         self.procs.append(p)
         return p
 
-    def start_broadway(self):
+    def start_broadway(self, server="/usr/bin/broadwayd"):
+        """broadwayd (GTK 3) or gtk4-broadwayd on a free display number: a display for the portal's GTK
+        backend or a libadwaita app, with no X or Wayland."""
         for _ in range(8):
             n = random.randint(100, 900)
             out = open(os.path.join(self.root, f"broadway-{n}.log"), "w+")
-            p = self.spawn(["/usr/bin/broadwayd", f":{n}"], stdout=out, stderr=subprocess.STDOUT)
+            p = self.spawn([server, f":{n}"], stdout=out, stderr=subprocess.STDOUT)
             deadline = time.time() + 10
             while time.time() < deadline and p.poll() is None:
                 out.seek(0)
@@ -138,7 +144,7 @@ class Stack:
                 time.sleep(0.02)
             p.kill()
             p.wait()
-        raise SystemExit("could not start broadwayd")
+        raise SystemExit(f"could not start {server}")
 
     def start_bus(self, name, config=None, env=None):
         """A private dbus-daemon; services it activates inherit its environment. Returns (proc, address)."""
@@ -199,6 +205,8 @@ class Stack:
                 except subprocess.TimeoutExpired:
                     p.kill()
                     p.wait()
+        # Activated services (the portal, its backends, dconf) leave with their bus, but not at once.
+        subprocess.run(["/usr/bin/pkill", "-f", f"DBUS_STARTER_ADDRESS=unix:path={self.root}/"], stderr=subprocess.DEVNULL)
         doc = self.runtime + "/doc"
         if os.path.ismount(doc):
             subprocess.run(["/bin/fusermount3", "-u", doc], stderr=subprocess.DEVNULL)

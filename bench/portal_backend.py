@@ -13,15 +13,14 @@ Writes portal_read.csv, adw_latency.csv and portal_backend.json to --out. Run by
 import argparse
 import json
 import os
-import random
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import bench  # noqa: E402  (the one portal stack: bench.Stack)
 
 
 def log(*a):
@@ -33,75 +32,14 @@ def pct(samples, p):
     return s[max(0, min(len(s) - 1, int(round(p / 100 * len(s) + 0.5)) - 1))]
 
 
-class Stack:
-    """A private bus with the real portal frontend, for one desktop shape; appearanced on it."""
-
-    def __init__(self, bin_dir, desktop, portals, gtk4=False):
-        self.bin_dir = bin_dir
-        self.root = tempfile.mkdtemp(prefix="appearanced-bench-portal-")
-        self.procs = []
-        for d in ("home", "runtime", "state", "config", "portals"):
-            os.makedirs(os.path.join(self.root, d), mode=0o700, exist_ok=True)
-        for name in portals:
-            src = os.path.join(REPO, "portal/appearanced.portal") if name == "appearanced" \
-                else f"/usr/share/xdg-desktop-portal/portals/{name}.portal"
-            shutil.copy(src, os.path.join(self.root, "portals", f"{name}.portal"))
-        self.env = {
-            "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": self.root + "/home",
-            "XDG_RUNTIME_DIR": self.root + "/runtime", "XDG_STATE_HOME": self.root + "/state",
-            "XDG_CONFIG_HOME": self.root + "/config", "XDG_DESKTOP_PORTAL_DIR": self.root + "/portals",
-            "XDG_CURRENT_DESKTOP": desktop, "GDK_BACKEND": "broadway", "NO_AT_BRIDGE": "1",
-            "GSETTINGS_BACKEND": "dconf", "SWIFT_BACKTRACE": "enable=no",
-        }
-        if "gtk" in portals or gtk4:
-            self.start_broadway("/usr/bin/gtk4-broadwayd" if gtk4 else "/usr/bin/broadwayd")
-        bus = self.spawn(["/usr/bin/dbus-daemon", "--session", "--nofork", "--nopidfile",
-                          f"--address=unix:path={self.root}/bus", "--print-address=1"],
-                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        self.env["DBUS_SESSION_BUS_ADDRESS"] = bus.stdout.readline().strip()
-        self.daemon = self.spawn([bin_dir + "/appearanced"], stderr=open(self.root + "/daemon.log", "w"))
-        deadline = time.time() + 20
-        while subprocess.run([bin_dir + "/appearancectl", "get"], env=self.env, capture_output=True).returncode != 0:
-            if time.time() > deadline or self.daemon.poll() is not None:
-                raise SystemExit("appearanced did not start: " + open(self.root + "/daemon.log").read())
-            time.sleep(0.02)
-
-    def spawn(self, argv, **kw):
-        p = subprocess.Popen(argv, env=self.env, stdin=subprocess.DEVNULL, **kw)
-        self.procs.append(p)
-        return p
-
-    def start_broadway(self, server):
-        for _ in range(8):
-            n = random.randint(100, 900)
-            out = open(os.path.join(self.root, f"broadway-{n}.log"), "w+")
-            p = self.spawn([server, f":{n}"], stdout=out, stderr=subprocess.STDOUT)
-            deadline = time.time() + 10
-            while time.time() < deadline and p.poll() is None:
-                out.seek(0)
-                if "Listening on" in out.read():
-                    self.env["BROADWAY_DISPLAY"] = f":{n}"
-                    return
-                time.sleep(0.02)
-            p.kill()
-            p.wait()
-        raise SystemExit(f"could not start {server}")
-
-    def close(self):
-        for p in reversed(self.procs):
-            if p.poll() is None:
-                p.terminate()
-                try:
-                    p.wait(5)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    p.wait()
-        # Activated services (the portal, its backends, dconf) leave with their bus, but not at once.
-        subprocess.run(["/usr/bin/pkill", "-f", f"DBUS_STARTER_ADDRESS=unix:path={self.root}/bus"], stderr=subprocess.DEVNULL)
-        doc = self.root + "/runtime/doc"
-        if os.path.ismount(doc):
-            subprocess.run(["/bin/fusermount3", "-u", doc], stderr=subprocess.DEVNULL)
-        shutil.rmtree(self.root, ignore_errors=True)
+def Stack(bin_dir, desktop, portals, gtk4=False):
+    """bench.py's portal stack for one desktop shape (its .portal files only), with appearanced on it."""
+    st = bench.Stack(bin_dir, desktop=desktop, portals=portals)
+    if "gtk" in portals or gtk4:
+        st.start_broadway("/usr/bin/gtk4-broadwayd" if gtk4 else "/usr/bin/broadwayd")
+    _, st.env["DBUS_SESSION_BUS_ADDRESS"] = st.start_bus("bus")
+    st.start_daemon()
+    return st
 
 
 def portal_reads(bin_dir, n):
