@@ -44,6 +44,12 @@ struct ConfigTests {
         #expect(try Self.parse("schedule = { latitude = -33.9, longitude = 18.4 }").schedule.latitude == -33.9)
     }
 
+    @Test("light-at and dark-at take H:MM as well as HH:MM")
+    func scheduleSingleDigitHour() throws {
+        #expect(try Self.parse("[schedule]\nlight-at = \"7:00\"\ndark-at = \"19:05\"").schedule == Schedule(lightAt: 420, darkAt: 1145))
+        #expect(try Self.parse("[schedule]\nlight-at = \"0:00\"\ndark-at = \"9:59\"").schedule == Schedule(lightAt: 0, darkAt: 599))
+    }
+
     static let errors: [(String, String)] = [
         ("hooks = \"yes\"", #"/home/u/.config/appearanced/config.toml:1: hooks: expected true or false, got "yes""#),
         ("hook-timeout = 0", "/home/u/.config/appearanced/config.toml:1: hook-timeout: expected a number of seconds from 0 to 3600, got an integer"),
@@ -65,7 +71,11 @@ struct ConfigTests {
         ("[schedule]\nlatitude = 10\nlongitude = -180.5", "/home/u/.config/appearanced/config.toml:3: schedule.longitude: -180.5 is outside -180…180"),
         ("[schedule]\nlatitude = \"north\"", #"/home/u/.config/appearanced/config.toml:2: schedule.latitude: expected a number of degrees, got "north""#),
         ("[schedule]\nlatitude = 10", "/home/u/.config/appearanced/config.toml:2: schedule: longitude is missing (the sun needs both latitude and longitude)"),
-        ("[schedule]\nlight-at = \"7:00\"\ndark-at = \"19:00\"", #"/home/u/.config/appearanced/config.toml:2: schedule.light-at: invalid time "7:00", expected "HH:MM" from 00:00 to 23:59"#),
+        ("[schedule]\nlight-at = \"7:0\"\ndark-at = \"19:00\"", #"/home/u/.config/appearanced/config.toml:2: schedule.light-at: invalid time "7:0", expected "HH:MM" from 00:00 to 23:59"#),
+        ("[schedule]\nlight-at = \"007:00\"\ndark-at = \"19:00\"", #"/home/u/.config/appearanced/config.toml:2: schedule.light-at: invalid time "007:00", expected "HH:MM" from 00:00 to 23:59"#),
+        ("[schedule]\nlight-at = 07:00\ndark-at = \"19:00\"", #"/home/u/.config/appearanced/config.toml:2: schedule.light-at: write the time in quotes: "07:00""#),
+        ("[schedule]\nlight-at = \"07:00\"\n\ndark-at = 19:30 # evening", #"/home/u/.config/appearanced/config.toml:4: schedule.dark-at: write the time in quotes: "19:30""#),
+        ("schedule = { light-at = 07:00, dark-at = \"19:00\" }", #"/home/u/.config/appearanced/config.toml:1: schedule.light-at: write the time in quotes: "07:00""#),
         ("[schedule]\nlight-at = \"07:00\"\ndark-at = \"24:00\"", #"/home/u/.config/appearanced/config.toml:3: schedule.dark-at: invalid time "24:00", expected "HH:MM" from 00:00 to 23:59"#),
         ("[schedule]\ndark-at = \"19:00\"", "/home/u/.config/appearanced/config.toml:2: schedule: light-at is missing (without latitude and longitude both times are needed)"),
         ("[schedule]\nlight-at = \"07:00\"\ndark-at = \"07:00\"", "/home/u/.config/appearanced/config.toml:3: schedule: light-at and dark-at are the same time"),
