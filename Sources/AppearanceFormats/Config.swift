@@ -13,6 +13,8 @@ public struct Config: Equatable, Sendable {
     /// `portal-backend`: whether appearanced serves the XDG desktop portal's Settings (`auto`: only where
     /// no other backend provides `color-scheme` for the current desktop).
     public var portalBackend: BackendPolicy = .auto
+    /// `darkman-dbus`: serve darkman's D-Bus interface (`nl.whynothugo.darkman`) where darkman does not hold it.
+    public var darkmanDBus = true
     /// `[schedule]`: light by day, dark by night, where the desktop gives no answer (or above it).
     public var schedule = Schedule()
     /// `hooks`: run the hook directories on every change of the mode.
@@ -32,7 +34,7 @@ public struct Config: Equatable, Sendable {
         self.portalBackend = portalBackend
     }
 
-    public static let knownKeys = ["default-mode", "log-level", "palette", "portal-backend", "hooks", "hook-timeout", "max-connections", "schedule", "desktop"]
+    public static let knownKeys = ["default-mode", "log-level", "palette", "portal-backend", "darkman-dbus", "hooks", "hook-timeout", "max-connections", "schedule", "desktop"]
     public static let desktopKeys = ["follow", "gnome-light", "gtk-theme-light", "gtk-theme-dark", "icon-theme-light",
                                      "icon-theme-dark", "kde-light", "kde-dark",
                                      "kde-look-and-feel-light", "kde-look-and-feel-dark"]
@@ -80,6 +82,9 @@ public struct Config: Equatable, Sendable {
         case "hooks":
             guard let b = value.boolean else { throw fail("true or false") }
             hooks = b
+        case "darkman-dbus":
+            guard let b = value.boolean else { throw fail("true or false") }
+            darkmanDBus = b
         case "hook-timeout":
             guard let v = value.float ?? value.integer.map(Double.init), v.isFinite, v > 0, v <= 3600 else {
                 throw fail("a number of seconds from 0 to 3600")
