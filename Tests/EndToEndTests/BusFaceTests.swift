@@ -1,0 +1,277 @@
+import Foundation
+import Testing
+
+/// The D-Bus face on a real dbus-daemon of its own: appearanced's interface (io.github.appearanced.Appearance1)
+/// and darkman's (nl.whynothugo.darkman), with gdbus and busctl as any client would use them.
+@Suite struct BusFaceTests {
+    static let name = "io.github.appearanced.Appearance1"
+    static let path = "/io/github/appearanced/Appearance1"
+    static let darkman = "nl.whynothugo.darkman"
+    static let darkmanPath = "/nl/whynothugo/darkman"
+    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+
+    /// A dbus-daemon with nothing activatable but `serviceDir` (no real portal): the sandbox's session bus.
+    final class FaceBus {
+        let child: Child
+        let address: String
+
+        init(_ s: Sandbox, serviceDir: String? = nil) throws {
+            address = "unix:path=\(s.root)/facebus"
+            let config = """
+                <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+                 "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+                <busconfig>
+                  <type>session</type>
+                  <listen>\(address)</listen>
+                  <auth>EXTERNAL</auth>
+                \(serviceDir.map { "  <servicedir>\($0)</servicedir>\n" } ?? "")  <policy context="default">
+                    <allow send_destination="*" eavesdrop="true"/>
+                    <allow eavesdrop="true"/>
+                    <allow own="*"/>
+                  </policy>
+                </busconfig>
+
+                """
+            try s.write(config, to: s.root + "/facebus.conf")
+            s.env["DBUS_SESSION_BUS_ADDRESS"] = address
+            child = try Child("/usr/bin/dbus-daemon", ["--config-file=\(s.root)/facebus.conf", "--nofork", "--nopidfile", "--print-address=1"],
+                              env: s.env)
+            try waitUntil("dbus-daemon's address; stderr: \(child.stderr)") { !child.lines.isEmpty }
+        }
+
+        func close() {
+            child.stop(SIGTERM)
+            _ = try? child.waitForExit(timeout: 10)
+        }
+    }
+
+    /// A call on appearanced's own object.
+    static func call(_ s: Sandbox, _ method: String, _ args: [String]) throws -> (ok: Bool, out: String) {
+        try gdbus(s, name, path, method, args)
+    }
+
+    static func gdbus(_ s: Sandbox, _ dest: String, _ path: String, _ method: String, _ args: [String]) throws -> (ok: Bool, out: String) {
+        let r = try s.run("/usr/bin/gdbus", ["call", "--session", "--timeout", "20", "--dest", dest, "--object-path", path, "--method", method] + args)
+        return (r.status == 0, r.out + r.err)
+    }
+
+    static func busctl(_ s: Sandbox, _ args: [String]) throws -> (ok: Bool, out: String) {
+        let r = try s.run("/usr/bin/busctl", ["--address=\(s.env["DBUS_SESSION_BUS_ADDRESS"]!)"] + args)
+        return (r.status == 0, r.out + r.err)
+    }
+
+    /// The Introspect answer, as the string itself (busctl's JSON output decoded).
+    static func introspect(_ s: Sandbox, _ dest: String, _ path: String) throws -> String {
+        let r = try busctl(s, ["call", "--json=short", dest, path, "org.freedesktop.DBus.Introspectable", "Introspect"])
+        #expect(r.ok, "\(r.out)")
+        let json = try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any]
+        return ((json?["data"] as? [Any])?.first as? String) ?? ""
+    }
+
+    static func status(_ s: Sandbox) throws -> String {
+        try s.ctl("status").out.split(separator: "\n").first { $0.hasPrefix("bus:") }.map(String.init) ?? ""
+    }
+
+    /// `gdbus monitor` on a name; `lines(matching:)` are the signals it printed so far.
+    final class Monitor {
+        let child: Child
+        init(_ s: Sandbox, _ dest: String) throws {
+            child = try Child("/usr/bin/gdbus", ["monitor", "--session", "--dest", dest], env: s.env)
+            try waitUntil("gdbus monitor to start; stderr: \(child.stderr)") { child.stdout.contains("Monitoring signals") }
+        }
+        func lines(_ text: String) -> [String] { child.lines.filter { $0.contains(text) } }
+        func wait(_ text: String, count: Int) throws -> [String] {
+            try waitUntil("\(count) × \(text); have: \(child.stdout)") { lines(text).count >= count }
+            return lines(text)
+        }
+        func stop() { child.stop(SIGKILL); _ = try? child.waitForExit(timeout: 10) }
+    }
+
+    @Test func introspectionGetSetToggleWithEveryOptionAndNamedErrors() throws {
+        let s = try Sandbox()
+        let bus = try FaceBus(s)
+        defer { bus.close() }
+        let d = try s.startDaemon()
+        defer { d.stop(); _ = try? d.waitForExit() }
+        try waitUntil("both names to be owned") { try Self.status(s) == "bus:         \(Self.name); \(Self.darkman)" }
+
+        let shipped = try String(contentsOfFile: Self.repo + "/dbus/\(Self.name).xml", encoding: .utf8)
+        #expect(try Self.introspect(s, Self.name, Self.path) == shipped)
+
+        let m = "\(Self.name)."
+        var r = try Self.call(s, m + "Get", ["{}"])
+        #expect(r.ok && r.out.contains("'mode': <'light'>") && r.out.contains("'source': <'default'>"), "\(r.out)")
+        r = try Self.call(s, m + "Get", ["{'app': <'kitty'>}"])
+        #expect(r.ok && r.out.contains("'app': <'kitty'>") && r.out.contains("'globalMode': <'light'>"), "\(r.out)")
+        r = try Self.call(s, m + "Set", ["dark", "{}"])
+        #expect(r.ok && r.out.contains("'mode': <'dark'>") && r.out.contains("'override': <'dark'>"), "\(r.out)")
+        #expect(try s.ctl("get").out == "dark\n")
+        r = try Self.call(s, m + "Set", ["light", "{'until': <'next'>}"])
+        #expect(r.ok && r.out.contains("'source': <'temporary'>") && r.out.contains("'until': <'next'>"), "\(r.out)")
+        r = try Self.call(s, m + "Set", ["dark", "{'for': <uint32 600>}"])
+        #expect(r.ok && r.out.contains("'mode': <'dark'>") && r.out.contains("'source': <'temporary'>"), "\(r.out)")
+        r = try Self.call(s, m + "Toggle", ["{'for': <600>}"])
+        #expect(r.ok && r.out.contains("'mode': <'light'>") && r.out.contains("'source': <'temporary'>"), "\(r.out)")
+        r = try Self.call(s, m + "Toggle", ["{'until': <'next'>}"])
+        #expect(r.ok && r.out.contains("'mode': <'dark'>") && r.out.contains("'until': <'next'>"), "\(r.out)")
+        r = try Self.call(s, m + "Toggle", ["{'app': <'kitty'>}"])
+        #expect(r.ok && r.out.contains("'source': <'app'>") && r.out.contains("'mode': <'light'>"), "\(r.out)")
+        r = try Self.call(s, m + "Set", ["system", "{'app': <'kitty'>}"])
+        #expect(r.ok && r.out.contains("'mode': <'dark'>"), "\(r.out)")
+        r = try Self.call(s, m + "Toggle", ["{}"])
+        #expect(r.ok && r.out.contains("'mode': <'light'>"), "\(r.out)")
+        #expect(try s.ctl("get").out == "light\n")
+        let prop = try Self.busctl(s, ["get-property", Self.name, Self.path, Self.name, "Mode"])
+        #expect(prop.ok && prop.out == "s \"light\"\n", "\(prop.out)")
+        let all = try Self.call(s, "org.freedesktop.DBus.Properties.GetAll", [Self.name])
+        #expect(all.ok && all.out.contains("'Mode': <'light'>") && all.out.contains("'Seq': <uint64 "), "\(all.out)")
+
+        // The socket's refusals, as named errors with the socket's messages.
+        let refusals: [(String, [String], String)] = [
+            ("Set", ["blue", "{}"], "Error.InvalidParams"),
+            ("Set", ["dark", "{'until': <'next'>, 'for': <5>}"], "give \"until\" or \"for\", not both"),
+            ("Set", ["dark", "{'for': <0>}"], "invalid \"for\" 0"),
+            ("Set", ["dark", "{'until': <'later'>}"], "expected \"next\""),
+            ("Set", ["dark", "{'app': <'kitty'>, 'for': <5>}"], "an app override cannot be temporary"),
+            ("Toggle", ["{'app': <'.bad'>}"], "invalid \"app\""),
+            ("Get", ["{'until': <'next'>}"], "unknown parameter \"until\""),
+            ("Get", ["{'app': <['a']>}"], "org.freedesktop.DBus.Error.InvalidArgs"),
+        ]
+        for (method, args, expected) in refusals {
+            let e = try Self.call(s, m + method, args)
+            #expect(!e.ok && e.out.contains(expected), "\(method) \(args): \(e.out)")
+        }
+        let wrong = try Self.busctl(s, ["call", Self.name, Self.path, Self.name, "Get", "s", "x"])
+        #expect(!wrong.ok && wrong.out.contains("Get takes (a{sv}), not (s)"), "\(wrong.out)")
+        let readOnly = try Self.call(s, "org.freedesktop.DBus.Properties.Set", [Self.name, "Mode", "<'dark'>"])
+        #expect(!readOnly.ok && readOnly.out.contains("PropertyReadOnly"), "\(readOnly.out)")
+        #expect(try s.ctl("get").out == "light\n")
+        #expect(d.isRunning)
+    }
+
+    @Test func propertiesChangedOncePerRealChangeAndNeverForANoOp() throws {
+        let s = try Sandbox()
+        let bus = try FaceBus(s)
+        defer { bus.close() }
+        let d = try s.startDaemon()
+        defer { d.stop(); _ = try? d.waitForExit() }
+        try waitUntil("the name to be owned") { try Self.status(s).hasPrefix("bus:         \(Self.name);") }
+        let monitor = try Monitor(s, Self.name)
+        defer { monitor.stop() }
+        let changed = "\(Self.path): org.freedesktop.DBus.Properties.PropertiesChanged ('\(Self.name)'"
+        let modeChanged = "\(Self.path): \(Self.name).ModeChanged"
+
+        #expect(try s.ctl("set", "dark").status == 0)
+        #expect(try monitor.wait(changed, count: 1).count == 1)
+        #expect(try monitor.wait(modeChanged, count: 1) == ["\(modeChanged) ('dark', 'light')"])
+        // No-ops from the socket and the bus; then a real change: exactly one more of each.
+        #expect(try s.ctl("set", "dark").status == 0)
+        #expect(try Self.call(s, "\(Self.name).Set", ["dark", "{}"]).ok)
+        #expect(try s.ctl("set", "light").status == 0)
+        #expect(try monitor.wait(changed, count: 2).count == 2)
+        #expect(try monitor.wait(modeChanged, count: 2).last == "\(modeChanged) ('light', 'dark')")
+        // A change of the source alone (light override → light temporary) changes properties, not the mode.
+        #expect(try Self.call(s, "\(Self.name).Set", ["light", "{'until': <'next'>}"]).ok)
+        let third = try monitor.wait(changed, count: 3)
+        #expect(third.count == 3 && third[2].contains("'Source': <'temporary'>"), "\(third)")
+        #expect(try s.ctl("set", "dark").status == 0)
+        #expect(try monitor.wait(changed, count: 4).count == 4)
+        #expect(monitor.lines(modeChanged).count == 3)
+    }
+
+    @Test func darkmansInterfaceReadSetRefusedAndModeChanged() throws {
+        let s = try Sandbox()
+        let bus = try FaceBus(s)
+        defer { bus.close() }
+        let d = try s.startDaemon()
+        defer { d.stop(); _ = try? d.waitForExit() }
+        try waitUntil("darkman's name to be owned") { try Self.status(s).hasSuffix("; \(Self.darkman)") }
+
+        let shipped = try String(contentsOfFile: Self.repo + "/dbus/\(Self.darkman).xml", encoding: .utf8)
+        #expect(try Self.introspect(s, Self.darkman, Self.darkmanPath) + "\n" == shipped)
+        let get = "org.freedesktop.DBus.Properties.Get"
+        #expect(try Self.gdbus(s, Self.darkman, Self.darkmanPath, get, [Self.darkman, "Mode"]).out == "(<'light'>,)\n")
+
+        let monitor = try Monitor(s, Self.darkman)
+        defer { monitor.stop() }
+        let set = try Self.busctl(s, ["set-property", Self.darkman, Self.darkmanPath, Self.darkman, "Mode", "s", "dark"])
+        #expect(set.ok, "\(set.out)")
+        #expect(try s.ctl("get", "--json").out.contains(#""override":"dark""#))
+        #expect(try Self.gdbus(s, Self.darkman, Self.darkmanPath, get, [Self.darkman, "Mode"]).out == "(<'dark'>,)\n")
+        let signal = "\(Self.darkmanPath): \(Self.darkman).ModeChanged"
+        #expect(try monitor.wait(signal, count: 1) == ["\(signal) ('dark',)"])
+        #expect(try monitor.wait("\(Self.darkmanPath): org.freedesktop.DBus.Properties.PropertiesChanged ('\(Self.darkman)', {'Mode': <'dark'>}", count: 1).count == 1)
+
+        for bad in ["<'blue'>", "<'DARK'>", "<1>", "<['dark']>"] {
+            let r = try Self.gdbus(s, Self.darkman, Self.darkmanPath, "org.freedesktop.DBus.Properties.Set", [Self.darkman, "Mode", bad])
+            #expect(!r.ok && r.out.contains("org.freedesktop.DBus.Error.InvalidArgs"), "\(bad): \(r.out)")
+        }
+        #expect(try s.ctl("get").out == "dark\n")
+        // A change from the socket reaches darkman's listeners too.
+        #expect(try s.ctl("set", "light").status == 0)
+        #expect(try monitor.wait(signal, count: 2).last == "\(signal) ('light',)")
+    }
+
+    @Test func darkmansNameHeldElsewhereIsNotFoughtForAndTheKeyTurnsItOff() throws {
+        let s = try Sandbox()
+        let bus = try FaceBus(s)
+        defer { bus.close() }
+        // Another process holds darkman's name first.
+        let holder = try Child("/usr/bin/python3", ["-c", """
+            import dbus, dbus.bus, signal, sys
+            b = dbus.bus.BusConnection(sys.argv[1])
+            r = b.request_name(sys.argv[2], dbus.bus.NAME_FLAG_DO_NOT_QUEUE)
+            print("owned" if r == dbus.bus.REQUEST_NAME_REPLY_PRIMARY_OWNER else "not owned", flush=True)
+            signal.pause()
+            """, bus.address, Self.darkman], env: s.env)
+        defer { holder.stop(SIGKILL); _ = try? holder.waitForExit() }
+        #expect(try holder.waitForLines(1) == ["owned"])
+        let d = try s.startDaemon()
+        defer { d.stop(); _ = try? d.waitForExit() }
+        try waitUntil("status to say darkman's name is held; have: \((try? Self.status(s)) ?? "")") {
+            try Self.status(s) == "bus:         \(Self.name); not \(Self.darkman): darkman (or another process) holds it"
+        }
+        let json = try s.ctl("status", "--json").out
+        #expect(json.contains(#""bus":"io.github.appearanced.Appearance1; not nl.whynothugo.darkman"#), "\(json)")
+        // Once it leaves, appearanced takes the name.
+        holder.stop(SIGKILL)
+        try waitUntil("appearanced to take darkman's name") { try Self.status(s) == "bus:         \(Self.name); \(Self.darkman)" }
+        #expect(try Self.gdbus(s, Self.darkman, Self.darkmanPath, "org.freedesktop.DBus.Properties.Get", [Self.darkman, "Mode"]).ok)
+
+        // darkman-dbus = false: the name is let go (a reload), and taken again when the key goes back.
+        try s.write("darkman-dbus = false\n", to: s.configFile)
+        d.stop(SIGHUP)
+        try waitUntil("the name to be let go") {
+            try Self.status(s) == "bus:         \(Self.name); not \(Self.darkman): off (darkman-dbus = false)"
+        }
+        let owner = try Self.gdbus(s, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner", [Self.darkman])
+        #expect(owner.out == "(false,)\n", "\(owner.out)")
+        try s.write("darkman-dbus = true\n", to: s.configFile)
+        d.stop(SIGHUP)
+        try waitUntil("the name to be taken again") { try Self.status(s) == "bus:         \(Self.name); \(Self.darkman)" }
+    }
+
+    @Test func aCallActivatesTheDaemonFromTheServicesFile() throws {
+        let s = try Sandbox()
+        let services = s.root + "/services"
+        let template = try String(contentsOfFile: Self.repo + "/dbus/\(Self.name).service", encoding: .utf8)
+        try s.write(template.replacingOccurrences(of: "@bindir@", with: Bin.dir), to: services + "/\(Self.name).service")
+        let bus = try FaceBus(s, serviceDir: services)
+        defer { bus.close() }
+        #expect(try s.ctl("get").status != 0)  // nothing runs yet
+
+        let r = try Self.call(s, "\(Self.name).Get", ["{}"])
+        #expect(r.ok && r.out.contains("'mode': <'light'>"), "\(r.out)")
+        let pidReply = try Self.gdbus(s, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.GetConnectionUnixProcessID", [Self.name])
+        let pid = try #require(pidReply.out.split(separator: " ").last.flatMap { pid_t($0.filter(\.isNumber)) }, "\(pidReply.out)")
+        defer {
+            kill(pid, SIGTERM)
+            try? waitUntil("the activated daemon to exit") { kill(pid, 0) != 0 }
+        }
+        // The activated daemon is the whole daemon: its socket answers too.
+        try waitUntil("the activated daemon's socket") { (try? s.ctl("get"))?.out == "light\n" }
+        #expect(try Self.call(s, "\(Self.name).Set", ["dark", "{}"]).ok)
+        #expect(try s.ctl("get").out == "dark\n")
+    }
+}
