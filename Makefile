@@ -157,6 +157,8 @@ INSTALLED := \
 	$(PREFIX)/share/fish/vendor_completions.d/appearancectl.fish \
 	$(PREFIX)/share/xdg-desktop-portal/portals/appearanced.portal \
 	$(PREFIX)/share/dbus-1/services/org.freedesktop.impl.portal.desktop.appearanced.service \
+	$(PREFIX)/share/dbus-1/services/io.github.appearanced.Appearance1.service \
+	$(PREFIX)/share/dbus-1/interfaces/io.github.appearanced.Appearance1.xml \
 	$(PREFIX)/share/doc/appearanced/appearanced.toml \
 	$(PREFIX)/share/doc/appearanced/palette.toml \
 	$(PREFIX)/share/doc/appearanced/protocol.md
@@ -193,6 +195,10 @@ install-files: $(MAN_PAGES)
 	sed 's|@bindir@|$(BINDIR)|g' portal/org.freedesktop.impl.portal.desktop.appearanced.service \
 		> '$(DESTDIR)$(PREFIX)/share/dbus-1/services/org.freedesktop.impl.portal.desktop.appearanced.service'
 	chmod 644 '$(DESTDIR)$(PREFIX)/share/dbus-1/services/org.freedesktop.impl.portal.desktop.appearanced.service'
+	sed 's|@bindir@|$(BINDIR)|g' dbus/io.github.appearanced.Appearance1.service \
+		> '$(DESTDIR)$(PREFIX)/share/dbus-1/services/io.github.appearanced.Appearance1.service'
+	chmod 644 '$(DESTDIR)$(PREFIX)/share/dbus-1/services/io.github.appearanced.Appearance1.service'
+	install -Dm644 dbus/io.github.appearanced.Appearance1.xml '$(DESTDIR)$(PREFIX)/share/dbus-1/interfaces/io.github.appearanced.Appearance1.xml'
 	install -Dm644 config/appearanced.toml '$(DESTDIR)$(PREFIX)/share/doc/appearanced/appearanced.toml'
 	install -Dm644 config/palette.toml '$(DESTDIR)$(PREFIX)/share/doc/appearanced/palette.toml'
 	install -Dm644 docs/protocol.md '$(DESTDIR)$(PREFIX)/share/doc/appearanced/protocol.md'

@@ -52,6 +52,7 @@ struct ConfigTests {
 
     static let errors: [(String, String)] = [
         ("hooks = \"yes\"", #"/home/u/.config/appearanced/config.toml:1: hooks: expected true or false, got "yes""#),
+        ("darkman-dbus = \"no\"", #"/home/u/.config/appearanced/config.toml:1: darkman-dbus: expected true or false, got "no""#),
         ("hook-timeout = 0", "/home/u/.config/appearanced/config.toml:1: hook-timeout: expected a number of seconds from 0 to 3600, got an integer"),
         ("hook-timeout = 7200", "/home/u/.config/appearanced/config.toml:1: hook-timeout: expected a number of seconds from 0 to 3600, got an integer"),
         ("max-connections = 0", "/home/u/.config/appearanced/config.toml:1: max-connections: expected a whole number from 1 to 1000000, got an integer"),
@@ -95,8 +96,8 @@ struct ConfigTests {
          #"/home/u/.config/appearanced/config.toml:1: log-level: expected one of "error", "warning", "notice", "info" or "debug", got "verbose""#),
         ("log-level = 7", #"/home/u/.config/appearanced/config.toml:1: log-level: expected one of "error", "warning", "notice", "info" or "debug", got an integer"#),
         ("default-mode = \"dark\"\n\n\n\ndefualt-mode = \"dark\"",
-         #"/home/u/.config/appearanced/config.toml:5: unknown key "defualt-mode" (known keys: default-mode, log-level, palette, portal-backend, hooks, hook-timeout, max-connections, schedule, desktop)"#),
-        ("[colors]\nbackground = \"#000\"", #"/home/u/.config/appearanced/config.toml:1: unknown table "colors" (known keys: default-mode, log-level, palette, portal-backend, hooks, hook-timeout, max-connections, schedule, desktop)"#),
+         #"/home/u/.config/appearanced/config.toml:5: unknown key "defualt-mode" (known keys: default-mode, log-level, palette, portal-backend, darkman-dbus, hooks, hook-timeout, max-connections, schedule, desktop)"#),
+        ("[colors]\nbackground = \"#000\"", #"/home/u/.config/appearanced/config.toml:1: unknown table "colors" (known keys: default-mode, log-level, palette, portal-backend, darkman-dbus, hooks, hook-timeout, max-connections, schedule, desktop)"#),
         ("default-mode = \"dark\"\ndefault-mode = \"light\"",
          #"/home/u/.config/appearanced/config.toml:2:1: "default-mode" is already defined as a string on line 1"#),
         ("default-mode \"dark\"", #"/home/u/.config/appearanced/config.toml:1:14: expected '=' after key "default-mode", found '"'"#),
@@ -138,5 +139,12 @@ struct ConfigTests {
             #expect(uncommented.contains { $0.hasPrefix("\(key) = ") || $0 == "[\(key)]" }, "no setting for \(key)")
         }
         _ = try Config.parse(uncommented.joined(separator: "\n"), path: Self.shipped)
+    }
+
+    @Test("darkman-dbus: on by default, off with false")
+    func darkmanDBus() throws {
+        #expect(Config().darkmanDBus)
+        #expect(try Self.parse("darkman-dbus = false\n").darkmanDBus == false)
+        #expect(try Self.parse("darkman-dbus = true\n") == Config())
     }
 }

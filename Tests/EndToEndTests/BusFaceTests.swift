@@ -219,10 +219,10 @@ import Testing
         defer { bus.close() }
         // Another process holds darkman's name first.
         let holder = try Child("/usr/bin/python3", ["-c", """
-            import dbus, dbus.bus, signal, sys
-            b = dbus.bus.BusConnection(sys.argv[1])
-            r = b.request_name(sys.argv[2], dbus.bus.NAME_FLAG_DO_NOT_QUEUE)
-            print("owned" if r == dbus.bus.REQUEST_NAME_REPLY_PRIMARY_OWNER else "not owned", flush=True)
+            bus, signal, sys = __import__("dbus.bus").bus, __import__("signal"), __import__("sys")
+            b = bus.BusConnection(sys.argv[1])
+            r = b.request_name(sys.argv[2], bus.NAME_FLAG_DO_NOT_QUEUE)
+            print("owned" if r == bus.REQUEST_NAME_REPLY_PRIMARY_OWNER else "not owned", flush=True)
             signal.pause()
             """, bus.address, Self.darkman], env: s.env)
         defer { holder.stop(SIGKILL); _ = try? holder.waitForExit() }
