@@ -62,6 +62,7 @@ _appearancectl() {
             palette) COMPREPLY=($(compgen -W 'import' -- "$cur")) ;;
             import-darkman) COMPREPLY=($(compgen -f -- "$cur")) ;;
             completions) COMPREPLY=($(compgen -W 'bash zsh fish' -- "$cur")) ;;
+            help) COMPREPLY=($(compgen -W 'get status set toggle log apps watch color asset palette import-darkman completions' -- "$cur")) ;;
         esac
     fi
 }

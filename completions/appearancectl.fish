@@ -14,11 +14,12 @@ complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a asse
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a palette -d 'the whole palette, or palette import'
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a import-darkman -d 'darkman\'s config.yaml as appearanced\'s config.toml'
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a completions -d 'print the completion script for bash, zsh or fish'
-complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a help -d 'print the help'
+complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a help -d 'print the help, or the help of one command'
 complete -c appearancectl -n "__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from dark light system" -a "dark light system"
 complete -c appearancectl -n "__fish_seen_subcommand_from palette; and not __fish_seen_subcommand_from import" -a import -d 'convert LFLDarkModeKit color plists to palette.toml'
 complete -c appearancectl -n "__fish_seen_subcommand_from import-darkman" -F
 complete -c appearancectl -n "__fish_seen_subcommand_from completions; and not __fish_seen_subcommand_from bash zsh fish" -a "bash zsh fish"
+complete -c appearancectl -n "__fish_seen_subcommand_from help; and not __fish_seen_subcommand_from get status set toggle log apps watch color asset palette import-darkman completions" -a "get status set toggle log apps watch color asset palette import-darkman completions"
 complete -c appearancectl -l socket -r -F -d 'talk to the daemon on this socket'
 complete -c appearancectl -l version -d 'print the version'
 complete -c appearancectl -l help -s h -d 'print the help'

@@ -56,15 +56,57 @@ public let helpText = """
                                  equivalent; darkman's dark-mode.d/light-mode.d hooks run as they are
       completions bash|zsh|fish  print the completion script for the shell (installed by make install
                                  and the Debian package already)
-      help                       print this help
+      help [COMMAND]             print this help, or one command's (also COMMAND --help)
 
     Options:
       --socket PATH              talk to the daemon on PATH (default: $APPEARANCED_SOCKET, else
                                  $XDG_RUNTIME_DIR/appearanced/socket)
       --version                  print the version
-      -h, --help                 print this help
+      -h, --help                 print this help (after a command: that command's)
 
     Exit status: 0 ok, 64 usage error, 65 request rejected by the daemon (or a plist import cannot
     use), 66/73 palette import cannot read/write a file, 69 daemon not reachable, 76 protocol error.
 
     """
+
+/// `appearancectl help CMD` (and `CMD --help`): the command's summary, the full help's entries for it (an
+/// entry naming several commands, such as `get, set, toggle, watch --app ID`, is in each one's help), and the
+/// options it takes from `Table`, then the global ones. nil for a name that is not a command.
+public func commandHelp(_ name: String) -> String? {
+    guard let spec = Table.command(name) else { return nil }
+    var text = "Usage: appearancectl \(name) [OPTIONS]\(spec.operand == .nothing && spec.subcommands.isEmpty ? "" : " …")\n\n"
+    text += spec.summary.prefix(1).uppercased() + spec.summary.dropFirst() + ".\n\n"
+    for entry in helpEntries() where entry.commands.contains(name) {
+        text += entry.lines.joined(separator: "\n") + "\n"
+    }
+    let own = Table.options.filter { !$0.isGlobal && $0.scopes.contains { $0 == name || $0.hasPrefix(name + " ") } }
+    text += "\nOptions:\n"
+    for option in own + Table.options.filter(\.isGlobal) {
+        let written = "  " + option.names.reversed().joined(separator: ", ") + (option.value.map { " " + $0 } ?? "")
+        let pad = written.count < 29 ? String(repeating: " ", count: 29 - written.count) : "\n" + String(repeating: " ", count: 29)
+        let scope = option.scopes.filter { $0 != name && $0.hasPrefix(name + " ") }.first.map { " (\($0))" } ?? ""
+        text += written + pad + option.summary + scope + "\n"
+    }
+    text += "\n`appearancectl help` lists every command, and the exit status.\n"
+    return text
+}
+
+/// The entries of `helpText`'s Commands section: an entry's first line is indented by two spaces, its
+/// continuation lines by more; the commands it documents are its first word, or a list such as `get, set,`.
+private func helpEntries() -> [(commands: [String], lines: [String])] {
+    guard let start = helpText.firstRange(of: "Commands:\n"), let end = helpText.firstRange(of: "\nOptions:") else { return [] }
+    var entries: [(commands: [String], lines: [String])] = []
+    for line in helpText[start.upperBound..<end.lowerBound].split(separator: "\n") {
+        if line.hasPrefix("   "), !entries.isEmpty {
+            entries[entries.count - 1].lines.append(String(line))
+        } else if line.hasPrefix("  ") {
+            var commands: [String] = []
+            for word in line.dropFirst(2).split(separator: " ") {
+                commands.append(String(word.filter { $0 != "," }))
+                if !word.hasSuffix(",") { break }
+            }
+            entries.append((commands, [String(line)]))
+        }
+    }
+    return entries
+}

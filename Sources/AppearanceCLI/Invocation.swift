@@ -17,6 +17,8 @@ public struct Invocation: Equatable, Sendable {
 
 public enum Command: Equatable, Sendable {
     case help
+    /// `help CMD`, `CMD --help`: one command's help.
+    case commandHelp(String)
     case version
     case completions(Shell)
     case get(app: String?, json: Bool)

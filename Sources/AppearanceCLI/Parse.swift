@@ -101,7 +101,11 @@ private struct Parser {
 
     func invocation(environment: (String) -> String?) throws(UsageError) -> Invocation {
         if version { return Invocation(socket: socket, .version) }
-        if help { return Invocation(socket: socket, .help) }
+        if help {
+            // `CMD --help`: that command's help (`palette import --help`: palette's).
+            if let command = operands.first, Table.commandNames.contains(command) { return Invocation(socket: socket, .commandHelp(command)) }
+            return Invocation(socket: socket, .help)
+        }
         guard let command = operands.first else {
             throw UsageError("missing command (\(Table.commandNames.dropLast().joined(separator: ", ")))")
         }
@@ -175,8 +179,13 @@ private struct Parser {
         }
         switch command {
         case "help":
-            if let extra = operands.first { throw UsageError("help: unexpected argument \"\(extra)\" (help takes none)") }
-            return .help
+            guard let name = operands.first else { return .help }
+            if operands.count > 1 { throw UsageError("help: unexpected argument \"\(operands[1])\" (help takes one command)") }
+            guard Table.commandNames.contains(name) else {
+                let names = Table.commandNames
+                throw UsageError("help: unknown command \"\(name)\" (expected \(names.dropLast().joined(separator: ", ")) or \(names.last!))")
+            }
+            return .commandHelp(name)
         case "get":
             try none()
             return .get(app: try app(environment: environment), json: json)

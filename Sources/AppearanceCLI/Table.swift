@@ -56,7 +56,7 @@ public enum Table {
                     subcommands: [("import", "convert LFLDarkModeKit color plists to palette.toml")]),
         CommandSpec("import-darkman", "darkman's config.yaml as appearanced's config.toml", operand: .files),
         CommandSpec("completions", "print the completion script for bash, zsh or fish", operand: .words(Shell.allCases.map(\.rawValue))),
-        CommandSpec("help", "print the help"),
+        CommandSpec("help", "print the help, or the help of one command", operand: .words(commandNames.filter { $0 != "help" })),
     ]
 
     /// The commands' names and their subcommands' scopes, for the parser (the same as `commands` says: tested).

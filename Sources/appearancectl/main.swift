@@ -211,6 +211,9 @@ switch invocation.command {
 case .help:
     print(helpText, terminator: "")
 
+case .commandHelp(let name):
+    print(commandHelp(name) ?? helpText, terminator: "")
+
 case .version:
     out("appearancectl \(packageVersion)")
 

@@ -55,7 +55,9 @@ import Testing
         ("completions fish", Invocation(.completions(.fish))),
         ("help", Invocation(.help)),
         ("--help", Invocation(.help)),
-        ("set --help", Invocation(.help)),
+        ("set --help", Invocation(.commandHelp("set"))),
+        ("help set", Invocation(.commandHelp("set"))),
+        ("palette import --help", Invocation(.commandHelp("palette"))),
         ("-h", Invocation(.help)),
         ("--version", Invocation(.version)),
         ("get --version", Invocation(.version)),
@@ -147,7 +149,8 @@ import Testing
         ("completions", "completions: missing shell (bash, zsh or fish)"),
         ("completions tcsh", "completions: unknown shell \"tcsh\" (expected bash, zsh or fish)"),
         ("completions --json", "completions does not take --json"),
-        ("help get", "help: unexpected argument \"get\" (help takes none)"),
+        ("help frobnicate", "help: unknown command \"frobnicate\" (expected get, status, set, toggle, log, apps, watch, color, asset, palette, import-darkman, completions or help)"),
+        ("help get set", "help: unexpected argument \"set\" (help takes one command)"),
         ("help --json", "help does not take --json"),
     ]
 

@@ -56,7 +56,7 @@ import Testing
 
     @Test(arguments: [
         (["--socket=", "get"], "option --socket needs a path (--socket= is empty)"),
-        (["help", "get"], #"help: unexpected argument "get" (help takes none)"#),
+        (["help", "frobnicate"], #"help: unknown command "frobnicate""#),
         (["color", "fill.bg", "--json"], "color does not take --json"),
         (["asset", "wallpaper", "--json"], "asset does not take --json"),
         (["palette", "--format", "css", "--json"], "palette does not take --json (use --format json)"),
