@@ -55,14 +55,14 @@ _appearancectl() {
         esac
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))
     elif [[ -z $command ]]; then
-        COMPREPLY=($(compgen -W 'get status set toggle log apps watch color asset palette import-darkman completions help' -- "$cur"))
+        COMPREPLY=($(compgen -W 'get status set toggle reload log apps watch color asset palette import-darkman completions help' -- "$cur"))
     elif [[ -z $sub ]]; then
         case $command in
             set) COMPREPLY=($(compgen -W 'dark light system' -- "$cur")) ;;
             palette) COMPREPLY=($(compgen -W 'import' -- "$cur")) ;;
             import-darkman) COMPREPLY=($(compgen -f -- "$cur")) ;;
             completions) COMPREPLY=($(compgen -W 'bash zsh fish' -- "$cur")) ;;
-            help) COMPREPLY=($(compgen -W 'get status set toggle log apps watch color asset palette import-darkman completions' -- "$cur")) ;;
+            help) COMPREPLY=($(compgen -W 'get status set toggle reload log apps watch color asset palette import-darkman completions' -- "$cur")) ;;
         esac
     fi
 }

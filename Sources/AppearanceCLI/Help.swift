@@ -22,6 +22,9 @@ public let helpText = """
                                  system --app ID removes it) comes first for it; $APPEARANCED_APP is the
                                  default --app
       apps [--json]              the app overrides: one "ID<TAB>MODE" line each
+      reload                     the daemon reads its config and palette files again (as on SIGHUP);
+                                 prints the config file read, or its mistake with the file and line
+                                 (exit 65: the previous configuration stays in force)
       log [-n N] [--json]        the recent changes of the mode and their causes, oldest first
                                  (--json: one JSON object per line)
       watch [--json [--traits] [--palette]] [--exit-on-disconnect]
@@ -64,8 +67,9 @@ public let helpText = """
       --version                  print the version
       -h, --help                 print this help (after a command: that command's)
 
-    Exit status: 0 ok, 64 usage error, 65 request rejected by the daemon (or a plist import cannot
-    use), 66/73 palette import cannot read/write a file, 69 daemon not reachable, 76 protocol error.
+    Exit status: 0 ok, 64 usage error, 65 request rejected by the daemon (a config reload refused, or
+    a plist import cannot use), 66/73 palette import cannot read/write a file, 69 daemon not reachable,
+    76 protocol error.
 
     """
 

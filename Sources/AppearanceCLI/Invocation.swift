@@ -28,6 +28,8 @@ public enum Command: Equatable, Sendable {
     case toggle(lifetime: Lifetime?, app: String?, json: Bool)
     case log(count: Int?, json: Bool)
     case apps(json: Bool)
+    /// The daemon reads its config and palette again (as on SIGHUP).
+    case reload
     case watch(Watch)
     case watchExec(command: [String], initial: Bool, app: String?)
     case color(token: String, variant: ResolveFor, format: ColorFormat)

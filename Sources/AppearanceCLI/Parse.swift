@@ -208,6 +208,9 @@ private struct Parser {
         case "log":
             try none()
             return .log(count: values["-n"].flatMap { Int($0) }, json: json)
+        case "reload":
+            try none()
+            return .reload
         case "apps":
             try none()
             return .apps(json: json)

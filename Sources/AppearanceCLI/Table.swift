@@ -47,6 +47,7 @@ public enum Table {
         CommandSpec("status", "the mode and why, the system value, traits, palette and override"),
         CommandSpec("set", "force a mode, or follow the system again", operand: .words(["dark", "light", "system"])),
         CommandSpec("toggle", "flip the mode"),
+        CommandSpec("reload", "read the config and palette files again"),
         CommandSpec("log", "the recent changes of the mode and their causes"),
         CommandSpec("apps", "the app overrides"),
         CommandSpec("watch", "print the mode, then one line per change"),
@@ -60,7 +61,7 @@ public enum Table {
     ]
 
     /// The commands' names and their subcommands' scopes, for the parser (the same as `commands` says: tested).
-    public static let commandNames = ["get", "status", "set", "toggle", "log", "apps", "watch", "color", "asset", "palette",
+    public static let commandNames = ["get", "status", "set", "toggle", "reload", "log", "apps", "watch", "color", "asset", "palette",
                                       "import-darkman", "completions", "help"]
     public static let subcommandScopes = ["palette import"]
 

@@ -187,7 +187,7 @@ public final class Daemon: @unchecked Sendable {
     // MARK: Signals
 
     private func installSignals() {
-        for (sig, action) in [(Signal.terminate, shutdown), (.interrupt, shutdown), (.hangUp, reload)] as [(Signal, () -> Void)] {
+        for (sig, action) in [(Signal.terminate, shutdown), (.interrupt, shutdown), (.hangUp, { _ = self.reload() })] as [(Signal, () -> Void)] {
             sig.ignore()
             let s = DispatchSource.makeSignalSource(signal: sig.rawValue, queue: queue)
             s.setEventHandler(handler: action)
@@ -197,10 +197,14 @@ public final class Daemon: @unchecked Sendable {
         Signal.pipe.ignore()
     }
 
-    private func reload() {
+    /// Reads the config and the palette again (SIGHUP, the `reload` request). Returns how the config was read,
+    /// or its mistake: then the previous configuration stays in force (the palette is reloaded either way).
+    @discardableResult
+    func reload() -> Result<ReloadReply, ConfigError> {
         log.info("reloading \(paths.configFile)")
         Systemd.notify("RELOADING=1\nMONOTONIC_USEC=\(Systemd.monotonicMicroseconds())")
         defer { Systemd.notify("READY=1") }
+        var configError: ConfigError?
         do {
             try settings.loadConfig(fallback: "keeping the previous configuration")
             let c = settings.config
@@ -216,6 +220,7 @@ public final class Daemon: @unchecked Sendable {
             configureHooks()
         } catch {
             log.error("\(error); keeping the previous configuration")
+            configError = error
         }
         // The palette is reloaded even when the config is bad: it is its own file.
         if settings.loadPalette() {
@@ -223,6 +228,8 @@ public final class Daemon: @unchecked Sendable {
             publisher.outlet?.publish(Publisher.served(engine, settings.palette))
             readAgain()
         }
+        if let configError { return .failure(configError) }
+        return .success(ReloadReply(config: settings.configDetail, palette: settings.paletteDetail))
     }
 
     private func shutdown() {

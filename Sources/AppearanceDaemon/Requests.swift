@@ -59,6 +59,9 @@ extension Daemon {
             return
         case .log(let limit):
             result = .success(publisher.transitions.json(limit: limit))
+        case .reload:
+            // As SIGHUP: a config with a mistake is named (file:line) and the previous one stays in force.
+            result = reload().map(\.json).mapError { RPCError(.requestFailed, "\($0); keeping the previous configuration") }
         }
         if let id = request.id {
             switch result {

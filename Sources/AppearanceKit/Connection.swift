@@ -120,6 +120,14 @@ public final class AppearanceConnection {
         }
     }
 
+    /// Reads the config and palette files again (`reload`, protocol 5), as SIGHUP does. A config with a
+    /// mistake is `.rejected` with the file, the line and the mistake; the previous configuration stays.
+    public func reload() throws(AppearanceError) -> ReloadReply {
+        let json = try call(.reload)
+        guard let reply = ReloadReply(json: json) else { throw .protocolError("the daemon's reload reply says nothing was reloaded") }
+        return reply
+    }
+
     /// The recent changes of the mode with their causes, oldest first (`log`; the daemon keeps 256).
     public func log(limit: Int? = nil) throws(AppearanceError) -> [LogEntry] {
         let json = try call(.log(limit: limit))

@@ -63,6 +63,8 @@ public enum Call: Equatable, Sendable {
     case log(limit: Int?)
     /// Every app override.
     case apps
+    /// Read the config and palette files again (as SIGHUP does).
+    case reload
 
     /// A plain `subscribe`: mode changes only.
     public static let subscribe = Call.subscribe(.mode)
@@ -74,6 +76,7 @@ public enum Call: Equatable, Sendable {
         case .toggle, .toggleTemporary: .toggle
         case .log: .log
         case .apps: .apps
+        case .reload: .reload
         case .subscribe: .subscribe
         case .status: .status
         case .resolve: .resolve
@@ -87,7 +90,7 @@ public enum Call: Equatable, Sendable {
         case .setTemporary(let m, let l): return .object([("override", .string(m.rawValue))] + l.members)
         case .toggleTemporary(let l): return .object(l.members)
         case .log(let limit): return limit.map { .object([("limit", .int($0))]) }
-        case .apps: return nil
+        case .apps, .reload: return nil
         case .subscribe(let i):
             // A plain subscribe sends no params, so that a protocol 1 daemon accepts it.
             var m: [(String, JSON)] = []
@@ -194,7 +197,7 @@ extension Request {
         case .resolve: ["tokens", "mode", "contrast", "app"]
         case .palette: ["mode", "contrast", "app"]
         case .get: ["app"]
-        case .status, .apps: []
+        case .status, .apps, .reload: []
         }
         if let unknown = given.first(where: { !allowed.contains($0.0) }) {
             throw invalid(.invalidParams, "\(name): unknown parameter \"\(unknown.0)\"", id: id ?? .null, reply: reply)
@@ -264,6 +267,7 @@ extension Request {
         let call: Call
         switch method {
         case .apps: call = .apps
+        case .reload: call = .reload
         case .get: call = .get
         case .toggle: call = try lifetime().map(Call.toggleTemporary) ?? .toggle
         case .log:

@@ -324,6 +324,11 @@ case .apps(let json):
         out(json ? JSON.object([("app", .string(app)), ("override", .string(mode.rawValue))]).text : "\(app)\t\(mode.rawValue)")
     }
 
+case .reload:
+    let reply: ReloadReply
+    do { reply = try connect(socket).reload() } catch { fail(error) }
+    out("reloaded \(shown(reply.config))")
+
 case .importDarkman(let given, let outputFile):
     let configHome = Posix.environment("XDG_CONFIG_HOME") ?? (Posix.environment("HOME") ?? "") + "/.config"
     let file = given ?? configHome + "/darkman/config.yaml"

@@ -53,6 +53,8 @@ import Testing
         ("import-darkman", Invocation(.importDarkman(file: nil, output: nil))),
         ("import-darkman conf.yaml --output c.toml", Invocation(.importDarkman(file: "conf.yaml", output: "c.toml"))),
         ("completions fish", Invocation(.completions(.fish))),
+        ("reload", Invocation(.reload)),
+        ("--socket /tmp/s reload", Invocation(socket: "/tmp/s", .reload)),
         ("help", Invocation(.help)),
         ("--help", Invocation(.help)),
         ("set --help", Invocation(.commandHelp("set"))),
@@ -84,8 +86,8 @@ import Testing
     }
 
     static let errors: [(String, String)] = [
-        ("", "missing command (get, status, set, toggle, log, apps, watch, color, asset, palette, import-darkman, completions)"),
-        ("frobnicate", "unknown command \"frobnicate\" (expected get, status, set, toggle, log, apps, watch, color, asset, palette, import-darkman, completions or help)"),
+        ("", "missing command (get, status, set, toggle, reload, log, apps, watch, color, asset, palette, import-darkman, completions)"),
+        ("frobnicate", "unknown command \"frobnicate\" (expected get, status, set, toggle, reload, log, apps, watch, color, asset, palette, import-darkman, completions or help)"),
         ("get --bogus", "unknown option \"--bogus\""),
         ("get -x", "unknown option \"-x\""),
         ("get extra", "get: unexpected argument \"extra\""),
@@ -149,7 +151,7 @@ import Testing
         ("completions", "completions: missing shell (bash, zsh or fish)"),
         ("completions tcsh", "completions: unknown shell \"tcsh\" (expected bash, zsh or fish)"),
         ("completions --json", "completions does not take --json"),
-        ("help frobnicate", "help: unknown command \"frobnicate\" (expected get, status, set, toggle, log, apps, watch, color, asset, palette, import-darkman, completions or help)"),
+        ("help frobnicate", "help: unknown command \"frobnicate\" (expected get, status, set, toggle, reload, log, apps, watch, color, asset, palette, import-darkman, completions or help)"),
         ("help get set", "help: unexpected argument \"set\" (help takes one command)"),
         ("help --json", "help does not take --json"),
     ]

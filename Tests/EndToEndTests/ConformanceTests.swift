@@ -73,6 +73,8 @@ import Testing
                 if step.note.contains("SIGHUP") {
                     try s.write("default-mode = \"dark\"\n", to: s.configFile)
                     kill(d.pid, SIGHUP)
+                } else if step.note.contains("The config gets a mistake") {
+                    try s.write("default-mode = \"blue\"\n", to: s.configFile)
                 } else if step.note.contains("replaced by a plain file") {
                     try FileManager.default.moveItem(atPath: stateDir, toPath: stateDir + ".saved")
                     try s.write("", to: stateDir)
@@ -115,7 +117,7 @@ import Testing
                 }
             }
         }
-        for action in ["SIGHUP", "replaced by a plain file", "SIGTERM, then a new daemon"] {
+        for action in ["SIGHUP", "The config gets a mistake", "replaced by a plain file", "SIGTERM, then a new daemon"] {
             #expect(notes.contains { $0.contains(action) }, "the transcript no longer says \"\(action)\"; update this test")
         }
 
@@ -124,7 +126,7 @@ import Testing
         let methodsSection = try #require(doc.range(of: "## Methods")).upperBound
         let methodsText = String(doc[methodsSection...]).components(separatedBy: "\n## ")[0]
         let methods = methodsText.matches(of: #/\n\| `([a-z]+)` \| /#).map { String($0.1) }
-        #expect(Set(methods) == ["get", "set", "toggle", "subscribe", "status", "resolve", "palette", "log", "apps"])
+        #expect(Set(methods) == ["get", "set", "toggle", "subscribe", "status", "resolve", "palette", "log", "apps", "reload"])
         for m in methods {
             #expect(steps.contains { $0.sends && $0.text.contains(#""method":"\#(m)""#) }, "\(m) is never sent")
         }

@@ -42,4 +42,24 @@ import Testing
         let copied = s.root + "/home/.config/appearanced/config.toml"
         #expect(FileManager.default.fileExists(atPath: copied), "\(command) did not write \(copied)")
     }
+
+    /// `appearancectl reload`: the config read again as SIGHUP does; a mistake names the file and line, exits
+    /// 65, and the previous config stays in force.
+    @Test(.timeLimit(.minutes(1)))
+    func reloadSaysWhatItReadOrWhatIsWrong() throws {
+        let s = try Sandbox()
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        try s.write("default-mode = \"dark\"\n", to: s.configFile)
+        let ok = try s.ctl("reload")
+        #expect(ok.status == 0 && ok.out == "reloaded \(s.configFile)\n", "\(ok)")
+        #expect(try s.ctl("get").out == "dark\n")
+        try s.write("# a comment\ndefault-mode = \"blue\"\n", to: s.configFile)
+        let bad = try s.ctl("reload")
+        #expect(bad.status == 65, "\(bad)")
+        #expect(bad.err.contains("\(s.configFile):2: default-mode: expected \"light\" or \"dark\", got \"blue\"; keeping the previous configuration"), "\(bad.err)")
+        #expect(try s.ctl("get").out == "dark\n")
+        let json = try s.ctl("reload", "--json")
+        #expect(json.status == 64, "reload has no --json: \(json)")
+    }
 }

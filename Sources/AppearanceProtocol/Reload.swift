@@ -1,0 +1,22 @@
+/// `reload`'s result (protocol 5): the config and palette files read again, as SIGHUP does, and how each was
+/// read. A config with a mistake is not a result but error -32000 naming the file and line; the previous
+/// configuration stays in force.
+public struct ReloadReply: Equatable, Sendable {
+    /// The config file that is now in force, or how it was read (`…/config.toml: no such file (the defaults)`).
+    public var config: String
+    /// The palette file and how it was read (`…/palette.toml: 9 tokens`).
+    public var palette: String
+
+    public init(config: String, palette: String) {
+        (self.config, self.palette) = (config, palette)
+    }
+
+    public var json: JSON {
+        .object([("reloaded", .bool(true)), ("config", .string(config)), ("palette", .string(palette))])
+    }
+
+    public init?(json: JSON) {
+        guard json["reloaded"]?.boolValue == true, let config = json["config"]?.stringValue else { return nil }
+        self.init(config: config, palette: json["palette"]?.stringValue ?? "")
+    }
+}
