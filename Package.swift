@@ -106,7 +106,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "AppearanceProtocolTests", dependencies: ["AppearanceCore", "AppearanceProtocol"], swiftSettings: strict),
         .testTarget(name: "AppearancePosixTests", dependencies: ["AppearancePosix", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "AppearanceBusTests", dependencies: ["AppearanceCore", "AppearanceBus", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "AppearanceBusTests", dependencies: ["AppearanceCore", "AppearanceProtocol", "AppearanceBus", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "AppearanceDecideTests", dependencies: ["AppearanceCore", "AppearanceProtocol", "AppearanceDecide"],
                     swiftSettings: strict),
         .testTarget(name: "AppearanceFormatsTests", dependencies: ["AppearanceCore", "AppearanceProtocol", "AppearanceFormats"],
