@@ -50,8 +50,8 @@ _appearancectl() {
             color) opts+=' --mode --contrast --format' ;;
             asset) opts+=' --mode --contrast' ;;
             palette) opts+=' --mode --contrast --format --preview --color' ;;
-            'palette import') opts+=' --light --dark --output -o' ;;
-            import-darkman) opts+=' --output -o' ;;
+            'palette import') opts+=' --light --dark --output -o --force' ;;
+            import-darkman) opts+=' --output -o --force' ;;
         esac
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))
     elif [[ -z $command ]]; then

@@ -46,3 +46,5 @@ complete -c appearancectl -n "__fish_seen_subcommand_from palette; and __fish_se
 complete -c appearancectl -n "__fish_seen_subcommand_from palette; and __fish_seen_subcommand_from import" -l dark -r -F -d 'the dark plist'
 complete -c appearancectl -n "__fish_seen_subcommand_from import-darkman" -l output -s o -r -F -d 'write to this file'
 complete -c appearancectl -n "__fish_seen_subcommand_from palette; and __fish_seen_subcommand_from import" -l output -s o -r -F -d 'write to this file'
+complete -c appearancectl -n "__fish_seen_subcommand_from import-darkman" -l force -d 'with -o, replace a file that exists'
+complete -c appearancectl -n "__fish_seen_subcommand_from palette; and __fish_seen_subcommand_from import" -l force -d 'with -o, replace a file that exists'

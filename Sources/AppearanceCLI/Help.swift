@@ -49,14 +49,15 @@ public let helpText = """
       palette --preview [--contrast normal|high] [--color=always|never|auto]
                                  both modes side by side as truecolor swatches with names and values
                                  (auto: colors only on a terminal, not with NO_COLOR or TERM=dumb)
-      palette import --light LIGHT.plist --dark DARK.plist [-o|--output FILE]
+      palette import --light LIGHT.plist --dark DARK.plist [-o|--output FILE [--force]]
                                  convert LFLDarkModeKit color plists (key -> RRGGBB or AARRGGBB) to
                                  palette.toml (stdout without -o); keys found in one file only are
                                  reported and kept as that value for both modes
-      import-darkman [FILE] [-o|--output FILE]
+      import-darkman [FILE] [-o|--output FILE [--force]]
                                  darkman's config.yaml (default: $XDG_CONFIG_HOME/darkman/config.yaml) as
                                  appearanced's config.toml (stdout without -o), saying what has no
-                                 equivalent; darkman's dark-mode.d/light-mode.d hooks run as they are
+                                 equivalent; darkman's dark-mode.d/light-mode.d hooks run as they are;
+                                 -o makes missing folders and never replaces a file without --force
       completions bash|zsh|fish  print the completion script for the shell (installed by make install
                                  and the Debian package already)
       help [COMMAND]             print this help, or one command's (also COMMAND --help)
@@ -68,8 +69,8 @@ public let helpText = """
       -h, --help                 print this help (after a command: that command's)
 
     Exit status: 0 ok, 64 usage error, 65 request rejected by the daemon (a config reload refused, or
-    a plist import cannot use), 66/73 palette import cannot read/write a file, 69 daemon not reachable,
-    76 protocol error.
+    a plist import cannot use), 66/73 an import cannot read its input/write its output (73 also when
+    the output exists and --force is not given), 69 daemon not reachable, 76 protocol error.
 
     """
 

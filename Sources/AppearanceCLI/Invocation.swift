@@ -36,9 +36,10 @@ public enum Command: Equatable, Sendable {
     case asset(name: String, variant: ResolveFor)
     case palette(variant: ResolveFor, format: PaletteFormat)
     case palettePreview(contrast: Contrast?, color: ColorChoice)
-    case paletteImport(light: String, dark: String, output: String?)
+    /// `force`: `-o FILE` may replace a file that exists.
+    case paletteImport(light: String, dark: String, output: String?, force: Bool = false)
     /// `file` nil: darkman's own config file in the user's config folder.
-    case importDarkman(file: String?, output: String?)
+    case importDarkman(file: String?, output: String?, force: Bool = false)
 }
 
 /// `watch` printing lines: what each line carries and what happens when the daemon goes away.

@@ -142,6 +142,13 @@ private struct Parser {
         }
     }
 
+    /// `--force`: only with `-o FILE` (standard output is never "replaced").
+    func force(command: String) throws(UsageError) -> Bool {
+        guard flags.contains("--force") else { return false }
+        if values["--output"] == nil { throw UsageError("\(command): --force goes with -o FILE (it lets the import replace FILE)") }
+        return true
+    }
+
     /// `--until-next` / `--for`, as the protocol's lifetime.
     func lifetime(_ command: String, app: String?) throws(UsageError) -> Lifetime? {
         let seconds = values["--for"].flatMap(parseDuration)
@@ -244,7 +251,7 @@ private struct Parser {
             guard let light = values["--light"], let dark = values["--dark"] else {
                 throw UsageError("palette import: needs --light LIGHT.plist and --dark DARK.plist")
             }
-            return .paletteImport(light: light, dark: dark, output: values["--output"])
+            return .paletteImport(light: light, dark: dark, output: values["--output"], force: try force(command: "palette import"))
         case "palette":
             if let extra = operands.first { throw UsageError("palette: unexpected argument \"\(extra)\" (palette import takes --light and --dark)") }
             let color = values["--color"].flatMap(ColorChoice.init(rawValue:))
@@ -265,7 +272,7 @@ private struct Parser {
             return .palette(variant: variant, format: format)
         case "import-darkman":
             if operands.count > 1 { throw UsageError("import-darkman: unexpected argument \"\(operands[1])\"") }
-            return .importDarkman(file: operands.first, output: values["--output"])
+            return .importDarkman(file: operands.first, output: values["--output"], force: try force(command: command))
         case "completions":
             let name = try one("shell (bash, zsh or fish)")
             guard let shell = Shell(rawValue: name) else { throw UsageError("completions: unknown shell \"\(name)\" (expected bash, zsh or fish)") }

@@ -101,6 +101,8 @@ public enum Table {
         OptionSpec(names: ["--dark"], value: "FILE", completion: .plists, scopes: ["palette import"], summary: "the dark plist"),
         OptionSpec(names: ["--output", "-o"], value: "FILE", completion: .files, scopes: ["palette import", "import-darkman"],
                    summary: "write to this file"),
+        OptionSpec(names: ["--force"], value: nil, completion: .nothing, scopes: ["palette import", "import-darkman"],
+                   summary: "with -o, replace a file that exists"),
     ]
 
     /// The entries for an option name (`--format` has one per command), or none.

@@ -5,6 +5,9 @@
 public struct DarkmanImport: Equatable, Sendable {
     public var toml: String
     public var notes: [String]
+
+    /// How many settings the config has (its `key = value` lines, not comments or table headers).
+    public var settings: Int { toml.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.hasPrefix("[") && $0.contains(" = ") }.count }
 }
 
 /// Reads darkman's flat YAML (`key: value` lines, `#` comments): `lat`, `lng`, `usegeoclue`, `portal`,

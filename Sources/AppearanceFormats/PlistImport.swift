@@ -147,6 +147,9 @@ public struct ImportResult: Equatable, Sendable {
     /// Keys only in the light bundle, then only in the dark one, in document order (kept for both modes).
     public var onlyLight: [String]
     public var onlyDark: [String]
+
+    /// How many tokens the palette has (its tables).
+    public var tokens: Int { toml.split(separator: "\n").filter { $0.hasPrefix("[") }.count }
 }
 
 /// Converts the two plists into palette.toml text. A key present in one file only becomes that value as the

@@ -139,6 +139,14 @@ func writeFile(_ path: String, _ text: String) {
     }
 }
 
+/// `-o FILE` of the imports: a file that exists (a symlink too) is not replaced without `--force`; exits 73
+/// (EX_CANTCREAT) naming it, before anything is read or converted.
+func refuseToReplace(_ path: String?, force: Bool) {
+    guard let path, !force, FileSystem.exists(path) else { return }
+    Posix.printError("appearancectl: \(shown(path)) exists; give --force to replace it\n")
+    Posix.exit(73)
+}
+
 func resolveOne(_ token: String, _ variant: ResolveFor, socket: String?) -> PaletteValue {
     let r: ResolvedPalette
     do { r = try connect(socket).resolve([token], mode: variant.mode, contrast: variant.contrast) } catch { fail(error) }
@@ -284,7 +292,8 @@ case .asset(let name, let variant):
         Posix.exit(Exit.rejected)
     }
 
-case .paletteImport(let lightFile, let darkFile, let outputFile):
+case .paletteImport(let lightFile, let darkFile, let outputFile, let force):
+    refuseToReplace(outputFile, force: force)
     let result: ImportResult
     do {
         result = try convertLFL(light: readFile(lightFile), lightFile: lightFile, dark: readFile(darkFile), darkFile: darkFile)
@@ -299,6 +308,7 @@ case .paletteImport(let lightFile, let darkFile, let outputFile):
     if !result.onlyDark.isEmpty {
         Posix.printError("appearancectl: only in \(shown(darkFile)) (kept for both modes): \(shown(result.onlyDark.joined(separator: ", ")))\n")
     }
+    if let outputFile { Posix.printError("appearancectl: wrote \(shown(outputFile)) (\(result.tokens) token\(result.tokens == 1 ? "" : "s"))\n") }
 
 case .palettePreview(let contrast, let choice):
     let c = connect(socket)
@@ -329,7 +339,8 @@ case .reload:
     do { reply = try connect(socket).reload() } catch { fail(error) }
     out("reloaded \(shown(reply.config))")
 
-case .importDarkman(let given, let outputFile):
+case .importDarkman(let given, let outputFile, let force):
+    refuseToReplace(outputFile, force: force)
     let configHome = Posix.environment("XDG_CONFIG_HOME") ?? (Posix.environment("HOME") ?? "") + "/.config"
     let file = given ?? configHome + "/darkman/config.yaml"
     let result: DarkmanImport
@@ -339,5 +350,6 @@ case .importDarkman(let given, let outputFile):
     }
     if let outputFile { writeFile(outputFile, result.toml) } else { print(result.toml, terminator: "") }
     for note in result.notes { Posix.printError("appearancectl: \(shown(note))\n") }
+    if let outputFile { Posix.printError("appearancectl: wrote \(shown(outputFile)) (\(result.settings) setting\(result.settings == 1 ? "" : "s"))\n") }
 }
 Posix.exit(Exit.ok)

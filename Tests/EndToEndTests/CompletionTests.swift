@@ -49,7 +49,7 @@ import Testing
         #expect(try Self.bash(["palette", "--preview", "--color", "=", ""]) == ["always", "never", "auto"])
         #expect(try Self.bash(["set", "dark", "--for", ""]) == ["30m", "1h", "2h", "8h", "1d"])
         #expect(try Self.bash(["watch", "--j"]) == ["--json"])
-        #expect(try Self.bash(["palette", "import", "--"]) == ["--socket", "--version", "--help", "--light", "--dark", "--output"])
+        #expect(try Self.bash(["palette", "import", "--"]) == ["--socket", "--version", "--help", "--light", "--dark", "--output", "--force"])
         #expect(try Self.bash(["log", "-"]) == ["--socket", "--version", "--help", "-h", "--json", "-n"])
         // After --exec comes a command of its own: bash offers programs.
         #expect(try Self.bash(["watch", "--exec", "tru"]).contains("true"))
@@ -60,7 +60,7 @@ import Testing
         #expect(try Self.fish("appearancectl set ") == ["dark", "light", "system"])
         #expect(try Self.fish("appearancectl color x --format ") == ["hex", "rgb", "css"])
         #expect(try Self.fish("appearancectl palette --format ") == ["json", "css", "sh", "gtk"])
-        #expect(try Self.fish("appearancectl palette import --") == ["--socket", "--version", "--help", "--light", "--dark", "--output"])
+        #expect(try Self.fish("appearancectl palette import --") == ["--socket", "--version", "--help", "--light", "--dark", "--output", "--force"])
         #expect(try Self.fish("appearancectl set dark --") == ["--socket", "--version", "--help", "--json", "--app", "--until-next", "--for"])
     }
 

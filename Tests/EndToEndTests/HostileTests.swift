@@ -197,7 +197,7 @@ final class Atomic<T: Sendable>: @unchecked Sendable {
         try s.write("precious\n", to: victim)
         let out = s.root + "/palette.toml"
         #expect(symlink(victim, out) == 0)
-        let r = try s.run(Bin.ctl, ["palette", "import", "--light", light, "--dark", s.root + "/dark.plist", "-o", out])
+        let r = try s.run(Bin.ctl, ["palette", "import", "--light", light, "--dark", s.root + "/dark.plist", "-o", out, "--force"])
         #expect(r.status == 0, "\(r.err)")
         #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious\n")
         let toml = try String(contentsOfFile: out, encoding: .utf8)

@@ -62,4 +62,37 @@ import Testing
         let json = try s.ctl("reload", "--json")
         #expect(json.status == 64, "reload has no --json: \(json)")
     }
+
+    /// The two imports' command lines writing to `out`, and what they write, in words.
+    static func importCommand(_ which: String, _ s: Sandbox, _ out: String) throws -> (args: [String], wrote: String) {
+        if which == "palette" {
+            return (["palette", "import", "--light", Golden.dir + "/lfl-light.plist", "--dark", Golden.dir + "/lfl-dark.plist", "-o", out],
+                    "appearancectl: wrote \(out) (7 tokens)\n")
+        }
+        try s.write("lat: 52.3\nlng: 4.8\nportal: true\n", to: s.root + "/darkman.yaml")
+        return (["import-darkman", s.root + "/darkman.yaml", "-o", out], "appearancectl: wrote \(out) (3 settings)\n")
+    }
+
+    /// `-o FILE` never replaces a file without `--force` (exit 73, the file untouched), makes missing
+    /// folders, and says what it wrote.
+    @Test(arguments: ["palette", "darkman"])
+    func importsRefuseToOverwriteAndSayWhatTheyWrote(which: String) throws {
+        let s = try Sandbox()
+        let out = s.root + "/new/folder/out.toml"
+        let (args, wrote) = try Self.importCommand(which, s, out)
+        let first = try s.run(Bin.ctl, args)
+        #expect(first.status == 0 && first.err.hasSuffix(wrote), "\(first)")
+        #expect(FileManager.default.fileExists(atPath: out))
+        try s.write("precious\n", to: out)
+        let again = try s.run(Bin.ctl, args)
+        #expect(again.status == 73, "\(again)")
+        #expect(again.err.contains("appearancectl: \(out) exists; give --force to replace it"), "\(again.err)")
+        #expect(try String(contentsOfFile: out, encoding: .utf8) == "precious\n")
+        let forced = try s.run(Bin.ctl, args + ["--force"])
+        #expect(forced.status == 0 && forced.err.hasSuffix(wrote), "\(forced)")
+        #expect(try String(contentsOfFile: out, encoding: .utf8) != "precious\n")
+        // --force means nothing without -o.
+        let stdoutOnly = try s.run(Bin.ctl, Array(args.dropLast(2)) + ["--force"])
+        #expect(stdoutOnly.status == 64 && stdoutOnly.err.contains("--force goes with -o"), "\(stdoutOnly)")
+    }
 }
