@@ -58,7 +58,8 @@ public struct Clock: Sendable {
     public static let earliestShown: Int64 = -62_135_596_800
     public static let latestShown: Int64 = 253_402_300_799
 
-    /// "19:42" local time, or "Tue 2026-03-31 07:05" when not within the next 24 hours. A time outside
+    /// "19:42" local time later today, or "Tue 2026-03-31 07:05" on any other local day (tomorrow morning
+    /// too: "07:00" alone would read as this morning). A time outside
     /// `earliestShown...latestShown` (an override "until" Int64.max, or a year the local calendar cannot
     /// show) is "never": it does not come, and no arithmetic on it can overflow.
     public static func describe(_ time: Int64, from now: Int64) -> String {
@@ -67,7 +68,10 @@ public struct Clock: Sendable {
         guard (1...9999).contains(t.year), (0...6).contains(t.weekday) else { return "never" }
         let hm = String(format2: t.hour) + ":" + String(format2: t.minute)
         let (ahead, overflow) = time.subtractingReportingOverflow(now)
-        guard overflow || ahead >= 86_400 || ahead < 0 else { return hm }
+        if !overflow, ahead >= 0, ahead < 86_400 {
+            let today = Posix.localTime(now)
+            if (today.year, today.month, today.day) == (t.year, t.month, t.day) { return hm }
+        }
         let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
         return "\(days[t.weekday]) \(String(fourDigits: t.year))-\(String(format2: t.month))-\(String(format2: t.day)) \(hm)"
     }

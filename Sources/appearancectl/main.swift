@@ -106,6 +106,20 @@ func printState(_ s: AppearanceState, json: Bool) {
     out(json ? s.json.text : s.mode.rawValue)
 }
 
+/// `set MODE --until-next` / `toggle --until-next`: what will end it, on stderr (the output stays the mode or
+/// the state object). The schedule's next change comes from `status` (`dark until 07:00 (light-at: light)`).
+func sayWhatEndsIt(_ s: AppearanceState, _ c: AppearanceConnection) {
+    guard let t = s.temporary, t.expiry == .nextChange else { return }
+    let detail = (try? c.status())?.scheduleDetail ?? ""
+    var next = detail.firstRange(of: " until ").map { String(detail[$0.upperBound...].prefix { $0 != "(" }) } ?? ""
+    while next.last == " " { next.removeLast() }
+    if !next.isEmpty {
+        Posix.printError("appearancectl: \(t.mode.rawValue) until the schedule's next change at \(next), or until the desktop's own setting changes if that comes first\n")
+    } else {
+        Posix.printError("appearancectl: \(t.mode.rawValue) until the desktop's own setting changes (appearancectl set system ends it now)\n")
+    }
+}
+
 /// The largest plist `palette import` reads: color bundles are a few KiB.
 let importLimit = 4 << 20
 
@@ -165,6 +179,12 @@ func printStatus(_ st: StatusInfo, socket: String) {
     case .schedule: "following the schedule"
     case .default: s.system == .noPreference ? "the default: the desktop states no preference" : "the default: the desktop gives no answer"
     }
+    // An override above the schedule: the schedule line says what it would do, and that it is not doing it.
+    let hidden = switch s.source {
+    case .override: "; your override hides the schedule"
+    case .temporary: "; your temporary override hides the schedule until it ends"
+    default: ""
+    }
     let t = s.traits
     let traits = "contrast \(t.contrast?.rawValue ?? "unavailable"), reduced motion "
         + "\(t.reducedMotion.map { $0 ? "yes" : "no" } ?? "unavailable"), accent \(t.accentColor?.opaqueHex ?? "unavailable")"
@@ -176,7 +196,7 @@ func printStatus(_ st: StatusInfo, socket: String) {
         default:     \(st.defaultMode.rawValue)
         config:      \(st.configDetail ?? "unknown (the daemon is older than protocol 3)")
         palette:     \(st.paletteDetail ?? "unknown (the daemon is older than protocol 2)")
-        schedule:    \(st.scheduleDetail ?? "none")
+        schedule:    \(st.scheduleDetail.map { $0 + hidden } ?? "none")
         temporary:   \(s.temporary.map(describeTemporary) ?? "none")
         portal:      \(st.portalBackendDetail ?? "unknown (the daemon is older than protocol 3)")
         desktop:     \(st.desktopDetail ?? "unknown (the daemon is older than protocol 4)")
@@ -241,7 +261,10 @@ case .status(let json):
 case .set(let o, let lifetime, let app, let json):
     let c = connect(socket, app: app)
     if let lifetime, let mode = Mode(rawValue: o.rawValue) {
-        do { printState(try c.set(mode, for: lifetime), json: json) } catch { fail(error) }
+        let state: AppearanceState
+        do { state = try c.set(mode, for: lifetime) } catch { fail(error) }
+        printState(state, json: json)
+        sayWhatEndsIt(state, c)
     } else {
         do { printState(try c.set(o), json: json) } catch { fail(error) }
     }
@@ -249,7 +272,10 @@ case .set(let o, let lifetime, let app, let json):
 case .toggle(let lifetime, let app, let json):
     let c = connect(socket, app: app)
     if let lifetime {
-        do { printState(try c.toggle(for: lifetime), json: json) } catch { fail(error) }
+        let state: AppearanceState
+        do { state = try c.toggle(for: lifetime) } catch { fail(error) }
+        printState(state, json: json)
+        sayWhatEndsIt(state, c)
     } else {
         do { printState(try c.toggle(), json: json) } catch { fail(error) }
     }

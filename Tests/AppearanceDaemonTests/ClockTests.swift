@@ -24,10 +24,21 @@ struct ClockTests {
         #expect(Clock.describe(Clock.latestShown - 86_400 * 2, from: 0).contains(" 9999-12-"))
     }
 
-    /// Within the next 24 hours only the time is shown.
-    @Test func soonIsHoursAndMinutes() {
-        let shown = Clock.describe(1_780_003_600, from: 1_780_000_000)
-        #expect(shown.utf8.count == 5 && shown.contains(":"), "\(shown)")
+    /// A time later today is only hours and minutes; one on another local day, even within 24 hours, has a date.
+    @Test func todayIsHoursAndMinutesAnotherDayHasADate() {
+        var dated = 0
+        for now in stride(from: Int64(1_780_000_000), to: 1_780_000_000 + 86_400, by: 1_800) {
+            let time = now + 3 * 3_600
+            let shown = Clock.describe(time, from: now)
+            let (a, b) = (Posix.localTime(time), Posix.localTime(now))
+            if (a.year, a.month, a.day) == (b.year, b.month, b.day) {
+                #expect(shown.utf8.count == 5 && shown.contains(":"), "\(shown)")
+            } else {
+                dated += 1
+                #expect(shown.split(separator: " ").count == 3, "\(shown)")
+            }
+        }
+        #expect(dated == 6, "three hours ahead crosses midnight from six of the day's half hours")
     }
 
     /// The local days of whatever zone the machine is in (run with TZ=Europe/Berlin, America/Santiago or

@@ -24,7 +24,7 @@ import class TestSupport.TemporaryDirectory
     static let fixed = "[schedule]\nlight-at = \"07:00\"\ndark-at = \"19:00\"\n"
 
     @Test func theScheduleSwitchesAtItsTime() throws {
-        let (s, _) = try Self.sandbox(at: 19 * 3600 - 8, config: Self.fixed)   // 18:59:52: time to start first
+        let (s, offset) = try Self.sandbox(at: 19 * 3600 - 8, config: Self.fixed)   // 18:59:52: time to start first
         let d = try s.startDaemon()
         defer { d.stop() }
         let w = try Child(Bin.ctl, ["watch", "--json"], env: s.env)
@@ -35,7 +35,8 @@ import class TestSupport.TemporaryDirectory
         #expect(status.contains("schedule:    light until 19:00 (dark-at: dark)"), "\(status)")
         let second = try w.waitForLines(2)[1]
         #expect(second.contains(#""mode":"dark""#) && second.contains(#""source":"schedule""#), "\(second)")
-        #expect(try s.ctl("status").out.contains("schedule:    dark until 07:00 (light-at: light)"))
+        // Tomorrow's 07:00 has its date.
+        #expect(try s.ctl("status").out.contains("schedule:    dark until \(NewcomerTests.day(after: offset, 1)) 07:00 (light-at: light)"))
         let log = try s.ctl("log").out
         #expect(log.contains("light → dark") && log.contains("schedule: dark-at"), "\(log)")
     }

@@ -95,4 +95,52 @@ import Testing
         let stdoutOnly = try s.run(Bin.ctl, Array(args.dropLast(2)) + ["--force"])
         #expect(stdoutOnly.status == 64 && stdoutOnly.err.contains("--force goes with -o"), "\(stdoutOnly)")
     }
+
+    /// "Wed 2026-11-26": the UTC day `days` after the one the AutomationTests sandbox's daemon believes it is.
+    static func day(after offset: Int64, _ days: Int64) -> String {
+        let now = Int64(Date().timeIntervalSince1970) + offset
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "UTC")
+        f.dateFormat = "EEE yyyy-MM-dd"
+        return f.string(from: Date(timeIntervalSince1970: TimeInterval((now / 86_400 + days) * 86_400 + 43_200)))
+    }
+
+    /// `status` gives a date for a time that is not today, and says when an override hides the schedule.
+    @Test(.timeLimit(.minutes(1)))
+    func statusDatesTomorrowAndSaysTheOverrideHidesTheSchedule() throws {
+        let (s, offset) = try AutomationTests.sandbox(at: 20 * 3600, config: AutomationTests.fixed)
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        let schedule = "schedule:    dark until \(Self.day(after: offset, 1)) 07:00 (light-at: light)"
+        let status = try s.ctl("status").out
+        #expect(status.contains(schedule + "\n"), "\(status)")
+        #expect(try s.ctl("set", "light").status == 0)
+        let hidden = try s.ctl("status").out
+        #expect(hidden.contains(schedule + "; your override hides the schedule"), "\(hidden)")
+        #expect(try s.ctl("set", "system").status == 0)
+        #expect(try s.ctl("status").out.contains(schedule + "\n"))
+    }
+
+    /// `set MODE --until-next` says what will end it: the schedule's next change, or the desktop's own
+    /// setting; the JSON output stays the state object alone.
+    @Test(.timeLimit(.minutes(1)))
+    func untilNextSaysWhatWillEndIt() throws {
+        let (s, _) = try AutomationTests.sandbox(at: 12 * 3600, config: AutomationTests.fixed)
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        let r = try s.ctl("set", "dark", "--until-next")
+        #expect(r.status == 0 && r.out == "dark\n", "\(r)")
+        #expect(r.err.contains("dark until the schedule's next change at 19:00"), "\(r.err)")
+        let j = try s.ctl("toggle", "--until-next", "--json")
+        #expect(j.status == 0 && j.out.hasPrefix("{") && j.out.split(separator: "\n").count == 1, "\(j)")
+
+        let plain = try Sandbox()
+        let p = try plain.startDaemon()
+        defer { p.stop() }
+        let q = try plain.ctl("set", "dark", "--until-next")
+        #expect(q.status == 0 && q.out == "dark\n", "\(q)")
+        #expect(q.err.contains("dark until the desktop's own setting changes"), "\(q.err)")
+        #expect(try plain.ctl("set", "light", "--for", "1h").err.isEmpty)
+    }
 }
