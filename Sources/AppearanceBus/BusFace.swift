@@ -19,7 +19,7 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
     private static let properties = "org.freedesktop.DBus.Properties"
     private static let introspectable = "org.freedesktop.DBus.Introspectable"
     private static let dbus = "org.freedesktop.DBus"
-    private static let invalidArgsName = "org.freedesktop.DBus.Error.InvalidArgs"
+    static let invalidArgsName = "org.freedesktop.DBus.Error.InvalidArgs"
     private static let darkmanMatch = "type='signal',sender='\(dbus)',interface='\(dbus)',member='NameOwnerChanged',arg0='\(darkmanName)'"
 
     private let queue: DispatchQueue
@@ -236,7 +236,7 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
     // MARK: - Calls
 
     /// A call answered with an error.
-    private struct Refused: Error { var error: BusError }
+    struct Refused: Error { var error: BusError }
 
     private func handle(_ call: Message) -> Bool {
         guard let path = call.path, let member = call.member, let requests else { return false }
@@ -389,166 +389,4 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
             self.reply(to: call, result.map(values).mapError(BusFace.busError))
         }
     }
-
-    // MARK: - Values
-
-    /// The socket's errors as named D-Bus errors, with the socket's messages.
-    static func busError(_ e: RPCError) -> BusError {
-        let name = switch e.code {
-        case ErrorCode.invalidParams.rawValue: "\(interface).Error.InvalidParams"
-        case ErrorCode.requestFailed.rawValue: "\(interface).Error.RequestFailed"
-        default: "\(interface).Error.Failed"
-        }
-        return BusError(name: name, message: e.message)
-    }
-
-    private func invalidArgs(_ message: String) -> BusError { BusError(name: BusFace.invalidArgsName, message: message) }
-
-    static let maxNameBytes = 1024
-
-    /// A call's arguments when they are exactly `signature`'s strings, each at most `maxNameBytes`.
-    private func strings(of call: Message, _ method: String, _ signature: String) throws(Refused) -> [String] {
-        guard call.hasSignature(signature) else { throw Refused(error: invalidArgs("\(method) takes (\(signature)), not (\(call.signature))")) }
-        guard let args = call.arguments(within: DecodeBounds(depth: 0, values: signature.count, bytes: signature.count * BusFace.maxNameBytes)),
-              case let strings = args.compactMap({ if case .string(let s) = $0 { s } else { nil } }), strings.count == signature.count
-        else { throw Refused(error: invalidArgs("\(method)'s strings are at most \(BusFace.maxNameBytes) bytes each")) }
-        return strings
-    }
-
-    private func entry(_ key: String, _ value: BusValue) -> BusValue {
-        .container(signature: "{sv}", [.string(key), .variant(value)])
-    }
-
-    /// The interface's properties for a state (everyone's).
-    private func properties(_ state: AppearanceState) -> [String: BusValue] {
-        let json = state.json
-        return [
-            "Mode": .string(state.mode.rawValue),
-            "DarkMode": .boolean(state.darkMode),
-            "Source": .string(state.source.rawValue),
-            "Override": .string(state.override.rawValue),
-            "System": .string(state.system.rawValue),
-            "Temporary": json["temporary"].map(BusFace.value).flatMap { if case .container = $0 { $0 } else { nil } }
-                ?? .container(signature: "a{sv}", []),
-            "Traits": json["traits"].map(BusFace.value) ?? .container(signature: "a{sv}", []),
-            "Seq": .uint64(state.seq),
-            "Instance": .string(state.instance),
-        ]
-    }
-
-    /// A socket JSON value as a D-Bus value: objects as a{sv} (null members left out), arrays as av.
-    static func value(_ json: JSON) -> BusValue {
-        switch json {
-        case .object(let members):
-            return .container(signature: "a{sv}", members.compactMap { k, v in
-                v == .null ? nil : .container(signature: "{sv}", [.string(k), .variant(value(v))])
-            })
-        case .array(let items): return .container(signature: "av", items.map { .variant(value($0)) })
-        case .string(let s): return .string(s)
-        case .bool(let b): return .boolean(b)
-        case .number(let n):
-            if let i = Int64(n) { return .int64(i) }
-            if let u = UInt64(n) { return .uint64(u) }
-            return .double(Double(n) ?? 0)
-        case .null: return .container(signature: "a{sv}", [])
-        }
-    }
-
-    /// An option's value as the socket's JSON; nil for a type the socket has no word for.
-    static func json(_ v: BusValue) -> JSON? {
-        switch v {
-        case .string(let s): .string(s)
-        case .boolean(let b): .bool(b)
-        case .byte(let n): .int(n)
-        case .int16(let n): .number(String(n))
-        case .uint16(let n): .int(n)
-        case .int32(let n): .number(String(n))
-        case .uint32(let n): .int(n)
-        case .int64(let n): .number(String(n))
-        case .uint64(let n): .int(n)
-        case .double(let d): .number(String(d))
-        default: nil
-        }
-    }
-
-    // MARK: - Introspection
-
-    /// dbus/io.github.appearanced.Appearance1.xml, byte for byte (BusFaceTests compare them).
-    static let introspection = """
-        <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
-         "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
-        <!-- appearanced's own D-Bus interface: the name io.github.appearanced.Appearance1 owns the object
-             /io/github/appearanced/Appearance1. The state object (a{sv}) has the socket protocol's fields
-             (docs/protocol.md): mode, darkMode, system, override, source, seq, instance, traits, temporary and,
-             for an app, app, globalMode, globalSource. Options (a{sv}) are the socket's params: "app" (s),
-             "until" ("next"), "for" (seconds, any integer type). Errors: ….Error.InvalidParams,
-             ….Error.RequestFailed, with the socket's messages. -->
-        <node>
-          <interface name="io.github.appearanced.Appearance1">
-            <method name="Get">
-              <arg name="options" type="a{sv}" direction="in"/>
-              <arg name="state" type="a{sv}" direction="out"/>
-            </method>
-            <method name="Set">
-              <arg name="mode" type="s" direction="in"/>
-              <arg name="options" type="a{sv}" direction="in"/>
-              <arg name="state" type="a{sv}" direction="out"/>
-            </method>
-            <method name="Toggle">
-              <arg name="options" type="a{sv}" direction="in"/>
-              <arg name="state" type="a{sv}" direction="out"/>
-            </method>
-            <signal name="ModeChanged">
-              <arg name="mode" type="s"/>
-              <arg name="previous" type="s"/>
-            </signal>
-            <property name="Mode" type="s" access="read"/>
-            <property name="DarkMode" type="b" access="read"/>
-            <property name="Source" type="s" access="read"/>
-            <property name="Override" type="s" access="read"/>
-            <property name="System" type="s" access="read"/>
-            <property name="Temporary" type="a{sv}" access="read"/>
-            <property name="Traits" type="a{sv}" access="read"/>
-            <property name="Seq" type="t" access="read"/>
-            <property name="Instance" type="s" access="read"/>
-          </interface>
-          <interface name="org.freedesktop.DBus.Properties">
-            <method name="Get">
-              <arg name="interface_name" type="s" direction="in"/>
-              <arg name="property_name" type="s" direction="in"/>
-              <arg name="value" type="v" direction="out"/>
-            </method>
-            <method name="GetAll">
-              <arg name="interface_name" type="s" direction="in"/>
-              <arg name="properties" type="a{sv}" direction="out"/>
-            </method>
-            <method name="Set">
-              <arg name="interface_name" type="s" direction="in"/>
-              <arg name="property_name" type="s" direction="in"/>
-              <arg name="value" type="v" direction="in"/>
-            </method>
-            <signal name="PropertiesChanged">
-              <arg name="interface_name" type="s"/>
-              <arg name="changed_properties" type="a{sv}"/>
-              <arg name="invalidated_properties" type="as"/>
-            </signal>
-          </interface>
-          <interface name="org.freedesktop.DBus.Introspectable">
-            <method name="Introspect">
-              <arg name="xml_data" type="s" direction="out"/>
-            </method>
-          </interface>
-          <interface name="org.freedesktop.DBus.Peer">
-            <method name="Ping"/>
-            <method name="GetMachineId">
-              <arg name="machine_uuid" type="s" direction="out"/>
-            </method>
-          </interface>
-        </node>
-
-        """
-
-    /// darkman's node as darkman answers Introspect (godbus's rendering of its introspect.Node, one line):
-    /// dbus/nl.whynothugo.darkman.xml without its final newline.
-    static let darkmanIntrospection = #"<!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN" "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd"><node name="/nl/whynothugo/darkman"><interface name="org.freedesktop.DBus.Introspectable"><method name="Introspect"><arg name="out" type="s" direction="out"></arg></method></interface><interface name="org.freedesktop.DBus.Properties"><method name="Get"><arg name="interface" type="s" direction="in"></arg><arg name="property" type="s" direction="in"></arg><arg name="value" type="v" direction="out"></arg></method><method name="GetAll"><arg name="interface" type="s" direction="in"></arg><arg name="props" type="a{sv}" direction="out"></arg></method><method name="Set"><arg name="interface" type="s" direction="in"></arg><arg name="property" type="s" direction="in"></arg><arg name="value" type="v" direction="in"></arg></method><signal name="PropertiesChanged"><arg name="interface" type="s" direction="out"></arg><arg name="changed_properties" type="a{sv}" direction="out"></arg><arg name="invalidates_properties" type="as" direction="out"></arg></signal></interface><interface name="nl.whynothugo.darkman"><signal name="ModeChanged"><arg name="NewMode" type="s" direction="out"></arg></signal><property name="Mode" type="s" access="readwrite"><annotation name="org.freedesktop.DBus.Property.EmitsChangedSignal" value="true"></annotation></property></interface></node>"#
 }
