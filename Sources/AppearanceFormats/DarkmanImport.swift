@@ -11,11 +11,12 @@ public struct DarkmanImport: Equatable, Sendable {
 }
 
 /// Reads darkman's flat YAML (`key: value` lines, `#` comments): `lat`, `lng`, `usegeoclue`, `portal`,
-/// `dbusserver`. An unknown key or a bad value is an error naming the file and line.
+/// `dbusserver` (as `darkman-dbus`). An unknown key or a bad value is an error naming the file and line.
 public func convertDarkman(_ text: String, file: String) throws(ImportError) -> DarkmanImport {
     var latitude: Double?, longitude: Double?
     var notes: [String] = []
     var portal: Bool?
+    var darkmanDBus: Bool?
     var lineNumber = 0
     for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
         lineNumber += 1
@@ -54,7 +55,7 @@ public func convertDarkman(_ text: String, file: String) throws(ImportError) -> 
         case "portal":
             portal = try bool()
         case "dbusserver":
-            if try bool() { notes.append("dbusserver: appearanced's interface is its socket (docs/protocol.md), not darkman's D-Bus API") }
+            darkmanDBus = try bool()
         default:
             throw ImportError(description: "\(commentSafe(file)):\(lineNumber): unknown darkman setting \"\(commentSafe(key))\"")
         }
@@ -63,6 +64,10 @@ public func convertDarkman(_ text: String, file: String) throws(ImportError) -> 
         throw ImportError(description: "\(commentSafe(file)): \(latitude == nil ? "lat" : "lng") is missing (the schedule needs both)")
     }
     var toml = "# appearanced configuration, imported from darkman's \(commentSafe(file)) by `appearancectl import-darkman`.\n"
+    if let darkmanDBus {
+        // appearanced serves darkman's D-Bus interface (nl.whynothugo.darkman) itself, where darkman is not running.
+        toml += "\n# darkman dbusserver: \(darkmanDBus)\ndarkman-dbus = \(darkmanDBus)\n"
+    }
     if let portal {
         // darkman's portal: true serves the portal's Settings; appearanced's "auto" does so where no other
         // backend does, which is where darkman's users turn it on.

@@ -18,6 +18,9 @@ struct DarkmanImportTests {
         #expect(result.toml == """
             # appearanced configuration, imported from darkman's config.yaml by `appearancectl import-darkman`.
 
+            # darkman dbusserver: true
+            darkman-dbus = true
+
             # darkman portal: true
             portal-backend = "auto"
 
@@ -28,10 +31,12 @@ struct DarkmanImportTests {
             """)
         #expect(result.notes == [
             "usegeoclue: appearanced does not ask a location service; it uses the latitude and longitude written here",
-            "dbusserver: appearanced's interface is its socket (docs/protocol.md), not darkman's D-Bus API",
         ])
         let config = try Config.parse(result.toml, path: "config.toml")
         #expect(config.schedule.latitude == 52.3 && config.schedule.longitude == 4.8 && config.portalBackend == .auto)
+        #expect(config.darkmanDBus)
+        // darkman's D-Bus server off: so is appearanced's darkman face.
+        #expect(try Config.parse(try convertDarkman("dbusserver: false\n", file: "c.yaml").toml, path: "config.toml").darkmanDBus == false)
     }
 
     @Test func anEmptyConfigSaysThereIsNoSchedule() throws {
