@@ -10,14 +10,33 @@ public struct Schedule: Equatable, Sendable {
     public var darkAt: Int?
     /// `schedule-over-desktop`: the schedule decides before the desktop's own choice.
     public var aboveDesktop: Bool
+    /// `sunrise-offset` / `sunset-offset`: seconds the sun's events are moved (negative: earlier). Fixed
+    /// times and polar days and nights are not moved.
+    public var sunriseOffset: Int64
+    public var sunsetOffset: Int64
 
     public init(latitude: Double? = nil, longitude: Double? = nil, lightAt: Int? = nil, darkAt: Int? = nil,
-                aboveDesktop: Bool = false) {
+                aboveDesktop: Bool = false, sunriseOffset: Int64 = 0, sunsetOffset: Int64 = 0) {
         self.latitude = latitude
         self.longitude = longitude
         self.lightAt = lightAt
         self.darkAt = darkAt
         self.aboveDesktop = aboveDesktop
+        self.sunriseOffset = sunriseOffset
+        self.sunsetOffset = sunsetOffset
+    }
+
+    /// An offset as the config writes it and `log` shows it: "+30m", "-1h", "+1h30s"; "" for none.
+    public static func describeOffset(_ seconds: Int64) -> String {
+        guard seconds != 0 else { return "" }
+        let m = seconds.magnitude
+        let (h, rest) = m.quotientAndRemainder(dividingBy: 3600)
+        let (min, sec) = rest.quotientAndRemainder(dividingBy: 60)
+        var text = seconds < 0 ? "-" : "+"
+        if h > 0 { text += "\(h)h" }
+        if min > 0 { text += "\(min)m" }
+        if sec > 0 { text += "\(sec)s" }
+        return text
     }
 
     /// No schedule configured.
@@ -107,8 +126,13 @@ public struct Schedule: Equatable, Sendable {
             if let latitude, let longitude {
                 switch Sun.day(utcMidnight: d.utcMidnight, latitude: latitude, longitude: longitude) {
                 case .riseAndSet(let r, let s):
-                    rise = Event(time: r, mode: .light, cause: "sunrise")
-                    set = Event(time: s, mode: .dark, cause: "sunset")
+                    let (r, s) = (r + sunriseOffset, s + sunsetOffset)
+                    set = Event(time: s, mode: .dark, cause: "sunset" + Self.describeOffset(sunsetOffset))
+                    // Offsets that leave no daylight leave the day dark (the evening's event alone, which
+                    // changes nothing after the night before).
+                    if r < s || lightAt != nil || darkAt != nil {
+                        rise = Event(time: r, mode: .light, cause: "sunrise" + Self.describeOffset(sunriseOffset))
+                    }
                 case .alwaysUp:
                     if lightAt == nil && darkAt == nil { events.append(Event(time: d.at(0), mode: .light, cause: "polar day")) }
                 case .alwaysDown:
