@@ -38,7 +38,7 @@ public struct Config: Equatable, Sendable {
     public static let desktopKeys = ["follow", "gnome-light", "gtk-theme-light", "gtk-theme-dark", "icon-theme-light",
                                      "icon-theme-dark", "kde-light", "kde-dark",
                                      "kde-look-and-feel-light", "kde-look-and-feel-dark"]
-    public static let scheduleKeys = ["latitude", "longitude", "light-at", "dark-at", "over-desktop"]
+    public static let scheduleKeys = ["latitude", "longitude", "light-at", "dark-at", "sunrise-offset", "sunset-offset", "over-desktop"]
 
     /// Reads a config from its text. `path` is only used in error messages.
     public static func parse(_ text: String, path: String) throws(ConfigError) -> Config {
@@ -161,6 +161,10 @@ public struct Config: Equatable, Sendable {
         if let l = s.lightAt, l == s.darkAt {
             throw ConfigError(path: path, line: seen["dark-at"] ?? line, message: "schedule: light-at and dark-at are the same time")
         }
+        if s.latitude == nil, s.sunriseOffset != 0 || s.sunsetOffset != 0 {
+            let key = s.sunriseOffset != 0 ? "sunrise-offset" : "sunset-offset"
+            throw ConfigError(path: path, line: seen[key] ?? line, message: "schedule: \(key) moves the sun's event: it needs latitude and longitude")
+        }
         if s.isEmpty, s.aboveDesktop {
             throw ConfigError(path: path, line: seen["over-desktop"] ?? line, message: "schedule: over-desktop needs latitude/longitude or light-at/dark-at")
         }
@@ -179,6 +183,11 @@ public struct Config: Equatable, Sendable {
             guard let text = value.string else { return "expected a time \"HH:MM\", got \(shown(value))" }
             guard let minutes = Self.minutes(text) else { return "invalid time \(text.debugDescription), expected \"HH:MM\" from 00:00 to 23:59" }
             if key == "light-at" { s.lightAt = minutes } else { s.darkAt = minutes }
+        case "sunrise-offset", "sunset-offset":
+            let expected = "a signed duration such as \"-30m\", \"+1h\" or \"+1h15m\", at most 6 hours either way"
+            guard let text = value.string else { return "expected \(expected), got \(shown(value))" }
+            guard let seconds = Self.offset(text) else { return "invalid offset \(text.debugDescription), expected \(expected)" }
+            if key == "sunrise-offset" { s.sunriseOffset = seconds } else { s.sunsetOffset = seconds }
         case "over-desktop":
             guard let b = value.boolean else { return "expected true or false, got \(shown(value))" }
             s.aboveDesktop = b
@@ -186,6 +195,34 @@ public struct Config: Equatable, Sendable {
             return "unknown key (known keys: \(scheduleKeys.joined(separator: ", ")))"
         }
         return nil
+    }
+
+    /// "-30m", "+1h", "1h15m", "-45s", "0": an optional sign, then hours, minutes and seconds, each at most once
+    /// and in that order; at most 6 hours either way (more would move sunrise past noon). Seconds, or nil.
+    static func offset(_ text: String) -> Int64? {
+        var rest = Substring(text)
+        var sign: Int64 = 1
+        if let first = rest.first, first == "+" || first == "-" {
+            sign = first == "-" ? -1 : 1
+            rest = rest.dropFirst()
+        }
+        if rest == "0" { return 0 }
+        guard !rest.isEmpty else { return nil }
+        var total: Int64 = 0
+        var units = ["h": Int64(3600), "m": 60, "s": 1]
+        var order = ["h", "m", "s"]
+        while !rest.isEmpty {
+            let digits = rest.prefix { $0.isASCII && $0.isNumber }
+            guard !digits.isEmpty, digits.count <= 6, let n = Int64(digits) else { return nil }
+            rest = rest.dropFirst(digits.count)
+            guard let unit = rest.first.map(String.init), let i = order.firstIndex(of: unit), let factor = units[unit] else { return nil }
+            order.removeFirst(i + 1)  // each unit once, in order
+            units[unit] = nil
+            total += n * factor
+            rest = rest.dropFirst()
+        }
+        guard total <= 6 * 3600 else { return nil }
+        return sign * total
     }
 
     /// A TOML local time where a string was meant (`light-at = 07:00`): "schedule.light-at: write the time in

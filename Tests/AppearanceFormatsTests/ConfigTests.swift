@@ -50,6 +50,13 @@ struct ConfigTests {
         #expect(try Self.parse("[schedule]\nlight-at = \"0:00\"\ndark-at = \"9:59\"").schedule == Schedule(lightAt: 0, darkAt: 599))
     }
 
+    static let offsets: [(String, Int64)] = [("-30m", -1800), ("+1h", 3600), ("1h15m", 4500), ("-45s", -45), ("0", 0), ("+6h", 21_600), ("-2h30m10s", -9010)]
+
+    @Test(arguments: offsets) func sunOffsets(_ text: String, _ seconds: Int64) throws {
+        let c = try Config.parse("[schedule]\nlatitude = 52\nlongitude = 4\nsunrise-offset = \"\(text)\"\nsunset-offset = \"\(text)\"\n", path: "c.toml")
+        #expect(c.schedule.sunriseOffset == seconds && c.schedule.sunsetOffset == seconds)
+    }
+
     static let errors: [(String, String)] = [
         ("hooks = \"yes\"", #"/home/u/.config/appearanced/config.toml:1: hooks: expected true or false, got "yes""#),
         ("darkman-dbus = \"no\"", #"/home/u/.config/appearanced/config.toml:1: darkman-dbus: expected true or false, got "no""#),
@@ -80,7 +87,11 @@ struct ConfigTests {
         ("[schedule]\nlight-at = \"07:00\"\ndark-at = \"24:00\"", #"/home/u/.config/appearanced/config.toml:3: schedule.dark-at: invalid time "24:00", expected "HH:MM" from 00:00 to 23:59"#),
         ("[schedule]\ndark-at = \"19:00\"", "/home/u/.config/appearanced/config.toml:2: schedule: light-at is missing (without latitude and longitude both times are needed)"),
         ("[schedule]\nlight-at = \"07:00\"\ndark-at = \"07:00\"", "/home/u/.config/appearanced/config.toml:3: schedule: light-at and dark-at are the same time"),
-        ("[schedule]\nsunset = \"19:00\"", "/home/u/.config/appearanced/config.toml:2: schedule.sunset: unknown key (known keys: latitude, longitude, light-at, dark-at, over-desktop)"),
+        ("[schedule]\nsunset = \"19:00\"", "/home/u/.config/appearanced/config.toml:2: schedule.sunset: unknown key (known keys: latitude, longitude, light-at, dark-at, sunrise-offset, sunset-offset, over-desktop)"),
+        ("[schedule]\nlatitude = 52\nlongitude = 4\nsunrise-offset = \"+7h\"", #"/home/u/.config/appearanced/config.toml:4: schedule.sunrise-offset: invalid offset "+7h", expected a signed duration such as "-30m", "+1h" or "+1h15m", at most 6 hours either way"#),
+        ("[schedule]\nlatitude = 52\nlongitude = 4\nsunset-offset = \"30m1h\"", #"/home/u/.config/appearanced/config.toml:4: schedule.sunset-offset: invalid offset "30m1h", expected a signed duration such as "-30m", "+1h" or "+1h15m", at most 6 hours either way"#),
+        ("[schedule]\nlatitude = 52\nlongitude = 4\nsunset-offset = -30", #"/home/u/.config/appearanced/config.toml:4: schedule.sunset-offset: expected a signed duration such as "-30m", "+1h" or "+1h15m", at most 6 hours either way, got an integer"#),
+        ("[schedule]\nlight-at = \"07:00\"\ndark-at = \"19:00\"\nsunset-offset = \"-30m\"", "/home/u/.config/appearanced/config.toml:4: schedule: sunset-offset moves the sun's event: it needs latitude and longitude"),
         ("[schedule]\nover-desktop = true", "/home/u/.config/appearanced/config.toml:2: schedule: over-desktop needs latitude/longitude or light-at/dark-at"),
         ("schedule = \"sunset\"", #"/home/u/.config/appearanced/config.toml:1: schedule: expected a table ([schedule]), got "sunset""#),
         ("portal-backend = \"yes\"",
