@@ -123,6 +123,8 @@ public final class Daemon: @unchecked Sendable {
         // The schedule once it is known whether it ranks above the desktop (it does while following it).
         publisher.follower.configure(config.desktop, portalServed: outletStatus?.serving ?? false)
         planSchedule()
+        timers.watchClock(tz: Posix.environment("TZ"), changed: { [unowned self] why in self.clockChanged(why) },
+                          failed: { [log] in log.warning($0) })
         publisher.outlet?.publish(Publisher.served(engine, settings.palette))
         // The D-Bus faces answer from the published state and write through `write` as the socket does.
         let desk = FaceDesk(self)

@@ -1,5 +1,6 @@
 import AppearanceCore
 import AppearanceDecide
+import AppearancePosix
 import Dispatch
 
 /// The timers' room: one wall-clock timer for the schedule's next change and one for a temporary override's
@@ -21,6 +22,42 @@ final class Timers: @unchecked Sendable {
     init(queue: DispatchQueue, clock: Clock) {
         self.queue = queue
         self.clock = clock
+    }
+
+    /// The realtime clock set, or the time-zone file replaced: local time moved without a timer firing.
+    /// Nothing here wakes an idle daemon: each is a descriptor that becomes readable only when it happens.
+    private var clockSource: DispatchSourceRead?
+    private var zoneSource: DispatchSourceRead?
+
+    /// Starts watching; `changed` is told why ("the clock was set", "the time zone changed (/etc/localtime)"),
+    /// after the C library has read a new time zone. Where a watch cannot be made, `failed` is told why (the
+    /// schedule then follows such changes at its next planned change, on SIGHUP or on resume).
+    func watchClock(tz: String?, changed: @escaping (String) -> Void, failed: (String) -> Void) {
+        do {
+            let fd = try ClockWatch.clockSet()
+            clockSource = readable(fd) { if ClockWatch.clockWasSet(fd) { changed("the clock was set") } }
+        } catch {
+            failed("cannot watch for the clock being set (\(error)), ignoring")
+        }
+        let file = ClockWatch.zoneFile(tz: tz)
+        do {
+            let fd = try ClockWatch.zoneChanges(of: file)
+            zoneSource = readable(fd) {
+                guard ClockWatch.zoneFileChanged(fd, file: file) else { return }
+                ClockWatch.reloadTimeZone()
+                changed("the time zone changed (\(file))")
+            }
+        } catch {
+            failed("cannot watch \(file) for time-zone changes (\(error)), ignoring")
+        }
+    }
+
+    private func readable(_ fd: Descriptor, _ handler: @escaping () -> Void) -> DispatchSourceRead {
+        let source = DispatchSource.makeReadSource(fileDescriptor: fd.raw, queue: queue)
+        source.setEventHandler(handler: handler)
+        source.setCancelHandler { fd.close() }
+        source.resume()
+        return source
     }
 
     /// Plans `schedule` from now and sets one timer for its next change: the mode it gives now (nil without

@@ -1,5 +1,9 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/timerfd.h>
+#include <time.h>
 #include <malloc.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -26,4 +30,33 @@ int cposix_peer_credentials(int fd, cposix_credentials *out) {
 
 int cposix_malloc_trim(size_t pad) {
     return malloc_trim(pad);
+}
+
+void cposix_reload_timezone(void) {
+    const char *tz = getenv("TZ");
+    char *saved = tz ? strdup(tz) : NULL;
+    setenv("TZ", "UTC0", 1);
+    tzset();
+    if (saved) {
+        setenv("TZ", saved, 1);
+        free(saved);
+    } else {
+        unsetenv("TZ");
+    }
+    tzset();
+}
+
+int cposix_clock_set_rearm(int fd) {
+    struct itimerspec far = {{0, 0}, {(time_t)1 << 40, 0}};
+    return timerfd_settime(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &far, NULL);
+}
+
+int cposix_clock_set_watch(void) {
+    int fd = timerfd_create(CLOCK_REALTIME, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (fd < 0) return -1;
+    if (cposix_clock_set_rearm(fd) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
 }

@@ -27,4 +27,16 @@ int cposix_peer_credentials(int fd, cposix_credentials *out);
 /// malloc_trim(3): returns freed heap to the system. 1 if memory was released.
 int cposix_malloc_trim(size_t pad);
 
+/// Makes the C library read the time zone again: tzset(3) alone does not re-read /etc/localtime (or the
+/// file TZ names) once loaded while TZ is unchanged, so TZ is set to UTC and back (or unset again) around
+/// it. Touches the environment: call it where nothing else reads the environment at the same time.
+void cposix_reload_timezone(void);
+
+/// A timerfd(2) on CLOCK_REALTIME, armed for the far future with TFD_TIMER_CANCEL_ON_SET: reading it fails
+/// with ECANCELED whenever the realtime clock is set (not when it merely runs). -1 with errno on failure.
+int cposix_clock_set_watch(void);
+
+/// Arms `fd` again after it reported a set clock. 0, or -1 with errno.
+int cposix_clock_set_rearm(int fd);
+
 #endif
