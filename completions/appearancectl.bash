@@ -15,7 +15,7 @@ _appearancectl() {
     for ((i = 1; i < COMP_CWORD; i++)); do
         word=${COMP_WORDS[i]}
         case $word in
-            --socket|--app|--for|-n|--mode|--contrast|--format|--color|--light|--dark|--output|-o) ((i++)); [[ ${COMP_WORDS[i]} == = ]] && ((i++)); continue ;;
+            --socket|--app|--for|-n|--days|--mode|--contrast|--format|--color|--light|--dark|--output|-o) ((i++)); [[ ${COMP_WORDS[i]} == = ]] && ((i++)); continue ;;
         esac
         if [[ $word != -* && $word != = ]]; then
             if [[ -z $command ]]; then command=$word; elif [[ -z $sub ]]; then sub=$word; fi
@@ -28,6 +28,7 @@ _appearancectl() {
         get:--app|set:--app|toggle:--app|watch:--app) return ;;
         set:--for|toggle:--for) COMPREPLY=($(compgen -W '30m 1h 2h 8h 1d' -- "$cur")); return ;;
         log:-n) return ;;
+        schedule:--days) COMPREPLY=($(compgen -W '1 7 14 31' -- "$cur")); return ;;
         color:--mode|asset:--mode|palette:--mode) COMPREPLY=($(compgen -W 'dark light' -- "$cur")); return ;;
         color:--contrast|asset:--contrast|palette:--contrast) COMPREPLY=($(compgen -W 'normal high' -- "$cur")); return ;;
         color:--format) COMPREPLY=($(compgen -W 'hex rgb css' -- "$cur")); return ;;
@@ -45,6 +46,7 @@ _appearancectl() {
             set) opts+=' --json --app --until-next --for' ;;
             toggle) opts+=' --json --app --until-next --for' ;;
             log) opts+=' --json -n' ;;
+            schedule) opts+=' --json --days' ;;
             apps) opts+=' --json' ;;
             watch) opts+=' --json --app --traits --palette --exit-on-disconnect --exec --no-initial' ;;
             color) opts+=' --mode --contrast --format' ;;
@@ -55,14 +57,14 @@ _appearancectl() {
         esac
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))
     elif [[ -z $command ]]; then
-        COMPREPLY=($(compgen -W 'get status set toggle reload log apps watch color asset palette import-darkman completions help' -- "$cur"))
+        COMPREPLY=($(compgen -W 'get status set toggle reload log schedule apps watch color asset palette import-darkman completions help' -- "$cur"))
     elif [[ -z $sub ]]; then
         case $command in
             set) COMPREPLY=($(compgen -W 'dark light system' -- "$cur")) ;;
             palette) COMPREPLY=($(compgen -W 'import' -- "$cur")) ;;
             import-darkman) COMPREPLY=($(compgen -f -- "$cur")) ;;
             completions) COMPREPLY=($(compgen -W 'bash zsh fish' -- "$cur")) ;;
-            help) COMPREPLY=($(compgen -W 'get status set toggle reload log apps watch color asset palette import-darkman completions' -- "$cur")) ;;
+            help) COMPREPLY=($(compgen -W 'get status set toggle reload log schedule apps watch color asset palette import-darkman completions' -- "$cur")) ;;
         esac
     fi
 }

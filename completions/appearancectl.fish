@@ -1,6 +1,6 @@
 # fish completion for appearancectl, generated from its option table (Sources/AppearanceCLI/Table.swift)
 # by `appearancectl completions fish`: `make completions` writes it, do not edit it by hand.
-set -l commands get status set toggle reload log apps watch color asset palette import-darkman completions help
+set -l commands get status set toggle reload log schedule apps watch color asset palette import-darkman completions help
 complete -c appearancectl -f
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a get -d 'print the mode, dark or light'
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a status -d 'the mode and why, the system value, traits, palette and override'
@@ -8,6 +8,7 @@ complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a set 
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a toggle -d 'flip the mode'
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a reload -d 'read the config and palette files again'
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a log -d 'the recent changes of the mode and their causes'
+complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a schedule -d 'the schedule\'s next changes, day by day'
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a apps -d 'the app overrides'
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a watch -d 'print the mode, then one line per change'
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a color -d 'a palette color for the current or given appearance'
@@ -20,15 +21,16 @@ complete -c appearancectl -n "__fish_seen_subcommand_from set; and not __fish_se
 complete -c appearancectl -n "__fish_seen_subcommand_from palette; and not __fish_seen_subcommand_from import" -a import -d 'convert LFLDarkModeKit color plists to palette.toml'
 complete -c appearancectl -n "__fish_seen_subcommand_from import-darkman" -F
 complete -c appearancectl -n "__fish_seen_subcommand_from completions; and not __fish_seen_subcommand_from bash zsh fish" -a "bash zsh fish"
-complete -c appearancectl -n "__fish_seen_subcommand_from help; and not __fish_seen_subcommand_from get status set toggle reload log apps watch color asset palette import-darkman completions" -a "get status set toggle reload log apps watch color asset palette import-darkman completions"
+complete -c appearancectl -n "__fish_seen_subcommand_from help; and not __fish_seen_subcommand_from get status set toggle reload log schedule apps watch color asset palette import-darkman completions" -a "get status set toggle reload log schedule apps watch color asset palette import-darkman completions"
 complete -c appearancectl -l socket -r -F -d 'talk to the daemon on this socket'
 complete -c appearancectl -l version -d 'print the version'
 complete -c appearancectl -l help -s h -d 'print the help'
-complete -c appearancectl -n "__fish_seen_subcommand_from get status set toggle log apps watch" -l json -d 'print JSON'
+complete -c appearancectl -n "__fish_seen_subcommand_from get status set toggle log schedule apps watch" -l json -d 'print JSON'
 complete -c appearancectl -n "__fish_seen_subcommand_from get set toggle watch" -l app -x -d 'for this app id'
 complete -c appearancectl -n "__fish_seen_subcommand_from set toggle" -l until-next -d 'until the next automatic change'
 complete -c appearancectl -n "__fish_seen_subcommand_from set toggle" -l for -x -a "30m 1h 2h 8h 1d" -d 'for a duration'
 complete -c appearancectl -n "__fish_seen_subcommand_from log" -s n -x -d 'the last N changes'
+complete -c appearancectl -n "__fish_seen_subcommand_from schedule" -l days -x -a "1 7 14 31" -d 'the next N days, 1 to 31 (default 7)'
 complete -c appearancectl -n "__fish_seen_subcommand_from watch" -l traits -d 'also trait changes, with --json'
 complete -c appearancectl -n "__fish_seen_subcommand_from watch" -l palette -d 'also palette changes, with --json'
 complete -c appearancectl -n "__fish_seen_subcommand_from watch" -l exit-on-disconnect -d 'exit 69 when the daemon goes away'

@@ -27,6 +27,10 @@ public let helpText = """
                                  (exit 65: the previous configuration stays in force)
       log [-n N] [--json]        the recent changes of the mode and their causes, oldest first
                                  (--json: one JSON object per line)
+      schedule [--days N] [--json]
+                                 what the schedule says now, what hides it (an override, a temporary
+                                 one, or the desktop when it ranks first), and its changes over the
+                                 next N days (default 7), one line each, by local date
       watch [--json [--traits] [--palette]] [--exit-on-disconnect]
                                  print the mode, then one line per change, until interrupted
                                  (--traits: also trait changes; --palette: also palette changes;

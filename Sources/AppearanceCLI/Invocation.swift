@@ -27,6 +27,8 @@ public enum Command: Equatable, Sendable {
     case set(Override, lifetime: Lifetime?, app: String?, json: Bool)
     case toggle(lifetime: Lifetime?, app: String?, json: Bool)
     case log(count: Int?, json: Bool)
+    /// The schedule's changes over the next `days` days.
+    case schedule(days: Int, json: Bool)
     case apps(json: Bool)
     /// The daemon reads its config and palette again (as on SIGHUP).
     case reload

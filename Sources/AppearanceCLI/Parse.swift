@@ -95,6 +95,8 @@ private struct Parser {
             }
         case "-n":
             guard let n = Int(value), n > 0 else { throw UsageError("invalid -n \"\(value)\" (expected a positive whole number)") }
+        case "--days":
+            guard let n = Int(value), (1...31).contains(n) else { throw UsageError("invalid --days \"\(shown(value))\" (expected a whole number from 1 to 31)") }
         default: break
         }
     }
@@ -218,6 +220,9 @@ private struct Parser {
         case "reload":
             try none()
             return .reload
+        case "schedule":
+            try none()
+            return .schedule(days: values["--days"].flatMap { Int($0) } ?? Call.defaultScheduleDays, json: json)
         case "apps":
             try none()
             return .apps(json: json)

@@ -49,6 +49,7 @@ public enum Table {
         CommandSpec("toggle", "flip the mode"),
         CommandSpec("reload", "read the config and palette files again"),
         CommandSpec("log", "the recent changes of the mode and their causes"),
+        CommandSpec("schedule", "the schedule's next changes, day by day"),
         CommandSpec("apps", "the app overrides"),
         CommandSpec("watch", "print the mode, then one line per change"),
         CommandSpec("color", "a palette color for the current or given appearance"),
@@ -61,11 +62,11 @@ public enum Table {
     ]
 
     /// The commands' names and their subcommands' scopes, for the parser (the same as `commands` says: tested).
-    public static let commandNames = ["get", "status", "set", "toggle", "reload", "log", "apps", "watch", "color", "asset", "palette",
+    public static let commandNames = ["get", "status", "set", "toggle", "reload", "log", "schedule", "apps", "watch", "color", "asset", "palette",
                                       "import-darkman", "completions", "help"]
     public static let subcommandScopes = ["palette import"]
 
-    static let stateCommands = ["get", "status", "set", "toggle", "log", "apps", "watch"]
+    static let stateCommands = ["get", "status", "set", "toggle", "log", "schedule", "apps", "watch"]
     static let appCommands = ["get", "set", "toggle", "watch"]
     static let variantCommands = ["color", "asset", "palette"]
 
@@ -80,6 +81,8 @@ public enum Table {
         OptionSpec(names: ["--for"], value: "DURATION", completion: .words(["30m", "1h", "2h", "8h", "1d"]),
                    scopes: ["set", "toggle"], summary: "for a duration"),
         OptionSpec(names: ["-n"], value: "N", completion: .nothing, scopes: ["log"], summary: "the last N changes"),
+        OptionSpec(names: ["--days"], value: "N", completion: .words(["1", "7", "14", "31"]), scopes: ["schedule"],
+                   summary: "the next N days, 1 to 31 (default 7)"),
         OptionSpec(names: ["--traits"], value: nil, completion: .nothing, scopes: ["watch"], summary: "also trait changes, with --json"),
         OptionSpec(names: ["--palette"], value: nil, completion: .nothing, scopes: ["watch"], summary: "also palette changes, with --json"),
         OptionSpec(names: ["--exit-on-disconnect"], value: nil, completion: .nothing, scopes: ["watch"],

@@ -39,8 +39,8 @@ public struct Clock: Sendable {
     /// The local days from the day before `time` to three days after it, for the schedule. A fixed time on a
     /// day the clocks change follows `Schedule.LocalDay.instant(wall:utcOffset:)`: one the clocks skip happens
     /// when the gap ends, one they show twice happens the first time.
-    public static func localDays(around time: Int64) -> [Schedule.LocalDay] {
-        (-1...3).map { k in
+    public static func localDays(around time: Int64, after: Int = 3) -> [Schedule.LocalDay] {
+        (-1...after).map { k in
             let day = Posix.localTime(time + Int64(k) * 86_400)
             return Schedule.LocalDay.inZone(year: day.year, month: day.month, day: day.day, utcOffset: utcOffset(at:))
         }

@@ -62,6 +62,8 @@ extension Daemon {
         case .reload:
             // As SIGHUP: a config with a mistake is named (file:line) and the previous one stays in force.
             result = reload().map(\.json).mapError { RPCError(.requestFailed, "\($0); keeping the previous configuration") }
+        case .schedule(let days):
+            result = .success(timers.upcoming(settings.config.schedule, days: days, state: engine.state, inputs: engine.inputs).json)
         }
         if let id = request.id {
             switch result {

@@ -128,6 +128,13 @@ public final class AppearanceConnection {
         return reply
     }
 
+    /// What the schedule says now, what hides it, and its changes over the next `days` days (`schedule`,
+    /// protocol 5).
+    public func schedule(days: Int = Call.defaultScheduleDays) throws(AppearanceError) -> ScheduleInfo {
+        let json = try call(.schedule(days: days))
+        do { return try ScheduleInfo(json: json) } catch { throw .protocolError(error.message) }
+    }
+
     /// The recent changes of the mode with their causes, oldest first (`log`; the daemon keeps 256).
     public func log(limit: Int? = nil) throws(AppearanceError) -> [LogEntry] {
         let json = try call(.log(limit: limit))

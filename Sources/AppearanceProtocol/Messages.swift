@@ -71,7 +71,7 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 public enum Method: String, CaseIterable, Sendable {
-    case get, set, toggle, subscribe, status, resolve, palette, log, apps, reload
+    case get, set, toggle, subscribe, status, resolve, palette, log, apps, reload, schedule
 }
 
 /// App ids (`"app"` in params): 1-255 bytes of `A-Z a-z 0-9 . _ -`, not starting with a dot; a desktop-file

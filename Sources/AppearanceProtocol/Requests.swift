@@ -65,9 +65,14 @@ public enum Call: Equatable, Sendable {
     case apps
     /// Read the config and palette files again (as SIGHUP does).
     case reload
+    /// The schedule's changes from now over the next `days` days (1 to 31).
+    case schedule(days: Int)
 
     /// A plain `subscribe`: mode changes only.
     public static let subscribe = Call.subscribe(.mode)
+
+    /// `schedule` without `days`: a week.
+    public static let defaultScheduleDays = 7
 
     public var method: Method {
         switch self {
@@ -77,6 +82,7 @@ public enum Call: Equatable, Sendable {
         case .log: .log
         case .apps: .apps
         case .reload: .reload
+        case .schedule: .schedule
         case .subscribe: .subscribe
         case .status: .status
         case .resolve: .resolve
@@ -91,6 +97,7 @@ public enum Call: Equatable, Sendable {
         case .toggleTemporary(let l): return .object(l.members)
         case .log(let limit): return limit.map { .object([("limit", .int($0))]) }
         case .apps, .reload: return nil
+        case .schedule(let days): return days == Call.defaultScheduleDays ? nil : .object([("days", .int(days))])
         case .subscribe(let i):
             // A plain subscribe sends no params, so that a protocol 1 daemon accepts it.
             var m: [(String, JSON)] = []
@@ -198,6 +205,7 @@ extension Request {
         case .palette: ["mode", "contrast", "app"]
         case .get: ["app"]
         case .status, .apps, .reload: []
+        case .schedule: ["days"]
         }
         if let unknown = given.first(where: { !allowed.contains($0.0) }) {
             throw invalid(.invalidParams, "\(name): unknown parameter \"\(unknown.0)\"", id: id ?? .null, reply: reply)
@@ -268,6 +276,15 @@ extension Request {
         switch method {
         case .apps: call = .apps
         case .reload: call = .reload
+        case .schedule:
+            if let d = param("days") {
+                guard let n = d.uint64Value, (1...31).contains(n) else {
+                    throw invalid(.invalidParams, "schedule: invalid \"days\" \(d.text), expected a whole number from 1 to 31", id: id ?? .null, reply: reply)
+                }
+                call = .schedule(days: Int(n))
+            } else {
+                call = .schedule(days: Call.defaultScheduleDays)
+            }
         case .get: call = .get
         case .toggle: call = try lifetime().map(Call.toggleTemporary) ?? .toggle
         case .log:
