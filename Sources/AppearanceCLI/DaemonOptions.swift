@@ -17,9 +17,15 @@ public struct DaemonInvocation: Equatable, Sendable {
     public var config: String?
     /// As given: the daemon checks it against its log levels (`error` … `debug`).
     public var logLevel: String?
+    /// `--state-dir DIR`: a trial instance, its state in DIR, touching nothing of the session's daemon.
+    public var stateDir: String?
+    /// `--hooks`: a trial instance runs the user's hooks after all.
+    public var hooks = false
 
-    public init(action: Action = .run, socket: String? = nil, config: String? = nil, logLevel: String? = nil) {
+    public init(action: Action = .run, socket: String? = nil, config: String? = nil, logLevel: String? = nil,
+                stateDir: String? = nil, hooks: Bool = false) {
         (self.action, self.socket, self.config, self.logLevel) = (action, socket, config, logLevel)
+        (self.stateDir, self.hooks) = (stateDir, hooks)
     }
 }
 
@@ -32,6 +38,10 @@ public enum DaemonOptions {
                    summary: "socket to listen on (default: $APPEARANCED_SOCKET, else $XDG_RUNTIME_DIR/appearanced/socket)"),
         OptionSpec(names: ["--log-level"], value: "LEVEL", completion: .words(["error", "warning", "notice", "info", "debug"]), scopes: [],
                    summary: "error, warning, notice, info or debug (default: info, or the config's log-level)"),
+        OptionSpec(names: ["--state-dir"], value: "DIR", completion: .files, scopes: [],
+                   summary: "a trial instance: its state in DIR; no hooks, no desktop setting, portal or bus names"),
+        OptionSpec(names: ["--hooks"], value: nil, completion: .nothing, scopes: [],
+                   summary: "with --state-dir, run the hooks all the same"),
         OptionSpec(names: ["--check"], value: nil, completion: .nothing, scopes: [],
                    summary: "check the config and the palette, print the first problem or \"ok\", exit 0 or 78"),
         OptionSpec(names: ["--version"], value: nil, completion: .nothing, scopes: [], summary: "print the version and exit"),
@@ -74,8 +84,13 @@ public enum DaemonOptions {
             switch spec.name {
             case "--config": invocation.config = value
             case "--socket": invocation.socket = value
+            case "--state-dir": invocation.stateDir = value
             default: invocation.logLevel = value
             }
+        }
+        if flags.contains("--hooks") {
+            guard invocation.stateDir != nil else { throw UsageError("option --hooks goes with --state-dir (the session's daemon always runs them)") }
+            invocation.hooks = true
         }
         invocation.action = flags.contains("--help") ? .help : flags.contains("--version") ? .version : flags.contains("--check") ? .check : .run
         return invocation

@@ -14,6 +14,10 @@ public struct Paths: Sendable {
     public var defaultPaletteFile: String
     /// Expands `~/` in palette paths.
     public var home: String
+    /// `--state-dir DIR`: a trial instance. Its state file is DIR/state.json, and what would touch the session
+    /// (hooks unless `trialHooks`, the desktop's own setting, the portal backend, darkman's bus name) is off.
+    public var trial = false
+    public var trialHooks = false
 
     /// The palette file `config` asks for: its `palette` key (absolute, `~/…`, or relative to the config
     /// file's directory), else the default.
@@ -24,7 +28,7 @@ public struct Paths: Sendable {
         return FileSystem.directory(of: configFile) + "/" + p
     }
 
-    public static func resolve(socket: String?, config: String?,
+    public static func resolve(socket: String?, config: String?, stateDir: String? = nil, trialHooks: Bool = false,
                                environment: (String) -> String? = Posix.environment) -> Paths {
         let home = environment("HOME") ?? passwdHome() ?? "/"
         func xdg(_ name: String, _ fallback: String) -> String {
@@ -34,11 +38,14 @@ public struct Paths: Sendable {
         let configHome = xdg("XDG_CONFIG_HOME", ".config")
         return Paths(
             socket: SocketLocation.resolve(explicit: socket, environment: environment),
-            stateFile: xdg("XDG_STATE_HOME", ".local/state") + "/appearanced/state.json",
+            stateFile: stateDir.map { ($0.hasSuffix("/") && $0.count > 1 ? String($0.dropLast()) : $0) + "/state.json" }
+                ?? xdg("XDG_STATE_HOME", ".local/state") + "/appearanced/state.json",
             configFile: config ?? configHome + "/appearanced/config.toml",
             configExplicit: config != nil,
             defaultPaletteFile: configHome + "/appearanced/palette.toml",
-            home: home)
+            home: home,
+            trial: stateDir != nil,
+            trialHooks: trialHooks)
     }
 
     private static func passwdHome() -> String? {

@@ -25,7 +25,7 @@ final class Settings: @unchecked Sendable {
         do {
             if let c = try Config.load(path: paths.configFile) {
                 configDetail = paths.configFile
-                config = c
+                config = forTrial(c)
                 return
             }
         } catch {
@@ -41,7 +41,19 @@ final class Settings: @unchecked Sendable {
             configDetail += "; " + hint
             log.warning("\(paths.configFile): no such file, using the defaults; \(hint)")
         }
-        config = Config()
+        config = forTrial(Config())
+    }
+
+    /// A trial instance (`--state-dir`) touches nothing of the session: no hooks (unless `--hooks`), no write of
+    /// the desktop's own setting, no portal backend, no darkman bus name.
+    private func forTrial(_ c: Config) -> Config {
+        guard paths.trial else { return c }
+        var c = c
+        c.hooks = c.hooks && paths.trialHooks
+        c.desktop.follow = "off"
+        c.portalBackend = .off
+        c.darkmanDBus = false
+        return c
     }
 
     /// When the default config is missing and another `*.toml` (not the palette) sits beside it, most likely

@@ -62,8 +62,10 @@ let sentry = PortalSentry(queue: queue, log: { logger.log($0, $1) })
 let backend = PortalBackend(queue: queue, sentry: sentry, log: { logger.log($0, $1) })
 // After the backend: the face chains to it on the sentry's connection.
 let face = BusFace(queue: queue, sentry: sentry, log: { logger.log($0, $1) })
-let daemon = Daemon(paths: Paths.resolve(socket: socketPath, config: configPath), logLevelOption: logLevel,
-                    sentry: sentry, outlet: backend, faces: [face], queue: queue, logger: logger)
+// A trial instance (--state-dir) takes no name on the session bus: the session's daemon has them.
+let daemon = Daemon(paths: Paths.resolve(socket: socketPath, config: configPath, stateDir: invocation.stateDir, trialHooks: invocation.hooks),
+                    logLevelOption: logLevel, sentry: sentry, outlet: backend, faces: invocation.stateDir == nil ? [face] : [],
+                    queue: queue, logger: logger)
 let sleepWatcher = SleepWatcher(queue: queue, log: { logger.log($0, $1) })
 queue.async {
     do {

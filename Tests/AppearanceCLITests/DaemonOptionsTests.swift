@@ -12,6 +12,8 @@ import Testing
         (["--version"], DaemonInvocation(action: .version)),
         (["-h"], DaemonInvocation(action: .help)),
         (["--check", "--help"], DaemonInvocation(action: .help)),
+        (["--state-dir", "/tmp/t", "--socket", "/tmp/t/s"], DaemonInvocation(socket: "/tmp/t/s", stateDir: "/tmp/t")),
+        (["--state-dir=/tmp/t", "--hooks"], DaemonInvocation(stateDir: "/tmp/t", hooks: true)),
     ]
 
     @Test(arguments: acceptedCases) func accepted(_ args: [String], _ expected: DaemonInvocation) throws {
@@ -24,6 +26,8 @@ import Testing
         (["--socket"], "option --socket needs a value (PATH)"),
         (["--socket="], "option --socket needs a value (PATH), not an empty one"),
         (["--check=yes"], "option --check takes no value"),
+        (["--hooks"], "option --hooks goes with --state-dir (the session's daemon always runs them)"),
+        (["--state-dir="], "option --state-dir needs a value (DIR), not an empty one"),
     ]
 
     @Test(arguments: refusedCases) func refused(_ args: [String], _ message: String) {
