@@ -32,10 +32,10 @@ RUN_PKGS := $(BUILD_PKGS) dbus-bin
 DEB_PKGS := $(BUILD_PKGS) scdoc debhelper dpkg-dev lintian
 TEST_PKGS := $(BUILD_PKGS) dbus-daemon dbus-bin xdg-desktop-portal xdg-desktop-portal-gtk libgtk-3-bin \
 	gsettings-desktop-schemas dconf-service dconf-cli libglib2.0-bin python3 python3-dbus python3-gi \
-	util-linux procps systemd scdoc man-db socat xdg-desktop-portal-dev gir1.2-adw-1 gir1.2-gtk-4.0 libgtk-4-bin python3-venv zsh fish golang-github-burntsushi-toml-dev \
+	util-linux procps systemd scdoc man-db socat xdg-desktop-portal-dev gir1.2-adw-1 gir1.2-gtk-4.0 libgtk-4-bin python3-venv zsh fish golang-github-burntsushi-toml-dev tzdata \
 	$(DEB_PKGS)
 
-.PHONY: all build run test deps-run deps-test deps-man man install install-strip install-files uninstall clean
+.PHONY: all build run test deps-run deps-test deps-man man install install-strip install-files install-hint uninstall clean
 all: build
 
 # Installs what is missing with apt when root; otherwise prints the exact command and stops.
@@ -165,11 +165,21 @@ INSTALLED := \
 
 install: build man
 	$(MAKE) --no-print-directory install-files
+	@$(MAKE) --no-print-directory install-hint
 
 # As install, with the two binaries stripped of their symbols and debug info (GNU's install-strip): smaller,
 # and backtraces then name no functions.
 install-strip: build man
 	$(MAKE) --no-print-directory install-files INSTALL_STRIP=-s
+	@$(MAKE) --no-print-directory install-hint
+
+# What to do next: whether BINDIR is on PATH (else how to put it there), and how to start the socket.
+install-hint:
+	@case ":$$PATH:" in \
+	*":$(BINDIR):"*) echo "appearancectl is in $(BINDIR), on your PATH: try 'appearancectl status'" ;; \
+	*) echo "$(BINDIR) is not on your PATH: add it (e.g. in ~/.profile: export PATH=\"$(BINDIR):\$$PATH\"), or run $(BINDIR)/appearancectl" ;; \
+	esac
+	@echo "To start appearanced when first used: systemctl --user daemon-reload && systemctl --user enable --now appearanced.socket"
 
 # Copies already-built binaries (BIN_DIR, default: the release build) without building anything.
 install-files: $(MAN_PAGES)

@@ -31,6 +31,7 @@ struct ConfigFileTests {
         let dir = TemporaryDirectory()
         let fifo = dir.path + "/config.toml"
         #expect(mkfifo(fifo, 0o600) == 0)
+        defer { unlink(fifo) }  // not made by dir.file: removed here, or the folder stays in /tmp
         #expect(throws: ConfigError(path: fifo, message: "is not a regular file (a FIFO, a device or a socket); only regular files are read")) {
             try Config.load(path: fifo)
         }

@@ -143,4 +143,57 @@ import Testing
         #expect(q.err.contains("dark until the desktop's own setting changes"), "\(q.err)")
         #expect(try plain.ctl("set", "light", "--for", "1h").err.isEmpty)
     }
+
+    /// Every option of `appearanced --help` is in the README (`--check` was not).
+    @Test func theReadmeNamesEveryDaemonOption() throws {
+        let s = try Sandbox()
+        let help = try s.run(Bin.daemon, ["--help"]).out
+        let options = Set(help.matches(of: /(?m)^  (?:-h, )?(--[a-z-]+)/).map { String($0.1) })
+        #expect(options.contains("--check") && options.count >= 5, "\(options)")
+        let readme = try String(contentsOfFile: Repo.root + "/README.md", encoding: .utf8)
+        for option in options where option != "--help" && option != "--version" {
+            #expect(readme.contains("appearanced") && readme.contains(option), "README.md does not mention appearanced \(option)")
+        }
+        #expect(readme.contains("appearanced --check"))
+    }
+
+    /// The hint after `make install`: the folder of the binaries when it is not on PATH, and how to add it.
+    @Test(.timeLimit(.minutes(1)))
+    func theInstallHintSaysHowToReachTheBinaries() throws {
+        let s = try Sandbox()
+        let bin = s.root + "/prefix/bin"
+        s.env["PATH"] = "/usr/bin:/bin"
+        let off = try s.run("/usr/bin/make", ["-s", "--no-print-directory", "-C", Repo.root, "install-hint", "BINDIR=\(bin)"])
+        #expect(off.status == 0, "\(off)")
+        #expect(off.out.contains("\(bin) is not on your PATH"), "\(off.out)")
+        #expect(off.out.contains("export PATH=\"\(bin):$PATH\""), "\(off.out)")
+        s.env["PATH"] = "/usr/bin:\(bin):/bin"
+        let on = try s.run("/usr/bin/make", ["-s", "--no-print-directory", "-C", Repo.root, "install-hint", "BINDIR=\(bin)"])
+        #expect(on.status == 0 && on.out.contains("appearancectl is in \(bin), on your PATH"), "\(on.out)")
+        #expect(!on.out.contains("not on your PATH"))
+    }
+
+    /// A real portal stack, whose document portal mounts `runtime/doc` (FUSE), leaves no appearanced-test-*
+    /// folder behind: `make test` left one for each such test.
+    @Test(.timeLimit(.minutes(1)))
+    func aRealPortalStackLeavesNoSandboxBehind() throws {
+        func mounted(_ path: String) -> Bool {
+            let mounts = (try? Sandbox().run("/bin/cat", ["/proc/self/mounts"]).out) ?? ""
+            return mounts.split(separator: "\n").contains { $0.split(separator: " ").dropFirst().first.map(String.init) == path }
+        }
+        var root = ""
+        do {
+            let s = try Sandbox()
+            root = s.root
+            let stack = try RealPortalStack(s)
+            defer { stack.close() }
+            try stack.gsettings("prefer-dark")
+            let d = try s.startDaemon()
+            defer { d.stop() }
+            try waitUntil("the daemon to read dark from the portal") { try s.ctl("get").out == "dark\n" }
+            try waitUntil("the document portal to mount \(root)/runtime/doc") { mounted(root + "/runtime/doc") }
+        }
+        #expect(!mounted(root + "/runtime/doc"))
+        #expect(!FileManager.default.fileExists(atPath: root), "\(root) was left behind")
+    }
 }

@@ -67,15 +67,28 @@ final class RealPortalStack: @unchecked Sendable {
     deinit { close() }
 
     func close() {
+        // The document portal's FUSE folder is unmounted while the portal still serves it: killed first, it
+        // left the mount dangling (stat fails with ENOTCONN, so the folder did not even "exist" to check), and
+        // the sandbox's removal stopped there, leaving appearanced-test-* behind in /tmp.
+        unmountDocuments()
         // The portal and its backend leave with their bus; dconf-service and broadwayd must be ended by hand.
         for pid in activatedServices() { kill(pid, SIGKILL) }
         bus?.stop(SIGTERM)
         _ = try? bus?.waitForExit(timeout: 10)
         for b in broadways { b.stop(SIGKILL) }
-        let doc = sandbox.root + "/runtime/doc"
-        if FileManager.default.fileExists(atPath: doc) { _ = try? sandbox.run("/bin/fusermount3", ["-u", doc]) }
+        unmountDocuments()  // one mounted meanwhile: lazily, its server is gone
         bus = nil
         broadways = []
+    }
+
+    /// Unmounts `runtime/doc` when the mount table has it.
+    private func unmountDocuments() {
+        let doc = sandbox.root + "/runtime/doc"
+        // Read by cat: Foundation reads a file by its size, and a /proc file's size is 0.
+        guard let mounts = try? sandbox.run("/bin/cat", ["/proc/self/mounts"]).out,
+              mounts.split(separator: "\n").contains(where: { $0.split(separator: " ").dropFirst().first.map(String.init) == doc })
+        else { return }
+        _ = try? sandbox.run("/bin/fusermount3", ["-u", "-z", doc])
     }
 
     /// Processes this bus started by D-Bus activation (they carry DBUS_STARTER_ADDRESS with our bus path).
