@@ -20,6 +20,8 @@ final class Clients: @unchecked Sendable {
     /// Bytes of unhandled requests across all connections (each holds at most one unfinished line).
     private var bufferedInput = 0
     private var lastRefusalLog: Int64 = 0
+    /// The buffer every connection of this daemon reads into (one read at a time, on the queue).
+    private let scratch = Connection.ReadBuffer()
     /// Connections that subscribed, for `status`.
     private(set) var subscriberCount = 0
     /// Config `max-connections`; nil: the descriptor limit less 64 for the daemon's own files, the bus and hooks.
@@ -113,7 +115,7 @@ final class Clients: @unchecked Sendable {
 
     private func add(_ client: Descriptor, pid: Int32) {
         nextConnectionID += 1
-        let c = Connection(socket: client, id: nextConnectionID, peer: "pid \(pid)", queue: queue)
+        let c = Connection(socket: client, id: nextConnectionID, peer: "pid \(pid)", queue: queue, scratch: scratch)
         c.onInputChange = { [unowned self] c, delta in self.inputChanged(c, delta) }
         c.onLine = { [unowned self] c, line in self.onLine(c, line) }
         c.onLineTooLong = { [unowned self] (c: Connection) in

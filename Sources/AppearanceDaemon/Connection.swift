@@ -72,7 +72,8 @@ final class Connection: @unchecked Sendable {
     var onLineTooLong: (Connection) -> Void = { _ in }
     var onClose: (Connection) -> Void = { _ in }
 
-    init(socket: Descriptor, id: UInt64, peer: String, queue: DispatchQueue) {
+    init(socket: Descriptor, id: UInt64, peer: String, queue: DispatchQueue, scratch: ReadBuffer) {
+        self.scratch = scratch
         self.socket = socket
         self.id = id
         self.peer = peer
@@ -103,7 +104,16 @@ final class Connection: @unchecked Sendable {
     var hasPendingOutput: Bool { sent < output.count }
 
     // Used only on the daemon's queue, one read at a time.
-    nonisolated(unsafe) private static let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+    /// Where reads land before the framer takes them: one buffer for all of a daemon's connections (they
+    /// read one at a time, on its queue), owned by its Clients room. Not a static: two daemons in one process
+    /// (the in-process tests) would read into the same bytes from two queues at once.
+    private let scratch: ReadBuffer
+
+    /// A daemon's read buffer, shared by its connections; confined to the daemon's queue.
+    final class ReadBuffer: @unchecked Sendable {
+        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+        deinit { bytes.deallocate() }
+    }
 
     /// Reads until the socket is drained: Dispatch may report readiness only once for data and end-of-file
     /// arriving together, so stopping after one read could leave a hang-up unseen and the descriptor open.
@@ -121,7 +131,7 @@ final class Connection: @unchecked Sendable {
                 return
             }
             let read: Int?
-            do { read = try socket.read(into: Self.scratch) } catch {
+            do { read = try socket.read(into: scratch.bytes) } catch {
                 close()  // ECONNRESET and friends: the client went away
                 return
             }
@@ -134,7 +144,7 @@ final class Connection: @unchecked Sendable {
                 if handleLines() { finishBacklog() }
                 return
             }
-            framer.append(UnsafeRawBufferPointer(rebasing: Self.scratch[0..<n]))
+            framer.append(UnsafeRawBufferPointer(rebasing: scratch.bytes[0..<n]))
             turnRead += n
             defer { reportInput() }
             guard handleLines() else {

@@ -79,13 +79,14 @@ import Testing
             let deadline = Deadline(seconds: 20)
             while true {
                 if let l = try framer.next() { return String(decoding: l, as: UTF8.self) }
-                _ = try socket.wait(.readable, until: deadline)
+                guard try socket.wait(.readable, until: deadline) else { throw TimedOut() }
                 guard let n = try socket.read(into: buffer), n > 0 else { throw Closed() }
                 framer.append(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
             }
         }
 
         struct Closed: Error {}
+        struct TimedOut: Error {}
     }
 
     @Test func aReadingReachesSubscribersAndTheOutletOnlyWhenItChangesSomething() throws {
