@@ -43,3 +43,17 @@ import Testing
         #expect(Self.protocolNumber(sample) == realProtocol, "README.md's status sample names another protocol than \(realProtocol)")
     }
 }
+
+/// appearanced(1)'s OPTIONS section documents exactly the options appearanced takes (AppearanceCLI's
+/// DaemonOptions table, as `appearanced --help` prints them).
+@Suite struct DaemonManPageTests {
+    @Test func theManPageListsEveryOptionOfTheHelp() throws {
+        let page = try String(contentsOfFile: Repo.root + "/man/appearanced.1.scd", encoding: .utf8)
+        let section = try #require(page.components(separatedBy: "# OPTIONS").dropFirst().first?.components(separatedBy: "\n# ").first)
+        let documented = Set(section.matches(of: /\*(-{1,2}[a-z-]+)\*/).map { String($0.1) })
+        let help = try Sandbox().run(Bin.daemon, ["--help"]).out
+        let offered = Set(help.matches(of: /(?m)^  (?:(-[a-z]), )?(--[a-z-]+)/).flatMap { m in [m.1.map(String.init), String(m.2)].compactMap { $0 } })
+        #expect(!offered.isEmpty)
+        #expect(documented == offered, "man page: \(documented.sorted()); --help: \(offered.sorted())")
+    }
+}
