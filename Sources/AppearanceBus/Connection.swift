@@ -182,7 +182,7 @@ final class BusConnection: @unchecked Sendable {
     }
 
     /// Lets libdbus read or write for a watch, then dispatches what it read in the same turn.
-    fileprivate func handle(_ watch: OpaquePointer, _ condition: UInt32) {
+    func handle(_ watch: OpaquePointer, _ condition: UInt32) {
         handlingWatch = true
         // Reading may queue messages or find the peer gone (libdbus then removes the watch and queues
         // `Disconnected`).
@@ -191,7 +191,7 @@ final class BusConnection: @unchecked Sendable {
         dispatchPending()
     }
 
-    fileprivate func inCallback<T>(_ body: () -> T) -> T {
+    func inCallback<T>(_ body: () -> T) -> T {
         callbackDepth += 1
         defer { callbackDepth -= 1 }
         return body()
@@ -254,7 +254,7 @@ private final class PendingCall {
 // connection's user data is unretained (it unregisters everything before it goes away); watch and
 // timeout boxes are retained by libdbus and released through `releaseBox` when libdbus frees them.
 
-private func connection(_ data: UnsafeMutableRawPointer?) -> BusConnection {
+func connection(_ data: UnsafeMutableRawPointer?) -> BusConnection {
     Unmanaged<BusConnection>.fromOpaque(data!).takeUnretainedValue()
 }
 
@@ -275,187 +275,6 @@ private let dispatchStatusChanged: DBusDispatchStatusFunction = { _, status, dat
     if status == DBUS_DISPATCH_DATA_REMAINS { connection(data).scheduleDispatch() }
 }
 
-private let releaseBox: DBusFreeFunction = { data in
+let releaseBox: DBusFreeFunction = { data in
     Unmanaged<AnyObject>.fromOpaque(data!).release()
-}
-
-/// The Dispatch sources for one libdbus watch (an fd plus readable and/or writable interest).
-///
-/// Sources exist only while libdbus has the watch enabled: they are made on enable and cancelled on
-/// disable, never left suspended. With libdispatch on Linux, a suspended (or never resumed) source on an
-/// fd was seen to make another source on the same fd miss events: a read could go unseen for good.
-///
-/// The sources watch a duplicate of libdbus's descriptor, closed by the last of their cancel handlers.
-/// libdbus closes its own descriptor right after removing a watch (on every loss of the bus), while the
-/// cancellation of the sources is still pending: watching that number directly, a source could outlive it
-/// and end up watching whatever the next `socket()` or `accept()` received (a client, the new bus).
-private final class WatchBox: @unchecked Sendable {
-    // Confined to the connection's queue, like the connection itself.
-    private let watch: OpaquePointer
-    private weak var owner: BusConnection?
-    private var sources: [DispatchSourceProtocol] = []
-
-    init(watch: OpaquePointer, owner: BusConnection) {
-        self.watch = watch
-        self.owner = owner
-        update()
-    }
-
-    private func handle(_ condition: UInt32) {
-        guard !sources.isEmpty, let owner, owner.isOpen else { return }
-        owner.handle(watch, condition)
-    }
-
-    /// Follows libdbus's enabled flag: the write source, for example, only exists while output is queued.
-    func update() {
-        let enabled = dbus_watch_get_enabled(watch) != 0
-        guard enabled != !sources.isEmpty else { return }
-        guard enabled, let owner else { cancel(); return }
-        let flags = dbus_watch_get_flags(watch)
-        // The duplicate lives exactly as long as the sources made here: closed after the last cancel.
-        let fd = fcntl(dbus_watch_get_unix_fd(watch), F_DUPFD_CLOEXEC, 0)
-        guard fd >= 0 else {
-            // Out of descriptors: libdbus's own timeouts (pending calls) still end what waits on this bus.
-            return
-        }
-        if flags & DBUS_WATCH_READABLE.rawValue != 0 {
-            let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: owner.queue)
-            source.setEventHandler { [weak self] in self?.handle(DBUS_WATCH_READABLE.rawValue) }
-            sources.append(source)
-        }
-        if flags & DBUS_WATCH_WRITABLE.rawValue != 0 {
-            let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: owner.queue)
-            source.setEventHandler { [weak self] in self?.handle(DBUS_WATCH_WRITABLE.rawValue) }
-            sources.append(source)
-        }
-        let duplicate = SharedDescriptor(fd, users: sources.count)
-        for source in sources { source.setCancelHandler { duplicate.release() } }
-        for source in sources { source.resume() }
-    }
-
-    func cancel() {
-        for source in sources { source.cancel() }
-        sources = []
-    }
-
-    deinit { cancel() }
-}
-
-/// A descriptor closed when its last user lets go. Confined to the connection's queue (cancel handlers
-/// run there), hence `@unchecked Sendable`.
-private final class SharedDescriptor: @unchecked Sendable {
-    private let fd: Int32
-    private var users: Int
-
-    init(_ fd: Int32, users: Int) {
-        self.fd = fd
-        self.users = users
-        if users == 0 { close(fd) }
-    }
-
-    func release() {
-        users -= 1
-        if users == 0 { close(fd) }
-    }
-}
-
-private let addWatch: DBusAddWatchFunction = { watch, data in
-    guard let watch else { return 0 }
-    let box = WatchBox(watch: watch, owner: connection(data))
-    dbus_watch_set_data(watch, Unmanaged.passRetained(box as AnyObject).toOpaque(), releaseBox)
-    return 1
-}
-
-private let removeWatch: DBusRemoveWatchFunction = { watch, _ in
-    guard let watch, let data = dbus_watch_get_data(watch) else { return }
-    (Unmanaged<AnyObject>.fromOpaque(data).takeUnretainedValue() as? WatchBox)?.cancel()
-}
-
-private let toggleWatch: DBusWatchToggledFunction = { watch, _ in
-    guard let watch, let data = dbus_watch_get_data(watch) else { return }
-    (Unmanaged<AnyObject>.fromOpaque(data).takeUnretainedValue() as? WatchBox)?.update()
-}
-
-/// A one-timer-per-timeout mirror of a libdbus timeout (used for method-call timeouts: they exist only
-/// while a call is pending).
-///
-/// Arming or cancelling a Dispatch timer wakes Dispatch's manager thread (a write to its eventfd). libdbus
-/// adds a call's timeout before it writes the call, and removes it when the reply is read, before the reply
-/// is dispatched; so both are done in the next turn of the queue, and neither delays the call or its
-/// reply. The generation keeps that safe: a timer, or an arming still to come, of an earlier generation
-/// never calls libdbus.
-private final class TimeoutBox: @unchecked Sendable {
-    // Confined to the connection's queue.
-    private let timeout: OpaquePointer
-    private weak var owner: BusConnection?
-    private var timer: DispatchSourceTimer?
-    /// Bumped by every update and cancel.
-    private var generation = 0
-
-    init(timeout: OpaquePointer, owner: BusConnection) {
-        self.timeout = timeout
-        self.owner = owner
-        update()
-    }
-
-    /// libdbus restarts the interval whenever it toggles a timeout, so the timer is simply rebuilt.
-    func update() {
-        cancel()
-        guard let owner, dbus_timeout_get_enabled(timeout) != 0 else { return }
-        let interval = DispatchTimeInterval.milliseconds(Int(dbus_timeout_get_interval(timeout)))
-        let armed = generation
-        let deadline = DispatchTime.now() + interval
-        owner.queue.async { [weak self] in self?.arm(armed, deadline: deadline, interval: interval) }
-    }
-
-    private func arm(_ armed: Int, deadline: DispatchTime, interval: DispatchTimeInterval) {
-        guard armed == generation, let owner, owner.isOpen else { return }
-        let timer = DispatchSource.makeTimerSource(queue: owner.queue)
-        timer.schedule(deadline: deadline, repeating: interval)
-        timer.setEventHandler { [weak self] in self?.fire(armed) }
-        timer.resume()
-        self.timer = timer
-    }
-
-    private func fire(_ armed: Int) {
-        guard armed == generation, let owner, owner.isOpen else { return }
-        _ = owner.inCallback { dbus_timeout_handle(timeout) }
-    }
-
-    func cancel() {
-        generation += 1
-        guard let timer else { return }
-        self.timer = nil
-        guard let queue = owner?.queue else {
-            timer.cancel()
-            return
-        }
-        let retired = RetiredTimer(timer)
-        queue.async { retired.timer.cancel() }
-    }
-
-    deinit { cancel() }
-}
-
-/// A timer on its way to being cancelled (`dispatch_source_cancel` may be called from any thread).
-private final class RetiredTimer: @unchecked Sendable {
-    let timer: DispatchSourceTimer
-    init(_ timer: DispatchSourceTimer) { self.timer = timer }
-}
-
-private let addTimeout: DBusAddTimeoutFunction = { timeout, data in
-    guard let timeout else { return 0 }
-    let box = TimeoutBox(timeout: timeout, owner: connection(data))
-    dbus_timeout_set_data(timeout, Unmanaged.passRetained(box as AnyObject).toOpaque(), releaseBox)
-    return 1
-}
-
-private let removeTimeout: DBusRemoveTimeoutFunction = { timeout, _ in
-    guard let timeout, let data = dbus_timeout_get_data(timeout) else { return }
-    (Unmanaged<AnyObject>.fromOpaque(data).takeUnretainedValue() as? TimeoutBox)?.cancel()
-}
-
-private let toggleTimeout: DBusTimeoutToggledFunction = { timeout, _ in
-    guard let timeout, let data = dbus_timeout_get_data(timeout) else { return }
-    (Unmanaged<AnyObject>.fromOpaque(data).takeUnretainedValue() as? TimeoutBox)?.update()
 }

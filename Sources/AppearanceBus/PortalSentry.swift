@@ -21,16 +21,16 @@ public final class PortalSentry: Sentry, @unchecked Sendable {
     // callbacks run there too). Dispatch closures capture `self`, which is why this is `@unchecked Sendable`.
     private let queue: DispatchQueue
     private let busAddress: String?
-    private let log: (LogLevel, String) -> Void
+    let log: (LogLevel, String) -> Void
 
     private var report: ((SystemReading) -> Void)?
     /// The portal backend, when the daemon serves the portal too: it shares this connection.
     weak var peer: BusPeer?
-    private var bus: BusConnection?
+    private(set) var bus: BusConnection?
     private var retryTimer: DispatchSourceTimer?
     private var retryDelay = PortalSentry.firstRetryDelay
     /// The portal API detected for the current owner of the portal name; nil until a read succeeds.
-    private var shape: Shape?
+    var shape: Shape?
     /// The Read/ReadOne calls sent so far, by "method key": each read sends a copy.
     private var readCalls: [String: Message] = [:]
     /// Keys being read, and keys to read once more when their read ends (signals during a read).
@@ -38,16 +38,16 @@ public final class PortalSentry: Sentry, @unchecked Sendable {
     private var readAgain: Set<String> = []
     /// The latest value of each key; reported together once no read is in flight.
     private var scheme: SystemReading?
-    private var traits = Traits.unavailable
+    var traits = Traits.unavailable
     /// Bumped whenever the portal name changes owner: answers from a previous owner are dropped.
     private var ownerEpoch = 0
 
-    private enum Shape { case readOne, read }
+    enum Shape { case readOne, read }
 
     static let firstRetryDelay = 0.25
     static let maxRetryDelay = 30.0
 
-    private static let portal = "org.freedesktop.portal.Desktop"
+    static let portal = "org.freedesktop.portal.Desktop"
     private static let path = "/org/freedesktop/portal/desktop"
     private static let settings = "org.freedesktop.portal.Settings"
     private static let namespace = "org.freedesktop.appearance"
@@ -251,116 +251,6 @@ public final class PortalSentry: Sentry, @unchecked Sendable {
         // carries all of them (the daemon waits for it before answering anyone).
         if current, inFlight.isEmpty, let scheme {
             emit(scheme.scheme, scheme.detail)
-        }
-    }
-
-    private func interpret(_ reply: Message, method: String) -> SystemReading {
-        if let error = reply.error {
-            shape = nil
-            return interpret(error)
-        }
-        shape = method == "Read" ? .read : .readOne
-        let source = method == "Read" ? "portal v1 (Read fallback)" : "portal v2"
-        guard let args = boundedValue(of: reply) else {
-            log(.warning, "the portal's answer to \(method) for color-scheme is larger or more deeply nested than any setting; treating it as no preference")
-            return SystemReading(.noPreference, detail: "\(source), unusable value (too large)")
-        }
-        guard let value = args.first?.unwrapped else {
-            log(.warning, "the portal answered \(method) without a value; treating color-scheme as no preference")
-            return SystemReading(.noPreference, detail: "\(source), empty answer")
-        }
-        if case .uint32(let number) = value {
-            if let scheme = SystemScheme(portalValue: number) {
-                return SystemReading(scheme, detail: source)
-            }
-            log(.warning, "the portal's color-scheme is \(number), which is not 0, 1 or 2; treating it as no preference")
-            return SystemReading(.noPreference, detail: "\(source), unknown value \(number)")
-        }
-        log(.warning, "the portal's color-scheme has type '\(value.signature)' (value \(value)), expected 'u'; treating it as no preference")
-        return SystemReading(.noPreference, detail: "\(source), unusable '\(value.signature)' value")
-    }
-
-    /// Stores what a read of a trait key says: nil (unavailable) for an error, NotFound included, and for a
-    /// value of the wrong type (with a warning).
-    private func interpretTrait(_ reply: Message, key: String, method: String) {
-        var value: BusValue?
-        if let error = reply.error {
-            if error.name != "org.freedesktop.portal.Error.NotFound" {
-                log(.debug, "reading the portal's \(key) failed (\(error)); treating it as unavailable")
-            }
-        } else {
-            shape = method == "Read" ? .read : .readOne
-            if let args = boundedValue(of: reply) {
-                value = args.first?.unwrapped
-                if value == nil { log(.warning, "the portal answered \(method) for \(key) without a value; treating it as unset") }
-            } else {
-                log(.warning, "the portal's answer to \(method) for \(key) is larger or more deeply nested than any setting; treating it as unset")
-            }
-        }
-        func number() -> UInt32? {
-            guard let value else { return nil }
-            guard case .uint32(let n) = value else {
-                log(.warning, "the portal's \(key) has type '\(value.signature)' (value \(value)), expected 'u'; treating it as unset")
-                return nil
-            }
-            return n
-        }
-        switch key {
-        case PortalSentry.contrastKey:
-            traits.contrast = number().flatMap { n in
-                let c = Contrast(portalValue: n)
-                if c == nil { log(.warning, "the portal's contrast is \(n), which is not 0 or 1; treating it as unset") }
-                return c
-            }
-        case PortalSentry.reducedMotionKey:
-            traits.reducedMotion = number().flatMap { n in
-                if n > 1 { log(.warning, "the portal's reduced-motion is \(n), which is not 0 or 1; treating it as unset"); return nil }
-                return n == 1
-            }
-        case PortalSentry.accentKey:
-            traits.accentColor = nil
-            guard let value else { break }
-            guard case .container("(ddd)", let parts) = value, case .double(let r) = parts[0],
-                  case .double(let g) = parts[1], case .double(let b) = parts[2] else {
-                log(.warning, "the portal's accent-color has type '\(value.signature)' (value \(value)), expected '(ddd)'; treating it as unset")
-                break
-            }
-            traits.accentColor = Traits.accent(red: r, green: g, blue: b)
-            if traits.accentColor == nil { log(.debug, "the portal's accent-color (\(r), \(g), \(b)) is outside 0…1: unset") }
-        default:
-            break
-        }
-    }
-
-    /// A read's answer, at most one value within `DecodeBounds.small` (a setting is a uint32 or a (ddd) in at
-    /// most two variants); nil past the bounds: a hostile or broken portal can answer with 128 MiB or 64
-    /// nested variants, and none of it is decoded beyond the bounds (docs/decisions.md, "One huge D-Bus call").
-    private func boundedValue(of reply: Message) -> [BusValue]? {
-        guard let args = reply.arguments(limit: 1, within: .small) else {
-            bus?.returnFreeMemorySoon()
-            return nil
-        }
-        return args
-    }
-
-    private func interpret(_ error: BusError) -> SystemReading {
-        switch error.name {
-        case "org.freedesktop.portal.Error.NotFound":
-            // Unavailable rather than no-preference: the desktop expresses nothing at all here (no backend
-            // provides appearance), so the daemon's own default stands, and `status` says why.
-            return SystemReading(.unavailable, detail: "portal has no color-scheme setting (NotFound)")
-        case "org.freedesktop.DBus.Error.UnknownMethod", "org.freedesktop.DBus.Error.UnknownInterface",
-             "org.freedesktop.DBus.Error.UnknownObject":
-            // 1.16 does not export Settings at all when no backend provides it.
-            return SystemReading(.unavailable, detail: "portal has no Settings interface")
-        case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner":
-            return SystemReading(.unavailable, detail: "no portal on the session bus (\(PortalSentry.portal): \(error.name))")
-        case _ where error.name.hasPrefix("org.freedesktop.DBus.Error.Spawn"):
-            log(.warning, "the session bus could not start the portal: \(error)")
-            return SystemReading(.unavailable, detail: "no portal on the session bus (\(PortalSentry.portal): \(error.name))")
-        default:
-            log(.warning, "reading the portal's color-scheme failed: \(error)")
-            return SystemReading(.unavailable, detail: "portal read failed (\(error.name))")
         }
     }
 
