@@ -18,7 +18,7 @@ public final class Daemon: @unchecked Sendable {
     let log: Logger
     let clock = Clock()
     private let sentry: Sentry
-    private let logLevelOption: LogLevel?
+    let logLevelOption: LogLevel?
     let store: StateStore
     var engine: Engine {
         didSet { persistence.engineChanged() }
@@ -181,7 +181,7 @@ public final class Daemon: @unchecked Sendable {
         persistence.persistIfNeeded()
     }
 
-    private func configureHooks() {
+    func configureHooks() {
         publisher.hooks.enabled = settings.config.hooks
         publisher.hooks.timeout = settings.config.hookTimeout
     }
@@ -199,41 +199,6 @@ public final class Daemon: @unchecked Sendable {
         Signal.pipe.ignore()
     }
 
-    /// Reads the config and the palette again (SIGHUP, the `reload` request). Returns how the config was read,
-    /// or its mistake: then the previous configuration stays in force (the palette is reloaded either way).
-    @discardableResult
-    func reload() -> Result<ReloadReply, ConfigError> {
-        log.info("reloading \(paths.configFile)")
-        Systemd.notify("RELOADING=1\nMONOTONIC_USEC=\(Systemd.monotonicMicroseconds())")
-        defer { Systemd.notify("READY=1") }
-        var configError: ConfigError?
-        do {
-            try settings.loadConfig(fallback: "keeping the previous configuration")
-            let c = settings.config
-            log.level = logLevelOption ?? c.logLevel ?? .info
-            clients.maxConnections = c.maxConnections
-            if let t = engine.apply(.defaultMode(c.defaultMode)) {
-                publish([.init(t, cause: "config reloaded: default-mode \(c.defaultMode.rawValue)")])
-            }
-            publisher.outlet?.setPolicy(c.portalBackend)
-            for face in publisher.faces { face.setOptions(FaceOptions(darkman: c.darkmanDBus)) }
-            publisher.follower.configure(c.desktop, portalServed: outletStatus?.serving ?? false)
-            planSchedule()
-            configureHooks()
-        } catch {
-            log.error("\(error); keeping the previous configuration")
-            configError = error
-        }
-        // The palette is reloaded even when the config is bad: it is its own file.
-        if settings.loadPalette() {
-            publisher.offer(engine, settings.palette)
-            publisher.outlet?.publish(Publisher.served(engine, settings.palette))
-            readAgain()
-        }
-        if let configError { return .failure(configError) }
-        return .success(ReloadReply(config: settings.configDetail, palette: settings.paletteDetail))
-    }
-
     private func shutdown() {
         log.info("stopping")
         Systemd.notify("STOPPING=1")
@@ -248,18 +213,5 @@ public final class Daemon: @unchecked Sendable {
         let n = g.next() as UInt64
         let hex = String(n, radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
-    }
-}
-
-/// The daemon as the D-Bus faces see it: the published state, and the one entry for writes.
-private final class FaceDesk: FaceRequests {
-    private unowned let daemon: Daemon
-
-    init(_ daemon: Daemon) { self.daemon = daemon }
-
-    func state(for app: String?) -> AppearanceState { daemon.engine.state(for: app) }
-
-    func write(_ call: Call, app: String?, by who: String, answer: @escaping (Result<AppearanceState, RPCError>) -> Void) {
-        daemon.write(call, app: app, by: who, answer: answer)
     }
 }

@@ -1,0 +1,30 @@
+import AppearanceCore
+import AppearancePosix
+import AppearanceProtocol
+
+/// `appearancectl schedule` for people: what the schedule says now and what hides it, then its changes one
+/// line each, the local date written once a day.
+func printSchedule(_ info: ScheduleInfo, days: Int) {
+    guard info.configured, let mode = info.mode else {
+        out("no schedule: add [schedule] to the config (latitude and longitude, or light-at and dark-at)")
+        return
+    }
+    let hidden = info.hiddenBy.map { by in
+        switch by {
+        case .temporary: " (a temporary override hides it until it ends)"
+        case .override: " (your override hides it: appearancectl set system follows it again)"
+        default: " (the desktop's own setting decides first)"
+        }
+    } ?? ""
+    out("now: \(mode.rawValue)\(hidden)")
+    func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+    let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    var day = ""
+    for c in info.changes {
+        let l = Posix.localTime(c.time)
+        let date = "\(weekdays[l.weekday]) \(l.year)-\(two(l.month))-\(two(l.day))"
+        out("\(date == day ? String(repeating: " ", count: date.count) : date)  \(two(l.hour)):\(two(l.minute))  \(c.mode.rawValue.padding(5))  \(c.cause)")
+        day = date
+    }
+    if info.changes.isEmpty { out("no change in the next \(days) day\(days == 1 ? "" : "s") (polar day or night)") }
+}
