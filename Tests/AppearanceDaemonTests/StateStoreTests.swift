@@ -75,34 +75,22 @@ struct StateStoreTests {
         if let kept { unlink(kept) }
     }
 
-    /// More app overrides than the cap, and ids or modes that are not valid, in a file written by hand: the
-    /// valid ones are kept up to the cap in sorted order, and what was left out is said.
-    @Test func capsApplyOnLoad() throws {
+    /// What the codec leaves out of a file written by hand (StateFileTests.capsApplyOnParse covers which and
+    /// why) is said with the file's path, and the file is kept: what was usable in it counts.
+    @Test func whatALoadLeavesOutIsSaidWithThePathAndTheFileKept() throws {
         let dir = TemporaryDirectory()
-        let count = AppID.maxOverrides + 3
-        var members = (0..<count).map { #""\#(Self.appID($0, length: 30))":"dark""# }
-        members += [#"".hidden":"dark""#, #""a b":"light""#, #""\#(String(repeating: "z", count: 256))":"dark""#,
-                    #""kitty":"blue""#, #""foot":null"#]
+        let members = (0..<(AppID.maxOverrides + 1)).map { #""\#(Self.appID($0, length: 30))":"dark""# } + [#""a b":"light""#]
         let path = dir.file("state.json", #"{"override":"system","apps":{\#(members.joined(separator: ","))}}"#)
         let result = StateStore(path: path).load()
         guard case .loaded(let saved) = result else {
             Issue.record("\(result)")
             return
         }
-        let ids = (0..<count).map { Self.appID($0, length: 30) }.sorted()
         #expect(saved.apps.count == AppID.maxOverrides)
-        #expect(saved.apps.keys.sorted() == Array(ids.prefix(AppID.maxOverrides)))
         let notes = saved.dropped.joined(separator: "\n")
-        #expect(saved.dropped.count == 6, "\(notes)")
-        #expect(notes.contains(#""\#(String(repeating: "z", count: 79))…: not a valid app id"#), "\(notes)")
-        #expect(notes.contains(#"".hidden": not a valid app id"#), "\(notes)")
-        #expect(notes.contains(#""a b": not a valid app id"#), "\(notes)")
-        #expect(notes.contains(#""kitty": invalid mode "blue", expected "light" or "dark""#), "\(notes)")
-        #expect(notes.contains(#""foot": invalid mode null, expected "light" or "dark""#), "\(notes)")
-        #expect(notes.contains("3 app overrides over the limit of 4096"), "\(notes)")
-        for id in ids.suffix(3) { #expect(notes.contains(id), "\(id)") }
+        #expect(saved.dropped.count == 2, "\(notes)")
+        #expect(notes.contains(#""a b": not a valid app id"#) && notes.contains("dropped 1 app overrides over the limit of 4096"), "\(notes)")
         #expect(saved.dropped.allSatisfy { $0.hasPrefix(path + ": ") }, "\(notes)")
-        // The file is kept: what was usable in it counts.
         #expect(Self.read(path) != nil)
     }
 
