@@ -182,22 +182,8 @@ def reading_flood_line():
 def socket_get(path, timeout=5.0):
     """One `get` as appearancectl makes it: a fresh connection, one line out, one line back; ms, or None."""
     t0 = time.perf_counter()
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(timeout)
-    try:
-        s.connect(path)
-        s.sendall(GET_LINE)
-        buf = b""
-        while not buf.endswith(b"\n"):
-            chunk = s.recv(65536)
-            if not chunk:
-                return None
-            buf += chunk
-        return (time.perf_counter() - t0) * 1000
-    except OSError:
-        return None
-    finally:
-        s.close()
+    done, _ = request(path, GET_LINE, timeout)
+    return None if done is None else (done - t0) * 1000
 
 
 def request(path, line, timeout=5.0):
