@@ -44,6 +44,8 @@ final class DesktopFollower: @unchecked Sendable {
     /// nothing where appearanced serves the portal itself (then apps follow it already).
     func configure(_ s: Settings, portalServed: Bool) {
         settings = s
+        let before = kind
+        defer { if kind != before { inFlight = DesktopWrites() } }  // another desktop (or none): no echo to await
         let desktops = (Posix.environment("XDG_CURRENT_DESKTOP") ?? "").lowercased().split(separator: ":")
         switch s.follow {
         case "gnome": kind = .gnome

@@ -59,7 +59,6 @@ final class HookRunner: @unchecked Sendable {
     private final class Running {
         let name: String
         let timeout: Double
-        var runner: ChildRunner?
 
         init(name: String, timeout: Double) {
             self.name = name
@@ -212,9 +211,8 @@ final class HookRunner: @unchecked Sendable {
             },
             completion: { [weak self, child] ending in self?.finished(child, ending) })
         switch started {
-        case .success(let runner):
-            child.runner = runner
-            return .success(child)
+        case .success:
+            return .success(child)  // the runner keeps itself alive (its read source and the reaper) until the end
         case .failure(let e):
             return .failure(HookError("cannot run: \(e.message)", code: e.code))
         }

@@ -50,7 +50,7 @@ extension Daemon {
             log.info("traits: contrast \(r.contrast?.rawValue ?? "unavailable"), reduced motion "
                      + "\(r.reducedMotion.map { $0 ? "yes" : "no" } ?? "unavailable"), accent \(r.accentColor?.opaqueHex ?? "unavailable")")
         }
-        for step in outcome.steps { publish([step]) }
+        if !outcome.steps.isEmpty { publish(outcome.steps) }  // each logged with its cause, the effects once
         if outcome.manualFlip != nil {
             timers.armTemporary(engine.inputs.temporary?.expiry)  // an until-next flip replaced any timed one
             persistence.persistIfNeeded()  // the flip is kept like a temporary override set with appearancectl

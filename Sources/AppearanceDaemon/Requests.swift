@@ -63,7 +63,7 @@ extension Daemon {
             // As SIGHUP: a config with a mistake is named (file:line) and the previous one stays in force.
             result = reload().map(\.json).mapError { RPCError(.requestFailed, "\($0); keeping the previous configuration") }
         case .schedule(let days):
-            result = .success(timers.upcoming(settings.config.schedule, days: days, state: engine.state, inputs: engine.inputs).json)
+            result = .success(timers.upcoming(settings.config.schedule, days: days, state: engine.state).json)
         }
         if let id = request.id {
             switch result {
@@ -76,14 +76,14 @@ extension Daemon {
     /// A write from any face (the socket, the bus): decided on top of every accepted change, and answered
     /// once the save that covers it is durable, or at once when it changes nothing and nothing waits, or is
     /// refused. `who` names the asker in `log` ("appearancectl (pid 4242)").
-    func write(_ call: Call, app: String?, by who: String, answer: @escaping (Result<AppearanceState, RPCError>) -> Void) {
+    func write(_ call: Call, app: String?, by who: @autoclosure () -> String, answer: @escaping (Result<AppearanceState, RPCError>) -> Void) {
         switch Decide.write(call, app: app, on: persistence.deciding(), now: clock.now()) {
         case .failure(let e):
             answer(.failure(e))
         case .success(nil) where persistence.idle:
             answer(.success(engine.state(for: app)))  // already so, and nothing before it waits
         case .success(let event):
-            persistence.enqueue(.init(event: event, app: app, cause: event.map { "\(Decide.cause(of: $0)) set by \(who)" } ?? "",
+            persistence.enqueue(.init(event: event, app: app, cause: event.map { "\(Decide.cause(of: $0)) set by \(who())" } ?? "",
                                       answer: answer))
         }
     }

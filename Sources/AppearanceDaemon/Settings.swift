@@ -17,6 +17,9 @@ final class Settings: @unchecked Sendable {
     init(paths: Paths, log: Logger) {
         self.paths = paths
         self.log = log
+        // What is in force before any file is read, and when the file at start-up cannot be used: the
+        // defaults, as a trial instance takes them (no hooks, no desktop, no portal, no bus names).
+        config = forTrial(config)
     }
 
     /// Reads the config file (none: the defaults) and puts it in force. A file that cannot be used throws and

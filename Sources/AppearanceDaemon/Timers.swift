@@ -83,14 +83,15 @@ final class Timers: @unchecked Sendable {
     }
 
     /// The schedule's changes from now over the next `days` local days (`schedule`), and what hides it now.
-    func upcoming(_ schedule: Schedule, days: Int, state: AppearanceState, inputs: Inputs) -> ScheduleInfo {
+    func upcoming(_ schedule: Schedule, days: Int, state: AppearanceState) -> ScheduleInfo {
         guard !schedule.isEmpty else { return ScheduleInfo(configured: false, mode: nil, hiddenBy: nil, changes: []) }
         let now = clock.now()
         // Today and the days after it, `days` local calendar days in all: up to the start of the day after.
         let local = Clock.localDays(around: now, after: days + 1)
         let end = local[days + 1].at(0)
         let events = schedule.events(on: local)
-        var mode = events.last { $0.time <= now }?.mode ?? plan?.mode
+        let current = events.last { $0.time <= now }?.mode ?? plan?.mode
+        var mode = current
         var changes: [ScheduleInfo.Change] = []
         for e in events where e.time > now && e.time < end && e.mode != mode {
             changes.append(.init(time: e.time, mode: e.mode, cause: e.cause))
@@ -98,7 +99,7 @@ final class Timers: @unchecked Sendable {
         }
         let decides = state.source
         let hiddenBy: Source? = [.temporary, .override, .system].contains(decides) ? decides : nil
-        return ScheduleInfo(configured: true, mode: plan?.mode ?? events.last { $0.time <= now }?.mode, hiddenBy: hiddenBy, changes: changes)
+        return ScheduleInfo(configured: true, mode: current, hiddenBy: hiddenBy, changes: changes)
     }
 
     /// A one-shot timer for a temporary override's end, if it has a time; any earlier one is cancelled.

@@ -47,7 +47,10 @@ extension Decide {
         var outcome = DesktopOutcome()
         let changed = following && reading.scheme != engine.inputs.system
             && mode(of: reading.scheme) != nil && mode(of: engine.inputs.system) != nil
-        outcome.echo = changed && writes.reading(reading.scheme)
+        // Every reading of a value goes through the queue while following, changed or not: one that matches
+        // no write lets the finished writes go, so none can stay behind to swallow a later flip.
+        let matched = following && mode(of: reading.scheme) != nil && writes.reading(reading.scheme)
+        outcome.echo = changed && matched
         let raw = reading.scheme == .unavailable ? "unavailable" : reading.scheme.rawValue
         if let t = engine.apply(outcome.echo ? .systemEcho(reading) : .system(reading)) {
             outcome.steps.append(Step(t, cause: "desktop: \(raw) (\(reading.detail))"))

@@ -70,3 +70,20 @@ import Testing
         #expect(o == Decide.DesktopOutcome())
     }
 }
+
+/// A finished write whose echo never came as a change (the reading equalled the system value already) does
+/// not stay queued to swallow the user's later flip to that value.
+@Suite struct StaleWriteTests {
+    @Test func anUnchangedReadingLetsFinishedWritesGo() {
+        var e = DesktopReadingTests.engine(system: .dark, override: .dark)
+        var w = DesktopWrites()
+        let id = w.wrote(.noPreference)
+        w.finished(id, ok: true)
+        // The desktop reports dark again (no change): the light write is not expected any more.
+        _ = Decide.desktopReading(DesktopReadingTests.reading(.dark), engine: &e, writes: &w, following: true)
+        #expect(w.expected == nil)
+        // Now the user flips to light: theirs, not an echo.
+        let o = Decide.desktopReading(DesktopReadingTests.reading(.noPreference), engine: &e, writes: &w, following: true)
+        #expect(!o.echo && o.manualFlip == .light)
+    }
+}
