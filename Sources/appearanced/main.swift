@@ -59,12 +59,15 @@ Posix.raiseFileLimit()
 let queue = DispatchQueue(label: "appearanced")
 let logger = Logger(level: logLevel ?? .info)
 let sentry = PortalSentry(queue: queue, log: { logger.log($0, $1) })
-let backend = PortalBackend(queue: queue, sentry: sentry, log: { logger.log($0, $1) })
+// A trial instance (--state-dir) takes no name on the session bus: the session's daemon has them. So neither
+// the portal backend nor the face is made (made, each chains to the sentry's connection and asks for its
+// name as soon as it is connected, started or not).
+let trial = invocation.stateDir != nil
+let backend = trial ? nil : PortalBackend(queue: queue, sentry: sentry, log: { logger.log($0, $1) })
 // After the backend: the face chains to it on the sentry's connection.
-let face = BusFace(queue: queue, sentry: sentry, log: { logger.log($0, $1) })
-// A trial instance (--state-dir) takes no name on the session bus: the session's daemon has them.
+let faces = trial ? [] : [BusFace(queue: queue, sentry: sentry, log: { logger.log($0, $1) })]
 let daemon = Daemon(paths: Paths.resolve(socket: socketPath, config: configPath, stateDir: invocation.stateDir, trialHooks: invocation.hooks),
-                    logLevelOption: logLevel, sentry: sentry, outlet: backend, faces: invocation.stateDir == nil ? [face] : [],
+                    logLevelOption: logLevel, sentry: sentry, outlet: backend, faces: faces,
                     queue: queue, logger: logger)
 let sleepWatcher = SleepWatcher(queue: queue, log: { logger.log($0, $1) })
 queue.async {

@@ -255,6 +255,22 @@ import Testing
         try waitUntil("the name to be taken again") { try Self.status(s) == "bus:         \(Self.name); \(Self.darkman)" }
     }
 
+    /// A trial instance (--state-dir) takes no name on the session bus, so the session's daemon, started after
+    /// it, has both.
+    @Test func aTrialTakesNoNameOnTheBus() throws {
+        let s = try Sandbox()
+        let bus = try FaceBus(s)
+        defer { bus.close() }
+        let trial = try Child(Bin.daemon, ["--state-dir", s.root + "/trial", "--socket", s.root + "/trial.sock"], env: s.env)
+        defer { trial.stop(); _ = try? trial.waitForExit() }
+        try waitUntil("the trial to answer") {
+            try s.run(Bin.ctl, ["--socket", s.root + "/trial.sock", "get"]).status == 0
+        }
+        let d = try s.startDaemon()
+        defer { d.stop(); _ = try? d.waitForExit() }
+        try waitUntil("the session's daemon to own both names") { try Self.status(s) == "bus:         \(Self.name); \(Self.darkman)" }
+    }
+
     @Test func aCallActivatesTheDaemonFromTheServicesFile() throws {
         let s = try Sandbox()
         let services = s.root + "/services"
