@@ -23,11 +23,7 @@ extension BusFace {
 
     /// A call's arguments when they are exactly `signature`'s strings, each at most `maxNameBytes`.
     func strings(of call: Message, _ method: String, _ signature: String) throws(Refused) -> [String] {
-        guard call.hasSignature(signature) else { throw Refused(error: invalidArgs("\(method) takes (\(signature)), not (\(call.signature))")) }
-        guard let args = call.arguments(within: DecodeBounds(depth: 0, values: signature.count, bytes: signature.count * BusFace.maxNameBytes)),
-              case let strings = args.compactMap({ if case .string(let s) = $0 { s } else { nil } }), strings.count == signature.count
-        else { throw Refused(error: invalidArgs("\(method)'s strings are at most \(BusFace.maxNameBytes) bytes each")) }
-        return strings
+        do { return try call.strings(signature, method: method, maxBytes: BusFace.maxNameBytes) } catch { throw Refused(error: error) }
     }
 
     func entry(_ key: String, _ value: BusValue) -> BusValue {
@@ -81,7 +77,7 @@ extension BusFace {
         case .uint32(let n): .int(n)
         case .int64(let n): .number(String(n))
         case .uint64(let n): .int(n)
-        case .double(let d): .number(String(d))
+        case .double(let d): d.isFinite ? .number(String(d)) : nil  // NaN and infinities are no JSON number
         default: nil
         }
     }

@@ -1,4 +1,3 @@
-import AppearancePosix
 import CDBus
 import Dispatch
 import Glibc

@@ -363,3 +363,21 @@ final class Message {
         return String(cString: s)
     }
 }
+
+extension Message {
+    /// A call's arguments when they are exactly `signature`'s strings, each at most `maxBytes`: the signature
+    /// is checked first, and no string past the bound is copied. Otherwise InvalidArgs naming the method and
+    /// what it takes. Shared by every object the daemon serves (the portal backend, the D-Bus face).
+    func strings(_ signature: String, method: String, maxBytes: Int) throws(BusError) -> [String] {
+        let invalidArgs = "org.freedesktop.DBus.Error.InvalidArgs"
+        guard hasSignature(signature) else {
+            throw BusError(name: invalidArgs, message: "\(method) takes (\(signature)), not (\(self.signature))")
+        }
+        guard let args = arguments(within: DecodeBounds(depth: 0, values: signature.count, bytes: signature.count * maxBytes)),
+              case let strings = args.compactMap({ if case .string(let s) = $0 { s } else { nil } }),
+              strings.count == signature.count, strings.allSatisfy({ $0.utf8.count <= maxBytes })
+        else { throw BusError(name: invalidArgs, message: "\(method)'s strings are at most \(maxBytes) bytes each") }
+        return strings
+    }
+}
+

@@ -217,16 +217,8 @@ public final class PortalBackend: Outlet, @unchecked Sendable {
         return true
     }
 
-    /// A call's arguments when they are exactly `signature`'s strings, each at most `maxNameBytes`; the
-    /// signature is checked first, and no string past the bound is copied.
     private func strings(of call: Message, _ method: String, _ signature: String) throws(Refused) -> [String] {
-        guard call.hasSignature(signature) else { throw Refused(error: invalidArgs(method, signature, call.signature)) }
-        let bound = PortalBackend.maxNameBytes
-        guard let args = call.arguments(within: DecodeBounds(depth: 0, values: signature.count, bytes: signature.count * bound)),
-              case let strings = args.compactMap({ if case .string(let s) = $0 { s } else { nil } }),
-              strings.count == signature.count, strings.allSatisfy({ $0.utf8.count <= bound })
-        else { throw Refused(error: invalidArgs("\(method)'s strings are at most \(bound) bytes each")) }
-        return strings
+        do { return try call.strings(signature, method: method, maxBytes: PortalBackend.maxNameBytes) } catch { throw Refused(error: error) }
     }
 
     private func invalidArgs(_ method: String, _ expected: String, _ signature: String) -> BusError {

@@ -1,7 +1,5 @@
 import AppearanceCore
-import CDBus
 import Dispatch
-import Glibc
 
 /// What the portal's answers mean: color-scheme's value or error as a reading, a trait's value as a trait,
 /// each decoded within small bounds (PortalSentry.swift sends the reads and reports the readings).
