@@ -1,7 +1,12 @@
 # bash completion for appearancectl, generated from its option table (Sources/AppearanceCLI/Table.swift)
 # by `appearancectl completions bash`: `make completions` writes it, do not edit it by hand.
+# Words from the running daemon (nothing when none answers within appearancectl's 0.5 s), on the
+# line's own --socket if it names one.
+_appearancectl_list() {
+    appearancectl ${socket:+--socket "$socket"} completions list "$1" </dev/null 2>/dev/null
+}
 _appearancectl() {
-    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} word command= sub= scope i
+    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} word command= sub= scope i socket=
     # --name=VALUE: bash splits the word at "=".
     if [[ $cur == = ]]; then cur=; fi
     if [[ $prev == = ]]; then prev=${COMP_WORDS[COMP_CWORD-2]}; fi
@@ -15,7 +20,10 @@ _appearancectl() {
     for ((i = 1; i < COMP_CWORD; i++)); do
         word=${COMP_WORDS[i]}
         case $word in
-            --socket|--app|--for|-n|--days|--mode|--contrast|--format|--color|--light|--dark|--output|-o) ((i++)); [[ ${COMP_WORDS[i]} == = ]] && ((i++)); continue ;;
+            --socket|--app|--for|-n|--days|--mode|--contrast|--format|--color|--light|--dark|--output|-o)
+                ((i++)); [[ ${COMP_WORDS[i]} == = ]] && ((i++))
+                [[ $word == --socket ]] && socket=${COMP_WORDS[i]}
+                continue ;;
         esac
         if [[ $word != -* && $word != = ]]; then
             if [[ -z $command ]]; then command=$word; elif [[ -z $sub ]]; then sub=$word; fi
@@ -25,7 +33,7 @@ _appearancectl() {
     [[ $command == palette && $sub == import ]] && scope='palette import'
     case "$scope:$prev" in
         *:--socket) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        get:--app|set:--app|toggle:--app|watch:--app) return ;;
+        get:--app|set:--app|toggle:--app|watch:--app) COMPREPLY=($(compgen -W "$(_appearancectl_list apps)" -- "$cur")); return ;;
         set:--for|toggle:--for) COMPREPLY=($(compgen -W '30m 1h 2h 8h 1d' -- "$cur")); return ;;
         log:-n) return ;;
         schedule:--days) COMPREPLY=($(compgen -W '1 7 14 31' -- "$cur")); return ;;
@@ -61,6 +69,8 @@ _appearancectl() {
     elif [[ -z $sub ]]; then
         case $command in
             set) COMPREPLY=($(compgen -W 'dark light system' -- "$cur")) ;;
+            color) COMPREPLY=($(compgen -W "$(_appearancectl_list colors)" -- "$cur")) ;;
+            asset) COMPREPLY=($(compgen -W "$(_appearancectl_list assets)" -- "$cur")) ;;
             palette) COMPREPLY=($(compgen -W 'import' -- "$cur")) ;;
             import-darkman) COMPREPLY=($(compgen -f -- "$cur")) ;;
             completions) COMPREPLY=($(compgen -W 'bash zsh fish' -- "$cur")) ;;

@@ -2,6 +2,21 @@
 # by `appearancectl completions fish`: `make completions` writes it, do not edit it by hand.
 set -l commands get status set toggle reload log schedule apps watch color asset palette import-darkman completions help
 complete -c appearancectl -f
+# Words from the running daemon (nothing when none answers within appearancectl's 0.5 s), on the
+# line's own --socket if it names one.
+function __appearancectl_list
+    set -l words (commandline -opc)
+    set -l socket
+    for i in (seq (count $words))
+        switch $words[$i]
+            case '--socket=*'
+                set socket --socket (string replace -- --socket= '' $words[$i])
+            case --socket
+                test $i -lt (count $words); and set socket --socket $words[(math $i + 1)]
+        end
+    end
+    appearancectl $socket completions list $argv[1] </dev/null 2>/dev/null
+end
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a get -d 'print the mode, dark or light'
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a status -d 'the mode and why, the system value, traits, palette and override'
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a set -d 'force a mode, or follow the system again'
@@ -18,6 +33,8 @@ complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a impo
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a completions -d 'print the completion script for bash, zsh or fish'
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a help -d 'print the help, or the help of one command'
 complete -c appearancectl -n "__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from dark light system" -a "dark light system"
+complete -c appearancectl -n "__fish_seen_subcommand_from color" -a "(__appearancectl_list colors)"
+complete -c appearancectl -n "__fish_seen_subcommand_from asset" -a "(__appearancectl_list assets)"
 complete -c appearancectl -n "__fish_seen_subcommand_from palette; and not __fish_seen_subcommand_from import" -a import -d 'convert LFLDarkModeKit color plists to palette.toml'
 complete -c appearancectl -n "__fish_seen_subcommand_from import-darkman" -F
 complete -c appearancectl -n "__fish_seen_subcommand_from completions; and not __fish_seen_subcommand_from bash zsh fish" -a "bash zsh fish"
@@ -26,7 +43,7 @@ complete -c appearancectl -l socket -r -F -d 'talk to the daemon on this socket'
 complete -c appearancectl -l version -d 'print the version'
 complete -c appearancectl -l help -s h -d 'print the help'
 complete -c appearancectl -n "__fish_seen_subcommand_from get status set toggle log schedule apps watch" -l json -d 'print JSON'
-complete -c appearancectl -n "__fish_seen_subcommand_from get set toggle watch" -l app -x -d 'for this app id'
+complete -c appearancectl -n "__fish_seen_subcommand_from get set toggle watch" -l app -x -a "(__appearancectl_list apps)" -d 'for this app id'
 complete -c appearancectl -n "__fish_seen_subcommand_from set toggle" -l until-next -d 'until the next automatic change'
 complete -c appearancectl -n "__fish_seen_subcommand_from set toggle" -l for -x -a "30m 1h 2h 8h 1d" -d 'for a duration'
 complete -c appearancectl -n "__fish_seen_subcommand_from log" -s n -x -d 'the last N changes'

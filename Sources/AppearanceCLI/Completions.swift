@@ -1,5 +1,8 @@
 // The completion scripts for bash, zsh and fish, generated from `Table`: `appearancectl completions SHELL`
 // prints them, `make completions` writes completions/, and a test checks that the files there are current.
+// Palette tokens and app ids come from the running daemon: each script calls `appearancectl completions list
+// WHAT` (the `--socket` of the line being completed, if any; a 0.5 s deadline; stderr discarded), which prints
+// nothing when no daemon answers, so a Tab press neither hangs nor writes into the prompt.
 
 public func completionScript(for shell: Shell) -> String {
     switch shell {
@@ -32,14 +35,20 @@ private func bashWords(_ c: Completion) -> String? {
     case .plists: return #"COMPREPLY=($(compgen -f -X '!*.plist' -- "$cur") $(compgen -d -- "$cur"))"#
     case .words(let w): return "COMPREPLY=($(compgen -W '\(w.joined(separator: " "))' -- \"$cur\"))"
     case .command: return nil
+    case .daemon(let what): return "COMPREPLY=($(compgen -W \"$(_appearancectl_list \(what.rawValue))\" -- \"$cur\"))"
     }
 }
 
 private func bashCompletion() -> String {
     var s = header(.bash)
     s += """
+        # Words from the running daemon (nothing when none answers within appearancectl's 0.5 s), on the
+        # line's own --socket if it names one.
+        _appearancectl_list() {
+            appearancectl ${socket:+--socket "$socket"} completions list "$1" </dev/null 2>/dev/null
+        }
         _appearancectl() {
-            local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} word command= sub= scope i
+            local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} word command= sub= scope i socket=
             # --name=VALUE: bash splits the word at "=".
             if [[ $cur == = ]]; then cur=; fi
             if [[ $prev == = ]]; then prev=${COMP_WORDS[COMP_CWORD-2]}; fi
@@ -53,7 +62,10 @@ private func bashCompletion() -> String {
             for ((i = 1; i < COMP_CWORD; i++)); do
                 word=${COMP_WORDS[i]}
                 case $word in
-                    \(Table.valueNames.joined(separator: "|"))) ((i++)); [[ ${COMP_WORDS[i]} == = ]] && ((i++)); continue ;;
+                    \(Table.valueNames.joined(separator: "|")))
+                        ((i++)); [[ ${COMP_WORDS[i]} == = ]] && ((i++))
+                        [[ $word == --socket ]] && socket=${COMP_WORDS[i]}
+                        continue ;;
                 esac
                 if [[ $word != -* && $word != = ]]; then
                     if [[ -z $command ]]; then command=$word; elif [[ -z $sub ]]; then sub=$word; fi
@@ -117,11 +129,23 @@ private func zshAction(_ c: Completion, state: String?) -> String {
     case .plists: return "_files -g \"*.plist\""
     case .words(let w): return "(\(w.joined(separator: " ")))"
     case .command: return "_normal"
+    case .daemon(let what): return "_appearancectl_list \(what.rawValue)"
     }
 }
 
 private func zshCompletion() -> String {
     var s = "#compdef appearancectl\n" + header(.zsh) + "\n"
+    s += """
+        # Words from the running daemon (nothing when none answers within appearancectl's 0.5 s), on the
+        # line's own --socket if it names one.
+        (( $+functions[_appearancectl_list] )) || _appearancectl_list() {
+          local -a words
+          words=(${(f)"$(appearancectl ${opt_args[--socket]:+--socket} ${opt_args[--socket]} completions list $1 </dev/null 2>/dev/null)"})
+          compadd -a words
+        }
+
+
+        """
     s += "local -a commands\ncommands=(\n"
     for c in Table.commands { s += "  '\(zshQuoted(c.name + ":" + c.summary))'\n" }
     s += ")\n\n_arguments -S \\\n"
@@ -159,6 +183,8 @@ private func zshCompletion() -> String {
             s += "      \(c.name)) _values \(c.name == "set" ? "mode" : "argument") \(w.joined(separator: " ")) ;;\n"
         } else if c.operand == .files {
             s += "      \(c.name)) _files ;;\n"
+        } else if case .daemon(let what) = c.operand {
+            s += "      \(c.name)) _appearancectl_list \(what.rawValue) ;;\n"
         }
     }
     s += "    esac ;;\n"
@@ -198,6 +224,7 @@ private func fishValue(_ c: Completion) -> String {
     case .plists: return " -r -F"
     case .words(let w): return " -x -a \"\(w.joined(separator: " "))\""
     case .command: return " -r -a \"(__fish_complete_subcommand --fcs-skip=3)\""
+    case .daemon(let what): return " -x -a \"(__appearancectl_list \(what.rawValue))\""
     }
 }
 
@@ -205,6 +232,24 @@ private func fishCompletion() -> String {
     var s = header(.fish)
     s += "set -l commands \(Table.commands.map(\.name).joined(separator: " "))\n"
     s += "complete -c appearancectl -f\n"
+    s += """
+        # Words from the running daemon (nothing when none answers within appearancectl's 0.5 s), on the
+        # line's own --socket if it names one.
+        function __appearancectl_list
+            set -l words (commandline -opc)
+            set -l socket
+            for i in (seq (count $words))
+                switch $words[$i]
+                    case '--socket=*'
+                        set socket --socket (string replace -- --socket= '' $words[$i])
+                    case --socket
+                        test $i -lt (count $words); and set socket --socket $words[(math $i + 1)]
+                end
+            end
+            appearancectl $socket completions list $argv[1] </dev/null 2>/dev/null
+        end
+
+        """
     for c in Table.commands {
         s += "complete -c appearancectl -n \"not __fish_seen_subcommand_from $commands\" -a \(c.name) -d \(fishQuoted(c.summary))\n"
     }
@@ -217,6 +262,7 @@ private func fishCompletion() -> String {
         switch c.operand {
         case .words(let w): s += "complete -c appearancectl -n \"\(condition)\" -a \"\(w.joined(separator: " "))\"\n"
         case .files, .plists: s += "complete -c appearancectl -n \"\(condition)\" -F\n"
+        case .daemon(let what): s += "complete -c appearancectl -n \"\(condition)\" -a \"(__appearancectl_list \(what.rawValue))\"\n"
         case .nothing, .command: break
         }
     }

@@ -21,6 +21,8 @@ public enum Command: Equatable, Sendable {
     case commandHelp(String)
     case version
     case completions(Shell)
+    /// `completions list WHAT`: words for the completion scripts, from the running daemon (hidden).
+    case completionList(CompletionList)
     case get(app: String?, json: Bool)
     case status(json: Bool)
     /// `set MODE`, for a while when `lifetime` is given (then the override is dark or light, never system).

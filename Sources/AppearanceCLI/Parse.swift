@@ -279,6 +279,10 @@ private struct Parser {
             if operands.count > 1 { throw UsageError("import-darkman: unexpected argument \"\(operands[1])\"") }
             return .importDarkman(file: operands.first, output: values["--output"], force: try force(command: command))
         case "completions":
+            // `completions list WHAT`, for the scripts themselves: not in the help or the completions.
+            if operands.first == "list", operands.count == 2, let what = CompletionList(rawValue: operands[1]) {
+                return .completionList(what)
+            }
             let name = try one("shell (bash, zsh or fish)")
             guard let shell = Shell(rawValue: name) else { throw UsageError("completions: unknown shell \"\(name)\" (expected bash, zsh or fish)") }
             return .completions(shell)

@@ -11,6 +11,14 @@ public enum Completion: Equatable, Sendable {
     case words([String])
     /// The rest of the line is a command of its own (`watch --exec CMD ARGS...`).
     case command
+    /// Asked of the running daemon (`appearancectl completions list WHAT`); nothing when none runs.
+    case daemon(CompletionList)
+}
+
+/// What `appearancectl completions list WHAT` prints, one per line, for the completion scripts: the palette's
+/// color tokens or asset names, or the app ids that have an override. Not in the help: it is for the scripts.
+public enum CompletionList: String, CaseIterable, Sendable {
+    case colors, assets, apps
 }
 
 public struct OptionSpec: Sendable {
@@ -52,8 +60,8 @@ public enum Table {
         CommandSpec("schedule", "the schedule's next changes, day by day"),
         CommandSpec("apps", "the app overrides"),
         CommandSpec("watch", "print the mode, then one line per change"),
-        CommandSpec("color", "a palette color for the current or given appearance"),
-        CommandSpec("asset", "a palette asset path for the current or given appearance"),
+        CommandSpec("color", "a palette color for the current or given appearance", operand: .daemon(.colors)),
+        CommandSpec("asset", "a palette asset path for the current or given appearance", operand: .daemon(.assets)),
         CommandSpec("palette", "the whole palette, or palette import",
                     subcommands: [("import", "convert LFLDarkModeKit color plists to palette.toml")]),
         CommandSpec("import-darkman", "darkman's config.yaml as appearanced's config.toml", operand: .files),
@@ -75,7 +83,7 @@ public enum Table {
         OptionSpec(names: ["--version"], value: nil, completion: .nothing, scopes: [], summary: "print the version"),
         OptionSpec(names: ["--help", "-h"], value: nil, completion: .nothing, scopes: [], summary: "print the help"),
         OptionSpec(names: ["--json"], value: nil, completion: .nothing, scopes: stateCommands, summary: "print JSON"),
-        OptionSpec(names: ["--app"], value: "ID", completion: .nothing, scopes: appCommands, summary: "for this app id"),
+        OptionSpec(names: ["--app"], value: "ID", completion: .daemon(.apps), scopes: appCommands, summary: "for this app id"),
         OptionSpec(names: ["--until-next"], value: nil, completion: .nothing, scopes: ["set", "toggle"],
                    summary: "until the next automatic change"),
         OptionSpec(names: ["--for"], value: "DURATION", completion: .words(["30m", "1h", "2h", "8h", "1d"]),
