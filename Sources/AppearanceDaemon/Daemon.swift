@@ -69,11 +69,10 @@ public final class Daemon: @unchecked Sendable {
         timers.onScheduleDue = { [unowned self] in self.planSchedule() }
         timers.onTemporaryDue = { [unowned self] end in self.temporaryTimeCame(end) }
         publisher.follower.onWritten = { [unowned self] _, result in
-            self.publisher.note("desktop written: \(result)", mode: self.engine.state.mode, source: self.engine.state.source)
+            self.publisher.note("desktop written: \(result)")
         }
         publisher.hooks.onFailure = { [unowned self] outcome in
-            self.publisher.note("hooks for \(outcome.mode.rawValue) failed: " + outcome.failures.joined(separator: "; "),
-                                mode: outcome.mode, source: self.engine.state.source, time: outcome.time)
+            self.publisher.note("hooks for \(outcome.mode.rawValue) failed: " + outcome.failures.joined(separator: "; "))
         }
     }
 
@@ -106,6 +105,7 @@ public final class Daemon: @unchecked Sendable {
             log.info("no status file: \(listener.path) is not in appearanced's own directory")
         }
         let saved = loadState()
+        publisher.openChangeLog(paths.changeLogFile, queue: queue)
         var temporary = saved.temporary
         if case .at(let t)? = temporary?.expiry, t <= clock.now() { temporary = nil }  // ended while the daemon was away
         var inputs = Inputs(system: .unavailable, override: saved.override, defaultMode: config.defaultMode, temporary: temporary)

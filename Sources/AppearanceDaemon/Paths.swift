@@ -6,6 +6,8 @@ public struct Paths: Sendable {
     public var socket: SocketLocation
     /// `$XDG_STATE_HOME/appearanced/state.json` (default `~/.local/state/appearanced/state.json`).
     public var stateFile: String
+    /// The change log `appearancectl log` shows, kept across restarts: `log.jsonl` next to the state file.
+    public var changeLogFile: String { FileSystem.directory(of: stateFile) + "/log.jsonl" }
     /// `--config PATH`, else `$XDG_CONFIG_HOME/appearanced/config.toml` (default `~/.config/...`).
     public var configFile: String
     /// A config named with `--config` must exist; the default one may be missing.

@@ -2,6 +2,7 @@ import AppearanceCore
 import AppearanceDecide
 import AppearancePosix
 import AppearanceProtocol
+import Dispatch
 
 /// The publishing room: what a change of the published state does to the world, in order. The mode file
 /// first, then every subscriber whose view changed, then the change log, the hooks, the desktop's own switch
@@ -17,8 +18,12 @@ final class Publisher: @unchecked Sendable {
     var faces: [Face] = []
     /// `mode` next to the socket: "dark" or "light", for prompts that want no IPC at all ("": none).
     var modeFile = ""
-    /// What `appearancectl log` shows.
+    /// What `appearancectl log` shows: the changes of the mode, and of an app's own mode by its override.
     var transitions = TransitionLog()
+    /// Where they are kept across restarts (log.jsonl next to state.json), once `openChangeLog` ran.
+    private var changeLog: ChangeLogStore?
+    /// App overrides that changed their app's mode, by the seq of their transition, until `publish` logs them.
+    var appChanges: [UInt64: (app: String, from: Mode, to: Mode, source: Source)] = [:]
     /// Set once the daemon serves (after the first reading): nothing is written or run before.
     var serving = false
     private var statusText = ""
@@ -42,11 +47,16 @@ final class Publisher: @unchecked Sendable {
         // request a subscriber sends on being told (`status`, `log`) already sees all of it.
         if t.modeChanged, serving { writeModeFile(t.state.mode) }
         offer(engine, palette)
+        // Real changes only: everyone's mode, or one app's own mode changed by its override.
         for step in steps where serving {
             let s = step.transition
-            guard s.modeChanged || s.state.source != s.previous.source else { continue }
-            transitions.append(.init(time: clock.now(), from: s.previous.mode, to: s.state.mode, source: s.state.source, cause: step.cause))
+            if let a = appChanges[s.state.seq] {
+                record(.init(time: clock.now(), from: a.from, to: a.to, source: a.source, cause: step.cause, app: a.app))
+            } else if s.modeChanged {
+                record(.init(time: clock.now(), from: s.previous.mode, to: s.state.mode, source: s.state.source, cause: step.cause))
+            }
         }
+        appChanges = [:]
         if t.modeChanged, serving { hooks.changed(to: t.state.mode, from: t.previous.mode, cause: last.cause) }
         // The desktop follows what the user told appearanced (not what the desktop itself said).
         if t.modeChanged, serving, [.override, .temporary, .schedule].contains(t.state.source) {
@@ -60,14 +70,30 @@ final class Publisher: @unchecked Sendable {
         for face in faces { face.publish(engine.state, previous: t.previous.mode) }
     }
 
-    /// A line in `log` for something that changed no mode (start-up, an echo, a desktop write, a failed hook).
-    func note(_ cause: String, mode: Mode, source: Source, time: Int64? = nil) {
-        transitions.append(.init(time: time ?? clock.now(), from: mode, to: mode, source: source, cause: cause))
+    /// Something that changed no mode (a desktop write, a failed hook): the journal's, not `log`'s.
+    func note(_ what: String) {
+        log.info(what)
     }
 
-    /// The first line in `log`: the mode the daemon started with, and why.
+    /// Reads the change log a previous instance left (`path`: log.jsonl next to state.json); from now on each
+    /// entry is also written there.
+    func openChangeLog(_ path: String, queue: DispatchQueue) {
+        let store = ChangeLogStore(path: path, queue: queue, log: log)
+        for e in store.load() { transitions.append(e) }
+        changeLog = store
+    }
+
+    /// The mode the daemon starts with: a change when it differs from the last one logged (or none was), with
+    /// why.
     func started(_ state: AppearanceState, _ why: String) {
-        transitions.append(.init(time: clock.now(), from: nil, to: state.mode, source: state.source, cause: "start: \(why)"))
+        guard transitions.lastMode != state.mode else { return }
+        record(.init(time: clock.now(), from: transitions.lastMode, to: state.mode, source: state.source, cause: "start: \(why)"))
+    }
+
+    /// An entry in `log`, and in the file after the reply went (on the change log's own queue).
+    private func record(_ entry: LogEntry) {
+        let kept = transitions.append(entry)
+        changeLog?.append(kept, all: transitions)
     }
 
     /// Offers the published state and palette to every subscriber; each is told only what changes its view.
@@ -130,6 +156,7 @@ final class Publisher: @unchecked Sendable {
 
     /// The daemon is stopping: no mode file, no daemon (docs/protocol.md).
     func stop() {
+        changeLog?.flush()
         outlet?.stop()
         for face in faces { face.stop() }
         if !modeFile.isEmpty { try? FileSystem.remove(modeFile) }

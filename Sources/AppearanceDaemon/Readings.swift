@@ -39,8 +39,6 @@ extension Daemon {
                                             following: publisher.serving && publisher.follower.kind != nil)
         if outcome.echo {
             log.info("desktop: \(reading.scheme.rawValue) is the echo of appearanced's write")
-            publisher.note("desktop: \(reading.scheme.rawValue) is the echo of appearanced's write",
-                           mode: engine.state.mode, source: engine.state.source)
         }
         if before != (reading.scheme, reading.detail) {
             log.info("system: \(reading.scheme.rawValue) (\(reading.detail))")

@@ -58,7 +58,7 @@ extension Daemon {
             }
             return
         case .log(let limit):
-            result = .success(publisher.transitions.json(limit: limit))
+            result = .success(publisher.transitions.json(limit: limit, app: request.app))
         case .reload:
             // As SIGHUP: a config with a mistake is named (file:line) and the previous one stays in force.
             result = reload().map(\.json).mapError { RPCError(.requestFailed, "\($0); keeping the previous configuration") }
@@ -134,7 +134,15 @@ extension Daemon {
         var steps: [Decide.Step] = []
         for w in batch {
             if let event = w.event {
-                if let t = engine.apply(event) { steps.append(.init(t, cause: w.cause)) }
+                let app: String? = if case .app(let id, _) = event { id } else { nil }
+                let before = app.map { engine.state(for: $0) }
+                if let t = engine.apply(event) {
+                    steps.append(.init(t, cause: w.cause))
+                    // An app's own mode changed by its override: its own entry in `log`.
+                    if let app, let before, case let after = engine.state(for: app), after.mode != before.mode {
+                        publisher.appChanges[t.state.seq] = (app, before.mode, after.mode, after.source)
+                    }
+                }
                 log.info(Decide.logLine(of: event, time: { Clock.describe($0, from: 0) }))
             }
             w.answer(.success(engine.state(for: w.app)))

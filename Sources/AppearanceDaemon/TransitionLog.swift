@@ -1,16 +1,24 @@
 import AppearanceCore
+import AppearanceFormats
+import AppearancePosix
 import AppearanceProtocol
+import Dispatch
 
-/// The recent changes of the mode, for `appearancectl log`: "why did my theme just flip?". In memory only,
-/// the last `capacity` entries.
+/// The changes of the mode, for `appearancectl log`: "why did my theme flip?". Everyone's mode, and each
+/// app's own when its override changes it. The newest `capacity` in memory, which `log` answers from; each
+/// is also written to log.jsonl next to state.json (`ChangeLogStore`), so they outlive a restart.
 struct TransitionLog {
     typealias Entry = LogEntry
 
-    static let capacity = 256
+    static let capacity = ChangeLogFile.kept
     private(set) var entries: [Entry] = []
     private var start = 0
+    /// The mode of the newest entry for everyone (nil: none yet).
+    private(set) var lastMode: Mode?
 
-    mutating func append(_ entry: Entry) {
+    /// Appends `entry` with its cause bounded; returns it as kept.
+    @discardableResult
+    mutating func append(_ entry: Entry) -> Entry {
         var e = entry
         e.cause = Self.bounded(e.cause)
         if entries.count < Self.capacity {
@@ -19,6 +27,8 @@ struct TransitionLog {
             entries[start] = e
             start = (start + 1) % Self.capacity
         }
+        if e.app == nil { lastMode = e.to }
+        return e
     }
 
     /// `cause`, cut to at most `ReplyBounds.logCause` bytes as JSON (what `log`'s reply is sized for), ending
@@ -39,10 +49,131 @@ struct TransitionLog {
     /// Oldest first.
     var ordered: [Entry] { Array(entries[start...] + entries[..<start]) }
 
-    /// `{"entries": [{"time", "from", "to", "source", "cause"}, …]}`, the newest `limit`, oldest first.
-    func json(limit: Int?) -> JSON {
-        let all = ordered
+    /// `{"entries": [{"time", "from", "to", "source", "app", "cause"}, …]}`, the newest `limit` (of `app`'s
+    /// own entries when given), oldest first.
+    func json(limit: Int?, app: String? = nil) -> JSON {
+        var all = ordered
+        if let app { all = all.filter { $0.app == app } }
         let shown = limit.map { all.suffix($0) } ?? all[...]
         return .object([("entries", .array(shown.map(\.json)))])
     }
+}
+
+/// log.jsonl, the change log on disk (its format: AppearanceFormats' `ChangeLogFile`). Read once at start;
+/// then each entry is appended (O_APPEND, one write(2) a line, no fsync), and once the file holds
+/// `ChangeLogFile.rewriteAfter` lines it is rewritten atomically with the newest `kept`. The writing runs on
+/// its own queue, after the change was answered: a reply never waits for it, and a slow or failing disk costs
+/// only the file (said once in the journal), never the daemon. A file that cannot be used is kept aside
+/// (`log.jsonl.corrupt`) as a bad state file is, and a new one started.
+final class ChangeLogStore: @unchecked Sendable {
+    let path: String
+    private let log: Logger
+    private let daemonQueue: DispatchQueue
+    private let queue = DispatchQueue(label: "appearanced.log")
+    // On the daemon's queue: the lines the file holds once every queued write is done; whether the next
+    // write must be a whole rewrite (the file has a torn or missing line, or a write failed); the failure
+    // the journal was last told of.
+    private var lines = 0
+    private var rewriteNext = false
+    private var failure: String?
+    // On `queue`: whether the last write failed.
+    private var failed = false
+
+    init(path: String, queue: DispatchQueue, log: Logger) {
+        self.path = path
+        self.daemonQueue = queue
+        self.log = log
+    }
+
+    /// The entries the file holds, oldest first (at most `ChangeLogFile.kept`). Never fails: a file that
+    /// cannot be used is kept aside and the log starts empty, and the journal says so. Call at start.
+    func load() -> [LogEntry] {
+        let leftovers = FileSystem.removeLeftovers(of: path)
+        if leftovers > 0 { log.info("removed \(leftovers) temporary file\(leftovers == 1 ? "" : "s") a stopped instance left next to \(path)") }
+        let bytes: [UInt8]
+        do {
+            bytes = try FileSystem.readAll(path, limit: ChangeLogFile.largestWritten)
+        } catch {
+            if error.code == Errno.noSuchFile { return [] }
+            if error.code == Errno.tooBig {
+                return discard("is not a valid change log: larger than \(ChangeLogFile.largestWritten) bytes, and appearanced writes that at most")
+            }
+            return discard("cannot be read (\(error.call): \(error.message))")
+        }
+        switch ChangeLogFile.parse(bytes) {
+        case .success(let loaded):
+            lines = loaded.lines
+            if loaded.torn { log.warning("\(path): left out an incomplete last line (a write cut short)") }
+            if loaded.needsRewrite { rewrite(loaded.entries) }
+            return loaded.entries
+        case .failure(let invalid):
+            return discard(invalid.problem)
+        }
+    }
+
+    private func discard(_ problem: String) -> [LogEntry] {
+        let kept = try? FileSystem.moveAside(path)
+        log.error("\(path) \(problem); " + (kept.map { "kept it as \($0); " } ?? "could not move it aside; ") + "starting a new change log")
+        // Never append to a file that could not be read.
+        rewriteNext = kept == nil
+        return []
+    }
+
+    /// Writes `entry`, the newest of `all` (what the log holds now), once everything queued before it is.
+    func append(_ entry: LogEntry, all: TransitionLog) {
+        if rewriteNext || lines + 1 > ChangeLogFile.rewriteAfter {
+            rewrite(all.ordered)
+            return
+        }
+        lines += 1
+        let line = ChangeLogFile.line(entry)
+        let path = path
+        queue.async { [self] in
+            finished { () throws(Errno) in
+                try FileSystem.makeDirectories(FileSystem.directory(of: path))
+                let d = try Descriptor.open(path, [.writeOnly, .create, .append, .noFollow, .nonBlocking, .noControllingTerminal], mode: 0o600)
+                defer { d.close() }
+                guard try d.status().kind == .regular else { throw Errno(Errno.invalid, "open (not a regular file)", path: path) }
+                try d.writeAll(line)
+            }
+        }
+    }
+
+    /// Replaces the file with `entries` (the newest `kept`).
+    private func rewrite(_ entries: [LogEntry]) {
+        rewriteNext = false
+        lines = min(entries.count, ChangeLogFile.kept)
+        let bytes = ChangeLogFile.encode(entries)
+        let path = path
+        queue.async { [self] in
+            finished { () throws(Errno) in
+                try FileSystem.makeDirectories(FileSystem.directory(of: path))
+                try FileSystem.writeAtomically(path, bytes)
+            }
+        }
+    }
+
+    /// On `queue`: runs a write, and tells the daemon's queue when writing starts failing or works again.
+    private func finished(_ write: () throws(Errno) -> Void) {
+        do {
+            try write()
+            guard failed else { return }
+            failed = false
+            daemonQueue.async { [self] in
+                if failure != nil { log.info("\(path) is written again") }
+                failure = nil
+            }
+        } catch {
+            failed = true
+            let problem = "\(error.call): \(error.message)"
+            daemonQueue.async { [self] in
+                rewriteNext = true  // what failed is not in the file: the next write puts all of it back
+                if problem != failure { log.warning("could not write the change log \(path) (\(problem)); `log` shows this run's changes from memory") }
+                failure = problem
+            }
+        }
+    }
+
+    /// Waits until every queued write is done (at a clean stop).
+    func flush() { queue.sync {} }
 }

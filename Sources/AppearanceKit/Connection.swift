@@ -135,9 +135,10 @@ public final class AppearanceConnection {
         do { return try ScheduleInfo(json: json) } catch { throw .protocolError(error.message) }
     }
 
-    /// The recent changes of the mode with their causes, oldest first (`log`; the daemon keeps 256).
-    public func log(limit: Int? = nil) throws(AppearanceError) -> [LogEntry] {
-        let json = try call(.log(limit: limit))
+    /// The changes of the mode with their causes, oldest first (`log`; the daemon keeps the last 1,000, across
+    /// restarts): everyone's mode, and each app's own (`LogEntry.app`). With `app`, only that app's entries.
+    public func log(limit: Int? = nil, app: String? = nil) throws(AppearanceError) -> [LogEntry] {
+        let json = try call(.log(limit: limit), app: app)
         guard case .array(let items)? = json["entries"] else { throw .protocolError("the daemon's log reply has no entries") }
         return items.compactMap(LogEntry.init(json:))
     }
@@ -182,7 +183,8 @@ public final class AppearanceConnection {
         do { return try AppearanceState(json: json) } catch { throw .protocolError(error.message) }
     }
 
-    private func call(_ c: Call) throws(AppearanceError) -> JSON {
+    /// `app`: for a call that does not take the connection's own app, the one to send (`log`'s filter).
+    private func call(_ c: Call, app given: String? = nil) throws(AppearanceError) -> JSON {
         nextID += 1
         let id = JSON.int(nextID)
         let deadline = Deadline(seconds: timeout)
@@ -190,7 +192,7 @@ public final class AppearanceConnection {
         case .get, .set, .toggle, .subscribe, .resolve, .palette: true
         default: false
         }
-        let line = Request(id: id, call: c, app: takesApp ? app : nil).line
+        let line = Request(id: id, call: c, app: takesApp ? app : given).line
         do {
             try socket.writeAll(line, until: deadline)
         } catch where error.code == Errno.timedOut {

@@ -33,6 +33,8 @@ extension Descriptor {
         public static let readWrite = OpenOptions(rawValue: O_RDWR)
         public static let create = OpenOptions(rawValue: O_CREAT)
         public static let truncate = OpenOptions(rawValue: O_TRUNC)
+        /// Each write at the end of the file, as one (the change log's lines).
+        public static let append = OpenOptions(rawValue: O_APPEND)
         public static let exclusive = OpenOptions(rawValue: O_EXCL)
         public static let noFollow = OpenOptions(rawValue: O_NOFOLLOW)
         public static let nonBlocking = OpenOptions(rawValue: O_NONBLOCK)

@@ -17,9 +17,10 @@ public let maxLineLength = 65_536
 ///
 ///     apps     4,096 overrides (AppID.maxOverrides) × 285 = 1,167,360
 ///              (`{"app":"` 8 + id 255 + `","override":"` 14 + `light` 5 + `"}` 2 + `,` 1)
-///     log      256 entries (the daemon keeps 256; `limit` only shortens the list) × 4,185 = 1,071,360
+///     log      1,000 entries (the daemon keeps 1,000; `limit` only shortens the list) × 4,449 = 4,449,000
 ///              (`{"time":` 8 + 19 digits + `,"from":"light"` 15 + `,"to":"light"` 13 + `,"source":"temporary"` 21
-///              + `,"cause":` 9 + cause 4,098 (ReplyBounds.logCause and its quotes) + `}` 1 + `,` 1)
+///              + `,"app":"` 8 + id 255 + `"` 1 + `,"cause":` 9 + cause 4,098 (ReplyBounds.logCause and its quotes)
+///              + `}` 1 + `,` 1)
 ///     palette  4,096 tokens (ReplyBounds.paletteTokens) × 4,357 = 17,846,272
 ///              (`"` 1 + name 255 + `":"` 3 + value 4,096 + `"` 1 + `,` 1; ReplyBounds.tokenName and .tokenValue);
 ///              `palette`, `resolve` (each token once), and `subscribe` and `changed` with a palette
@@ -28,7 +29,7 @@ public let maxLineLength = 65_536
 ///     = 17,911,808, rounded up to 18 MiB. `status` quotes at most its config and palette files' errors.
 public let maxReplyLength = 18 << 20
 
-/// What bounds a reply beyond the app overrides' cap and the log's 256 entries; maxReplyLength counts on
+/// What bounds a reply beyond the app overrides' cap and the log's 1,000 entries; maxReplyLength counts on
 /// them. appearanced must keep to them: a palette with more tokens, a longer name or value, or a longer log
 /// cause would make a reply no client reads.
 public enum ReplyBounds {

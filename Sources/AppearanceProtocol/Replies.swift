@@ -85,24 +85,28 @@ extension AppearanceState {
     }
 }
 
-/// One entry of `log`: a change of the mode, when, and why.
+/// One entry of `log`: a change of the mode, when, and why: everyone's mode, or one app's own (`app`).
 public struct LogEntry: Equatable, Sendable {
     /// Unix time, seconds.
     public var time: Int64
-    /// nil for the daemon's start.
+    /// nil for the daemon's first start (no mode was logged before).
     public var from: Mode?
     public var to: Mode
     public var source: Source?
     /// Why, in words: "desktop: dark (portal v2)", "override dark set by appearancectl (pid 4242)", …
     public var cause: String
+    /// The app whose own mode changed (its override set or removed); nil for everyone's mode.
+    public var app: String?
 
-    public init(time: Int64, from: Mode?, to: Mode, source: Source?, cause: String) {
-        (self.time, self.from, self.to, self.source, self.cause) = (time, from, to, source, cause)
+    public init(time: Int64, from: Mode?, to: Mode, source: Source?, cause: String, app: String? = nil) {
+        (self.time, self.from, self.to, self.source, self.cause, self.app) = (time, from, to, source, cause, app)
     }
 
+    /// `{"time", "from", "to", "source", "app", "cause"}`; `app` only in an app's entry.
     public var json: JSON {
         .object([("time", .int(UInt64(max(0, time)))), ("from", from.map { .string($0.rawValue) } ?? .null),
-                 ("to", .string(to.rawValue)), ("source", source.map { .string($0.rawValue) } ?? .null), ("cause", .string(cause))])
+                 ("to", .string(to.rawValue)), ("source", source.map { .string($0.rawValue) } ?? .null)]
+                + (app.map { [("app", .string($0))] } ?? []) + [("cause", .string(cause))])
     }
 
     public init?(json: JSON) {
@@ -110,7 +114,8 @@ public struct LogEntry: Equatable, Sendable {
         guard let t = json["time"]?.uint64Value.flatMap({ Int64(exactly: $0) }),
               let to = json["to"]?.stringValue.flatMap(Mode.init(rawValue:)) else { return nil }
         self.init(time: t, from: json["from"]?.stringValue.flatMap(Mode.init(rawValue:)), to: to,
-                  source: json["source"]?.stringValue.flatMap(Source.init(rawValue:)), cause: json["cause"]?.stringValue ?? "")
+                  source: json["source"]?.stringValue.flatMap(Source.init(rawValue:)), cause: json["cause"]?.stringValue ?? "",
+                  app: json["app"]?.stringValue)
     }
 }
 

@@ -199,7 +199,7 @@ extension Request {
         let allowed: Set<String> = switch method {
         case .set: ["override", "until", "for", "app"]
         case .toggle: ["until", "for", "app"]
-        case .log: ["limit"]
+        case .log: ["limit", "app"]
         case .subscribe: ["traits", "palette", "app"]
         case .resolve: ["tokens", "mode", "contrast", "app"]
         case .palette: ["mode", "contrast", "app"]

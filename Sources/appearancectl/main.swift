@@ -305,7 +305,8 @@ case .log(let count, let json):
         func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
         let when = "\(l.year)-\(two(l.month))-\(two(l.day)) \(two(l.hour)):\(two(l.minute)):\(two(l.second))"
         let change = e.from.map { "\($0.rawValue) → \(e.to.rawValue)" } ?? "start: \(e.to.rawValue)"
-        out("\(when)  \(change.padding(13))  \(e.cause)")
+        // An app's own change names the app first: "[kitty] app override kitty: dark, set by …".
+        out("\(when)  \(change.padding(13))  \(e.app.map { "[\($0)] " } ?? "")\(e.cause)")
     }
 
 case .schedule(let days, let json):

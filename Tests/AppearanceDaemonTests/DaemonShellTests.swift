@@ -98,6 +98,8 @@ import Testing
         rig.read(.dark)
         let told = try c.line()
         #expect(told.contains(#""method":"changed""#) && told.contains(#""mode":"dark""#) && told.contains(#""previous":"light""#), "\(told)")
+        // Subscribers are told first; the outlet later in the same turn of the daemon's queue.
+        rig.queue.sync {}
         let published = rig.outlet.published.count
         #expect(rig.outlet.published.last?.mode == .dark)
         // The same value again changes nothing: the next line is the reply to `get`, not a notification, and

@@ -32,9 +32,10 @@ import Testing
 
     @Test func theLongestLogReplyFits() {
         let entry = LogEntry(time: .max, from: .light, to: .light, source: .temporary,
-                             cause: String(repeating: "c", count: ReplyBounds.logCause))
-        #expect(entry.json.bytes.count + 1 == 4_185)
-        let line = Outgoing.result(id: .int(Int.max), .object([("entries", .array(Array(repeating: entry.json, count: 256)))]))
+                             cause: String(repeating: "c", count: ReplyBounds.logCause), app: Self.name(0, length: 255))
+        #expect(entry.json.bytes.count + 1 == 4_449)
+        // The daemon keeps 1,000 entries (ChangeLogFile.kept).
+        let line = Outgoing.result(id: .int(Int.max), .object([("entries", .array(Array(repeating: entry.json, count: 1_000)))]))
         #expect(line.count - 1 <= maxReplyLength)
     }
 

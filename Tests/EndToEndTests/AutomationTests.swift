@@ -97,8 +97,11 @@ import class TestSupport.TemporaryDirectory
             let state = try s.ctl("get", "--json").out
             return state.contains(#""source":"system""#) && state.contains(#""temporary":null"#)
         }
+        // The desktop's change ended the temporary override but changed no mode: the journal says it, `log`
+        // (changes of the mode only) does not.
+        try d.waitForStderr("system: light (portal v2)")
         let log = try s.ctl("log").out
-        #expect(log.contains("desktop: light (portal v2)"), "\(log)")
+        #expect(log.contains("dark → light") && !log.contains("desktop: light (portal v2)"), "\(log)")
     }
 
     @Test func forEndsOnTimeAndSurvivesAKill() throws {
