@@ -5,8 +5,8 @@ import AppearanceProtocol
 
 /// One fuzz input through everything that reads bytes from outside: the line framer, the JSON reader,
 /// request validation and the reducer it drives, the client-side decoder, the state file and the config
-/// (TOML) and palette readers, and the darkman and plist imports (all of AppearanceFormats, none of the
-/// daemon). Any crash is a finding; so is a broken invariant: what the writer produces, the reader reads back
+/// (TOML) and palette readers, the change log, and the darkman and plist imports (all of AppearanceFormats,
+/// none of the daemon). Any crash is a finding; so is a broken invariant: what the writer produces, the reader reads back
 /// unchanged (a request, JSON, a state file; an imported darkman config is a config), and a notification
 /// always changes the mode its subscriber knew. Broken invariants are returned (the libFuzzer target traps on
 /// them; the corpus replay test reports them as a failure naming the input, instead of crashing the test runner).
@@ -36,6 +36,11 @@ public enum FuzzHarness {
             // What the daemon would write for it reads back as the same state, with nothing left out.
             let written = StateFile.Saved(override: saved.override, temporary: saved.temporary, apps: saved.apps)
             expect((try? StateFile.parse(StateFile.encode(written)).get()) == written, "state file round trip changed it", &broken)
+        }
+        if case .success(let loaded) = ChangeLogFile.parse(bytes) {
+            // What the daemon would rewrite it with reads back as the same entries.
+            let again = try? ChangeLogFile.parse(ChangeLogFile.encode(loaded.entries)).get()
+            expect(again?.entries == loaded.entries && again?.needsRewrite == false, "change log round trip changed it", &broken)
         }
         let text = String(decoding: bytes, as: UTF8.self)
         _ = try? Config.parse(text, path: "fuzz.toml")
