@@ -1,0 +1,424 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Each integration against its real program where Debian ships it and it runs headless here (Neovim, Vim,
+/// tmux, Emacs, gsettings with dconf on a private bus, GLib's key files); for the programs that need a
+/// display (kitty, foot, alacritty), their own config reader or check on the files written, and stand-ins
+/// on PATH for the signals and commands they would get.
+@Suite("Integration scripts: the real programs") struct IntegrationProgramTests {
+    static let python = "/usr/bin/python3"
+
+    // MARK: Neovim
+
+    @Test(.enabled(if: IntegrationScripts.installed("nvim"), "neovim is not installed (make test installs it)"))
+    func neovimFollowsInEveryRunningInstance() throws {
+        let rig = try IntegrationRig()
+        let none = try rig.run("neovim", "apply", mode: "dark")
+        #expect(none.status == 0 && none.out.contains("no Neovim running: nothing to change"), "\(none)")
+
+        // Two servers where Neovim 0.8+ puts them, and one where 0.7 does ($TMPDIR/nvimXXXXXX/0).
+        try FileManager.default.createDirectory(atPath: rig.tmp + "/nvimAbc123", withIntermediateDirectories: true)
+        let sockets = [rig.runtime + "/nvim.1001.0", rig.runtime + "/nvim.1002.0", rig.tmp + "/nvimAbc123/0"]
+        let servers = try sockets.map { socket in
+            try Child("/usr/bin/nvim", ["--headless", "--clean", "--listen", socket], env: rig.env)
+        }
+        defer { servers.forEach { $0.stop(SIGKILL) } }
+        for socket in sockets {
+            try waitUntil("nvim to listen on \(socket)") { FileManager.default.fileExists(atPath: socket) }
+        }
+        // nvim --remote-expr prints the value on stderr.
+        func query(_ socket: String, _ expr: String) throws -> String {
+            let r = try rig.program("/usr/bin/nvim", ["--headless", "--clean", "--server", socket, "--remote-expr", expr])
+            return (r.out + r.err).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        for mode in ["dark", "light"] {
+            let r = try rig.run("neovim", "apply", mode: mode,
+                                settings: ["dark-colorscheme": "blue", "light-colorscheme": "morning"])
+            #expect(r.status == 0, "\(r)")
+            for socket in sockets {
+                #expect(try query(socket, "&background") == mode, "\(socket)")
+                #expect(try query(socket, "g:colors_name") == (mode == "dark" ? "blue" : "morning"), "\(socket)")
+            }
+        }
+        // A colorscheme that does not exist: one line naming the socket and Neovim's error.
+        let bad = try rig.run("neovim", "apply", mode: "dark", settings: ["dark-colorscheme": "nosuchscheme"])
+        #expect(bad.status == 1, "\(bad)")
+        #expect(bad.errLines.count == 1 && bad.err.contains("refused 'set background=dark | colorscheme nosuchscheme'")
+                && bad.err.contains("E185"), "\(bad)")
+        let odd = try rig.run("neovim", "apply", mode: "dark", settings: ["dark-colorscheme": "x') | call system('id"])
+        #expect(odd.status == 1 && odd.errLines.count == 1 && odd.err.contains("is not a colorscheme name"), "\(odd)")
+    }
+
+    /// A socket left by a Neovim that crashed is skipped; one whose server does not answer does not hang the
+    /// integration: each call has a deadline, and the socket is named.
+    @Test(.enabled(if: IntegrationScripts.installed("nvim"), "neovim is not installed (make test installs it)"))
+    func neovimSkipsAStaleSocketAndNamesAHungOne() throws {
+        let rig = try IntegrationRig()
+        let stale = rig.runtime + "/nvim.998.0"
+        let made = try rig.program(Self.python, ["-c", "import socket; socket.socket(socket.AF_UNIX).bind('\(stale)')"])
+        #expect(made.status == 0, "\(made)")
+        let r = try rig.run("neovim", "apply", mode: "light")
+        #expect(r.status == 0 && r.out.contains("nvim \(stale): nobody answers there"), "\(r)")
+
+        // A server that takes the connection and reads the request, but never answers.
+        let hung = rig.runtime + "/nvim.999.0"
+        let server = try Child(Self.python, ["-c", """
+            import socket
+            s = socket.socket(socket.AF_UNIX); s.bind('\(hung)'); s.listen(1)
+            print('listening', flush=True)
+            c, _ = s.accept()
+            while c.recv(65536):
+                pass
+            """], env: rig.env)
+        defer { server.stop(SIGKILL) }
+        _ = try server.waitForLines(1)
+        let stuck = try rig.run("neovim", "apply", mode: "light")
+        #expect(stuck.status == 1, "\(stuck)")
+        #expect(stuck.errLines == ["neovim: Neovim did not answer within 2 s at: \(hung)"], "\(stuck)")
+    }
+
+    // MARK: Vim
+
+    @Test(.enabled(if: IntegrationScripts.installed("vim"), "vim is not installed (make test installs it)"))
+    func vimReadsTheScriptAtStart() throws {
+        let rig = try IntegrationRig()
+        for (mode, scheme) in [("dark", "blue"), ("light", "morning"), ("dark", "blue")] {
+            let r = try rig.run("vim", "apply", mode: mode, settings: ["dark-colorscheme": "blue", "light-colorscheme": "morning"])
+            #expect(r.status == 0, "\(r)")
+            // A new Vim, as the user starts it (plugins loaded, no vimrc here): the script was read.
+            let vim = try rig.program("/usr/bin/vim", ["-N", "-u", "NORC", "-i", "NONE", "-es",
+                                                      "-c", "put ='bg=' . &background", "-c", "put ='cs=' . g:colors_name",
+                                                      "-c", "%p", "-c", "qa!"])
+            let lines = vim.out.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            #expect(lines.contains("bg=\(mode)") && lines.contains("cs=\(scheme)"), "\(vim)")
+        }
+        #expect(try rig.run("vim", "restore").status == 0)
+        #expect(!FileManager.default.fileExists(atPath: rig.home + "/.vim/plugin/appearanced.vim"))
+    }
+
+    // MARK: tmux
+
+    @Test(.enabled(if: IntegrationScripts.installed("tmux"), "tmux is not installed (make test installs it)"))
+    func tmuxFollowsInEveryServer() throws {
+        let rig = try IntegrationRig()
+        let none = try rig.run("tmux", "apply", mode: "dark")
+        #expect(none.status == 0 && none.out.contains("no tmux server running"), "\(none)")
+        try rig.write("set -g status-style bg=black,fg=white\n", to: rig.home + "/dark.tmux")
+        try rig.write("set -g status-style bg=white,fg=black\n", to: rig.home + "/light.tmux")
+        // Two private servers under TMUX_TMPDIR (the rig's), as tmux -L NAME makes them.
+        for server in ["one", "two"] {
+            let started = try rig.program("/usr/bin/tmux", ["-L", server, "-f", "/dev/null", "new-session", "-d"])
+            #expect(started.status == 0, "\(started)")
+        }
+        defer {
+            for server in ["one", "two"] { _ = try? rig.program("/usr/bin/tmux", ["-L", server, "kill-server"]) }
+        }
+        for mode in ["dark", "light"] {
+            let r = try rig.run("tmux", "apply", mode: mode, settings: ["dark-file": "~/dark.tmux", "light-file": "~/light.tmux"])
+            #expect(r.status == 0, "\(r)")
+            for server in ["one", "two"] {
+                let option = try rig.program("/usr/bin/tmux", ["-L", server, "show", "-gv", "@appearance"])
+                #expect(option.out == "\(mode)\n", "\(server): \(option)")
+                let style = try rig.program("/usr/bin/tmux", ["-L", server, "show", "-gv", "status-style"])
+                #expect(style.out.hasPrefix(mode == "dark" ? "bg=black" : "bg=white"), "\(server): \(style)")
+            }
+        }
+        let missing = try rig.run("tmux", "apply", mode: "dark", settings: ["dark-file": "~/nope.tmux"])
+        #expect(missing.status == 1 && missing.errLines == ["tmux: dark file '\(rig.home)/nope.tmux' cannot be read"], "\(missing)")
+    }
+
+    // MARK: Emacs
+
+    @Test(.enabled(if: IntegrationScripts.installed("emacs") && IntegrationScripts.installed("emacsclient"),
+                   "emacs-nox is not installed (make test installs it)"))
+    func emacsLoadsTheThemeInARunningServer() throws {
+        let rig = try IntegrationRig()
+        // Emacs puts its server socket in $XDG_RUNTIME_DIR/emacs/NAME: the rig's own.
+        let socket = rig.runtime + "/emacs/appearanced-test"
+        let emacs = try Child("/usr/bin/emacs", ["-Q", "--fg-daemon=appearanced-test"], env: rig.env)
+        defer { emacs.stop(SIGKILL) }
+        try waitUntil("emacs to listen on \(socket); \(emacs.stderr)", timeout: 60) { FileManager.default.fileExists(atPath: socket) }
+        func themes() throws -> String {
+            try rig.program("/usr/bin/emacsclient", ["-s", socket, "--eval", "custom-enabled-themes"]).out
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        for (mode, theme) in [("dark", "modus-vivendi"), ("light", "modus-operandi"), ("dark", "modus-vivendi")] {
+            let r = try rig.run("emacs", "apply", mode: mode)
+            #expect(r.status == 0, "\(r)")
+            #expect(try themes() == "(\(theme))")
+        }
+        // A theme Emacs does not have: refused in one line, and the current theme stays.
+        let bad = try rig.run("emacs", "apply", mode: "light", settings: ["light-theme": "no-such-theme"])
+        #expect(bad.status == 1 && bad.errLines.count == 1 && bad.err.contains("could not load theme 'no-such-theme'"), "\(bad)")
+        #expect(try themes() == "(modus-vivendi)")
+        _ = try? rig.program("/usr/bin/emacsclient", ["-s", socket, "--eval", "(kill-emacs)"])
+        _ = try emacs.waitForExit(timeout: 30)
+    }
+
+    // MARK: GTK
+
+    /// gsettings through dconf on a private bus (dconf-service activated by it, writing under the rig's
+    /// XDG_CONFIG_HOME): the keys change, and restore resets them.
+    @Test(.enabled(if: IntegrationScripts.installed("gsettings") && FileManager.default.fileExists(atPath: "/usr/libexec/dconf-service"),
+                   "gsettings and dconf-service are not installed (make test installs them)"))
+    func gtkSetsGsettingsThroughDconf() async throws {
+        let rig = try IntegrationRig()
+        let busDirectory = try TemporaryDirectory()
+        let bus = try await PrivateBus(in: busDirectory, standardSessionServices: true, environment: rig.env)
+        defer { bus.stop() }
+        rig.env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+        func get(_ key: String) throws -> String {
+            try rig.program("/usr/bin/gsettings", ["get", "org.gnome.desktop.interface", key]).out
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        // The user's own icon theme before: restore must give it back.
+        #expect(try rig.program("/usr/bin/gsettings", ["set", "org.gnome.desktop.interface", "icon-theme", "Mine"]).status == 0)
+        for mode in ["dark", "light", "dark"] {
+            let r = try rig.run("gtk", "apply", mode: mode, settings: ["dark-icon-theme": "IconsDark", "light-icon-theme": "IconsLight"])
+            #expect(r.status == 0, "\(r)")
+            #expect(try get("color-scheme") == (mode == "dark" ? "'prefer-dark'" : "'default'"))
+            #expect(try get("gtk-theme") == (mode == "dark" ? "'Adwaita-dark'" : "'Adwaita'"))
+            #expect(try get("icon-theme") == (mode == "dark" ? "'IconsDark'" : "'IconsLight'"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: rig.config + "/gtk-3.0/settings.ini"), "gsettings worked: no settings.ini")
+        let r = try rig.run("gtk", "restore")
+        #expect(r.status == 0, "\(r)")
+        #expect(try get("icon-theme") == "'Mine'")
+        let unset = try rig.program("/usr/bin/dconf", ["read", "/org/gnome/desktop/interface/color-scheme"])
+        #expect(unset.out.isEmpty, "color-scheme was unset before, and is \(unset.out)")
+    }
+
+    /// Without a session bus, settings.ini for GTK 3 and 4, as GLib's key file reader (GTK's) reads it.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/gi"),
+                   "python3-gi is not installed (make test installs it)"))
+    func gtkWritesSettingsIniGLibReads() throws {
+        let rig = try IntegrationRig()
+        try rig.write("[Settings]\ngtk-application-prefer-dark-theme = 0\ngtk-theme-name=Mine\n", to: rig.config + "/gtk-3.0/settings.ini")
+        for mode in ["dark", "light"] {
+            let r = try rig.run("gtk", "apply", mode: mode, settings: ["light-theme": "Adwaita"])
+            #expect(r.status == 0 && r.out.contains("settings.ini"), "\(r)")
+            for version in ["gtk-3.0", "gtk-4.0"] {
+                let read = try rig.program(Self.python, ["-c", """
+                    import sys
+                    from gi.repository import GLib
+                    k = GLib.KeyFile()
+                    k.load_from_file(sys.argv[1], GLib.KeyFileFlags.NONE)
+                    print(k.get_boolean('Settings', 'gtk-application-prefer-dark-theme'))
+                    try:
+                        print(k.get_string('Settings', 'gtk-theme-name'))
+                    except GLib.Error:
+                        print('-')
+                    """, rig.config + "/\(version)/settings.ini"])
+                let theme = mode == "light" ? "Adwaita" : (version == "gtk-3.0" ? "Mine" : "-")
+                #expect(read.out == "\(mode == "dark" ? "True" : "False")\n\(theme)\n", "\(version) \(mode): \(read)")
+            }
+        }
+    }
+
+    // MARK: kitty
+
+    /// kitty's own config reader (kitty +runpy) reads kitty.conf with the block: the colors are the mode's,
+    /// and a kitty running for this HOME gets SIGUSR1 (a stand-in: kitty needs a display).
+    @Test(.enabled(if: IntegrationScripts.installed("kitty"), "kitty is not installed (make test installs it)"))
+    func kittyConfigReadsTheModesColors() throws {
+        let rig = try IntegrationRig()
+        try rig.write("# mine\nbackground #123456\nfont_size 13\n", to: rig.config + "/kitty/kitty.conf")
+        try rig.write("background #0a0b0c\nforeground #fefefe\n", to: rig.home + "/themes/night.conf")
+        for (mode, expected) in [("dark", "Color(10, 11, 12)"), ("light", "Color(248, 248, 248)")] {
+            let r = try rig.run("kitty", "apply", mode: mode, settings: ["dark": "~/themes/night.conf"])
+            #expect(r.status == 0, "\(r)")
+            let read = try rig.program("/usr/bin/kitty", ["+runpy", """
+                from kitty.config import load_config
+                import sys
+                o = load_config(sys.argv[-1])
+                print(o.background, o.font_size)
+                """, rig.config + "/kitty/kitty.conf"])
+            #expect(read.out == "\(expected) 13.0\n", "\(mode): \(read)")
+        }
+    }
+
+    @Test func kittyRunningGetsSIGUSR1() throws {
+        let rig = try IntegrationRig()
+        let log = rig.root + "/kitty.log"
+        let standIn = try rig.standIn("kitty", version: "kitty 0.26.5 created by Kovid Goyal", log: log)
+        let kitty = try Child(standIn, [], env: rig.env)
+        defer { kitty.stop(SIGKILL) }
+        try waitUntil("the stand-in to start") { rig.read(log)?.contains("ready") == true }
+        let r = try rig.run("kitty", "apply", mode: "dark")
+        #expect(r.status == 0 && r.out.contains("kitty \(kitty.pid): reloading (dark)"), "\(r)")
+        try waitUntil("SIGUSR1 in \(log)") { rig.read(log) == "ready\nUSR1\n" }
+    }
+
+    /// kitty before 0.21 quits on SIGUSR1: it is sent none.
+    @Test func anOldKittyGetsNoSignal() throws {
+        let rig = try IntegrationRig()
+        let log = rig.root + "/kitty.log"
+        let standIn = try rig.standIn("kitty", version: "kitty 0.20.3 created by Kovid Goyal", log: log)
+        let kitty = try Child(standIn, [], env: rig.env)
+        defer { kitty.stop(SIGKILL) }
+        try waitUntil("the stand-in to start") { rig.read(log)?.contains("ready") == true }
+        let r = try rig.run("kitty", "apply", mode: "dark")
+        #expect(r.status == 0 && r.out.contains("does not reload on SIGUSR1"), "\(r)")
+        #expect(kitty.isRunning && rig.read(log) == "ready\n")
+    }
+
+    // MARK: foot
+
+    /// foot's own check (foot --check-config) reads foot.ini with the block and the included files.
+    @Test(.enabled(if: IntegrationScripts.installed("foot"), "foot is not installed (make test installs it)"))
+    func footChecksTheConfig() throws {
+        let rig = try IntegrationRig()
+        try rig.write("[main]\nfont=monospace:size=11\n\n[colors]\nbackground=000000\n", to: rig.config + "/foot/foot.ini")
+        try rig.write("[colors]\nbackground=f8f8f8\nforeground=202020\n", to: rig.home + "/themes/day.ini")
+        for mode in ["dark", "light"] {
+            let r = try rig.run("foot", "apply", mode: mode, settings: ["light": "~/themes/day.ini"])
+            #expect(r.status == 0, "\(r)")
+            let check = try rig.program("/usr/bin/foot", ["--check-config"])
+            #expect(check.status == 0, "foot --check-config: \(check)")
+            #expect(check.err.contains("imported sub-configuration from \(rig.config)/foot/appearanced.ini"), "\(check)")
+            #expect(check.err.contains("imported sub-configuration from \(rig.home)/themes/day.ini") == (mode == "light"), "\(check)")
+        }
+        // The check is a real one: a line foot does not know fails it.
+        try rig.write("[main]\nno-such-option=1\n", to: rig.config + "/foot/foot.ini")
+        #expect(try rig.program("/usr/bin/foot", ["--check-config"]).status != 0)
+    }
+
+    /// foot 1.23.1 and later switch running windows: SIGUSR1 shows [colors], SIGUSR2 [colors2]; new windows
+    /// start with initial-color-theme. `dark-colors` says which set is dark.
+    @Test func footRunningGetsTheSignalOfTheSet() throws {
+        let rig = try IntegrationRig()
+        let log = rig.root + "/foot.log"
+        let standIn = try rig.standIn("foot", version: "foot version: 1.23.1 +pgo +ime +graphemes -assertions", log: log)
+        let foot = try Child(standIn, [], env: rig.env)
+        defer { foot.stop(SIGKILL) }
+        try waitUntil("the stand-in to start") { rig.read(log)?.contains("ready") == true }
+        var expected = "ready\n"
+        for (mode, darkColors, signal, set) in [("dark", "colors", "USR1", 1), ("light", "colors", "USR2", 2),
+                                                ("dark", "colors2", "USR2", 2), ("light", "colors2", "USR1", 1)] {
+            let r = try rig.run("foot", "apply", mode: mode, settings: ["dark-colors": darkColors])
+            #expect(r.status == 0 && r.out.contains("foot \(foot.pid): SIG\(signal) (\(mode))"), "\(r)")
+            expected += signal + "\n"
+            try waitUntil("\(signal) in \(log)") { rig.read(log) == expected }
+            #expect(rig.read(rig.config + "/foot/appearanced.ini")?.contains("initial-color-theme=\(set)\n") == true)
+        }
+        let bad = try rig.run("foot", "apply", mode: "dark", settings: ["dark-colors": "colors3"])
+        #expect(bad.status == 1 && bad.errLines == ["foot: dark-colors must be colors or colors2, not 'colors3'"], "\(bad)")
+    }
+
+    /// Before 1.23.1, SIGUSR1 and SIGUSR2 would end foot: none is sent, and initial-color-theme (unknown
+    /// there) is not written.
+    @Test func anOldFootGetsNoSignal() throws {
+        let rig = try IntegrationRig()
+        let log = rig.root + "/foot.log"
+        let standIn = try rig.standIn("foot", version: "foot version: 1.13.1 +pgo +ime +graphemes -assertions", log: log)
+        let foot = try Child(standIn, [], env: rig.env)
+        defer { foot.stop(SIGKILL) }
+        try waitUntil("the stand-in to start") { rig.read(log)?.contains("ready") == true }
+        let r = try rig.run("foot", "apply", mode: "dark")
+        #expect(r.status == 0 && r.out.contains("cannot switch running windows"), "\(r)")
+        #expect(foot.isRunning && rig.read(log) == "ready\n")
+        #expect(rig.read(rig.config + "/foot/appearanced.ini")?.contains("initial-color-theme") == false)
+    }
+
+    // MARK: alacritty
+
+    /// alacritty.toml (0.13 and later) and alacritty.yml (before) read by TOML and YAML readers: the import
+    /// names the colors file, which holds the mode's colors in alacritty's documented keys.
+    @Test func alacrittyImportsTheModesColors() throws {
+        let rig = try IntegrationRig()
+        try rig.write("[font]\nsize = 11\n", to: rig.config + "/alacritty/alacritty.toml")
+        for (mode, background) in [("dark", "#1c1c1c"), ("light", "#f8f8f8")] {
+            let r = try rig.run("alacritty", "apply", mode: mode)
+            #expect(r.status == 0, "\(r)")
+            let read = try rig.program(Self.python, ["-c", """
+                import sys, tomllib
+                main = tomllib.load(open(sys.argv[1], 'rb'))
+                imports = main.get('general', main).get('import')
+                colors = tomllib.load(open(imports[0], 'rb'))
+                print(imports, colors['colors']['primary']['background'], main['font']['size'])
+                """, rig.config + "/alacritty/alacritty.toml"])
+            #expect(read.out == "['\(rig.config)/alacritty/appearanced.toml'] \(background) 11\n", "\(read)")
+        }
+        #expect(try rig.run("alacritty", "restore").status == 0)
+        #expect(rig.read(rig.config + "/alacritty/alacritty.toml") == "[font]\nsize = 11\n")
+
+        try FileManager.default.removeItem(atPath: rig.config + "/alacritty/alacritty.toml")
+        try rig.write("font:\n  size: 11\n", to: rig.config + "/alacritty/alacritty.yml")
+        let r = try rig.run("alacritty", "apply", mode: "dark")
+        #expect(r.status == 0, "\(r)")
+        let read = try rig.program(Self.python, ["-c", """
+            import sys, yaml
+            main = yaml.safe_load(open(sys.argv[1]))
+            colors = yaml.safe_load(open(main['import'][0]))
+            print(main['import'], colors['colors']['primary']['background'], main['font']['size'])
+            """, rig.config + "/alacritty/alacritty.yml"])
+        #expect(read.out == "['\(rig.config)/alacritty/appearanced.yml'] #1c1c1c 11\n", "\(read)")
+    }
+
+    // MARK: VS Code
+
+    /// settings.json stays JSON with comments that VS Code's reader takes (comments and trailing commas
+    /// allowed): read here with the comments taken out, the theme is the mode's.
+    @Test func vscodeSettingsHoldTheModesTheme() throws {
+        let rig = try IntegrationRig()
+        let path = rig.config + "/Code/User/settings.json"
+        try rig.write("{\n  // mine\n  \"editor.fontSize\": 13,\n  \"url\": \"http://x//y\", /* c */\n}\n", to: path)
+        for (mode, theme) in [("dark", "Night \"Owl\""), ("light", "Default Light Modern")] {
+            let r = try rig.run("vscode", "apply", mode: mode, settings: ["dark-theme": "Night \"Owl\""])
+            #expect(r.status == 0, "\(r)")
+            let read = try rig.program(Self.python, ["-c", #"""
+                import json, re, sys
+                t = open(sys.argv[1]).read()
+                # JSON with comments, as VS Code reads it: strings kept, comments and trailing commas dropped.
+                t = re.sub(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/', lambda m: m.group(1) or '', t, flags=re.S)
+                t = re.sub(r',(\s*[}\]])', r'\1', t)
+                d = json.loads(t)
+                print(d['workbench.colorTheme'], d['editor.fontSize'], d['url'])
+                """#, path])
+            #expect(read.out == "\(theme) 13 http://x//y\n", "\(read)")
+        }
+    }
+
+    // MARK: wallpaper
+
+    /// swaybg (a stand-in: it needs a compositor) gets the mode's image, in its own session so it outlives
+    /// the daemon's process group; the next switch starts the new one and ends the one before.
+    @Test func wallpaperStartsSwaybgDetached() throws {
+        let rig = try IntegrationRig()
+        let log = rig.root + "/swaybg.log"
+        let swaybg = rig.root + "/bin/swaybg"
+        try rig.write("""
+            #!/bin/sh
+            echo "$$ $*" >> \(log)
+            trap 'echo "$$ TERM" >> \(log); exit 0' TERM
+            while :; do sleep 60 & wait $!; done
+
+            """, to: swaybg)
+        chmod(swaybg, 0o755)
+        try rig.write("dark", to: rig.home + "/dark.png")
+        try rig.write("light", to: rig.home + "/light.png")
+        let settings = ["dark": "~/dark.png", "light": "~/light.png"]
+        let env = ["WAYLAND_DISPLAY": "wayland-test", "SWAYSOCK": ""]
+        defer {
+            for line in rig.read(log)?.split(separator: "\n") ?? [] {
+                if let pid = Int32(line.split(separator: " ")[0]) { kill(pid, SIGKILL) }
+            }
+        }
+        let r1 = try rig.run("wallpaper", "apply", mode: "dark", settings: settings, env: env)
+        #expect(r1.status == 0, "\(r1)")
+        try waitUntil("swaybg to start") { rig.read(log)?.contains("-i \(rig.home)/dark.png -m fill") == true }
+        let first = try #require(Int32(rig.read(log)?.split(separator: " ").first ?? ""))
+        // Its own session: setsid made it the leader.
+        #expect(getsid(first) == first, "swaybg \(first) is in session \(getsid(first))")
+
+        let r2 = try rig.run("wallpaper", "apply", mode: "light", settings: settings, env: env)
+        #expect(r2.status == 0, "\(r2)")
+        try waitUntil("the second swaybg, and the first one ended; log: \(rig.read(log) ?? "")") {
+            let text = rig.read(log) ?? ""
+            return text.contains("-i \(rig.home)/light.png -m fill") && text.contains("\(first) TERM")
+        }
+        let missing = try rig.run("wallpaper", "apply", mode: "dark", settings: ["light": "~/light.png"], env: env)
+        #expect(missing.status == 1 && missing.errLines == ["wallpaper: no image for dark: set dark = \"/path/to/image\" in [integrations.wallpaper]"], "\(missing)")
+    }
+}
