@@ -40,7 +40,7 @@ final class HookRunner: @unchecked Sendable {
     private let queue: DispatchQueue
     private let log: Logger
     private let home: String
-    /// Told when a round had failures (the daemon puts it in `log`).
+    /// Told when a round had failures (the daemon says it in its journal; `status` shows the last round).
     var onFailure: ((Outcome) -> Void)?
     var enabled = true
     var timeout: Double = 30
