@@ -165,6 +165,7 @@ INSTALLED := \
 	$(PREFIX)/share/dbus-1/services/org.freedesktop.impl.portal.desktop.appearanced.service \
 	$(PREFIX)/share/dbus-1/services/io.github.appearanced.Appearance1.service \
 	$(PREFIX)/share/dbus-1/interfaces/io.github.appearanced.Appearance1.xml \
+	$(PREFIX)/share/applications/appearanced.desktop \
 	$(PREFIX)/share/doc/appearanced/appearanced.toml \
 	$(PREFIX)/share/doc/appearanced/palette.toml \
 	$(PREFIX)/share/doc/appearanced/protocol.md
@@ -215,6 +216,10 @@ install-files: $(MAN_PAGES)
 		> '$(DESTDIR)$(PREFIX)/share/dbus-1/services/io.github.appearanced.Appearance1.service'
 	chmod 644 '$(DESTDIR)$(PREFIX)/share/dbus-1/services/io.github.appearanced.Appearance1.service'
 	install -Dm644 dbus/io.github.appearanced.Appearance1.xml '$(DESTDIR)$(PREFIX)/share/dbus-1/interfaces/io.github.appearanced.Appearance1.xml'
+	@# GeoClue and its agents know the schedule's location client by this file (DesktopId "appearanced").
+	install -d '$(DESTDIR)$(PREFIX)/share/applications'
+	sed 's|@bindir@|$(BINDIR)|g' data/appearanced.desktop > '$(DESTDIR)$(PREFIX)/share/applications/appearanced.desktop'
+	chmod 644 '$(DESTDIR)$(PREFIX)/share/applications/appearanced.desktop'
 	install -Dm644 config/appearanced.toml '$(DESTDIR)$(PREFIX)/share/doc/appearanced/appearanced.toml'
 	install -Dm644 config/palette.toml '$(DESTDIR)$(PREFIX)/share/doc/appearanced/palette.toml'
 	install -Dm644 docs/protocol.md '$(DESTDIR)$(PREFIX)/share/doc/appearanced/protocol.md'

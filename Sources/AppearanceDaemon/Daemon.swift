@@ -34,13 +34,14 @@ public final class Daemon: @unchecked Sendable {
     let persistence: Persistence
     let publisher: Publisher
     let timers: Timers
+    let location: LocationRoom
     private var signalSources: [DispatchSourceSignal] = []
 
     /// How long client requests wait for the first system reading at start-up before being answered anyway.
     static let firstReadingGrace: DispatchTimeInterval = .seconds(3)
 
     public init(paths: Paths, logLevelOption: LogLevel?, sentry: Sentry, outlet: Outlet? = nil, faces: [Face] = [],
-                queue: DispatchQueue, logger: Logger) {
+                locator: Locator? = nil, queue: DispatchQueue, logger: Logger) {
         self.paths = paths
         self.logLevelOption = logLevelOption
         self.sentry = sentry
@@ -54,6 +55,7 @@ public final class Daemon: @unchecked Sendable {
         publisher = Publisher(clients: clients, hooks: HookRunner(queue: queue, log: logger, home: paths.home),
                               follower: DesktopFollower(queue: queue, log: logger), outlet: outlet, log: logger, clock: clock)
         timers = Timers(queue: queue, clock: clock)
+        location = LocationRoom(queue: queue, log: logger, clock: clock, stateFile: paths.stateFile, locator: locator)
         publisher.faces = faces
         engine = Engine(inputs: Inputs(system: .unavailable, override: .system, defaultMode: .light),
                         instance: Self.makeInstanceID(), systemDetail: "not read yet")
@@ -67,6 +69,7 @@ public final class Daemon: @unchecked Sendable {
         persistence.onDurable = { [unowned self] batch in self.durable(batch) }
         persistence.onFailed = { [unowned self] refused, error in self.saveFailed(refused, error) }
         timers.onScheduleDue = { [unowned self] in self.planSchedule() }
+        location.onChange = { [unowned self] in self.planSchedule() }
         timers.onTemporaryDue = { [unowned self] end in self.temporaryTimeCame(end) }
         publisher.follower.onWritten = { [unowned self] _, result in
             self.publisher.note("desktop written: \(result)")

@@ -63,7 +63,7 @@ extension Daemon {
             // As SIGHUP: a config with a mistake is named (file:line) and the previous one stays in force.
             result = reload().map(\.json).mapError { RPCError(.requestFailed, "\($0); keeping the previous configuration") }
         case .schedule(let days):
-            result = .success(timers.upcoming(settings.config.schedule, days: days, state: engine.state).json)
+            result = .success(scheduleReply(days: days).json)
         }
         if let id = request.id {
             switch result {
@@ -92,9 +92,9 @@ extension Daemon {
         StatusInfo(state: engine.state, systemDetail: engine.systemDetail, defaultMode: engine.inputs.defaultMode,
                    subscribers: clients.subscriberCount, version: Self.version, pid: Int(Posix.processID),
                    paletteDetail: settings.paletteDetail, portalBackendDetail: outletStatus?.detail,
-                   scheduleDetail: timers.scheduleDetail, hooksDetail: publisher.hooks.statusDetail,
+                   scheduleDetail: scheduleDetail, hooksDetail: publisher.hooks.statusDetail,
                    configDetail: settings.configDetail, appOverrides: engine.inputs.apps.count,
-                   desktopDetail: publisher.follower.statusDetail, busDetail: faceDetail)
+                   desktopDetail: publisher.follower.statusDetail, busDetail: faceDetail, location: locationInfo)
     }
 
     /// The tokens asked for, resolved; an unknown token is an error naming it (never a made-up color).

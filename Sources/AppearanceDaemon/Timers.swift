@@ -124,7 +124,8 @@ extension Daemon {
     /// Plans the schedule from now: applies what it says and sets one timer for its next change.
     /// Called at start, when the timer fires, on SIGHUP, and on resume from suspend (`clockChanged()`).
     func planSchedule() {
-        let schedule = settings.config.schedule
+        location.follow(settings.config)  // GeoClue started or stopped as the config (reloaded or not) says
+        let schedule = scheduleInForce
         let (mode, cause) = timers.plan(schedule)
         // While appearanced drives the desktop's setting, the schedule decides before the desktop's value.
         let above = schedule.aboveDesktop || publisher.follower.kind != nil

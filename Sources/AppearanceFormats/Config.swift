@@ -17,6 +17,9 @@ public struct Config: Equatable, Sendable {
     public var darkmanDBus = true
     /// `[schedule]`: light by day, dark by night, where the desktop gives no answer (or above it).
     public var schedule = Schedule()
+    /// `[schedule] location = "geoclue"`: the schedule's place comes from GeoClue (the last fix kept in the
+    /// state directory), instead of `latitude`/`longitude`.
+    public var scheduleFromGeoClue = false
     /// `hooks`: run the hook directories on every change of the mode.
     public var hooks = true
     /// `hook-timeout`: seconds a hook may run before its process group is stopped.
@@ -38,7 +41,9 @@ public struct Config: Equatable, Sendable {
     public static let desktopKeys = ["follow", "gnome-light", "gtk-theme-light", "gtk-theme-dark", "icon-theme-light",
                                      "icon-theme-dark", "kde-light", "kde-dark",
                                      "kde-look-and-feel-light", "kde-look-and-feel-dark"]
-    public static let scheduleKeys = ["latitude", "longitude", "light-at", "dark-at", "sunrise-offset", "sunset-offset", "over-desktop"]
+    public static let scheduleKeys = ["latitude", "longitude", "location", "light-at", "dark-at", "sunrise-offset", "sunset-offset", "over-desktop"]
+    /// The values `[schedule] location` takes.
+    public static let locationSources = ["geoclue"]
 
     /// Reads a config from its text. `path` is only used in error messages.
     public static func parse(_ text: String, path: String) throws(ConfigError) -> Config {
@@ -131,7 +136,7 @@ public struct Config: Equatable, Sendable {
             }
         case "schedule":
             guard let table = value.table else { throw fail("a table ([schedule])") }
-            schedule = try Self.parseSchedule(table, line: value.line, path: path)
+            (schedule, scheduleFromGeoClue) = try Self.parseSchedule(table, line: value.line, path: path)
         default:
             let what = value.table == nil ? "key" : "table"
             throw ConfigError(path: path, line: value.line, message:
@@ -139,16 +144,38 @@ public struct Config: Equatable, Sendable {
         }
     }
 
-    /// `[schedule]`: coordinates in degrees (north and east positive), times as "HH:MM" local time.
-    public static func parseSchedule(_ table: TOMLTable, line: Int, path: String) throws(ConfigError) -> Schedule {
+    /// `[schedule]`: coordinates in degrees (north and east positive) or `location = "geoclue"`, times as
+    /// "HH:MM" local time. Returns the schedule and whether its place comes from GeoClue.
+    public static func parseSchedule(_ table: TOMLTable, line: Int, path: String) throws(ConfigError) -> (Schedule, geoclue: Bool) {
         var s = Schedule()
         var seen: [String: Int] = [:]
+        var geoclue = false
         for entry in table.entries {
             seen[entry.key] = entry.value.line
-            if let message = Self.apply(entry.key, entry.value, to: &s) {
+            if entry.key == "location" {
+                let expected = "expected " + quotedList(locationSources, last: "or")
+                    + " (or latitude and longitude instead of location)"
+                guard let text = entry.value.string else {
+                    throw ConfigError(path: path, line: entry.value.line, message: "schedule.location: \(expected), got \(shown(entry.value))")
+                }
+                guard locationSources.contains(text) else {
+                    throw ConfigError(path: path, line: entry.value.line, message: "schedule.location: unknown location \(text.debugDescription), \(expected)")
+                }
+                geoclue = true
+            } else if let message = Self.apply(entry.key, entry.value, to: &s) {
                 throw ConfigError(path: path, line: entry.value.line, message: "schedule.\(entry.key): \(message)")
             }
         }
+        if geoclue, let typed = seen["latitude"] ?? seen["longitude"] {
+            throw ConfigError(path: path, line: max(typed, seen["location"] ?? typed), message:
+                "schedule: location = \"geoclue\" and latitude/longitude both give the place: keep one (a typed latitude and longitude, or location)")
+        }
+        // With GeoClue the place comes later: offsets, one fixed time alone and over-desktop are as with a
+        // typed place.
+        if geoclue, let l = s.lightAt, l == s.darkAt {
+            throw ConfigError(path: path, line: seen["dark-at"] ?? line, message: "schedule: light-at and dark-at are the same time")
+        }
+        if geoclue { return (s, true) }
         if (s.latitude == nil) != (s.longitude == nil) {
             let missing = s.latitude == nil ? "latitude" : "longitude"
             throw ConfigError(path: path, line: seen["latitude"] ?? seen["longitude"] ?? line,
@@ -168,7 +195,7 @@ public struct Config: Equatable, Sendable {
         if s.isEmpty, s.aboveDesktop {
             throw ConfigError(path: path, line: seen["over-desktop"] ?? line, message: "schedule: over-desktop needs latitude/longitude or light-at/dark-at")
         }
-        return s
+        return (s, false)
     }
 
     /// Sets one `[schedule]` key; the problem with its value, or nil.

@@ -30,12 +30,16 @@ public struct StatusInfo: Equatable, Sendable {
     /// What is served on the session bus: appearanced's own name and darkman's, or why not; nil from an
     /// older daemon.
     public var busDetail: String?
+    /// The schedule's place: typed, from GeoClue or cached, and how old the fix is; nil when the schedule
+    /// uses no place (or from an older daemon).
+    public var location: LocationInfo?
 
     public init(state: AppearanceState, systemDetail: String, defaultMode: Mode, subscribers: Int,
                 protocolVersion: Int = AppearanceProtocol.protocolVersion, version: String, pid: Int,
                 paletteDetail: String? = nil, portalBackendDetail: String? = nil, scheduleDetail: String? = nil,
                 hooksDetail: String? = nil, configDetail: String? = nil, appOverrides: Int? = nil,
-                desktopDetail: String? = nil, busDetail: String? = nil) {
+                desktopDetail: String? = nil, busDetail: String? = nil, location: LocationInfo? = nil) {
+        self.location = location
         self.desktopDetail = desktopDetail
         self.busDetail = busDetail
         self.appOverrides = appOverrides
@@ -253,7 +257,8 @@ extension StatusInfo {
           + (configDetail.map { [("config", JSON.string($0))] } ?? [])
           + (appOverrides.map { [("appOverrides", JSON.int(UInt64($0)))] } ?? [])
           + (desktopDetail.map { [("desktop", JSON.string($0))] } ?? [])
-          + (busDetail.map { [("bus", JSON.string($0))] } ?? []))
+          + (busDetail.map { [("bus", JSON.string($0))] } ?? [])
+          + (location.map { [("location", $0.json)] } ?? []))
     }
 
     public init(json: JSON) throws(RPCError) {
@@ -269,7 +274,7 @@ extension StatusInfo {
                   portalBackendDetail: json["portalBackend"]?.stringValue, scheduleDetail: json["schedule"]?.stringValue,
                   hooksDetail: json["hooks"]?.stringValue, configDetail: json["config"]?.stringValue,
                   appOverrides: json["appOverrides"]?.intValue, desktopDetail: json["desktop"]?.stringValue,
-                  busDetail: json["bus"]?.stringValue)
+                  busDetail: json["bus"]?.stringValue, location: json["location"].map(LocationInfo.init(json:)))
     }
 }
 
@@ -354,16 +359,19 @@ public struct ScheduleInfo: Equatable, Sendable {
     public var hiddenBy: Source?
     /// Changes of the mode the schedule makes, oldest first (only those that change it).
     public var changes: [Change]
+    /// The place the sun's times are for (typed, GeoClue's or cached); nil when the schedule uses none.
+    public var location: LocationInfo?
 
-    public init(configured: Bool, mode: Mode?, hiddenBy: Source?, changes: [Change]) {
-        (self.configured, self.mode, self.hiddenBy, self.changes) = (configured, mode, hiddenBy, changes)
+    public init(configured: Bool, mode: Mode?, hiddenBy: Source?, changes: [Change], location: LocationInfo? = nil) {
+        (self.configured, self.mode, self.hiddenBy, self.changes, self.location) = (configured, mode, hiddenBy, changes, location)
     }
 
     public var json: JSON {
         .object([("configured", .bool(configured)), ("mode", mode.map { .string($0.rawValue) } ?? .null),
                  ("hiddenBy", hiddenBy.map { .string($0.rawValue) } ?? .null),
                  ("events", .array(changes.map { .object([("time", .int(UInt64(max(0, $0.time)))), ("mode", .string($0.mode.rawValue)),
-                                                          ("cause", .string($0.cause))]) }))])
+                                                          ("cause", .string($0.cause))]) }))]
+                + (location.map { [("location", $0.json)] } ?? []))
     }
 
     public init(json: JSON) throws(RPCError) {
@@ -379,6 +387,7 @@ public struct ScheduleInfo: Equatable, Sendable {
             changes.append(Change(time: t, mode: m, cause: item["cause"]?.stringValue ?? ""))
         }
         self.init(configured: configured, mode: json["mode"]?.stringValue.flatMap(Mode.init(rawValue:)),
-                  hiddenBy: json["hiddenBy"]?.stringValue.flatMap(Source.init(rawValue:)), changes: changes)
+                  hiddenBy: json["hiddenBy"]?.stringValue.flatMap(Source.init(rawValue:)), changes: changes,
+                  location: json["location"].map(LocationInfo.init(json:)))
     }
 }

@@ -6,7 +6,12 @@ import AppearanceProtocol
 /// line each, the local date written once a day.
 func printSchedule(_ info: ScheduleInfo, days: Int) {
     guard info.configured, let mode = info.mode else {
-        out("no schedule: add [schedule] to the config (latitude and longitude, or light-at and dark-at)")
+        if info.configured, let place = info.location {
+            // location = "geoclue" with no place yet (and no fixed time to go by).
+            out("no place yet: \(place.detail ?? "waiting for the location service")")
+        } else {
+            out("no schedule: add [schedule] to the config (latitude and longitude, location = \"geoclue\", or light-at and dark-at)")
+        }
         return
     }
     let hidden = info.hiddenBy.map { by in
@@ -17,6 +22,7 @@ func printSchedule(_ info: ScheduleInfo, days: Int) {
         }
     } ?? ""
     out("now: \(mode.rawValue)\(hidden)")
+    if let place = info.location { out("place: \(place.summary)") }
     func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
     let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     var day = ""

@@ -66,8 +66,10 @@ let trial = invocation.stateDir != nil
 let backend = trial ? nil : PortalBackend(queue: queue, sentry: sentry, log: { logger.log($0, $1) })
 // After the backend: the face chains to it on the sentry's connection.
 let faces = trial ? [] : [BusFace(queue: queue, sentry: sentry, log: { logger.log($0, $1) })]
+// The schedule's place, when the config asks GeoClue for it (started by the daemon only then).
+let locator = GeoClueLocator(queue: queue, log: { logger.log($0, $1) })
 let daemon = Daemon(paths: Paths.resolve(socket: socketPath, config: configPath, stateDir: invocation.stateDir, trialHooks: invocation.hooks),
-                    logLevelOption: logLevel, sentry: sentry, outlet: backend, faces: faces,
+                    logLevelOption: logLevel, sentry: sentry, outlet: backend, faces: faces, locator: locator,
                     queue: queue, logger: logger)
 let sleepWatcher = SleepWatcher(queue: queue, log: { logger.log($0, $1) })
 queue.async {

@@ -87,7 +87,7 @@ struct ConfigTests {
         ("[schedule]\nlight-at = \"07:00\"\ndark-at = \"24:00\"", #"/home/u/.config/appearanced/config.toml:3: schedule.dark-at: invalid time "24:00", expected "HH:MM" from 00:00 to 23:59"#),
         ("[schedule]\ndark-at = \"19:00\"", "/home/u/.config/appearanced/config.toml:2: schedule: light-at is missing (without latitude and longitude both times are needed)"),
         ("[schedule]\nlight-at = \"07:00\"\ndark-at = \"07:00\"", "/home/u/.config/appearanced/config.toml:3: schedule: light-at and dark-at are the same time"),
-        ("[schedule]\nsunset = \"19:00\"", "/home/u/.config/appearanced/config.toml:2: schedule.sunset: unknown key (known keys: latitude, longitude, light-at, dark-at, sunrise-offset, sunset-offset, over-desktop)"),
+        ("[schedule]\nsunset = \"19:00\"", "/home/u/.config/appearanced/config.toml:2: schedule.sunset: unknown key (known keys: latitude, longitude, location, light-at, dark-at, sunrise-offset, sunset-offset, over-desktop)"),
         ("[schedule]\nlatitude = 52\nlongitude = 4\nsunrise-offset = \"+7h\"", #"/home/u/.config/appearanced/config.toml:4: schedule.sunrise-offset: invalid offset "+7h", expected a signed duration such as "-30m", "+1h" or "+1h15m", at most 6 hours either way"#),
         ("[schedule]\nlatitude = 52\nlongitude = 4\nsunset-offset = \"30m1h\"", #"/home/u/.config/appearanced/config.toml:4: schedule.sunset-offset: invalid offset "30m1h", expected a signed duration such as "-30m", "+1h" or "+1h15m", at most 6 hours either way"#),
         ("[schedule]\nlatitude = 52\nlongitude = 4\nsunset-offset = -30", #"/home/u/.config/appearanced/config.toml:4: schedule.sunset-offset: expected a signed duration such as "-30m", "+1h" or "+1h15m", at most 6 hours either way, got an integer"#),
@@ -149,7 +149,9 @@ struct ConfigTests {
         for key in Config.knownKeys + Config.scheduleKeys + Config.desktopKeys {
             #expect(uncommented.contains { $0.hasPrefix("\(key) = ") || $0 == "[\(key)]" }, "no setting for \(key)")
         }
-        _ = try Config.parse(uncommented.joined(separator: "\n"), path: Self.shipped)
+        // location replaces latitude/longitude (both at once is an error): each is valid without the other.
+        _ = try Config.parse(uncommented.filter { !$0.hasPrefix("location = ") }.joined(separator: "\n"), path: Self.shipped)
+        _ = try Config.parse(uncommented.filter { !$0.hasPrefix("latitude = ") && !$0.hasPrefix("longitude = ") }.joined(separator: "\n"), path: Self.shipped)
     }
 
     @Test("darkman-dbus: on by default, off with false")

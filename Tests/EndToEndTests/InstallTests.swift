@@ -14,6 +14,7 @@ import Testing
         "usr/bin/appearanced",
         "usr/lib/systemd/user/appearanced.service",
         "usr/lib/systemd/user/appearanced.socket",
+        "usr/share/applications/appearanced.desktop",
         "usr/share/bash-completion/completions/appearancectl",
         "usr/share/dbus-1/interfaces/io.github.appearanced.Appearance1.xml",
         "usr/share/dbus-1/services/io.github.appearanced.Appearance1.service",
@@ -93,6 +94,7 @@ import Testing
         #expect(installed == [
             "bin/appearancectl",
             "bin/appearanced",
+            "share/applications/appearanced.desktop",
             "share/bash-completion/completions/appearancectl",
             "share/dbus-1/interfaces/io.github.appearanced.Appearance1.xml",
             "share/dbus-1/services/io.github.appearanced.Appearance1.service",

@@ -1,0 +1,327 @@
+// The schedule's place from GeoClue (`org.freedesktop.GeoClue2` on the SYSTEM bus), for `[schedule]
+// location = "geoclue"`. One client, asked for at city accuracy and told to stay quiet below 40 km and 4 h
+// (DistanceThreshold, TimeThreshold): the sun's times move by about 4 minutes per degree of longitude, so a
+// smaller move changes nothing worth a wake-up. Every call is asynchronous with a deadline; a wait for GeoClue
+// to (re)appear is a match rule on NameOwnerChanged, not a timer; only a lost bus or a failed call is retried,
+// with back-off. GeoClue's refusal (AccessDenied: no agent, or the user turned location off) is reported in
+// words that say what to do.
+import AppearanceCore
+import AppearancePosix
+import CDBus
+import Dispatch
+
+public final class GeoClueLocator: Locator, @unchecked Sendable {
+    // Confined to `queue`, like the sentry (every libdbus callback runs there too).
+    private let queue: DispatchQueue
+    private let busAddress: String?
+    private let log: (LogLevel, String) -> Void
+    private var report: ((LocatorReport) -> Void)?
+    private var bus: BusConnection?
+    private var retryTimer: DispatchSourceTimer?
+    private var retryDelay = GeoClueLocator.firstRetryDelay
+    /// The client object GeoClue made for this connection; nil until GetClient answers.
+    private var client: String?
+    /// Bumped for every new attempt (a new connection, GeoClue back on the bus): answers to an earlier
+    /// attempt are dropped.
+    private var attempt = 0
+    private var lastState: String?
+
+    /// The name GeoClue knows appearanced by: `appearanced.desktop` must be installed for an agent (GNOME's,
+    /// KDE's) to ask the user, and `[appearanced]` in geoclue.conf names it for GeoClue itself.
+    public static let desktopID = "appearanced"
+    /// GeoClue's accuracy levels: 4 is city.
+    static let cityAccuracy: UInt32 = 4
+    /// Metres GeoClue keeps quiet for: 40 km moves the sun's times by about a minute and a half.
+    public static let distanceThreshold: UInt32 = 40_000
+    /// Seconds between two fixes at least (4 h).
+    public static let timeThreshold: UInt32 = 14_400
+    /// Milliseconds each call may take before it counts as unanswered.
+    static let callTimeout: Int32 = 25_000
+    static let firstRetryDelay = 1.0
+    static let maxRetryDelay = 300.0
+
+    static let service = "org.freedesktop.GeoClue2"
+    private static let managerPath = "/org/freedesktop/GeoClue2/Manager"
+    private static let managerInterface = "org.freedesktop.GeoClue2.Manager"
+    private static let clientInterface = "org.freedesktop.GeoClue2.Client"
+    private static let locationInterface = "org.freedesktop.GeoClue2.Location"
+    private static let properties = "org.freedesktop.DBus.Properties"
+    private static let busName = "org.freedesktop.DBus"
+    private static let matchRules = [
+        "type='signal',sender='\(busName)',interface='\(busName)',member='NameOwnerChanged',arg0='\(service)'",
+        "type='signal',sender='\(service)',interface='\(clientInterface)',member='LocationUpdated'",
+    ]
+    /// What geoclue.conf needs for appearanced when no agent runs (a desktop without one: sway, i3).
+    public static let confStanza = "[\(desktopID)]\nallowed=true\nsystem=false\nusers="
+
+    /// - Parameters:
+    ///   - busAddress: a D-Bus address for tests; nil means the system bus (`DBUS_SYSTEM_BUS_ADDRESS`, else
+    ///     `/run/dbus/system_bus_socket`).
+    public init(queue: DispatchQueue, busAddress: String? = nil, log: @escaping (LogLevel, String) -> Void) {
+        self.queue = queue
+        self.busAddress = busAddress
+        self.log = log
+    }
+
+    deinit { retryTimer?.cancel() }
+
+    public func start(report: @escaping (LocatorReport) -> Void) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard self.report == nil else { return }
+        self.report = report
+        retryDelay = Self.firstRetryDelay
+        connect()
+    }
+
+    public func stop() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        report = nil
+        retryTimer?.cancel()
+        retryTimer = nil
+        // Closing the connection is GeoClue's cue to drop the client (it follows its peers' names).
+        bus?.close()
+        bus = nil
+        client = nil
+        lastState = nil
+    }
+
+    // MARK: - Connection
+
+    private func connect() {
+        guard report != nil else { return }
+        let address = busAddress ?? Posix.environment("DBUS_SYSTEM_BUS_ADDRESS") ?? "unix:path=/run/dbus/system_bus_socket"
+        let connection: BusConnection
+        do throws(BusError) {
+            connection = try BusConnection(address: address, queue: queue)
+        } catch {
+            retryLater("no system bus for GeoClue (\(error.message))")
+            return
+        }
+        attempt += 1
+        bus = connection
+        client = nil
+        connection.onSignal = { [weak self, unowned connection] message in self?.handle(message, from: connection) }
+        call(connection, Self.busName, "/org/freedesktop/DBus", Self.busName, "Hello", []) { [weak self] reply in
+            guard let self, self.bus === connection else { return }
+            if let error = reply.error {
+                self.lose(connection, "the system bus refused appearanced (\(error))")
+                return
+            }
+            for rule in Self.matchRules {
+                self.call(connection, Self.busName, "/org/freedesktop/DBus", Self.busName, "AddMatch", [.string(rule)]) { [weak self] reply in
+                    if let error = reply.error { self?.log(.warning, "the system bus refused a match rule (\(error)); GeoClue's fixes may be missed") }
+                }
+            }
+            self.getClient(on: connection)
+        }
+    }
+
+    /// The bus went away or refused us: say so, drop the connection, connect again later.
+    private func lose(_ connection: BusConnection, _ why: String) {
+        guard bus === connection else { return }
+        bus = nil
+        client = nil
+        connection.close()
+        retryLater(why)
+    }
+
+    /// Tries again after the back-off (1 s doubling to 5 min): a new connection if there is none, else a new
+    /// client on it.
+    private func retryLater(_ why: String) {
+        let delay = retryDelay
+        retryDelay = min(retryDelay * 2, Self.maxRetryDelay)
+        state("\(why); trying again in \(Int(delay)) s")
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + delay)
+        timer.setEventHandler { [weak self] in
+            guard let self else { return }
+            self.retryTimer?.cancel()
+            self.retryTimer = nil
+            if let bus = self.bus { self.getClient(on: bus) } else { self.connect() }
+        }
+        retryTimer?.cancel()
+        retryTimer = timer
+        timer.resume()
+    }
+
+    // MARK: - The client
+
+    /// GetClient, then the client's properties, then Start; each answer checked against the attempt it
+    /// belongs to.
+    private func getClient(on connection: BusConnection) {
+        attempt += 1
+        let attempt = self.attempt
+        client = nil
+        state("waiting for GeoClue to answer (GetClient)")
+        call(connection, Self.service, Self.managerPath, Self.managerInterface, "GetClient", []) { [weak self] reply in
+            guard let self, self.bus === connection, self.attempt == attempt else { return }
+            if let error = reply.error {
+                self.failed(error, doing: "GetClient", on: connection)
+                return
+            }
+            guard reply.hasSignature("o"), case .objectPath(let path)? = reply.arguments(limit: 1)?.first else {
+                self.retryLater("GeoClue answered GetClient with (\(reply.signature)), not an object path")
+                return
+            }
+            self.client = path
+            self.configure(path, on: connection, attempt: attempt)
+        }
+    }
+
+    private func configure(_ path: String, on connection: BusConnection, attempt: Int) {
+        let settings: [(String, BusValue)] = [
+            ("DesktopId", .string(Self.desktopID)),
+            ("RequestedAccuracyLevel", .uint32(Self.cityAccuracy)),
+            ("DistanceThreshold", .uint32(Self.distanceThreshold)),
+            ("TimeThreshold", .uint32(Self.timeThreshold)),
+        ]
+        // One connection's messages reach GeoClue in order: every Set is done before Start is handled.
+        for (name, value) in settings {
+            call(connection, Self.service, path, Self.properties, "Set",
+                 [.string(Self.clientInterface), .string(name), .variant(value)]) { [weak self] reply in
+                guard let self, self.bus === connection, self.attempt == attempt, let error = reply.error else { return }
+                self.log(.warning, "GeoClue did not take the client's \(name) (\(error))")
+            }
+        }
+        state("waiting for GeoClue to start the client")
+        call(connection, Self.service, path, Self.clientInterface, "Start", []) { [weak self] reply in
+            guard let self, self.bus === connection, self.attempt == attempt else { return }
+            if let error = reply.error {
+                self.failed(error, doing: "Start", on: connection)
+                return
+            }
+            self.retryDelay = Self.firstRetryDelay
+            self.log(.info, "GeoClue started a client for appearanced (\(path), city accuracy)")
+            self.state("started (city accuracy), waiting for a first fix")
+            // A fix GeoClue had already may have come before the match rule: read the client's Location.
+            self.call(connection, Self.service, path, Self.properties, "Get",
+                      [.string(Self.clientInterface), .string("Location")]) { [weak self] reply in
+                guard let self, self.bus === connection, self.attempt == attempt, reply.error == nil,
+                      case .objectPath(let location)? = reply.arguments(limit: 1)?.first?.unwrapped, location != "/" else { return }
+                self.read(location, on: connection, attempt: attempt)
+            }
+        }
+    }
+
+    /// What an error from GeoClue means, and what happens next.
+    private func failed(_ error: BusError, doing method: String, on connection: BusConnection) {
+        client = nil
+        switch error.name {
+        case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner":
+            // Nothing to retry until it appears: NameOwnerChanged says when.
+            state("GeoClue is not on the system bus (\(Self.service): \(error.name)); install and enable geoclue (geoclue-2.0)")
+        case "org.freedesktop.DBus.Error.AccessDenied":
+            let said = error.message.isEmpty ? "" : " (\(error.message))"
+            if error.message.lowercased().contains("disabled for") || error.message.lowercased().contains("disabled by user") {
+                state("GeoClue refused\(said): location services are off for this user; turn them on in the desktop's privacy settings")
+            } else {
+                state("GeoClue refused\(said): no location agent allows appearanced; without one, add to /etc/geoclue/geoclue.conf:\n"
+                      + Self.confStanza + "\nthen restart geoclue")
+            }
+            // A refusal stands until something changes (geoclue restarted with a new config, an agent):
+            // NameOwnerChanged (GeoClue restarted) asks again; nothing polls.
+        case "org.freedesktop.DBus.Error.NoReply", "org.freedesktop.DBus.Error.Timeout":
+            retryLater("GeoClue did not answer \(method) within \(Self.callTimeout / 1000) s")
+        case _ where error.name.hasPrefix("org.freedesktop.DBus.Error.Spawn"):
+            state("the system bus could not start GeoClue (\(error))")
+        case "org.freedesktop.DBus.Error.Disconnected":
+            lose(connection, "the system bus went away")
+        default:
+            retryLater("GeoClue failed \(method) (\(error))")
+        }
+    }
+
+    // MARK: - Signals and fixes
+
+    private func handle(_ message: Message, from connection: BusConnection) {
+        guard bus === connection else { return }
+        if message.isSignal(interface: "org.freedesktop.DBus.Local", member: "Disconnected") {
+            lose(connection, "the system bus went away")
+        } else if message.isSignal(interface: Self.clientInterface, member: "LocationUpdated") {
+            guard let client, message.path == client, message.hasSignature("oo"),
+                  let args = message.arguments(limit: 2), case .objectPath(let new)? = args.last else { return }
+            read(new, on: connection, attempt: attempt)
+        } else if message.isSignal(interface: Self.busName, member: "NameOwnerChanged"), message.sender == Self.busName {
+            guard message.hasSignature("sss"), let args = message.arguments(limit: 3),
+                  args.count == 3, args[0] == .string(Self.service), case .string(let owner) = args[2] else { return }
+            retryTimer?.cancel()
+            retryTimer = nil
+            if owner.isEmpty {
+                attempt += 1
+                client = nil
+                state("GeoClue left the system bus; waiting for it to return")
+            } else {
+                log(.info, "GeoClue is on the system bus (\(owner)): asking it for a client")
+                retryDelay = Self.firstRetryDelay
+                getClient(on: connection)
+            }
+        }
+    }
+
+    /// Reads a Location object's Latitude, Longitude and Timestamp, and reports the fix.
+    private func read(_ path: String, on connection: BusConnection, attempt: Int) {
+        call(connection, Self.service, path, Self.properties, "GetAll", [.string(Self.locationInterface)]) { [weak self] reply in
+            guard let self, self.bus === connection, self.attempt == attempt else { return }
+            if let error = reply.error {
+                self.log(.warning, "reading GeoClue's location \(path) failed (\(error))")
+                return
+            }
+            // A Location has eight properties; these bounds are far above them.
+            guard reply.hasSignature("a{sv}"),
+                  case .container(_, let entries)? = reply.arguments(limit: 1, within: DecodeBounds(depth: 4, values: 256, bytes: 16 * 1024))?.first
+            else {
+                self.log(.warning, "GeoClue's location \(path) is not a{sv} within bounds (\(reply.signature)); ignored")
+                return
+            }
+            var values: [String: BusValue] = [:]
+            for case .container(_, let kv) in entries where kv.count == 2 {
+                if case .string(let key) = kv[0] { values[key] = kv[1].unwrapped }
+            }
+            guard case .double(let latitude)? = values["Latitude"], case .double(let longitude)? = values["Longitude"] else {
+                self.log(.warning, "GeoClue's location \(path) has no Latitude/Longitude doubles; ignored")
+                return
+            }
+            var time: Int64 = 0  // none given: the daemon stamps it on arrival
+            if case .container(_, let parts)? = values["Timestamp"], parts.count == 2, case .uint64(let seconds) = parts[0],
+               seconds > 0, let t = Int64(exactly: seconds) {
+                time = t
+            }
+            let fix = LocationFix(latitude: latitude, longitude: longitude, time: time)
+            guard fix.isValid else {
+                self.log(.warning, "GeoClue's location \(path) is out of range (\(latitude), \(longitude)); ignored")
+                return
+            }
+            self.lastState = nil
+            self.report?(.fix(fix))
+            self.state("following (city accuracy)")
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// Reports why there is no fix now (once per change).
+    private func state(_ text: String) {
+        guard text != lastState else { return }
+        lastState = text
+        log(.info, "GeoClue: " + text.replacingNewlines())
+        report?(.state(text))
+    }
+
+    private func call(_ connection: BusConnection, _ destination: String, _ path: String, _ interface: String,
+                      _ method: String, _ values: [BusValue], reply: @escaping (Message) -> Void) {
+        guard let message = Message.methodCall(destination: destination, path: path, interface: interface, method: method, values: values) else {
+            log(.error, "out of memory building a D-Bus call")
+            return
+        }
+        do {
+            try connection.call(message, timeout: Self.callTimeout, reply: reply)
+        } catch {
+            let connection = connection
+            queue.async { [weak self] in self?.lose(connection, "the system bus went away") }
+        }
+    }
+}
+
+private extension String {
+    func replacingNewlines() -> String { split(separator: "\n").joined(separator: " ") }
+}

@@ -1,0 +1,47 @@
+/// Where the schedule's place comes from when the config says `[schedule] location = "geoclue"`: a source of
+/// location fixes (GeoClue on the system bus, AppearanceBus/GeoClue.swift). The daemon never sees D-Bus: it is
+/// given a `Locator` as it is given a `Sentry`.
+public protocol Locator: AnyObject {
+    /// Starts following the location; `report` is told every fix, and every change of why there is none.
+    func start(report: @escaping (LocatorReport) -> Void)
+    func stop()
+}
+
+/// One place, as a location service gives it.
+public struct LocationFix: Equatable, Sendable {
+    /// Degrees, north positive (-90…90).
+    public var latitude: Double
+    /// Degrees, east positive (-180…180).
+    public var longitude: Double
+    /// When the fix was made, Unix time in seconds; 0 when the service said nothing (the daemon then stamps
+    /// it with the time it arrived).
+    public var time: Int64
+
+    public init(latitude: Double, longitude: Double, time: Int64) {
+        (self.latitude, self.longitude, self.time) = (latitude, longitude, time)
+    }
+
+    /// A place a schedule can use: both coordinates finite and in range.
+    public var isValid: Bool {
+        latitude.isFinite && longitude.isFinite && abs(latitude) <= 90 && abs(longitude) <= 180
+    }
+
+    /// The fix with both coordinates rounded to two decimals (about 1 km): the sun's times move by seconds
+    /// at most, and the place kept on disk or shown says no more than the town.
+    public var rounded: LocationFix {
+        func r(_ v: Double) -> Double {
+            let x = (v * 100).rounded() / 100
+            return x == 0 ? 0 : x  // no "-0.0"
+        }
+        return LocationFix(latitude: r(latitude), longitude: r(longitude), time: time)
+    }
+}
+
+/// What a locator tells the daemon.
+public enum LocatorReport: Equatable, Sendable {
+    /// A new fix.
+    case fix(LocationFix)
+    /// Why there is no fix from it now, in words for `status` ("waiting for GeoClue's first fix",
+    /// "GeoClue refused: …"); the last fix, if any, stays in use.
+    case state(String)
+}

@@ -1,0 +1,176 @@
+import AppearanceCore
+import AppearanceFormats
+import AppearancePosix
+import AppearanceProtocol
+import Dispatch
+
+/// The location room: the schedule's place when the config says `[schedule] location = "geoclue"`. It follows
+/// the `Locator` (GeoClue on the system bus), keeps the last fix in the state directory (`location.json`,
+/// rounded to two decimals) and uses it from start-up until a new one comes. A place typed in the config
+/// (`latitude`/`longitude`) always wins: GeoClue is then not asked at all (and both at once is a config
+/// error). Confined to the daemon's queue; the file is written on a queue of its own.
+final class LocationRoom: @unchecked Sendable {
+    private let queue: DispatchQueue
+    private let log: Logger
+    private let clock: Clock
+    private let locator: Locator?
+    /// `location.json` beside state.json.
+    let file: String
+    private let writes = DispatchQueue(label: "appearanced.location")
+    /// Whether the locator runs (the config asks for GeoClue).
+    private var following = false
+    private var cacheRead = false
+    /// The place in use, rounded, and where it came from (GeoClue this run, or the cache).
+    private(set) var fix: LocationFix?
+    private(set) var source: LocationInfo.Source?
+    /// The locator's state in words ("waiting for a first fix", "GeoClue refused …").
+    private(set) var detail = "not started"
+    /// The place changed: plan the schedule again.
+    var onChange: () -> Void = {}
+
+    init(queue: DispatchQueue, log: Logger, clock: Clock, stateFile: String, locator: Locator?) {
+        self.queue = queue
+        self.log = log
+        self.clock = clock
+        self.locator = locator
+        file = FileSystem.directory(of: stateFile) + "/location.json"
+    }
+
+    /// Starts or stops following GeoClue as `config` asks (at start and after every reload; idempotent).
+    func follow(_ config: Config) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        let wanted = config.scheduleFromGeoClue && config.schedule.latitude == nil
+        guard wanted != following else { return }
+        following = wanted
+        guard wanted else {
+            locator?.stop()
+            detail = "not started"
+            return
+        }
+        if !cacheRead {
+            cacheRead = true
+            readCache()
+        }
+        guard let locator else {
+            detail = "no location service in this instance"
+            return
+        }
+        detail = "starting"
+        locator.start { [weak self] report in self?.reported(report) }
+    }
+
+    /// The schedule in force: the config's, with GeoClue's (or the cached) place when it asks for one.
+    func schedule(for config: Config) -> Schedule {
+        var s = config.schedule
+        if config.scheduleFromGeoClue, s.latitude == nil, let fix {
+            s.latitude = fix.latitude
+            s.longitude = fix.longitude
+        }
+        return s
+    }
+
+    /// What `status` and `schedule` say of the place; nil when the schedule uses none.
+    func info(for config: Config) -> LocationInfo? {
+        let s = config.schedule
+        if let latitude = s.latitude, let longitude = s.longitude {
+            return LocationInfo(latitude: latitude, longitude: longitude, source: .config)
+        }
+        guard config.scheduleFromGeoClue else { return nil }
+        return LocationInfo(latitude: fix?.latitude, longitude: fix?.longitude, source: fix == nil ? nil : source,
+                            time: fix?.time, age: fix.map { max(0, clock.now() - $0.time) }, detail: "GeoClue: " + detail)
+    }
+
+    private func reported(_ report: LocatorReport) {
+        guard following else { return }
+        switch report {
+        case .state(let text):
+            detail = text
+            if text.contains("refused") || text.contains("not on the system bus") || text.contains("no system bus") {
+                log.warning("GeoClue: \(text.split(separator: "\n").joined(separator: " "))"
+                            + (fix == nil ? "" : "; the schedule keeps the last place"))
+            }
+        case .fix(var f):
+            if f.time <= 0 { f.time = clock.now() }
+            f = f.rounded
+            let moved = fix.map { $0.latitude != f.latitude || $0.longitude != f.longitude } ?? true
+            fix = f
+            source = .geoclue
+            save(f)
+            // The place itself goes to the log only at debug level: it is the user's whereabouts.
+            log.info(moved ? "GeoClue gave a new place: planning the schedule again" : "GeoClue confirmed the place")
+            log.debug("GeoClue's place: \(LocationInfo.degrees(f.latitude)), \(LocationInfo.degrees(f.longitude))")
+            if moved { onChange() }
+        }
+    }
+
+    // MARK: The cache
+
+    /// Reads location.json (a file that cannot be used is kept aside as `location.json.corrupt`, and said).
+    private func readCache() {
+        let bytes: [UInt8]
+        do {
+            bytes = try FileSystem.readAll(file, limit: LocationFile.readLimit)
+        } catch {
+            if error.code == Errno.noSuchFile { return }
+            discard(error.code == Errno.tooBig ? "is not a valid location file: larger than \(LocationFile.readLimit) bytes"
+                        : "cannot be read (\(error.call): \(error.message))")
+            return
+        }
+        switch LocationFile.parse(bytes) {
+        case .success(let f):
+            fix = f
+            source = .cache
+            log.info("using the last place GeoClue gave (\(file)) until it gives one")
+        case .failure(let invalid):
+            discard(invalid.problem)
+        }
+    }
+
+    private func discard(_ problem: String) {
+        let kept = try? FileSystem.moveAside(file)
+        log.error("\(file) \(problem); " + (kept.map { "kept it as \($0); " } ?? "could not move it aside; ") + "waiting for GeoClue")
+    }
+
+    /// Writes location.json on the location's own queue (durably, replacing it whole); a failure is logged.
+    private func save(_ fix: LocationFix) {
+        let file = self.file, bytes = LocationFile.encode(fix)
+        writes.async { [queue, log] in
+            do throws(Errno) {
+                try FileSystem.makeDirectories(FileSystem.directory(of: file))
+                try FileSystem.writeAtomically(file, bytes)
+            } catch {
+                queue.async { log.warning("could not keep the place in \(file) (\(error)); it is used until appearanced stops") }
+            }
+        }
+    }
+}
+
+extension Daemon {
+    /// The schedule in force now: the config's, with GeoClue's place when it asks for one.
+    var scheduleInForce: Schedule { location.schedule(for: settings.config) }
+
+    /// The place for `status` and `schedule`.
+    var locationInfo: LocationInfo? { location.info(for: settings.config) }
+
+    /// The reply to `schedule`.
+    func scheduleReply(days: Int) -> ScheduleInfo {
+        var info = timers.upcoming(scheduleInForce, days: days, state: engine.state)
+        info.location = locationInfo
+        // Waiting for GeoClue's first place, with no fixed time to go by: a schedule, with nothing planned yet.
+        if !info.configured, settings.config.scheduleFromGeoClue { info.configured = true }
+        return info
+    }
+}
+
+extension Daemon {
+    /// What `status` says of the schedule, with its place: "dark until 07:12 (sunrise: light); place 52.52,
+    /// 13.40 (geoclue, fix 2 h old)", or while GeoClue has given none: "waiting for a place: …".
+    var scheduleDetail: String? {
+        let place = locationInfo
+        guard let plan = timers.scheduleDetail else {
+            guard settings.config.scheduleFromGeoClue, let place else { return nil }
+            return "waiting for a place (\(place.summary))"
+        }
+        return place.map { "\(plan); place \($0.summary)" } ?? plan
+    }
+}

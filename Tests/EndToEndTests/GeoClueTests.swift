@@ -1,0 +1,240 @@
+import Foundation
+import Testing
+import class TestSupport.Subprocess
+
+/// `[schedule] location = "geoclue"`: the schedule's place from GeoClue on the system bus. The system bus is a
+/// real dbus-daemon of the test's own (given to appearanced as DBUS_SYSTEM_BUS_ADDRESS); GeoClue is the
+/// project's fake (Scripts/fake-geoclue.py), which can refuse, stay silent or be absent.
+@Suite struct GeoClueTests {
+    /// A dbus-daemon standing in for the system bus, nothing activatable.
+    final class SystemBus {
+        let child: Child
+        let address: String
+
+        init(_ s: Sandbox) throws {
+            address = "unix:path=\(s.root)/systembus"
+            let config = """
+                <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+                 "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+                <busconfig>
+                  <type>system</type>
+                  <listen>\(address)</listen>
+                  <auth>EXTERNAL</auth>
+                  <policy context="default">
+                    <allow send_destination="*" eavesdrop="true"/>
+                    <allow eavesdrop="true"/>
+                    <allow own="*"/>
+                  </policy>
+                </busconfig>
+
+                """
+            try s.write(config, to: s.root + "/systembus.conf")
+            try? FileManager.default.removeItem(atPath: s.root + "/systembus")  // left by a bus stopped before
+            s.env["DBUS_SYSTEM_BUS_ADDRESS"] = address
+            child = try Child("/usr/bin/dbus-daemon", ["--config-file=\(s.root)/systembus.conf", "--nofork", "--nopidfile", "--print-address=1"],
+                              env: s.env)
+            try waitUntil("dbus-daemon's address; stderr: \(child.stderr)") { !child.lines.isEmpty }
+        }
+
+        deinit {
+            child.stop(SIGTERM)
+            _ = try? child.waitForExit(timeout: 10)
+        }
+    }
+
+    /// The fake GeoClue on `bus`, driven command by command (see the script's docstring).
+    final class FakeGeoClue {
+        static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/fake-geoclue.py").path
+        let process: Subprocess
+
+        init(_ s: Sandbox, _ bus: SystemBus, mode: String = "ok") async throws {
+            process = try Subprocess(name: "fake GeoClue (\(mode))", executable: "/usr/bin/python3",
+                                     arguments: [Self.script, bus.address, "--mode", mode], environment: s.env,
+                                     stderrPath: s.root + "/fake-geoclue-\(UUID().uuidString.prefix(8)).stderr")
+            try await process.nextLine("ready") { $0 == "ready" }
+        }
+
+        @discardableResult
+        func send(_ command: String) async throws -> [String] {
+            try process.write(line: command)
+            let (line, skipped) = try await process.nextLine("ok after \"\(command)\"") { $0 == "ok" || $0.hasPrefix("error") }
+            if line != "ok" { throw TimedOut(description: "fake GeoClue: \"\(command)\" failed: \(line)") }
+            return skipped
+        }
+
+        deinit { process.terminate() }
+    }
+
+    /// A sandbox in UTC whose config asks GeoClue for the place (and has `extra` in [schedule]).
+    static func sandbox(_ schedule: String = "location = \"geoclue\"\n") throws -> Sandbox {
+        let s = try Sandbox()
+        s.env["TZ"] = "UTC"
+        try s.write("[schedule]\n" + schedule, to: s.configFile)
+        return s
+    }
+
+    static func object(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "\(text)")
+    }
+
+    /// `schedule --json` and `status --json`'s `location` objects.
+    static func location(_ s: Sandbox, from command: String = "status") throws -> [String: Any] {
+        let r = try s.ctl(command, "--json")
+        guard r.status == 0 else { throw TimedOut(description: "appearancectl \(command) --json failed: \(r)") }
+        return try #require(try object(r.out)["location"] as? [String: Any], "no location in \(r.out)")
+    }
+
+    static func detail(_ s: Sandbox) throws -> String { (try location(s)["detail"] as? String) ?? "" }
+
+    /// A fix arrives: the schedule is planned for the place (sunrise and sunset, not nothing), the place is
+    /// shown with its source and age, kept rounded in location.json; a second fix far away plans again. The
+    /// client the daemon made asked for city accuracy, its name and thresholds below which GeoClue keeps quiet.
+    @Test func aFixPlansTheScheduleForThePlaceAndTheClientAsksForLittle() async throws {
+        let s = try Self.sandbox()
+        let bus = try SystemBus(s)
+        let geoclue = try await FakeGeoClue(s, bus)
+        let d = try s.startDaemon()
+        defer { d.stop(); _ = try? d.waitForExit() }
+        try waitUntil("the client to start; status: \((try? Self.detail(s)) ?? "")") { try Self.detail(s).contains("waiting for a first fix") }
+        let waiting = try s.ctl("schedule")
+        #expect(waiting.out.hasPrefix("no place yet: GeoClue: started (city accuracy), waiting for a first fix"), "\(waiting)")
+        let props = try await geoclue.send("props")
+        for expected in ["prop DesktopId appearanced", "prop RequestedAccuracyLevel 4", "prop DistanceThreshold 40000",
+                         "prop TimeThreshold 14400", "prop Active 1"] {
+            #expect(props.contains(expected), "\(props)")
+        }
+
+        let fixTime = Int(Date().timeIntervalSince1970) - 120
+        try await geoclue.send("fix 52.5213 13.4049 \(fixTime)")
+        try waitUntil("the place in schedule --json") { (try Self.location(s, from: "schedule")["source"] as? String) == "geoclue" }
+        let place = try Self.location(s, from: "schedule")
+        #expect(place["latitude"] as? Double == 52.52 && place["longitude"] as? Double == 13.4, "\(place)")
+        #expect(place["time"] as? Int == fixTime && (place["age"] as? Int ?? 0) >= 120, "\(place)")
+        let berlin = try Self.object(try s.ctl("schedule", "--json").out)
+        let events = try #require(berlin["events"] as? [[String: Any]])
+        #expect(!events.isEmpty && events.allSatisfy { ["sunrise", "sunset"].contains($0["cause"] as? String) }, "\(berlin)")
+        #expect(try s.ctl("schedule").out.contains("place: 52.52, 13.40 (geoclue, fix 2 min old)"))
+        #expect(try s.ctl("status").out.contains("; place 52.52, 13.40 (geoclue, fix 2 min old); GeoClue: following (city accuracy)"))
+        let cached = try String(contentsOfFile: s.root + "/state/appearanced/location.json", encoding: .utf8)
+        #expect(cached == "{\"latitude\":52.52,\"longitude\":13.40,\"time\":\(fixTime)}\n", "\(cached)")
+
+        // Sydney: the same days' sunrise and sunset are hours apart from Berlin's.
+        try await geoclue.send("fix -33.8688 151.2093")
+        try waitUntil("the new place") { (try Self.location(s, from: "schedule")["latitude"] as? Double) == -33.87 }
+        let sydney = try #require(try Self.object(try s.ctl("schedule", "--json").out)["events"] as? [[String: Any]])
+        #expect(sydney.map { $0["time"] as? Int } != events.map { $0["time"] as? Int }, "\(sydney)")
+        #expect(try await geoclue.send("clients") == ["clients 1"])
+        withExtendedLifetime(bus) {}
+    }
+
+    /// GeoClue refuses for want of an agent: status names the cause and the geoclue.conf stanza that allows it;
+    /// refused because the user turned location off: status says so. `get` answers either way.
+    @Test(arguments: [("deny", "no location agent allows appearanced; without one, add to /etc/geoclue/geoclue.conf:\n[appearanced]\nallowed=true\nsystem=false\nusers=\nthen restart geoclue"),
+                      ("disabled", "location services are off for this user; turn them on in the desktop's privacy settings")])
+    func aRefusalSaysWhatAllowsIt(mode: String, says: String) async throws {
+        let s = try Self.sandbox("location = \"geoclue\"\nlight-at = \"07:00\"\n")
+        let bus = try SystemBus(s)
+        let geoclue = try await FakeGeoClue(s, bus, mode: mode)
+        let d = try s.startDaemon()
+        defer { d.stop(); _ = try? d.waitForExit() }
+        try waitUntil("the refusal in status; status: \((try? Self.detail(s)) ?? "")") { try Self.detail(s).contains("GeoClue refused") }
+        let detail = try Self.detail(s)
+        #expect(detail.hasPrefix("GeoClue: GeoClue refused (") && detail.hasSuffix(says), "\(detail)")
+        #expect(try s.ctl("status").out.contains("GeoClue refused"))
+        #expect(try s.ctl("get").status == 0)
+        #expect(try await geoclue.send("clients") == ["clients 1"])
+        withExtendedLifetime(bus) {}
+    }
+
+    /// No GeoClue on the bus: status says so; when it comes, the daemon asks it at once (NameOwnerChanged, no
+    /// polling) and plans with its fix. No system bus at all: status says that.
+    @Test func absentThenPresentAndNoBusAtAll() async throws {
+        let s = try Self.sandbox()
+        let bus = try SystemBus(s)
+        let d = try s.startDaemon()
+        defer { d.stop(); _ = try? d.waitForExit() }
+        try waitUntil("status to say GeoClue is absent; status: \((try? Self.detail(s)) ?? "")") {
+            try Self.detail(s).contains("GeoClue is not on the system bus (org.freedesktop.GeoClue2: org.freedesktop.DBus.Error.ServiceUnknown)")
+        }
+        #expect(try Self.location(s)["source"] is NSNull)
+        let geoclue = try await FakeGeoClue(s, bus)
+        try waitUntil("the daemon to start a client; status: \((try? Self.detail(s)) ?? "")") { try Self.detail(s).contains("waiting for a first fix") }
+        try await geoclue.send("fix 48.85 2.35")
+        try waitUntil("the place") { (try Self.location(s)["source"] as? String) == "geoclue" }
+
+        let none = try Self.sandbox()
+        none.env["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=\(none.root)/no-system-bus"
+        let lone = try none.startDaemon()
+        defer { lone.stop(); _ = try? lone.waitForExit() }
+        try waitUntil("status to say there is no system bus; status: \((try? Self.detail(none)) ?? "")") {
+            try Self.detail(none).hasPrefix("GeoClue: no system bus for GeoClue (")
+        }
+        #expect(try none.ctl("get").status == 0)
+        withExtendedLifetime(bus) {}
+    }
+
+    /// A restart uses the last fix (source "cache") while GeoClue is silent; a location.json that cannot be
+    /// used is kept aside and said, and the daemon runs on.
+    @Test func aRestartUsesTheCachedFixAndABadCacheIsKeptAside() async throws {
+        let s = try Self.sandbox()
+        let cache = s.root + "/state/appearanced/location.json"
+        do {
+            let bus = try SystemBus(s)
+            let geoclue = try await FakeGeoClue(s, bus)
+            let d = try s.startDaemon()
+            defer { d.stop(); _ = try? d.waitForExit() }
+            try waitUntil("the client to start") { try Self.detail(s).contains("waiting for a first fix") }
+            try await geoclue.send("fix 40.4168 -3.7038")
+            try waitUntil("the place kept in \(cache)") { FileManager.default.fileExists(atPath: cache) }
+            withExtendedLifetime(bus) {}
+        }
+        let bus = try SystemBus(s)
+        let silent = try await FakeGeoClue(s, bus, mode: "silent")
+        var d = try s.startDaemon()
+        let place = try Self.location(s, from: "schedule")
+        #expect(place["source"] as? String == "cache" && place["latitude"] as? Double == 40.42 && place["longitude"] as? Double == -3.7, "\(place)")
+        #expect(try #require(try Self.object(try s.ctl("schedule", "--json").out)["events"] as? [Any]).count > 0)
+        d.stop(); _ = try d.waitForExit()
+        withExtendedLifetime((bus, silent)) {}
+
+        try s.write("{\"latitude\": 400, \"longitude\": 0, \"time\": 1}\n", to: cache)
+        d = try s.startDaemon()
+        defer { d.stop(); _ = try? d.waitForExit() }
+        #expect(try Self.location(s)["source"] is NSNull)
+        #expect(FileManager.default.fileExists(atPath: cache + ".corrupt"))
+        try d.waitForStderr("location.json is not a valid location file: a coordinate or the time is out of range")
+    }
+
+    /// GeoClue never answers: the daemon answers `get` and `status` says what it is waiting for.
+    @Test func aSilentGeoClueKeepsNothingWaiting() async throws {
+        let s = try Self.sandbox()
+        let bus = try SystemBus(s)
+        let geoclue = try await FakeGeoClue(s, bus, mode: "silent")
+        let d = try s.startDaemon()
+        defer { d.stop(); _ = try? d.waitForExit() }
+        try waitUntil("status to say it waits; status: \((try? Self.detail(s)) ?? "")") { try Self.detail(s) == "GeoClue: waiting for GeoClue to answer (GetClient)" }
+        #expect(try s.ctl("get").out == "light\n")
+        #expect(try s.ctl("schedule").out == "no place yet: GeoClue: waiting for GeoClue to answer (GetClient)\n")
+        withExtendedLifetime((bus, geoclue)) {}
+    }
+
+    /// A typed place wins: GeoClue is not asked; both at once is a config error naming both keys.
+    @Test func aTypedPlaceWinsAndBothAtOnceIsAnError() async throws {
+        let s = try Self.sandbox("latitude = 52.52\nlongitude = 13.4\n")
+        let bus = try SystemBus(s)
+        let geoclue = try await FakeGeoClue(s, bus)
+        let d = try s.startDaemon()
+        defer { d.stop(); _ = try? d.waitForExit() }
+        let place = try Self.location(s)
+        #expect(place["source"] as? String == "config" && place["detail"] is NSNull, "\(place)")
+        #expect(try await geoclue.send("clients") == ["clients 0"])
+
+        try s.write("[schedule]\nlatitude = 52.52\nlongitude = 13.4\nlocation = \"geoclue\"\n", to: s.configFile)
+        let check = try s.run(Bin.daemon, ["--check"])
+        #expect(check.status == 78 && check.err.contains("\(s.configFile):4: schedule: location = \"geoclue\" and latitude/longitude both give the place"), "\(check)")
+        try s.write("[schedule]\nlocation = \"gps\"\n", to: s.configFile)
+        let bad = try s.run(Bin.daemon, ["--check"])
+        #expect(bad.err.contains("\(s.configFile):2: schedule.location: unknown location \"gps\", expected \"geoclue\""), "\(bad)")
+        withExtendedLifetime(bus) {}
+    }
+}

@@ -1,0 +1,207 @@
+#!/usr/bin/python3
+"""A fake org.freedesktop.GeoClue2 for fault injection in tests.
+
+Run with Debian's /usr/bin/python3 (python3-dbus, python3-gi). It connects to the bus at the address given
+as its first argument (the test's private "system" bus), owns org.freedesktop.GeoClue2 and serves the
+Manager (GetClient, CreateClient), clients (DesktopId, RequestedAccuracyLevel, DistanceThreshold,
+TimeThreshold, Location, Active; Start, Stop; LocationUpdated) and Location objects (Latitude, Longitude,
+Accuracy, Timestamp, ...), as GeoClue 2 does. Driven line by line on stdin; "ready" once the name is owned,
+then one "ok" (or "error <why>") per command, after its effects are on the bus:
+
+  fix LAT LON [SECONDS]  a new Location object; every started client gets LocationUpdated(old, new)
+  props                  print "prop NAME VALUE" for each property of the last client made
+  clients                print "clients N": clients made so far
+  quit                   exit (also on end of stdin)
+
+Modes (--mode): ok (default); deny (Start answers AccessDenied as GeoClue does without an agent);
+disabled (Start answers AccessDenied as GeoClue does when the user turned location off); silent (GetClient
+is never answered).
+"""
+
+import argparse
+import os
+import sys
+
+import dbus
+import dbus.bus
+import dbus.mainloop.glib
+import dbus.service
+from gi.repository import GLib
+
+NAME = "org.freedesktop.GeoClue2"
+MANAGER = "org.freedesktop.GeoClue2.Manager"
+CLIENT = "org.freedesktop.GeoClue2.Client"
+LOCATION = "org.freedesktop.GeoClue2.Location"
+PROPS = dbus.PROPERTIES_IFACE
+
+
+class Failure(dbus.exceptions.DBusException):
+    def __init__(self, name, text):
+        super().__init__(text, name=name)
+
+
+class Location(dbus.service.Object):
+    def __init__(self, conn, path, lat, lon, seconds):
+        super().__init__(conn, path)
+        self.values = {
+            "Latitude": dbus.Double(lat), "Longitude": dbus.Double(lon), "Accuracy": dbus.Double(25000.0),
+            "Altitude": dbus.Double(-1.7976931348623157e308), "Speed": dbus.Double(-1.0), "Heading": dbus.Double(-1.0),
+            "Description": dbus.String(""),
+            "Timestamp": dbus.Struct((dbus.UInt64(seconds), dbus.UInt64(0)), signature="tt"),
+        }
+
+    @dbus.service.method(PROPS, in_signature="ss", out_signature="v")
+    def Get(self, interface, prop):
+        if interface != LOCATION or prop not in self.values:
+            raise Failure("org.freedesktop.DBus.Error.UnknownProperty", "No such property " + prop)
+        return self.values[prop]
+
+    @dbus.service.method(PROPS, in_signature="s", out_signature="a{sv}")
+    def GetAll(self, interface):
+        return dbus.Dictionary(self.values if interface == LOCATION else {}, signature="sv")
+
+
+class Client(dbus.service.Object):
+    def __init__(self, conn, path, owner, mode):
+        super().__init__(conn, path)
+        self.owner, self.mode = owner, mode
+        self.values = {
+            "Location": dbus.ObjectPath("/"), "DistanceThreshold": dbus.UInt32(0), "TimeThreshold": dbus.UInt32(0),
+            "DesktopId": dbus.String(""), "RequestedAccuracyLevel": dbus.UInt32(0), "Active": dbus.Boolean(False),
+        }
+        self.started = False
+
+    @dbus.service.method(CLIENT, in_signature="", out_signature="")
+    def Start(self):
+        if self.mode[0] == "deny":
+            raise Failure("org.freedesktop.DBus.Error.AccessDenied",
+                          "'%s' disallowed, no agent for UID %d" % (self.values["DesktopId"], os.getuid()))
+        if self.mode[0] == "disabled":
+            raise Failure("org.freedesktop.DBus.Error.AccessDenied", "Geolocation disabled for UID %d" % os.getuid())
+        self.started = True
+        self.values["Active"] = dbus.Boolean(True)
+
+    @dbus.service.method(CLIENT, in_signature="", out_signature="")
+    def Stop(self):
+        self.started = False
+        self.values["Active"] = dbus.Boolean(False)
+
+    @dbus.service.signal(CLIENT, signature="oo")
+    def LocationUpdated(self, old, new):
+        pass
+
+    @dbus.service.method(PROPS, in_signature="ss", out_signature="v")
+    def Get(self, interface, prop):
+        if interface != CLIENT or prop not in self.values:
+            raise Failure("org.freedesktop.DBus.Error.UnknownProperty", "No such property " + prop)
+        return self.values[prop]
+
+    @dbus.service.method(PROPS, in_signature="s", out_signature="a{sv}")
+    def GetAll(self, interface):
+        return dbus.Dictionary(self.values if interface == CLIENT else {}, signature="sv")
+
+    @dbus.service.method(PROPS, in_signature="ssv", out_signature="")
+    def Set(self, interface, prop, value):
+        writable = {"DistanceThreshold": dbus.UInt32, "TimeThreshold": dbus.UInt32, "DesktopId": dbus.String,
+                    "RequestedAccuracyLevel": dbus.UInt32}
+        if interface != CLIENT or prop not in writable:
+            raise Failure("org.freedesktop.DBus.Error.PropertyReadOnly", "Property " + prop + " is not writable")
+        self.values[prop] = writable[prop](value)
+
+
+class Manager(dbus.service.Object):
+    def __init__(self, conn, mode):
+        super().__init__(conn, "/org/freedesktop/GeoClue2/Manager")
+        self.conn, self.mode = conn, mode
+        self.clients = []
+
+    def make(self, sender):
+        path = "/org/freedesktop/GeoClue2/Client/%d" % (len(self.clients) + 1)
+        client = Client(self.conn, path, sender, self.mode)
+        self.clients.append(client)
+        return dbus.ObjectPath(path)
+
+    @dbus.service.method(MANAGER, in_signature="", out_signature="o", sender_keyword="sender",
+                         async_callbacks=("reply", "fail"))
+    def GetClient(self, sender=None, reply=None, fail=None):
+        if self.mode[0] == "silent":
+            return  # never answered
+        reply(self.make(sender))
+
+    @dbus.service.method(MANAGER, in_signature="", out_signature="o", sender_keyword="sender")
+    def CreateClient(self, sender=None):
+        return self.make(sender)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("address")
+    parser.add_argument("--mode", choices=("ok", "deny", "disabled", "silent"), default="ok")
+    args = parser.parse_args()
+
+    dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
+    conn = dbus.bus.BusConnection(args.address)
+    mode = [args.mode]
+    manager = Manager(conn, mode)
+    locations = []
+    loop = GLib.MainLoop()
+
+    def out(line):
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+    def run(words):
+        cmd, rest = words[0], words[1:]
+        if cmd == "fix":
+            seconds = int(rest[2]) if len(rest) > 2 else int(GLib.get_real_time() // 1000000)
+            path = "/org/freedesktop/GeoClue2/Location/%d" % (len(locations) + 1)
+            locations.append(Location(conn, path, float(rest[0]), float(rest[1]), seconds))
+            for c in manager.clients:
+                if c.started:
+                    old = c.values["Location"]
+                    c.values["Location"] = dbus.ObjectPath(path)
+                    c.LocationUpdated(old, dbus.ObjectPath(path))
+        elif cmd == "props":
+            if not manager.clients:
+                raise ValueError("no client yet")
+            for k, v in sorted(manager.clients[-1].values.items()):
+                out("prop %s %s" % (k, v))
+        elif cmd == "clients":
+            out("clients %d" % len(manager.clients))
+        elif cmd == "quit":
+            loop.quit()
+        else:
+            raise ValueError("unknown command " + cmd)
+
+    pending = b""
+
+    def on_stdin(fd, condition):
+        nonlocal pending
+        data = os.read(fd, 4096)
+        if not data:
+            loop.quit()
+            return False
+        pending += data
+        while b"\n" in pending:
+            line, pending = pending.split(b"\n", 1)
+            words = line.decode().split()
+            if not words:
+                continue
+            try:
+                run(words)
+                conn.flush()
+                out("ok")
+            except Exception as e:
+                out("error %s" % e)
+        return True
+
+    result = conn.request_name(NAME, dbus.bus.NAME_FLAG_DO_NOT_QUEUE)
+    if result != dbus.bus.REQUEST_NAME_REPLY_PRIMARY_OWNER:
+        raise RuntimeError("could not own %s (request_name answered %d)" % (NAME, result))
+    GLib.io_add_watch(sys.stdin.fileno(), GLib.IO_IN | GLib.IO_HUP, on_stdin)
+    out("ready")
+    loop.run()
+
+
+if __name__ == "__main__":
+    main()
