@@ -25,6 +25,8 @@ RELEASE_FLAGS := -c release --static-swift-stdlib
 # python3 and socat run the examples; the package test builds, checks and installs the .deb;
 # golang-github-burntsushi-toml-dev ships the toml-test corpus the TOML reader is checked against
 # (Tests/AppearanceFormatsTests/TOMLCorpusTests.swift; Go sources only, no dependencies).
+# The integrations are tested against their programs (Tests/EndToEndTests/Integration*Tests.swift): neovim, vim,
+# tmux, emacs-nox (the largest, about 160 MB installed), kitty's and foot's config readers, python3-yaml.
 BUILD_PKGS := libdbus-1-dev pkg-config
 RUN_PKGS := $(BUILD_PKGS) dbus-bin
 # `make deb` (and the package test): debian/control's Build-Depends (the Swift toolchain is not a Debian
@@ -32,7 +34,8 @@ RUN_PKGS := $(BUILD_PKGS) dbus-bin
 DEB_PKGS := $(BUILD_PKGS) scdoc debhelper dpkg-dev lintian
 TEST_PKGS := $(BUILD_PKGS) dbus-daemon dbus-bin xdg-desktop-portal xdg-desktop-portal-gtk libgtk-3-bin \
 	gsettings-desktop-schemas dconf-service dconf-cli libglib2.0-bin python3 python3-dbus python3-gi \
-	util-linux procps systemd scdoc man-db socat xdg-desktop-portal-dev gir1.2-adw-1 gir1.2-gtk-4.0 libgtk-4-bin python3-venv zsh fish golang-github-burntsushi-toml-dev tzdata \
+	util-linux procps systemd scdoc man-db socat xdg-desktop-portal-dev gir1.2-adw-1 gir1.2-gtk-4.0 libgtk-4-bin python3-venv zsh fish golang-github-burntsushi-toml-dev tzdata geoclue-2.0 \
+	neovim vim tmux emacs-nox kitty foot python3-yaml \
 	$(DEB_PKGS)
 
 .PHONY: all build run test deps-run deps-test deps-man man install install-strip install-files install-hint uninstall clean
@@ -149,6 +152,8 @@ out/%: man/%.scd
 	@mkdir -p out
 	$(SCDOC) < $< > $@.tmp && mv $@.tmp $@
 
+# The shipped integrations (docs/integrations.md): every file in integrations/ but the shared library's folder.
+INTEGRATIONS := $(filter-out integrations/lib,$(sort $(wildcard integrations/*)))
 # What install-files puts where (relative to $(DESTDIR)); uninstall removes exactly this list.
 INSTALLED := \
 	$(BINDIR)/appearanced \
@@ -168,7 +173,9 @@ INSTALLED := \
 	$(PREFIX)/share/applications/appearanced.desktop \
 	$(PREFIX)/share/doc/appearanced/appearanced.toml \
 	$(PREFIX)/share/doc/appearanced/palette.toml \
-	$(PREFIX)/share/doc/appearanced/protocol.md
+	$(PREFIX)/share/doc/appearanced/protocol.md \
+	$(PREFIX)/share/appearanced/integrations/lib/common.sh \
+	$(addprefix $(PREFIX)/share/appearanced/,$(INTEGRATIONS))
 
 install: build man
 	$(MAKE) --no-print-directory install-files
@@ -223,6 +230,9 @@ install-files: $(MAN_PAGES)
 	install -Dm644 config/appearanced.toml '$(DESTDIR)$(PREFIX)/share/doc/appearanced/appearanced.toml'
 	install -Dm644 config/palette.toml '$(DESTDIR)$(PREFIX)/share/doc/appearanced/palette.toml'
 	install -Dm644 docs/protocol.md '$(DESTDIR)$(PREFIX)/share/doc/appearanced/protocol.md'
+	install -d '$(DESTDIR)$(PREFIX)/share/appearanced/integrations/lib'
+	install -m755 $(INTEGRATIONS) '$(DESTDIR)$(PREFIX)/share/appearanced/integrations/'
+	install -m644 integrations/lib/common.sh '$(DESTDIR)$(PREFIX)/share/appearanced/integrations/lib/common.sh'
 
 # Removes the installed files, and share/doc/appearanced once it is empty (the only directory that is ours).
 uninstall:

@@ -9,7 +9,7 @@ import Testing
         .deletingLastPathComponent().path
 
     /// Every file `make install PREFIX=/usr` installs, sorted.
-    static let expectedFiles = [
+    static let expectedFiles = ([
         "usr/bin/appearancectl",
         "usr/bin/appearanced",
         "usr/lib/systemd/user/appearanced.service",
@@ -28,7 +28,12 @@ import Testing
         "usr/share/man/man7/appearanced.7",
         "usr/share/xdg-desktop-portal/portals/appearanced.portal",
         "usr/share/zsh/site-functions/_appearancectl",
-    ]
+    ] + integrationFiles(share: "usr/share")).sorted()
+
+    /// The shipped integrations and their library (docs/integrations.md), under SHARE/appearanced/integrations.
+    static func integrationFiles(share: String) -> [String] {
+        (IntegrationScripts.names + ["lib/common.sh"]).map { share + "/appearanced/integrations/" + $0 }
+    }
 
     /// Runs make in the checkout; fails the test with make's output when it fails.
     func make(_ s: Sandbox, _ args: [String]) throws {
@@ -91,7 +96,7 @@ import Testing
         let home = try #require(s.env["HOME"])
         try make(s, ["install-files", "BIN_DIR=\(Bin.dir)", "PREFIX=~/.local"])  // as zsh passes it: unexpanded
         let installed = files(under: home + "/.local")
-        #expect(installed == [
+        #expect(installed == ([
             "bin/appearancectl",
             "bin/appearanced",
             "share/applications/appearanced.desktop",
@@ -110,7 +115,7 @@ import Testing
             "share/systemd/user/appearanced.socket",
             "share/xdg-desktop-portal/portals/appearanced.portal",
             "share/zsh/site-functions/_appearancectl",
-        ])
+        ] + Self.integrationFiles(share: "share")).sorted())
         let paths = try s.run("/usr/bin/systemd-analyze", ["--user", "unit-paths"])
         #expect(paths.out.split(separator: "\n").contains { $0 == home + "/.local/share/systemd/user" }, "\(paths)")
         let service = try String(contentsOfFile: home + "/.local/share/systemd/user/appearanced.service", encoding: .utf8)

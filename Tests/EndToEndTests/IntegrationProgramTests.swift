@@ -5,13 +5,14 @@ import TestSupport
 /// Each integration against its real program where Debian ships it and it runs headless here (Neovim, Vim,
 /// tmux, Emacs, gsettings with dconf on a private bus, GLib's key files); for the programs that need a
 /// display (kitty, foot, alacritty), their own config reader or check on the files written, and stand-ins
-/// on PATH for the signals and commands they would get.
+/// on PATH for the signals and commands they would get. The programs are TEST_PKGS (make test installs
+/// them): a missing one fails its test rather than skipping it.
 @Suite("Integration scripts: the real programs") struct IntegrationProgramTests {
     static let python = "/usr/bin/python3"
 
     // MARK: Neovim
 
-    @Test(.enabled(if: IntegrationScripts.installed("nvim"), "neovim is not installed (make test installs it)"))
+    @Test
     func neovimFollowsInEveryRunningInstance() throws {
         let rig = try IntegrationRig()
         let none = try rig.run("neovim", "apply", mode: "dark")
@@ -52,7 +53,7 @@ import TestSupport
 
     /// A socket left by a Neovim that crashed is skipped; one whose server does not answer does not hang the
     /// integration: each call has a deadline, and the socket is named.
-    @Test(.enabled(if: IntegrationScripts.installed("nvim"), "neovim is not installed (make test installs it)"))
+    @Test
     func neovimSkipsAStaleSocketAndNamesAHungOne() throws {
         let rig = try IntegrationRig()
         let stale = rig.runtime + "/nvim.998.0"
@@ -80,7 +81,7 @@ import TestSupport
 
     // MARK: Vim
 
-    @Test(.enabled(if: IntegrationScripts.installed("vim"), "vim is not installed (make test installs it)"))
+    @Test
     func vimReadsTheScriptAtStart() throws {
         let rig = try IntegrationRig()
         for (mode, scheme) in [("dark", "blue"), ("light", "morning"), ("dark", "blue")] {
@@ -99,7 +100,7 @@ import TestSupport
 
     // MARK: tmux
 
-    @Test(.enabled(if: IntegrationScripts.installed("tmux"), "tmux is not installed (make test installs it)"))
+    @Test
     func tmuxFollowsInEveryServer() throws {
         let rig = try IntegrationRig()
         let none = try rig.run("tmux", "apply", mode: "dark")
@@ -130,8 +131,7 @@ import TestSupport
 
     // MARK: Emacs
 
-    @Test(.enabled(if: IntegrationScripts.installed("emacs") && IntegrationScripts.installed("emacsclient"),
-                   "emacs-nox is not installed (make test installs it)"))
+    @Test
     func emacsLoadsTheThemeInARunningServer() throws {
         let rig = try IntegrationRig()
         // Emacs puts its server socket in $XDG_RUNTIME_DIR/emacs/NAME: the rig's own.
@@ -160,8 +160,7 @@ import TestSupport
 
     /// gsettings through dconf on a private bus (dconf-service activated by it, writing under the rig's
     /// XDG_CONFIG_HOME): the keys change, and restore resets them.
-    @Test(.enabled(if: IntegrationScripts.installed("gsettings") && FileManager.default.fileExists(atPath: "/usr/libexec/dconf-service"),
-                   "gsettings and dconf-service are not installed (make test installs them)"))
+    @Test
     func gtkSetsGsettingsThroughDconf() async throws {
         let rig = try IntegrationRig()
         let busDirectory = try TemporaryDirectory()
@@ -190,8 +189,7 @@ import TestSupport
     }
 
     /// Without a session bus, settings.ini for GTK 3 and 4, as GLib's key file reader (GTK's) reads it.
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/gi"),
-                   "python3-gi is not installed (make test installs it)"))
+    @Test
     func gtkWritesSettingsIniGLibReads() throws {
         let rig = try IntegrationRig()
         try rig.write("[Settings]\ngtk-application-prefer-dark-theme = 0\ngtk-theme-name=Mine\n", to: rig.config + "/gtk-3.0/settings.ini")
@@ -220,7 +218,7 @@ import TestSupport
 
     /// kitty's own config reader (kitty +runpy) reads kitty.conf with the block: the colors are the mode's,
     /// and a kitty running for this HOME gets SIGUSR1 (a stand-in: kitty needs a display).
-    @Test(.enabled(if: IntegrationScripts.installed("kitty"), "kitty is not installed (make test installs it)"))
+    @Test
     func kittyConfigReadsTheModesColors() throws {
         let rig = try IntegrationRig()
         try rig.write("# mine\nbackground #123456\nfont_size 13\n", to: rig.config + "/kitty/kitty.conf")
@@ -266,7 +264,7 @@ import TestSupport
     // MARK: foot
 
     /// foot's own check (foot --check-config) reads foot.ini with the block and the included files.
-    @Test(.enabled(if: IntegrationScripts.installed("foot"), "foot is not installed (make test installs it)"))
+    @Test
     func footChecksTheConfig() throws {
         let rig = try IntegrationRig()
         try rig.write("[main]\nfont=monospace:size=11\n\n[colors]\nbackground=000000\n", to: rig.config + "/foot/foot.ini")
