@@ -33,7 +33,7 @@ _appearancectl() {
     [[ $command == palette && $sub == import ]] && scope='palette import'
     case "$scope:$prev" in
         *:--socket) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        get:--app|set:--app|toggle:--app|watch:--app) COMPREPLY=($(compgen -W "$(_appearancectl_list apps)" -- "$cur")); return ;;
+        get:--app|set:--app|toggle:--app|watch:--app|log:--app) COMPREPLY=($(compgen -W "$(_appearancectl_list apps)" -- "$cur")); return ;;
         set:--for|toggle:--for) COMPREPLY=($(compgen -W '30m 1h 2h 8h 1d' -- "$cur")); return ;;
         log:-n) return ;;
         schedule:--days) COMPREPLY=($(compgen -W '1 7 14 31' -- "$cur")); return ;;
@@ -53,7 +53,7 @@ _appearancectl() {
             status) opts+=' --json' ;;
             set) opts+=' --json --app --until-next --for' ;;
             toggle) opts+=' --json --app --until-next --for' ;;
-            log) opts+=' --json -n' ;;
+            log) opts+=' --json --app -n' ;;
             schedule) opts+=' --json --days' ;;
             apps) opts+=' --json' ;;
             watch) opts+=' --json --app --traits --palette --exit-on-disconnect --exec --no-initial' ;;

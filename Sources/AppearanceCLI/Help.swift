@@ -25,8 +25,10 @@ public let helpText = """
       reload                     the daemon reads its config and palette files again (as on SIGHUP);
                                  prints the config file read, or its mistake with the file and line
                                  (exit 65: the previous configuration stays in force)
-      log [-n N] [--json]        the recent changes of the mode and their causes, oldest first
-                                 (--json: one JSON object per line)
+      log [-n N] [--app ID] [--json]
+                                 the changes of the mode and their causes, oldest first, the last
+                                 1,000 across restarts; an app's own change shows its id (--app ID:
+                                 only this app's own changes; --json: one JSON object per line)
       schedule [--days N] [--json]
                                  what the schedule says now, what hides it (an override, a temporary
                                  one, or the desktop when it ranks first), and its changes over the

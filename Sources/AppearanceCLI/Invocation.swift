@@ -28,7 +28,8 @@ public enum Command: Equatable, Sendable {
     /// `set MODE`, for a while when `lifetime` is given (then the override is dark or light, never system).
     case set(Override, lifetime: Lifetime?, app: String?, json: Bool)
     case toggle(lifetime: Lifetime?, app: String?, json: Bool)
-    case log(count: Int?, json: Bool)
+    /// `app`: only that app's own changes (no default from APPEARANCED_APP: everyone's log is the answer).
+    case log(count: Int?, app: String? = nil, json: Bool)
     /// The schedule's changes over the next `days` days.
     case schedule(days: Int, json: Bool)
     case apps(json: Bool)

@@ -216,7 +216,7 @@ private struct Parser {
             return .toggle(lifetime: try lifetime(command, app: app), app: app, json: json)
         case "log":
             try none()
-            return .log(count: values["-n"].flatMap { Int($0) }, json: json)
+            return .log(count: values["-n"].flatMap { Int($0) }, app: values["--app"], json: json)
         case "reload":
             try none()
             return .reload

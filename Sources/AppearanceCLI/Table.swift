@@ -83,7 +83,8 @@ public enum Table {
         OptionSpec(names: ["--version"], value: nil, completion: .nothing, scopes: [], summary: "print the version"),
         OptionSpec(names: ["--help", "-h"], value: nil, completion: .nothing, scopes: [], summary: "print the help"),
         OptionSpec(names: ["--json"], value: nil, completion: .nothing, scopes: stateCommands, summary: "print JSON"),
-        OptionSpec(names: ["--app"], value: "ID", completion: .daemon(.apps), scopes: appCommands, summary: "for this app id"),
+        // `log --app ID`: only that app's own changes (and no default from APPEARANCED_APP).
+        OptionSpec(names: ["--app"], value: "ID", completion: .daemon(.apps), scopes: appCommands + ["log"], summary: "for this app id"),
         OptionSpec(names: ["--until-next"], value: nil, completion: .nothing, scopes: ["set", "toggle"],
                    summary: "until the next automatic change"),
         OptionSpec(names: ["--for"], value: "DURATION", completion: .words(["30m", "1h", "2h", "8h", "1d"]),

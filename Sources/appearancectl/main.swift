@@ -296,9 +296,9 @@ case .toggle(let lifetime, let app, let json):
         do { printState(try c.toggle(), json: json) } catch { fail(error) }
     }
 
-case .log(let count, let json):
+case .log(let count, let app, let json):
     let entries: [LogEntry]
-    do { entries = try connect(socket).log(limit: count) } catch { fail(error) }
+    do { entries = try connect(socket).log(limit: count, app: app) } catch { fail(error) }
     for e in entries {
         if json { out(e.json.text); continue }
         let l = Posix.localTime(e.time)

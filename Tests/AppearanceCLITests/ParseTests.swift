@@ -30,6 +30,7 @@ import Testing
         ("toggle --until-next --json", Invocation(.toggle(lifetime: .untilNext, app: nil, json: true))),
         ("log", Invocation(.log(count: nil, json: false))),
         ("log -n 5 --json", Invocation(.log(count: 5, json: true))),
+        ("log --app kitty", Invocation(.log(count: nil, app: "kitty", json: false))),
         ("apps", Invocation(.apps(json: false))),
         ("apps --json", Invocation(.apps(json: true))),
         ("watch", Invocation(.watch(Watch()))),

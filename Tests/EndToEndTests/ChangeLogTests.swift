@@ -84,7 +84,8 @@ import Testing
     }
 
     /// `set --app ID` changes that app's own mode: an entry carrying the app id (`"app"` in JSON, the id in
-    /// the text), only when its mode changes; `log` with `app` shows only that app's.
+    /// the text), only when its mode changes; `log` with `app` (`appearancectl log --app ID`) shows only that
+    /// app's.
     @Test func anAppsOwnChangeIsAnEntryWithItsID() throws {
         let s = try Sandbox()
         var d = try s.startDaemon()
@@ -108,6 +109,12 @@ import Testing
         let kitty = try AppearanceConnection(socketPath: s.socket).log(app: "kitty")
         #expect(kitty == Array(e.filter { $0.app == "kitty" }), "\(kitty)")
         #expect(try AppearanceConnection(socketPath: s.socket).log(limit: 1, app: "kitty") == [e[4]])
+        // And `appearancectl log --app kitty`; APPEARANCED_APP (a terminal's own app) is not its default.
+        let only = try s.ctl("log", "--app", "kitty").out.split(separator: "\n")
+        #expect(only.count == 3 && only.allSatisfy { $0.contains("  [kitty] app override kitty: ") }, "\(only)")
+        s.env["APPEARANCED_APP"] = "kitty"
+        #expect(try s.ctl("log").out.split(separator: "\n").count == 5)
+        s.env["APPEARANCED_APP"] = nil
         try Self.stopped(d)
         d = try s.startDaemon()
         defer { d.stop() }

@@ -50,7 +50,7 @@ import Testing
         #expect(try Self.bash(["set", "dark", "--for", ""]) == ["30m", "1h", "2h", "8h", "1d"])
         #expect(try Self.bash(["watch", "--j"]) == ["--json"])
         #expect(try Self.bash(["palette", "import", "--"]) == ["--socket", "--version", "--help", "--light", "--dark", "--output", "--force"])
-        #expect(try Self.bash(["log", "-"]) == ["--socket", "--version", "--help", "-h", "--json", "-n"])
+        #expect(try Self.bash(["log", "-"]) == ["--socket", "--version", "--help", "-h", "--json", "--app", "-n"])
         // After --exec comes a command of its own: bash offers programs.
         #expect(try Self.bash(["watch", "--exec", "tru"]).contains("true"))
     }
