@@ -117,6 +117,16 @@ struct UserFile: Sendable, CustomTestStringConvertible {
         #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: rig.file(c.path))) == target)
     }
 
+    /// A file set outside the folder the integration may change is refused before anything is created.
+    @Test func refusesAFileSetOutsideItsFolder() throws {
+        let rig = try IntegrationRig()
+        let outside = rig.root + "/outside/new/vimfile.vim"
+        let r = try rig.run("vim", "apply", mode: "dark", settings: ["file": outside])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.errLines == ["vim: \(outside) resolves to \(outside), outside \(rig.home): not changing it"], "\(r)")
+        #expect(!FileManager.default.fileExists(atPath: rig.root + "/outside/new"))
+    }
+
     /// A symlink that stays inside the config folder is followed: the target is edited, the link stays.
     @Test func followsASymlinkInsideTheConfigFolder() throws {
         let rig = try IntegrationRig()

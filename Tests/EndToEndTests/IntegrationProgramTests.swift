@@ -386,14 +386,13 @@ import TestSupport
         let rig = try IntegrationRig()
         let log = rig.root + "/swaybg.log"
         let swaybg = rig.root + "/bin/swaybg"
-        try rig.write("""
+        try rig.writeExecutable("""
             #!/bin/sh
             echo "$$ $*" >> \(log)
             trap 'echo "$$ TERM" >> \(log); exit 0' TERM
             while :; do sleep 60 & wait $!; done
 
             """, to: swaybg)
-        chmod(swaybg, 0o755)
         try rig.write("dark", to: rig.home + "/dark.png")
         try rig.write("light", to: rig.home + "/light.png")
         let settings = ["dark": "~/dark.png", "light": "~/light.png"]

@@ -120,11 +120,19 @@ final class IntegrationRig: @unchecked Sendable {
         return found
     }
 
+    /// Writes an executable file through a shell of its own: no descriptor open for writing on it ever exists in
+    /// this process, so a child another test thread forks meanwhile cannot hold one, which would make starting
+    /// the file fail with ETXTBSY ("Text file busy").
+    func writeExecutable(_ text: String, to path: String) throws {
+        let r = try program("/bin/sh", ["-c", "printf '%s' \"$2\" > \"$1\" && chmod 755 \"$1\"", "sh", path, text])
+        try #require(r.status == 0, "cannot write \(path): \(r)")
+    }
+
     /// An executable stand-in for a program that needs a display, first on PATH: it prints `version` for
     /// --version, else notes each SIGUSR1 and SIGUSR2 it gets in `log` and waits for them (no timer).
     func standIn(_ program: String, version: String, log: String) throws -> String {
         let path = root + "/bin/" + program
-        try write("""
+        try writeExecutable("""
             #!/bin/sh
             [ "$1" = --version ] && { echo '\(version)'; exit 0; }
             trap 'echo USR1 >> \(log)' USR1
@@ -133,7 +141,6 @@ final class IntegrationRig: @unchecked Sendable {
             while :; do sleep 60 & wait $!; done
 
             """, to: path)
-        chmod(path, 0o755)
         return path
     }
 }
@@ -235,7 +242,7 @@ final class IntegrationRig: @unchecked Sendable {
         try FileManager.default.copyItem(atPath: IntegrationScripts.dir + "/lib/common.sh", toPath: share + "/common.sh")
         let copy = rig.config + "/appearanced/integrations/kitty"
         try FileManager.default.createDirectory(atPath: (copy as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: IntegrationScripts.path("kitty"), toPath: copy)
+        try rig.writeExecutable(String(contentsOfFile: IntegrationScripts.path("kitty"), encoding: .utf8), to: copy)
         let r = try rig.program(copy, ["describe"])
         #expect(r.status == 0 && r.out.hasPrefix("what: "), "\(r)")
         try FileManager.default.removeItem(atPath: share + "/common.sh")

@@ -131,9 +131,15 @@ ai_resolve() {
     if [ -e "$1" ] || [ -L "$1" ]; then
         _ai_real=$(readlink -f -- "$1" 2>/dev/null) || ai_die "$1: cannot resolve it (a dangling symlink?)"
     else
-        _ai_parent=$(dirname -- "$1")
-        mkdir -p -- "$_ai_parent" || ai_die "$_ai_parent: cannot create it"
-        _ai_real=$(readlink -f -- "$_ai_parent")/$(basename -- "$1")
+        # Not there yet: its nearest existing folder, resolved, and the rest of the path (nothing is created
+        # before the check).
+        _ai_rest=$(basename -- "$1")
+        _ai_up=$(dirname -- "$1")
+        while [ ! -e "$_ai_up" ] && [ "$_ai_up" != / ] && [ "$_ai_up" != . ]; do
+            _ai_rest=$(basename -- "$_ai_up")/$_ai_rest
+            _ai_up=$(dirname -- "$_ai_up")
+        done
+        _ai_real=$(readlink -f -- "$_ai_up")/$_ai_rest
     fi
     case $_ai_real in
         "$_ai_root"/*) ;;
