@@ -53,6 +53,9 @@ public final class GeoClueLocator: Locator, @unchecked Sendable {
     ]
     /// What geoclue.conf needs for appearanced when no agent runs (a desktop without one: sway, i3).
     public static let confStanza = "[\(desktopID)]\nallowed=true\nsystem=false\nusers="
+    /// What to do where no agent runs.
+    static let withoutAgent = "without one (GNOME and KDE run theirs), start /usr/libexec/geoclue-2.0/demos/agent, "
+        + "or add to /etc/geoclue/geoclue.conf:\n" + confStanza + "\nthen restart geoclue"
 
     /// - Parameters:
     ///   - busAddress: a D-Bus address for tests; nil means the system bus (`DBUS_SYSTEM_BUS_ADDRESS`, else
@@ -215,13 +218,14 @@ public final class GeoClueLocator: Locator, @unchecked Sendable {
             if error.message.lowercased().contains("disabled for") || error.message.lowercased().contains("disabled by user") {
                 state("GeoClue refused\(said): location services are off for this user; turn them on in the desktop's privacy settings")
             } else {
-                state("GeoClue refused\(said): no location agent allows appearanced; without one, add to /etc/geoclue/geoclue.conf:\n"
-                      + Self.confStanza + "\nthen restart geoclue")
+                state("GeoClue refused\(said): no location agent allows appearanced; " + Self.withoutAgent)
             }
             // A refusal stands until something changes (geoclue restarted with a new config, an agent):
             // NameOwnerChanged (GeoClue restarted) asks again; nothing polls.
         case "org.freedesktop.DBus.Error.NoReply", "org.freedesktop.DBus.Error.Timeout":
-            retryLater("GeoClue did not answer \(method) within \(Self.callTimeout / 1000) s")
+            // GeoClue 2.6 holds GetClient until a location agent of the user's registers: silence, not a refusal.
+            retryLater("GeoClue did not answer \(method) within \(Self.callTimeout / 1000) s (it waits for a location agent; "
+                       + Self.withoutAgent.replacingNewlines() + ")")
         case _ where error.name.hasPrefix("org.freedesktop.DBus.Error.Spawn"):
             state("the system bus could not start GeoClue (\(error))")
         case "org.freedesktop.DBus.Error.Disconnected":

@@ -129,7 +129,7 @@ import class TestSupport.Subprocess
 
     /// GeoClue refuses for want of an agent: status names the cause and the geoclue.conf stanza that allows it;
     /// refused because the user turned location off: status says so. `get` answers either way.
-    @Test(arguments: [("deny", "no location agent allows appearanced; without one, add to /etc/geoclue/geoclue.conf:\n[appearanced]\nallowed=true\nsystem=false\nusers=\nthen restart geoclue"),
+    @Test(arguments: [("deny", "no location agent allows appearanced; without one (GNOME and KDE run theirs), start /usr/libexec/geoclue-2.0/demos/agent, or add to /etc/geoclue/geoclue.conf:\n[appearanced]\nallowed=true\nsystem=false\nusers=\nthen restart geoclue"),
                       ("disabled", "location services are off for this user; turn them on in the desktop's privacy settings")])
     func aRefusalSaysWhatAllowsIt(mode: String, says: String) async throws {
         let s = try Self.sandbox("location = \"geoclue\"\nlight-at = \"07:00\"\n")
@@ -235,6 +235,29 @@ import class TestSupport.Subprocess
         try s.write("[schedule]\nlocation = \"gps\"\n", to: s.configFile)
         let bad = try s.run(Bin.daemon, ["--check"])
         #expect(bad.err.contains("\(s.configFile):2: schedule.location: unknown location \"gps\", expected \"geoclue\""), "\(bad)")
+        withExtendedLifetime(bus) {}
+    }
+
+    /// Debian's real GeoClue (geoclue-2.0) on the test's own system bus, with no location agent: it holds
+    /// GetClient until an agent of the user's registers, so the daemon says it is waiting, and answers `get`.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/libexec/geoclue"), "needs geoclue-2.0 (`make deps-test`)"))
+    func theRealGeoClueWithoutAnAgentKeepsUsWaiting() throws {
+        let s = try Self.sandbox()
+        let bus = try SystemBus(s)
+        // -t 0: no exit when idle; nothing reaches the network (no client is ever started).
+        let geoclue = try Child("/usr/libexec/geoclue", ["-t", "0"], env: s.env)
+        defer { geoclue.stop(); _ = try? geoclue.waitForExit() }
+        try waitUntil("GeoClue on the bus; stderr: \(geoclue.stderr)") {
+            let r = try s.run("/usr/bin/busctl", ["--address=\(bus.address)", "list", "--no-pager"])
+            return r.out.contains("org.freedesktop.GeoClue2")
+        }
+        let d = try s.startDaemon()
+        defer { d.stop(); _ = try? d.waitForExit() }
+        try waitUntil("status to say it waits; status: \((try? Self.detail(s)) ?? "")") {
+            try Self.detail(s) == "GeoClue: waiting for GeoClue to answer (GetClient)"
+        }
+        #expect(try s.ctl("get").out == "light\n")
+        #expect(geoclue.isRunning, "\(geoclue.stderr)")
         withExtendedLifetime(bus) {}
     }
 }
