@@ -158,11 +158,15 @@ import TestSupport
 
     // MARK: GTK
 
-    /// gsettings through dconf on a private bus (dconf-service activated by it, writing under the rig's
-    /// XDG_CONFIG_HOME): the keys change, and restore resets them.
+    /// gsettings through dconf on a private bus (dconf-service activated by it, with a private profile,
+    /// writing under the rig's XDG_CONFIG_HOME): the keys change, and restore gives back or resets them.
     @Test
     func gtkSetsGsettingsThroughDconf() async throws {
         let rig = try IntegrationRig()
+        // A dconf profile of its own (the machine's could add system databases or locks): the user database
+        // alone, under the rig's XDG_CONFIG_HOME.
+        try rig.write("user-db:user\n", to: rig.root + "/dconf-profile")
+        rig.env["DCONF_PROFILE"] = rig.root + "/dconf-profile"
         let busDirectory = try TemporaryDirectory()
         let bus = try await PrivateBus(in: busDirectory, standardSessionServices: true, environment: rig.env)
         defer { bus.stop() }

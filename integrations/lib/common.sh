@@ -185,17 +185,24 @@ _ai_files() {
 ai_begin() { printf '%s >>> appearanced %s >>>\n' "$1" "$AI_NAME"; }
 ai_end() { printf '%s <<< appearanced %s <<<\n' "$1" "$AI_NAME"; }
 
-# ai_strip_block COMMENT IN OUT: IN without the marked block (every line from its first to its last marker).
+# The line numbers of the marked block in FILE (its first begin marker, the first end marker after it).
+_ai_block_lines() { # COMMENT FILE
+    _ai_b=$(grep -n -x -F -- "$(ai_begin "$1")" "$2" | head -n1 | cut -d: -f1)
+    [ -n "$_ai_b" ] || return 1
+    _ai_e=$(tail -n +"$_ai_b" -- "$2" | grep -n -x -F -- "$(ai_end "$1")" | head -n1 | cut -d: -f1)
+    [ -n "$_ai_e" ] || return 1
+    _ai_e=$((_ai_b + _ai_e - 1))
+}
+
+# ai_strip_block COMMENT IN OUT: IN without the marked block. head and tail keep the other bytes as they are
+# (a last line without a newline too).
 ai_strip_block() {
-    if ! ai_has_block "$1" "$2"; then cat -- "$2" > "$3"; return; fi
-    awk -v b="$(ai_begin "$1")" -v e="$(ai_end "$1")" '
-        $0 == b { inside = 1; next }
-        inside && $0 == e { inside = 0; next }
-        !inside { print }' "$2" > "$3"
+    if ! _ai_block_lines "$1" "$2"; then cat -- "$2" > "$3"; return; fi
+    { head -n $((_ai_b - 1)) -- "$2"; tail -n +$((_ai_e + 1)) -- "$2"; } > "$3"
 }
 
 ai_has_block() {
-    grep -qxF -- "$(ai_begin "$1")" "$2" 2>/dev/null
+    [ -e "$2" ] && _ai_block_lines "$1" "$2"
 }
 
 # Transforms for ai_edit. AI_COMMENT: the comment mark; AI_BODY: a file with the block's lines.
@@ -220,10 +227,12 @@ ai_block_at_top() {
 }
 
 _ai_replace_block() {
-    awk -v b="$(ai_begin "$AI_COMMENT")" -v e="$(ai_end "$AI_COMMENT")" -v body="$AI_BODY" '
-        $0 == b { print; while ((getline line < body) > 0) print line; close(body); inside = 1; next }
-        inside && $0 == e { inside = 0; print; next }
-        !inside { print }' "$1" > "$2"
+    _ai_block_lines "$AI_COMMENT" "$1" || return 1
+    {
+        head -n $((_ai_b - 1)) -- "$1"
+        ai_begin "$AI_COMMENT"; cat -- "$AI_BODY"; ai_end "$AI_COMMENT"
+        tail -n +$((_ai_e + 1)) -- "$1"
+    } > "$2"
 }
 
 # The whole file is the integration's own (an included file): AI_BODY is its content.
@@ -301,5 +310,5 @@ ai_restore_files() {
         fi
         rm -f -- "$_ai_k.path" "$_ai_k.orig" "$_ai_k.created" "$_ai_k.written" "$_ai_k.comment"
     done
-    [ -n "$_ai_any" ] || ai_say "nothing to restore"
+    [ -n "$_ai_any" ] || ai_say "no file to restore"
 }
