@@ -42,6 +42,10 @@ public enum FuzzHarness {
             let again = try? ChangeLogFile.parse(ChangeLogFile.encode(loaded.entries)).get()
             expect(again?.entries == loaded.entries && again?.needsRewrite == false, "change log round trip changed it", &broken)
         }
+        if case .success(let fix) = LocationFile.parse(bytes) {
+            // A place that was read back is one the daemon could have written: it reads back the same.
+            expect((try? LocationFile.parse(LocationFile.encode(fix)).get()) == fix, "location file round trip changed it", &broken)
+        }
         let text = String(decoding: bytes, as: UTF8.self)
         _ = try? Config.parse(text, path: "fuzz.toml")
         if let palette = try? PaletteFile.parse(text, path: "fuzz.toml", home: "/home/f") {

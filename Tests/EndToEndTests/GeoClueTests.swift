@@ -260,4 +260,39 @@ import class TestSupport.Subprocess
         #expect(geoclue.isRunning, "\(geoclue.stderr)")
         withExtendedLifetime(bus) {}
     }
+
+    /// The system bus goes away and comes back at the same address: status says so, the place stays, and the
+    /// daemon asks the new GeoClue for a client and takes its fix. A reload from a typed place to GeoClue
+    /// starts the client; back to a typed place, GeoClue's client goes (the connection closes).
+    @Test func followsTheSystemBusAcrossItsLossAndAReload() async throws {
+        let s = try Self.sandbox("latitude = 1\nlongitude = 2\n")
+        var bus: SystemBus? = try SystemBus(s)
+        var geoclue: FakeGeoClue? = try await FakeGeoClue(s, bus!)
+        let d = try s.startDaemon()
+        defer { d.stop(); _ = try? d.waitForExit() }
+        #expect(try await geoclue!.send("clients") == ["clients 0"])
+        try s.write("[schedule]\nlocation = \"geoclue\"\n", to: s.configFile)
+        #expect(try s.ctl("reload").status == 0)
+        try waitUntil("the client to start; status: \((try? Self.detail(s)) ?? "")") { try Self.detail(s).contains("waiting for a first fix") }
+        try await geoclue!.send("fix 51.5 -0.12")
+        try waitUntil("the place") { (try Self.location(s)["source"] as? String) == "geoclue" }
+
+        geoclue = nil
+        bus = nil
+        try waitUntil("status to say the bus went away; status: \((try? Self.detail(s)) ?? "")") {
+            try Self.detail(s).hasPrefix("GeoClue: the system bus went away; trying again in")
+                || Self.detail(s).hasPrefix("GeoClue: no system bus for GeoClue")
+        }
+        #expect(try Self.location(s)["latitude"] as? Double == 51.5)
+        bus = try SystemBus(s)
+        geoclue = try await FakeGeoClue(s, bus!)
+        try waitUntil("a client on the new bus; status: \((try? Self.detail(s)) ?? "")") { try Self.detail(s).contains("waiting for a first fix") }
+        try await geoclue!.send("fix 35.68 139.69")
+        try waitUntil("the new place") { (try Self.location(s)["latitude"] as? Double) == 35.68 }
+
+        try s.write("[schedule]\nlatitude = 1\nlongitude = 2\n", to: s.configFile)
+        #expect(try s.ctl("reload").status == 0)
+        #expect(try Self.location(s)["source"] as? String == "config")
+        withExtendedLifetime((bus, geoclue)) {}
+    }
 }
