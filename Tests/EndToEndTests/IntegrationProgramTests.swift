@@ -24,7 +24,7 @@ import TestSupport
         let servers = try sockets.map { socket in
             try Child("/usr/bin/nvim", ["--headless", "--clean", "--listen", socket], env: rig.env)
         }
-        defer { servers.forEach { $0.stop(SIGKILL) } }
+        defer { servers.forEach(stopAndReap) }
         for socket in sockets {
             try waitUntil("nvim to listen on \(socket)") { FileManager.default.fileExists(atPath: socket) }
         }
@@ -72,7 +72,7 @@ import TestSupport
             while c.recv(65536):
                 pass
             """], env: rig.env)
-        defer { server.stop(SIGKILL) }
+        defer { stopAndReap(server) }
         _ = try server.waitForLines(1)
         let stuck = try rig.run("neovim", "apply", mode: "light")
         #expect(stuck.status == 1, "\(stuck)")
@@ -137,7 +137,7 @@ import TestSupport
         // Emacs puts its server socket in $XDG_RUNTIME_DIR/emacs/NAME: the rig's own.
         let socket = rig.runtime + "/emacs/appearanced-test"
         let emacs = try Child("/usr/bin/emacs", ["-Q", "--fg-daemon=appearanced-test"], env: rig.env)
-        defer { emacs.stop(SIGKILL) }
+        defer { stopAndReap(emacs) }
         try waitUntil("emacs to listen on \(socket); \(emacs.stderr)", timeout: 60) { FileManager.default.fileExists(atPath: socket) }
         func themes() throws -> String {
             try rig.program("/usr/bin/emacsclient", ["-s", socket, "--eval", "custom-enabled-themes"]).out
@@ -245,7 +245,7 @@ import TestSupport
         let log = rig.root + "/kitty.log"
         let standIn = try rig.standIn("kitty", version: "kitty 0.26.5 created by Kovid Goyal", log: log)
         let kitty = try Child(standIn, [], env: rig.env)
-        defer { kitty.stop(SIGKILL) }
+        defer { stopAndReap(kitty) }
         try waitUntil("the stand-in to start") { rig.read(log)?.contains("ready") == true }
         let r = try rig.run("kitty", "apply", mode: "dark")
         #expect(r.status == 0 && r.out.contains("kitty \(kitty.pid): reloading (dark)"), "\(r)")
@@ -258,7 +258,7 @@ import TestSupport
         let log = rig.root + "/kitty.log"
         let standIn = try rig.standIn("kitty", version: "kitty 0.20.3 created by Kovid Goyal", log: log)
         let kitty = try Child(standIn, [], env: rig.env)
-        defer { kitty.stop(SIGKILL) }
+        defer { stopAndReap(kitty) }
         try waitUntil("the stand-in to start") { rig.read(log)?.contains("ready") == true }
         let r = try rig.run("kitty", "apply", mode: "dark")
         #expect(r.status == 0 && r.out.contains("does not reload on SIGUSR1"), "\(r)")
@@ -293,7 +293,7 @@ import TestSupport
         let log = rig.root + "/foot.log"
         let standIn = try rig.standIn("foot", version: "foot version: 1.23.1 +pgo +ime +graphemes -assertions", log: log)
         let foot = try Child(standIn, [], env: rig.env)
-        defer { foot.stop(SIGKILL) }
+        defer { stopAndReap(foot) }
         try waitUntil("the stand-in to start") { rig.read(log)?.contains("ready") == true }
         var expected = "ready\n"
         for (mode, darkColors, signal, set) in [("dark", "colors", "USR1", 1), ("light", "colors", "USR2", 2),
@@ -315,7 +315,7 @@ import TestSupport
         let log = rig.root + "/foot.log"
         let standIn = try rig.standIn("foot", version: "foot version: 1.13.1 +pgo +ime +graphemes -assertions", log: log)
         let foot = try Child(standIn, [], env: rig.env)
-        defer { foot.stop(SIGKILL) }
+        defer { stopAndReap(foot) }
         try waitUntil("the stand-in to start") { rig.read(log)?.contains("ready") == true }
         let r = try rig.run("foot", "apply", mode: "dark")
         #expect(r.status == 0 && r.out.contains("cannot switch running windows"), "\(r)")
@@ -393,8 +393,8 @@ import TestSupport
         try rig.writeExecutable("""
             #!/bin/sh
             echo "$$ $*" >> \(log)
-            trap 'echo "$$ TERM" >> \(log); exit 0' TERM
-            while :; do sleep 60 & wait $!; done
+            trap 'echo "$$ TERM" >> \(log); kill $s 2>/dev/null; exit 0' TERM
+            while :; do sleep 60 & s=$!; wait $s; done
 
             """, to: swaybg)
         try rig.write("dark", to: rig.home + "/dark.png")
@@ -403,7 +403,7 @@ import TestSupport
         let env = ["WAYLAND_DISPLAY": "wayland-test", "SWAYSOCK": ""]
         defer {
             for line in rig.read(log)?.split(separator: "\n") ?? [] {
-                if let pid = Int32(line.split(separator: " ")[0]) { kill(pid, SIGKILL) }
+                if let pid = Int32(line.split(separator: " ")[0]) { kill(pid, SIGTERM) }
             }
         }
         let r1 = try rig.run("wallpaper", "apply", mode: "dark", settings: settings, env: env)

@@ -129,7 +129,8 @@ final class IntegrationRig: @unchecked Sendable {
     }
 
     /// An executable stand-in for a program that needs a display, first on PATH: it prints `version` for
-    /// --version, else notes each SIGUSR1 and SIGUSR2 it gets in `log` and waits for them (no timer).
+    /// --version, else notes each SIGUSR1 and SIGUSR2 it gets in `log` and waits for them (no timer); SIGTERM
+    /// ends it and its sleep (`stopAndReap(_:)`).
     func standIn(_ program: String, version: String, log: String) throws -> String {
         let path = root + "/bin/" + program
         try writeExecutable("""
@@ -137,11 +138,21 @@ final class IntegrationRig: @unchecked Sendable {
             [ "$1" = --version ] && { echo '\(version)'; exit 0; }
             trap 'echo USR1 >> \(log)' USR1
             trap 'echo USR2 >> \(log)' USR2
+            trap 'kill $s 2>/dev/null; exit 0' TERM
             echo ready >> \(log)
-            while :; do sleep 60 & wait $!; done
+            while :; do sleep 60 & s=$!; wait $s; kill $s 2>/dev/null; done
 
             """, to: path)
         return path
+    }
+}
+
+/// Ends a child the test started (SIGTERM, which the stand-ins handle, then SIGKILL) and reaps it.
+func stopAndReap(_ child: Child) {
+    child.stop(SIGTERM)
+    if (try? child.waitForExit(timeout: 5)) == nil {
+        child.stop(SIGKILL)
+        _ = try? child.waitForExit()
     }
 }
 
