@@ -97,7 +97,7 @@ public final class GeoClueLocator: Locator, @unchecked Sendable {
         do throws(BusError) {
             connection = try BusConnection(address: address, queue: queue)
         } catch {
-            retryLater("no system bus for GeoClue (\(error.message))")
+            retryLater("no system bus (\(error.message))")
             return
         }
         attempt += 1
@@ -155,7 +155,7 @@ public final class GeoClueLocator: Locator, @unchecked Sendable {
         attempt += 1
         let attempt = self.attempt
         client = nil
-        state("waiting for GeoClue to answer (GetClient)")
+        state("waiting for an answer to GetClient")
         call(connection, Self.service, Self.managerPath, Self.managerInterface, "GetClient", []) { [weak self] reply in
             guard let self, self.bus === connection, self.attempt == attempt else { return }
             if let error = reply.error {
@@ -163,7 +163,7 @@ public final class GeoClueLocator: Locator, @unchecked Sendable {
                 return
             }
             guard reply.hasSignature("o"), case .objectPath(let path)? = reply.arguments(limit: 1)?.first else {
-                self.retryLater("GeoClue answered GetClient with (\(reply.signature)), not an object path")
+                self.retryLater("answered GetClient with (\(reply.signature)), not an object path")
                 return
             }
             self.client = path
@@ -186,7 +186,7 @@ public final class GeoClueLocator: Locator, @unchecked Sendable {
                 self.log(.warning, "GeoClue did not take the client's \(name) (\(error))")
             }
         }
-        state("waiting for GeoClue to start the client")
+        state("waiting for an answer to Start")
         call(connection, Self.service, path, Self.clientInterface, "Start", []) { [weak self] reply in
             guard let self, self.bus === connection, self.attempt == attempt else { return }
             if let error = reply.error {
@@ -212,26 +212,26 @@ public final class GeoClueLocator: Locator, @unchecked Sendable {
         switch error.name {
         case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner":
             // Nothing to retry until it appears: NameOwnerChanged says when.
-            state("GeoClue is not on the system bus (\(Self.service): \(error.name)); install and enable geoclue (geoclue-2.0)")
+            state("not on the system bus (\(Self.service): \(error.name)); install and enable geoclue (geoclue-2.0)")
         case "org.freedesktop.DBus.Error.AccessDenied":
             let said = error.message.isEmpty ? "" : " (\(error.message))"
             if error.message.lowercased().contains("disabled for") || error.message.lowercased().contains("disabled by user") {
-                state("GeoClue refused\(said): location services are off for this user; turn them on in the desktop's privacy settings")
+                state("refused\(said): location services are off for this user; turn them on in the desktop's privacy settings")
             } else {
-                state("GeoClue refused\(said): no location agent allows appearanced; " + Self.withoutAgent)
+                state("refused\(said): no location agent allows appearanced; " + Self.withoutAgent)
             }
             // A refusal stands until something changes (geoclue restarted with a new config, an agent):
             // NameOwnerChanged (GeoClue restarted) asks again; nothing polls.
         case "org.freedesktop.DBus.Error.NoReply", "org.freedesktop.DBus.Error.Timeout":
             // GeoClue 2.6 holds GetClient until a location agent of the user's registers: silence, not a refusal.
-            retryLater("GeoClue did not answer \(method) within \(Self.callTimeout / 1000) s (it waits for a location agent; "
+            retryLater("no answer to \(method) within \(Self.callTimeout / 1000) s (it waits for a location agent; "
                        + Self.withoutAgent.replacingNewlines() + ")")
         case _ where error.name.hasPrefix("org.freedesktop.DBus.Error.Spawn"):
             state("the system bus could not start GeoClue (\(error))")
         case "org.freedesktop.DBus.Error.Disconnected":
             lose(connection, "the system bus went away")
         default:
-            retryLater("GeoClue failed \(method) (\(error))")
+            retryLater("\(method) failed (\(error))")
         }
     }
 
@@ -253,7 +253,7 @@ public final class GeoClueLocator: Locator, @unchecked Sendable {
             if owner.isEmpty {
                 attempt += 1
                 client = nil
-                state("GeoClue left the system bus; waiting for it to return")
+                state("left the system bus; waiting for it to return")
             } else {
                 log(.info, "GeoClue is on the system bus (\(owner)): asking it for a client")
                 retryDelay = Self.firstRetryDelay

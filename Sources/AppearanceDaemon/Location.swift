@@ -59,13 +59,15 @@ final class LocationRoom: @unchecked Sendable {
         locator.start { [weak self] report in self?.reported(report) }
     }
 
-    /// The schedule in force: the config's, with GeoClue's (or the cached) place when it asks for one.
+    /// The schedule in force: the config's, with GeoClue's (or the cached) place when it asks for one. With
+    /// no place yet and not both fixed times to go by, none: the schedule waits for the place (a lone
+    /// light-at would otherwise read as a polar day).
     func schedule(for config: Config) -> Schedule {
         var s = config.schedule
-        if config.scheduleFromGeoClue, s.latitude == nil, let fix {
-            s.latitude = fix.latitude
-            s.longitude = fix.longitude
-        }
+        guard config.scheduleFromGeoClue, s.latitude == nil else { return s }
+        guard let fix else { return s.lightAt != nil && s.darkAt != nil ? s : Schedule() }
+        s.latitude = fix.latitude
+        s.longitude = fix.longitude
         return s
     }
 
