@@ -5,6 +5,8 @@ release appearanced with no bus:
 - pipelining: 1,000 connections each sending 1,000 `status` requests without reading; RSS;
 - victim: `appearancectl get` p50/p99 while one client streams 64 KiB duplicate-key lines.
 Writes hostile.json to --out.
+--bus-flood: the same victim's view with appearanced on a private session bus, idle and while a peer keeps 64
+Properties.Get calls to its D-Bus face outstanding (bench/probe.c busflood).
 --big-call instead: appearanced as the portal's Settings backend on a private session bus (dbus-daemon with
 the standard session config's limits: messages up to 1e9 bytes), one `ReadAll` of --big-mb MB of namespaces
 (an `as` of 11-byte strings; or, with --big-signature ay, of bytes: the wrong type) sent to it; reports the daemon's RSS (before, peak, after), the `get` latency while
@@ -52,8 +54,36 @@ def cpu_ms(pid):
     return (int(fields[11]) + int(fields[12])) * 1000 // os.sysconf("SC_CLK_TCK")
 
 
+def private_bus(root):
+    """A private session bus in `root` with the session bus's own limits (session.conf: messages up to 1e9
+    bytes) and no service directories: nothing is activated (the real portal would be, by the sentry's first
+    read). Returns (process, address)."""
+    limits = "".join(f'<limit name="{n}">{v}</limit>' for n, v in (
+        ("max_incoming_bytes", 1000000000), ("max_outgoing_bytes", 1000000000), ("max_message_size", 1000000000)))
+    with open(root + "/bus.conf", "w") as f:
+        f.write(f"""<busconfig><type>session</type><listen>unix:path={root}/bus</listen><auth>EXTERNAL</auth>
+            <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/>
+            <allow own="*"/></policy>{limits}</busconfig>""")
+    bus = subprocess.Popen(["/usr/bin/dbus-daemon", f"--config-file={root}/bus.conf", "--nofork", "--nopidfile",
+                            "--print-address=1"], stdout=subprocess.PIPE, text=True)
+    return bus, bus.stdout.readline().strip()
+
+
+FACE = "io.github.appearanced.Appearance1"
+
+# --pin: {"daemon": CPUs of appearanced and the victim (this process), "flood": CPUs of the bus and the flooder}.
+PIN = None
+
+
+def name_owned(address, name):
+    r = subprocess.run(["/usr/bin/dbus-send", f"--bus={address}", "--print-reply", "--dest=org.freedesktop.DBus",
+                        "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner", f"string:{name}"],
+                       capture_output=True, text=True, timeout=5)
+    return r.returncode == 0 and r.stdout.split()[-1] == "true"
+
+
 class Daemon:
-    def __init__(self, bin_dir, hook=None):
+    def __init__(self, bin_dir, hook=None, bus=False):
         self.bin_dir = bin_dir
         self.root = tempfile.mkdtemp(prefix="appearanced-bench-hostile-")
         for d in ("runtime", "state", "config"):
@@ -69,9 +99,19 @@ class Daemon:
                     "DBUS_SESSION_BUS_ADDRESS": f"unix:path={self.root}/no-bus",
                     "DBUS_SYSTEM_BUS_ADDRESS": f"unix:path={self.root}/no-bus"}
         self.socket = self.root + "/runtime/appearanced/socket"
+        # With `bus`, a private session bus (no portal on it: the daemon is its own source) where appearanced
+        # serves its D-Bus face.
+        self.bus = None
+        if bus:
+            self.bus, self.address = private_bus(self.root)
+            self.env["DBUS_SESSION_BUS_ADDRESS"] = self.address
+            if PIN:
+                os.sched_setaffinity(self.bus.pid, PIN["flood"])
         self.p = subprocess.Popen([bin_dir + "/appearanced"], env=self.env, stderr=subprocess.DEVNULL)
+        if PIN:
+            os.sched_setaffinity(self.p.pid, PIN["daemon"])
         deadline = time.time() + 20
-        while self.get() is None:
+        while self.get() is None or (bus and not name_owned(self.address, FACE)):
             if time.time() > deadline:
                 raise SystemExit("appearanced did not start")
             time.sleep(0.05)
@@ -107,6 +147,9 @@ class Daemon:
             self.p.kill()
             self.p.wait()
         self.kill_hooks()
+        if self.bus:
+            self.bus.terminate()
+            self.bus.wait()
         shutil.rmtree(self.root, ignore_errors=True)
 
 
@@ -378,6 +421,33 @@ class Flood:
                 "mb_replies_read": round(self.received / 1e6, 1)}
 
 
+class BusFlood:
+    """A peer flooding appearanced's D-Bus face: bench/probe.c keeps `window` Properties.Get(Mode) calls
+    outstanding on one bus connection, a new one for each answer, until `seconds` or close()."""
+
+    def __init__(self, address, seconds, window=64):
+        self.probe = build_probe("busflood")
+        self.p = subprocess.Popen([self.probe, "busflood", address, str(seconds), str(window)],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if PIN:
+            os.sched_setaffinity(self.p.pid, PIN["flood"])
+        self.t0 = time.time()
+
+    def close(self):
+        if self.p.poll() is None:
+            self.p.terminate()
+        try:
+            out, err = self.p.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            out, err = self.p.communicate()
+        os.unlink(self.probe)
+        seconds = time.time() - self.t0
+        answered = int(out.split(",")[0]) if out.strip() else None
+        return {"calls_answered": answered, "calls_per_s": round(answered / seconds) if answered else None,
+                "probe_error": err.strip() or None}
+
+
 CHATTY_HOOK = "#!/bin/sh\necho $$ >> \"$HOME/hook-pids\"\nexec yes appearanced-bench-chatty-hook\n"
 
 
@@ -388,7 +458,7 @@ def fairness(bin_dir, kind, gets, sets, seconds=30):
     (an `exec yes` hook in hooks.d, run by a `set` before the measurement; every later `set` queues another),
     or 'none' (the same measurement, nothing hostile)."""
     hook = kind == "chatty-hook"
-    d = Daemon(bin_dir, hook=CHATTY_HOOK if hook else None)
+    d = Daemon(bin_dir, hook=CHATTY_HOOK if hook else None, bus=kind.startswith("bus-"))
     flood = sampler = sub = None
     try:
         time.sleep(0.3)
@@ -397,6 +467,8 @@ def fairness(bin_dir, kind, gets, sets, seconds=30):
         sub = Subscriber(d.socket)
         if kind in ("reading", "non-reading"):
             flood = Flood(d.socket, kind, 2 * seconds + 5)
+        elif kind == "bus-flood":
+            flood = BusFlood(d.address, 2 * seconds + 5)
         elif hook:
             request(d.socket, b'{"jsonrpc":"2.0","id":2,"method":"set","params":{"override":"dark"}}\n')
             sub.wait_change(1)
@@ -458,17 +530,9 @@ def big_call(bin_dir, megabytes, signature="as", runs_after=20):
     shutil.copy(os.path.join(here, "..", "portal", "appearanced.portal"), os.path.join(root, "portals"))
     # The session bus's own limits (session.conf: messages up to 1e9 bytes), without its service directories:
     # nothing is activated (the real portal would be, by the sentry's first read).
-    limits = "".join(f'<limit name="{n}">{v}</limit>' for n, v in (
-        ("max_incoming_bytes", 1000000000), ("max_outgoing_bytes", 1000000000), ("max_message_size", 1000000000)))
-    with open(root + "/bus.conf", "w") as f:
-        f.write(f"""<busconfig><type>session</type><listen>unix:path={root}/bus</listen><auth>EXTERNAL</auth>
-            <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/>
-            <allow own="*"/></policy>{limits}</busconfig>""")
-    bus = subprocess.Popen(["/usr/bin/dbus-daemon", f"--config-file={root}/bus.conf", "--nofork", "--nopidfile",
-                            "--print-address=1"], stdout=subprocess.PIPE, text=True)
+    bus, address = private_bus(root)
     daemon = None
     try:
-        address = bus.stdout.readline().strip()
         env = {"PATH": "/usr/bin:/bin", "HOME": root, "XDG_RUNTIME_DIR": root + "/runtime",
                "XDG_STATE_HOME": root + "/state", "XDG_CONFIG_HOME": root + "/config",
                "DBUS_SESSION_BUS_ADDRESS": address, "XDG_CURRENT_DESKTOP": "sway",
@@ -565,6 +629,10 @@ def main():
     ap.add_argument("--reading-flood", action="store_true", help="fairness: a flood that reads its replies")
     ap.add_argument("--non-reading-flood", action="store_true", help="fairness: a flood that never reads")
     ap.add_argument("--chatty-hook", action="store_true", help="fairness: a hook printing without end")
+    ap.add_argument("--pin", action="store_true",
+                    help="appearanced and the victim on the first CPU, the bus and the bus flooder on the others")
+    ap.add_argument("--bus-flood", action="store_true",
+                    help="fairness: a peer flooding the D-Bus face (and its control: the same daemon on a bus, idle)")
     ap.add_argument("--gets", type=int, default=500, help="victim gets per fairness measurement")
     ap.add_argument("--sets", type=int, default=20, help="sets (subscriber delays) per fairness measurement")
     ap.add_argument("--reps", type=int, default=3, help="repetitions of each fairness scenario, builds alternating")
@@ -572,6 +640,17 @@ def main():
     a = ap.parse_args()
     kinds = [k for k, on in (("reading", a.reading_flood), ("non-reading", a.non_reading_flood),
                              ("chatty-hook", a.chatty_hook)) if on]
+    if a.bus_flood:
+        kinds += ["bus-idle", "bus-flood"]
+    if a.pin:
+        # On a machine of two cores, a flood's dbus-daemon takes one whole: pinned, the figures show the
+        # daemon's turns (what it owes its clients), not the machine's share of CPU.
+        global PIN
+        cpus = sorted(os.sched_getaffinity(0))
+        if len(cpus) < 2:
+            ap.error("--pin needs two CPUs")
+        PIN = {"daemon": {cpus[0]}, "flood": set(cpus[1:])}
+        os.sched_setaffinity(0, PIN["daemon"])
     if kinds:
         if not a.out:
             ap.error("--out is required")

@@ -17,6 +17,9 @@
 //       exec-to-reply ns per round; SIGTERMs and reaps CMD each round.
 //   probe setload SOCKET CLIENTS SECONDS     CLIENTS processes, each on one connection, send `set`
 //       (dark/light alternately) and wait for each reply; prints the total replies and seconds.
+//   probe busflood ADDRESS SECONDS WINDOW    one bus connection keeps WINDOW calls of Properties.Get(Mode) to
+//       appearanced's D-Bus face outstanding for SECONDS (a new call for each reply); prints calls answered,
+//       errors and seconds.
 #define _GNU_SOURCE
 #include <dbus/dbus.h>
 #include <errno.h>
@@ -396,6 +399,39 @@ static int cmd_setload(const char *path, int clients, double seconds) {
     return 0;
 }
 
+static DBusMessage *mode_get(void) {
+    DBusMessage *m = dbus_message_new_method_call("io.github.appearanced.Appearance1", "/io/github/appearanced/Appearance1",
+                                                  "org.freedesktop.DBus.Properties", "Get");
+    const char *iface = "io.github.appearanced.Appearance1", *prop = "Mode";
+    dbus_message_append_args(m, DBUS_TYPE_STRING, &iface, DBUS_TYPE_STRING, &prop, DBUS_TYPE_INVALID);
+    return m;
+}
+
+static volatile sig_atomic_t flood_stop;
+static void on_term(int sig) { (void)sig; flood_stop = 1; }
+
+static int cmd_busflood(const char *address, double seconds, int window) {
+    signal(SIGTERM, on_term);  // SIGTERM ends the flood early, with the figures printed
+    DBusConnection *c = bus_open(address);
+    long answered = 0, errors = 0;
+    for (int i = 0; i < window; i++) { DBusMessage *m = mode_get(); dbus_connection_send(c, m, NULL); dbus_message_unref(m); }
+    int64_t end = now() + (int64_t)(seconds * 1e9);
+    while (now() < end && !flood_stop) {
+        if (!dbus_connection_read_write(c, 100)) { fprintf(stderr, "busflood: disconnected\n"); exit(2); }
+        DBusMessage *reply;
+        while ((reply = dbus_connection_pop_message(c))) {
+            int type = dbus_message_get_type(reply);
+            if (type == DBUS_MESSAGE_TYPE_METHOD_RETURN || type == DBUS_MESSAGE_TYPE_ERROR) {
+                if (type == DBUS_MESSAGE_TYPE_ERROR) errors++; else answered++;
+                DBusMessage *m = mode_get(); dbus_connection_send(c, m, NULL); dbus_message_unref(m);
+            }
+            dbus_message_unref(reply);
+        }
+    }
+    printf("%ld,%ld,%.3f\n", answered, errors, seconds);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     signal(SIGPIPE, SIG_IGN);
     if (argc >= 6 && !strcmp(argv[1], "sock")) return cmd_sock(argv[2], atoi(argv[3]), atoi(argv[4]), argv[5]);
@@ -404,6 +440,7 @@ int main(int argc, char **argv) {
     if (argc >= 3 && !strcmp(argv[1], "readrtt")) return cmd_readrtt(atoi(argv[2]));
     if (argc >= 6 && !strcmp(argv[1], "startup") && !strcmp(argv[4], "--")) return cmd_startup(argv[2], atoi(argv[3]), argv + 5);
     if (argc >= 5 && !strcmp(argv[1], "setload")) return cmd_setload(argv[2], atoi(argv[3]), atof(argv[4]));
+    if (argc >= 5 && !strcmp(argv[1], "busflood")) return cmd_busflood(argv[2], atof(argv[3]), atoi(argv[4]));
     fprintf(stderr, "usage: see the comment at the top of bench/probe.c\n");
     return 64;
 }

@@ -33,6 +33,11 @@ public let helpText = """
                                  what the schedule says now, what hides it (an override, a temporary
                                  one, or the desktop when it ranks first), and its changes over the
                                  next N days (default 7), one line each, by local date
+      integrations [--json]      the integrations (programs made to follow the mode: docs/integrations.md):
+                                 enabled or not, whether the program is installed, the last run
+      integrations enable|disable NAME...
+                                 enable (the mode is applied at once and on every change of it) or
+                                 disable (what the integration changed in your files is restored)
       watch [--json [--traits] [--palette]] [--exit-on-disconnect]
                                  print the mode, then one line per change, until interrupted
                                  (--traits: also trait changes; --palette: also palette changes;

@@ -33,6 +33,8 @@ public enum Command: Equatable, Sendable {
     /// The schedule's changes over the next `days` days.
     case schedule(days: Int, json: Bool)
     case apps(json: Bool)
+    /// The integrations, after enabling or disabling the ones named.
+    case integrations(enable: [String], disable: [String], json: Bool)
     /// The daemon reads its config and palette again (as on SIGHUP).
     case reload
     case watch(Watch)

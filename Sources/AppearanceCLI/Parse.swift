@@ -226,6 +226,20 @@ private struct Parser {
         case "apps":
             try none()
             return .apps(json: json)
+        case "integrations":
+            guard let verb = operands.first else { return .integrations(enable: [], disable: [], json: json) }
+            guard verb == "enable" || verb == "disable" else {
+                throw UsageError("integrations: unexpected argument \"\(shown(verb))\" (expected enable NAME... or disable NAME...)")
+            }
+            let names = Array(operands.dropFirst())
+            guard !names.isEmpty else { throw UsageError("integrations \(verb): missing integration name (appearancectl integrations lists them)") }
+            if let bad = names.first(where: { !IntegrationName.isValid($0) }) {
+                throw UsageError("integrations \(verb): invalid name \"\(shown(bad))\" (\(IntegrationName.rule))")
+            }
+            guard names.count <= IntegrationName.maxPerRequest else {
+                throw UsageError("integrations \(verb): at most \(IntegrationName.maxPerRequest) names at once")
+            }
+            return verb == "enable" ? .integrations(enable: names, disable: [], json: json) : .integrations(enable: [], disable: names, json: json)
         case "watch":
             try none()
             let app = try app(environment: environment)

@@ -59,6 +59,7 @@ public enum Table {
         CommandSpec("log", "the recent changes of the mode and their causes"),
         CommandSpec("schedule", "the schedule's next changes, day by day"),
         CommandSpec("apps", "the app overrides"),
+        CommandSpec("integrations", "the integrations, or enable or disable some", operand: .words(["enable", "disable"])),
         CommandSpec("watch", "print the mode, then one line per change"),
         CommandSpec("color", "a palette color for the current or given appearance", operand: .daemon(.colors)),
         CommandSpec("asset", "a palette asset path for the current or given appearance", operand: .daemon(.assets)),
@@ -70,11 +71,11 @@ public enum Table {
     ]
 
     /// The commands' names and their subcommands' scopes, for the parser (the same as `commands` says: tested).
-    public static let commandNames = ["get", "status", "set", "toggle", "reload", "log", "schedule", "apps", "watch", "color", "asset", "palette",
+    public static let commandNames = ["get", "status", "set", "toggle", "reload", "log", "schedule", "apps", "integrations", "watch", "color", "asset", "palette",
                                       "import-darkman", "completions", "help"]
     public static let subcommandScopes = ["palette import"]
 
-    static let stateCommands = ["get", "status", "set", "toggle", "log", "schedule", "apps", "watch"]
+    static let stateCommands = ["get", "status", "set", "toggle", "log", "schedule", "apps", "integrations", "watch"]
     static let appCommands = ["get", "set", "toggle", "watch"]
     static let variantCommands = ["color", "asset", "palette"]
 

@@ -35,6 +35,7 @@ public final class Daemon: @unchecked Sendable {
     let publisher: Publisher
     let timers: Timers
     let location: LocationRoom
+    let integrations: Integrations
     private var signalSources: [DispatchSourceSignal] = []
 
     /// How long client requests wait for the first system reading at start-up before being answered anyway.
@@ -56,6 +57,7 @@ public final class Daemon: @unchecked Sendable {
                               follower: DesktopFollower(queue: queue, log: logger), outlet: outlet, log: logger, clock: clock)
         timers = Timers(queue: queue, clock: clock)
         location = LocationRoom(queue: queue, log: logger, clock: clock, stateFile: paths.stateFile, locator: locator)
+        integrations = Integrations(queue: queue, log: logger, home: paths.home, stateFile: paths.stateFile)
         publisher.faces = faces
         engine = Engine(inputs: Inputs(system: .unavailable, override: .system, defaultMode: .light),
                         instance: Self.makeInstanceID(), systemDetail: "not read yet")
@@ -108,6 +110,8 @@ public final class Daemon: @unchecked Sendable {
             log.info("no status file: \(listener.path) is not in appearanced's own directory")
         }
         let saved = loadState()
+        integrations.load()
+        integrations.allowed = !paths.trial || paths.trialHooks
         publisher.openChangeLog(paths.changeLogFile, queue: queue)
         var temporary = saved.temporary
         if case .at(let t)? = temporary?.expiry, t <= clock.now() { temporary = nil }  // ended while the daemon was away
@@ -163,6 +167,7 @@ public final class Daemon: @unchecked Sendable {
         publisher.started(s, describe())
         configureHooks()
         publisher.hooks.changed(to: s.mode, from: nil, cause: "start")
+        integrations.refresh(mode: modeOf, cause: "start", all: true)
         clients.startAccepting()
         publisher.writeModeFile(s.mode)
         publisher.updateStatus(describe())
@@ -181,13 +186,19 @@ public final class Daemon: @unchecked Sendable {
     /// Performs transitions' effects (Publisher.swift), then saves what they changed of the state file.
     func publish(_ steps: [Decide.Step]) {
         publisher.publish(steps, engine: engine, palette: settings.palette, status: describe())
+        integrations.refresh(mode: modeOf, cause: steps.last?.cause ?? "")
         persistence.persistIfNeeded()
     }
 
     func configureHooks() {
         publisher.hooks.enabled = settings.config.hooks
         publisher.hooks.timeout = settings.config.hookTimeout
+        integrations.settings = settings.config.integrations
+        integrations.timeout = settings.config.hookTimeout
     }
+
+    /// The mode an app id has now (an integration's).
+    func modeOf(_ app: String) -> Mode { engine.state(for: app).mode }
 
     // MARK: Signals
 

@@ -28,6 +28,8 @@ extension Daemon {
             publisher.follower.configure(c.desktop, portalServed: outletStatus?.serving ?? false)
             planSchedule()
             configureHooks()
+            // Their settings (or the user's copies of them) may have changed: each is given the mode again.
+            if publisher.serving { integrations.refresh(mode: modeOf, cause: "config reloaded", all: true) }
         } catch {
             log.error("\(error); keeping the previous configuration")
             configError = error

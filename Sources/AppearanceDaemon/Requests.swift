@@ -64,6 +64,25 @@ extension Daemon {
             result = reload().map(\.json).mapError { RPCError(.requestFailed, "\($0); keeping the previous configuration") }
         case .schedule(let days):
             result = .success(scheduleReply(days: days).json)
+        case .integrations(let enable, let disable):
+            // Answered once the change is durable; the connection's later requests wait for it, as after a write.
+            var answered = false, held = false
+            let id = request.id
+            integrations.change(enable: enable, disable: disable, mode: modeOf) { result in
+                answered = true
+                if let id {
+                    switch result {
+                    case .success(let list): c.send(Outgoing.result(id: id, IntegrationInfo.reply(list, run: self.integrations.allowed)))
+                    case .failure(let e): c.send(Outgoing.error(id: id, e))
+                    }
+                }
+                if held { c.resumeAfterSave() }
+            }
+            if !answered {
+                held = true
+                c.holdUntilSaved()
+            }
+            return
         }
         if let id = request.id {
             switch result {
@@ -89,12 +108,14 @@ extension Daemon {
     }
 
     private var status: StatusInfo {
-        StatusInfo(state: engine.state, systemDetail: engine.systemDetail, defaultMode: engine.inputs.defaultMode,
+        var s = StatusInfo(state: engine.state, systemDetail: engine.systemDetail, defaultMode: engine.inputs.defaultMode,
                    subscribers: clients.subscriberCount, version: Self.version, pid: Int(Posix.processID),
                    paletteDetail: settings.paletteDetail, portalBackendDetail: outletStatus?.detail,
                    scheduleDetail: scheduleDetail, hooksDetail: publisher.hooks.statusDetail,
                    configDetail: settings.configDetail, appOverrides: engine.inputs.apps.count,
                    desktopDetail: publisher.follower.statusDetail, busDetail: faceDetail, location: locationInfo)
+        s.integrationsDetail = integrations.statusDetail
+        return s
     }
 
     /// The tokens asked for, resolved; an unknown token is an error naming it (never a made-up color).

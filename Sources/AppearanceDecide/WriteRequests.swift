@@ -22,7 +22,7 @@ public enum Decide {
             return .success(temporaryChange(mode, lifetime, engine, now: now))
         case .toggleTemporary(let lifetime):
             return .success(temporaryChange(engine.state.mode.opposite, lifetime, engine, now: now))
-        case .get, .subscribe, .status, .resolve, .palette, .log, .apps, .reload, .schedule:
+        case .get, .subscribe, .status, .resolve, .palette, .log, .apps, .reload, .schedule, .integrations:
             return .success(nil)
         }
     }

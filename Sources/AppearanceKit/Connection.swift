@@ -128,6 +128,19 @@ public final class AppearanceConnection {
         return reply
     }
 
+    /// The integrations the daemon finds and which are enabled, after enabling and disabling the ones named
+    /// (`integrations`, protocol 6). Enabling applies the mode at once; disabling restores what one changed.
+    public func integrations(enable: [String] = [], disable: [String] = []) throws(AppearanceError) -> [IntegrationInfo] {
+        try integrationsReply(enable: enable, disable: disable).list
+    }
+
+    /// `integrations`, and whether this daemon runs them at all (not a trial instance without --hooks).
+    public func integrationsReply(enable: [String] = [], disable: [String] = []) throws(AppearanceError) -> (list: [IntegrationInfo], run: Bool) {
+        let json = try call(.integrations(enable: enable, disable: disable))
+        guard let list = IntegrationInfo.list(from: json) else { throw .protocolError("the daemon's integrations reply has no list") }
+        return (list, IntegrationInfo.run(in: json))
+    }
+
     /// What the schedule says now, what hides it, and its changes over the next `days` days (`schedule`,
     /// protocol 5).
     public func schedule(days: Int = Call.defaultScheduleDays) throws(AppearanceError) -> ScheduleInfo {

@@ -18,4 +18,5 @@
 @_exported import struct AppearanceCore.TemporaryOverride
 @_exported import enum AppearanceProtocol.Lifetime
 @_exported import struct AppearanceProtocol.LogEntry
+@_exported import struct AppearanceProtocol.IntegrationInfo
 @_exported import struct AppearanceProtocol.ReloadReply

@@ -7,7 +7,9 @@ import AppearanceCore
 ///    `temporary` and `schedule`, the `log` method; `status` adds `schedule` and `portalBackend`.
 /// 4: per-app overrides: `"app"` in the params of get, set, toggle, subscribe, resolve and palette; `app`,
 ///    `globalMode` and `globalSource` in an app's state object; source `app`; the `apps` method.
-public let protocolVersion = 5
+/// 5: the `reload` and `schedule` methods.
+/// 6: the `integrations` method; `integrations` in `status`.
+public let protocolVersion = 6
 
 /// The longest line the daemon accepts from a client, newline excluded.
 public let maxLineLength = 65_536
@@ -72,7 +74,7 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 public enum Method: String, CaseIterable, Sendable {
-    case get, set, toggle, subscribe, status, resolve, palette, log, apps, reload, schedule
+    case get, set, toggle, subscribe, status, resolve, palette, log, apps, reload, schedule, integrations
 }
 
 /// App ids (`"app"` in params): 1-255 bytes of `A-Z a-z 0-9 . _ -`, not starting with a dot; a desktop-file

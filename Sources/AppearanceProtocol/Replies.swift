@@ -33,6 +33,9 @@ public struct StatusInfo: Equatable, Sendable {
     /// The schedule's place: typed, from GeoClue or cached, and how old the fix is; nil when the schedule
     /// uses no place (or from an older daemon).
     public var location: LocationInfo?
+    /// The integrations enabled and how their last runs went ("2 enabled (kitty, neovim): ok"); nil from a
+    /// daemon older than protocol 6.
+    public var integrationsDetail: String? = nil
 
     public init(state: AppearanceState, systemDetail: String, defaultMode: Mode, subscribers: Int,
                 protocolVersion: Int = AppearanceProtocol.protocolVersion, version: String, pid: Int,
@@ -258,7 +261,8 @@ extension StatusInfo {
           + (appOverrides.map { [("appOverrides", JSON.int(UInt64($0)))] } ?? [])
           + (desktopDetail.map { [("desktop", JSON.string($0))] } ?? [])
           + (busDetail.map { [("bus", JSON.string($0))] } ?? [])
-          + (location.map { [("location", $0.json)] } ?? []))
+          + (location.map { [("location", $0.json)] } ?? [])
+          + (integrationsDetail.map { [("integrations", JSON.string($0))] } ?? []))
     }
 
     public init(json: JSON) throws(RPCError) {
@@ -275,6 +279,7 @@ extension StatusInfo {
                   hooksDetail: json["hooks"]?.stringValue, configDetail: json["config"]?.stringValue,
                   appOverrides: json["appOverrides"]?.intValue, desktopDetail: json["desktop"]?.stringValue,
                   busDetail: json["bus"]?.stringValue, location: json["location"].map(LocationInfo.init(json:)))
+        integrationsDetail = json["integrations"]?.stringValue
     }
 }
 

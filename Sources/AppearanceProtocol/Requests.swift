@@ -67,6 +67,8 @@ public enum Call: Equatable, Sendable {
     case reload
     /// The schedule's changes from now over the next `days` days (1 to 31).
     case schedule(days: Int)
+    /// The integrations, after enabling and disabling the ones named (protocol 6).
+    case integrations(enable: [String], disable: [String])
 
     /// A plain `subscribe`: mode changes only.
     public static let subscribe = Call.subscribe(.mode)
@@ -83,6 +85,7 @@ public enum Call: Equatable, Sendable {
         case .apps: .apps
         case .reload: .reload
         case .schedule: .schedule
+        case .integrations: .integrations
         case .subscribe: .subscribe
         case .status: .status
         case .resolve: .resolve
@@ -98,6 +101,10 @@ public enum Call: Equatable, Sendable {
         case .log(let limit): return limit.map { .object([("limit", .int($0))]) }
         case .apps, .reload: return nil
         case .schedule(let days): return days == Call.defaultScheduleDays ? nil : .object([("days", .int(days))])
+        case .integrations(let enable, let disable):
+            let m = (enable.isEmpty ? [] : [("enable", JSON.array(enable.map(JSON.string)))])
+                + (disable.isEmpty ? [] : [("disable", JSON.array(disable.map(JSON.string)))])
+            return m.isEmpty ? nil : .object(m)
         case .subscribe(let i):
             // A plain subscribe sends no params, so that a protocol 1 daemon accepts it.
             var m: [(String, JSON)] = []
@@ -206,6 +213,7 @@ extension Request {
         case .get: ["app"]
         case .status, .apps, .reload: []
         case .schedule: ["days"]
+        case .integrations: ["enable", "disable"]
         }
         if let unknown = given.first(where: { !allowed.contains($0.0) }) {
             throw invalid(.invalidParams, "\(name): unknown parameter \"\(unknown.0)\"", id: id ?? .null, reply: reply)
@@ -285,6 +293,25 @@ extension Request {
             } else {
                 call = .schedule(days: Call.defaultScheduleDays)
             }
+        case .integrations:
+            func names(_ key: String) throws(RequestFailure) -> [String] {
+                guard let v = param(key) else { return [] }
+                guard case .array(let items) = v, case let names = items.compactMap(\.stringValue), names.count == items.count,
+                      names.count <= IntegrationName.maxPerRequest else {
+                    throw invalid(.invalidParams, "integrations: \"\(key)\" must be an array of at most \(IntegrationName.maxPerRequest) names, got \(v.text)",
+                                  id: id ?? .null, reply: reply)
+                }
+                if let bad = names.first(where: { !IntegrationName.isValid($0) }) {
+                    throw invalid(.invalidParams, "integrations: invalid name \(JSON.string(bad).text) in \"\(key)\", expected \(IntegrationName.rule)",
+                                  id: id ?? .null, reply: reply)
+                }
+                return names
+            }
+            let enable = try names("enable"), disable = try names("disable")
+            if let both = enable.first(where: disable.contains) {
+                throw invalid(.invalidParams, "integrations: \"\(both)\" is in both \"enable\" and \"disable\"", id: id ?? .null, reply: reply)
+            }
+            call = .integrations(enable: enable, disable: disable)
         case .get: call = .get
         case .toggle: call = try lifetime().map(Call.toggleTemporary) ?? .toggle
         case .log:
@@ -340,6 +367,7 @@ extension Request {
         case "tokens": "a non-empty array of strings"
         case "mode": #""light" or "dark""#
         case "contrast": #""normal" or "high""#
+        case "enable", "disable": "an array of integration names"
         default: "a value"
         }
     }

@@ -202,6 +202,7 @@ func printStatus(_ st: StatusInfo, socket: String) {
         desktop:     \(st.desktopDetail ?? "unknown (the daemon is older than protocol 4)")
         bus:         \(st.busDetail ?? "unknown (the daemon has no D-Bus face)")
         hooks:       \(st.hooksDetail ?? "unknown (the daemon is older than protocol 3)")
+        integrations: \(st.integrationsDetail ?? "unknown (the daemon is older than protocol 6)")
         apps:        \(st.appOverrides.map { "\($0) app override\($0 == 1 ? "" : "s") (appearancectl apps)" } ?? "unknown (the daemon is older than protocol 4)")
         subscribers: \(st.subscribers)
         daemon:      appearanced \(st.version), pid \(st.pid), instance \(s.instance), seq \(s.seq), protocol \(st.protocolVersion)
@@ -381,6 +382,10 @@ case .apps(let json):
     for (app, mode) in list {
         out(json ? JSON.object([("app", .string(app)), ("override", .string(mode.rawValue))]).text : "\(app)\t\(mode.rawValue)")
     }
+
+case .integrations(let enable, let disable, let json):
+    if !enable.isEmpty || !disable.isEmpty { changeIntegrations(socket: socket, enable: enable, disable: disable, json: json) }
+    do { printIntegrations(try connect(socket).integrations(), json: json) } catch { fail(error) }
 
 case .reload:
     let reply: ReloadReply

@@ -15,7 +15,7 @@ import Testing
         // An entry's first line starts with the command in bold; `*get*, *set*, …` names several.
         var documented: Set<String> = []
         for line in section.split(separator: "\n") where line.hasPrefix("*") {
-            for m in line.prefix { $0 != "[" && $0 != "_" }.matches(of: /\*([a-z-]+)\*(,)?/) {
+            for m in line.prefix(while: { $0 != "[" && $0 != "_" }).matches(of: /\*([a-z-]+)\*(,)?/) {
                 documented.insert(String(m.1))
                 if m.2 == nil { break }
             }

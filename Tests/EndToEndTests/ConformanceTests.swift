@@ -58,6 +58,9 @@ import Testing
         let (steps, notes) = try Self.transcript()
         #expect(steps.count > 40)
         let s = try Sandbox()
+        // No integrations but the environment's own (none): not those a package installed in /usr/share.
+        s.env["XDG_DATA_HOME"] = s.root + "/data"
+        s.env["XDG_DATA_DIRS"] = s.root + "/data-dirs"
         var d = try s.startDaemon()
         defer { d.stop() }
         let docSide = Normalizer(root: "$T"), daemonSide = Normalizer(root: s.root)
@@ -126,7 +129,7 @@ import Testing
         let methodsSection = try #require(doc.range(of: "## Methods")).upperBound
         let methodsText = String(doc[methodsSection...]).components(separatedBy: "\n## ")[0]
         let methods = methodsText.matches(of: #/\n\| `([a-z]+)` \| /#).map { String($0.1) }
-        #expect(Set(methods) == ["get", "set", "toggle", "subscribe", "status", "resolve", "palette", "log", "apps", "reload", "schedule"])
+        #expect(Set(methods) == ["get", "set", "toggle", "subscribe", "status", "resolve", "palette", "log", "apps", "reload", "schedule", "integrations"])
         for m in methods {
             #expect(steps.contains { $0.sends && $0.text.contains(#""method":"\#(m)""#) }, "\(m) is never sent")
         }

@@ -1,0 +1,309 @@
+import AppearanceCore
+import AppearanceFormats
+import AppearancePosix
+import AppearanceProtocol
+import Dispatch
+
+/// The integrations' room: programs that make one program follow the mode (docs/integrations.md), off until
+/// enabled. Each is an executable file NAME found in, first match winning:
+/// `$XDG_CONFIG_HOME/appearanced/integrations/` (a user's copy), `$APPEARANCED_INTEGRATIONS_DIR` (a build
+/// run from its source tree), `$XDG_DATA_HOME/appearanced/integrations/`, then each of `$XDG_DATA_DIRS`
+/// (`/usr/local/share`, `/usr/share`: where `make install` and the package put the shipped ones).
+///
+/// An enabled integration is run as `NAME apply` whenever the mode of its app id (its name, or the config's
+/// `app`) changes, and once when it is enabled, at start-up and after a reload (its settings may have
+/// changed); `NAME restore` when it is disabled. It runs like a hook: off the request path, with the hooks'
+/// timeout, its output in the log, its process group stopped at the timeout; a failure is in `status` and
+/// `integrations`. Each integration runs one at a time (a change during a run gives one more run with the
+/// newest mode); different integrations run side by side. The names enabled are kept in
+/// `integrations.json` next to the state file. Confined to the daemon's queue.
+final class Integrations: @unchecked Sendable {
+    private let queue: DispatchQueue
+    private let log: Logger
+    private let home: String
+    /// `integrations.json`, next to state.json.
+    let file: String
+    /// Where each integration keeps its own files (APPEARANCE_INTEGRATION_DIR): `integrations/NAME` next to it.
+    private let filesRoot: String
+    private let saveQueue = DispatchQueue(label: "appearanced.integrations")
+
+    /// False in a trial instance (unless it runs hooks): nothing real is touched.
+    var allowed = true
+    var timeout: Double = 30
+    /// `[integrations.NAME]` of the config.
+    var settings: [String: [String: String]] = [:]
+    private(set) var enabled: [String] = []
+    private var last: [String: IntegrationInfo.Run] = [:]
+    private var runs: [String: Int] = [:]
+    /// The mode each one was last given (applied or under way).
+    private var given: [String: Mode] = [:]
+    private var running: Set<String> = []
+    private var pending: [String: Job] = [:]
+
+    /// The most files the daemon lists from its directories.
+    static let maxListed = 256
+
+    enum Job: Equatable {
+        case apply(Mode, previous: Mode?, cause: String)
+        case restore
+    }
+
+    init(queue: DispatchQueue, log: Logger, home: String, stateFile: String) {
+        self.queue = queue
+        self.log = log
+        self.home = home
+        let dir = FileSystem.directory(of: stateFile)
+        file = dir + "/integrations.json"
+        filesRoot = dir + "/integrations"
+    }
+
+    // MARK: The list
+
+    /// The directories searched, in order.
+    func directories() -> [String] {
+        let env = { (name: String) in Posix.environment(name).flatMap { $0.hasPrefix("/") ? $0 : nil } }
+        var dirs = [(env("XDG_CONFIG_HOME") ?? home + "/.config") + "/appearanced/integrations"]
+        if let d = env("APPEARANCED_INTEGRATIONS_DIR") { dirs.append(d) }
+        dirs.append((env("XDG_DATA_HOME") ?? home + "/.local/share") + "/appearanced/integrations")
+        let dataDirs = (Posix.environment("XDG_DATA_DIRS") ?? "/usr/local/share:/usr/share").split(separator: ":")
+        dirs += dataDirs.filter { $0.hasPrefix("/") }.map { $0 + "/appearanced/integrations" }
+        return dirs
+    }
+
+    /// Every integration found: name → path of the file that wins.
+    func found() -> [String: String] {
+        var all: [String: String] = [:]
+        for dir in directories() {
+            for name in (FileSystem.names(in: dir) ?? []).sorted() where all[name] == nil && IntegrationName.isValid(name) {
+                guard all.count < Self.maxListed else { break }
+                let path = dir + "/" + name
+                guard let st = try? FileSystem.status(path), st.kind == .regular else { continue }  // lib/, and the like
+                all[name] = path
+            }
+        }
+        return all
+    }
+
+    func appID(_ name: String) -> String { settings[name]?["app"] ?? name }
+
+    /// What `integrations` answers: every one found, and every one enabled that is not found any more.
+    func list() -> [IntegrationInfo] {
+        let paths = found()
+        let names = Set(paths.keys).union(enabled)
+        return names.sorted().map { name in
+            IntegrationInfo(name: name, path: paths[name], enabled: enabled.contains(name), app: appID(name),
+                            runs: runs[name] ?? 0, last: last[name])
+        }
+    }
+
+    /// For `status`: "2 enabled (kitty, neovim): ok", or the failures.
+    var statusDetail: String {
+        guard !enabled.isEmpty else { return "none enabled" }
+        let failed = enabled.compactMap { name in last[name].flatMap { $0.ok ? nil : "\(name): \($0.result)" } }
+        let names = "\(enabled.count) enabled (\(enabled.joined(separator: ", ")))"
+        if !allowed { return names + ": not run (trial instance without --hooks)" }
+        return names + (failed.isEmpty ? (running.isEmpty ? ": ok" : ": running") : ": failed: " + failed.joined(separator: "; "))
+    }
+
+    // MARK: The enabled set
+
+    /// Reads `integrations.json`; a file that cannot be used is kept aside (nothing enabled).
+    func load() {
+        let bytes: [UInt8]
+        do { bytes = try FileSystem.readAll(file, limit: 64 * 1024) } catch where error.code == Errno.noSuchFile { return } catch {
+            log.error("cannot read \(file): \(error.message); no integration enabled")
+            return
+        }
+        guard case .array(let items)? = (try? JSON.parse(bytes))?["enabled"],
+              case let names = items.compactMap(\.stringValue), names.count == items.count, names.allSatisfy(IntegrationName.isValid) else {
+            let kept = try? FileSystem.moveAside(file)
+            log.error("\(file) is not a valid integrations file (expected {\"enabled\": [names]}); "
+                + (kept.map { "kept it as \($0); " } ?? "") + "no integration enabled")
+            return
+        }
+        enabled = Array(Set(names)).sorted()
+    }
+
+    /// A change of the enabled set a client asked for, waiting for its turn to be saved.
+    private struct Change {
+        var enable: [String]
+        var disable: [String]
+        var mode: (String) -> Mode
+        var answer: (Result<[IntegrationInfo], RPCError>) -> Void
+    }
+    private var changes: [Change] = []
+    private var saving: (change: Change, next: [String], newly: [String], dropped: [String])?
+
+    /// Enables and disables names, durably, then answers with the list; enabling applies the mode at once,
+    /// disabling restores what the integration changed. An unknown name is refused, nothing changed. Changes
+    /// are saved one at a time, in the order they came, each on top of the one before.
+    func change(enable: [String], disable: [String], mode: @escaping (String) -> Mode, answer: @escaping (Result<[IntegrationInfo], RPCError>) -> Void) {
+        changes.append(Change(enable: enable, disable: disable, mode: mode, answer: answer))
+        if saving == nil { nextChange() }
+    }
+
+    private func nextChange() {
+        guard !changes.isEmpty else { return }
+        let c = changes.removeFirst()
+        let paths = found()
+        if let unknown = c.enable.first(where: { paths[$0] == nil }) {
+            let known = paths.keys.sorted().joined(separator: ", ")
+            c.answer(.failure(RPCError(.invalidParams, "integrations: no integration named \"\(unknown)\" (found: \(known.isEmpty ? "none" : known); "
+                + "searched \(directories().joined(separator: ", ")))")))
+            return nextChange()
+        }
+        if let unknown = c.disable.first(where: { !enabled.contains($0) && paths[$0] == nil }) {
+            c.answer(.failure(RPCError(.invalidParams, "integrations: no integration named \"\(unknown)\" is enabled or found")))
+            return nextChange()
+        }
+        let newly = c.enable.filter { !enabled.contains($0) }
+        let dropped = c.disable.filter { enabled.contains($0) }
+        guard !newly.isEmpty || !dropped.isEmpty else {
+            c.answer(.success(list()))
+            return nextChange()
+        }
+        let next = Set(enabled).union(newly).subtracting(dropped).sorted()
+        saving = (c, next, newly, dropped)
+        let bytes = JSON.object([("enabled", .array(next.map(JSON.string)))]).bytes + [0x0A]
+        let file = file
+        saveQueue.async { [unowned self] in
+            let failure: Errno?
+            do throws(Errno) {
+                try FileSystem.makeDirectories(FileSystem.directory(of: file))
+                try FileSystem.writeAtomically(file, bytes)
+                failure = nil
+            } catch { failure = error }
+            self.queue.async { self.saved(failure) }
+        }
+    }
+
+    private func saved(_ failure: Errno?) {
+        guard let (c, next, newly, dropped) = saving else { return }
+        saving = nil
+        if let failure {
+            c.answer(.failure(RPCError(.requestFailed, "could not save \(file) (\(failure)); nothing was changed")))
+            return nextChange()
+        }
+        enabled = next
+        for name in dropped {
+            given[name] = nil
+            schedule(name, .restore)
+        }
+        for name in newly {
+            let m = c.mode(appID(name))
+            given[name] = m
+            schedule(name, .apply(m, previous: nil, cause: "integration enabled"))
+        }
+        log.info("integrations: " + [newly.isEmpty ? nil : "enabled " + newly.joined(separator: ", "),
+                                     dropped.isEmpty ? nil : "disabled " + dropped.joined(separator: ", ")].compactMap { $0 }.joined(separator: "; "))
+        c.answer(.success(list()))
+        nextChange()
+    }
+
+    // MARK: Running
+
+    /// The published state changed (or, with `all`, everything must be given again: start-up, reload): each
+    /// enabled integration whose app's mode is not the one it was given is run.
+    func refresh(mode: (String) -> Mode, cause: String, all: Bool = false) {
+        for name in enabled {
+            let m = mode(appID(name))
+            guard all || given[name] != m else { continue }
+            let previous = given[name]
+            given[name] = m
+            schedule(name, .apply(m, previous: previous, cause: cause))
+        }
+    }
+
+    private func schedule(_ name: String, _ job: Job) {
+        guard allowed else { return }
+        pending[name] = job
+        if !running.contains(name) { runNext(name) }
+    }
+
+    private func runNext(_ name: String) {
+        guard let job = pending.removeValue(forKey: name) else {
+            running.remove(name)
+            return
+        }
+        guard let path = found()[name] else {
+            finish(name, job, "not found in \(directories().joined(separator: ", "))")
+            return
+        }
+        if let problem = Self.trustProblem(path) {
+            finish(name, job, problem)
+            return
+        }
+        running.insert(name)
+        let own = filesRoot + "/" + name
+        try? FileSystem.makeDirectories(own)
+        let argv: [String]
+        var env = Posix.environmentEntries.filter { s in
+            !["APPEARANCE=", "APPEARANCE_", "DARKMODE=", "NOTIFY_SOCKET=", "LISTEN_"].contains(where: s.hasPrefix)
+        }
+        env += ["APPEARANCE_APP=\(appID(name))", "APPEARANCE_INTEGRATION_DIR=\(own)"]
+        for (key, value) in (settings[name] ?? [:]).sorted(by: { $0.key < $1.key }) where key != "app" {
+            env.append("APPEARANCE_OPT_" + String(key.uppercased().map { $0 == "-" ? "_" : $0 }) + "=" + value)
+        }
+        switch job {
+        case .apply(let mode, let previous, let cause):
+            argv = [path, "apply"]
+            env += ["APPEARANCE=\(mode.rawValue)", "DARKMODE=\(mode.isDark ? 1 : 0)",
+                    "APPEARANCE_PREVIOUS=\(previous?.rawValue ?? "")", "APPEARANCE_CAUSE=\(cause)"]
+        case .restore:
+            argv = [path, "restore"]
+        }
+        let log = self.log, timeout = self.timeout
+        let started = ChildRunner.run(
+            argv, environment: env, stderr: .captured, newProcessGroup: true, timeout: timeout, killGrace: 2,
+            outputLimit: 4096, lineBytes: 1000, logLimit: HookRunner.logBytes, logLines: HookRunner.logLines, queue: queue,
+            onOutput: { output in
+                switch output {
+                case .line(let text): log.info("integration \(name): \(text)")
+                case .capped: log.info("integration \(name): [output past \(HookRunner.logLines) lines is not logged]")
+                case .ended: break
+                }
+            },
+            onTimeout: { log.warning("integration \(name) did not finish within \(timeout) s; stopping it and its children") },
+            completion: { [weak self] ending in
+                let result: String
+                if ending.timedOut {
+                    result = "timed out after \(timeout) s"
+                } else if ending.status.succeeded {
+                    result = "ok"
+                } else {
+                    // Its last line of output says why (the contract: one line on stderr).
+                    let said = String(decoding: ending.output, as: UTF8.self).split(separator: "\n").last.map { ": " + $0 } ?? ""
+                    result = ending.status.description + said
+                }
+                self?.finish(name, job, result)
+            })
+        if case .failure(let e) = started { finish(name, job, "cannot run \(path): \(e.message)") }
+    }
+
+    private func finish(_ name: String, _ job: Job, _ result: String) {
+        let (action, mode): (String, Mode?) = switch job {
+        case .apply(let m, _, _): ("apply", m)
+        case .restore: ("restore", nil)
+        }
+        last[name] = .init(time: Posix.wallClockSeconds(), action: action, mode: mode, result: result)
+        runs[name, default: 0] += 1
+        if result != "ok" {
+            log.warning("integration \(name) \(action) failed: \(result)")
+            // Not given after all: the next change (or a reload) tries again.
+            if case .apply = job { given[name] = nil }
+        } else {
+            log.debug("integration \(name) \(action) done" + (mode.map { " (\($0.rawValue))" } ?? ""))
+        }
+        runNext(name)
+    }
+
+    /// Why a file someone else could have written is not run (as for hooks): the file or its directory is
+    /// writable by every user, or owned by another user than root and this one.
+    static func trustProblem(_ path: String) -> String? {
+        for p in [path, FileSystem.directory(of: path)] {
+            guard let st = try? FileSystem.status(p) else { return "cannot stat \(p)" }
+            if let problem = HookRunner.writableByOthers(p, st) { return problem + "; not run" }
+        }
+        return FileSystem.executableProblem(path).map { _ in "\(path) is not executable" }
+    }
+}

@@ -1,0 +1,133 @@
+import AppearanceKit
+import AppearancePosix
+import AppearanceProtocol
+
+// `appearancectl integrations`: the daemon says which integrations it finds, which are enabled and how their
+// last runs went; whether each program is installed and what it changes, the integration itself says
+// (`NAME available`, `NAME describe`), run here with a deadline.
+
+/// What an integration says of itself: `NAME available` (exit 0 and what was found, or 1 and what is
+/// missing) and `NAME describe` (what:, touches:, settings:).
+struct IntegrationFacts {
+    var available: Bool?
+    var availability: String
+    var what = "", touches = "", settings = ""
+}
+
+/// Runs `path verb` with its output read until `deadline`: (exit 0?, output), or nil when it could not start
+/// or did not finish in time (then its process group is killed).
+func runIntegration(_ path: String, _ verb: String, deadline: Deadline) -> (ok: Bool, output: String)? {
+    guard let (reader, writer) = try? Descriptor.socketPair() else { return nil }
+    defer { reader.close() }
+    let spawned = Spawned.spawn([path, verb], stdout: .descriptor(writer), stderr: .descriptor(writer), newProcessGroup: true)
+    writer.close()
+    guard case .success(let child) = spawned else { return nil }
+    var output: [UInt8] = []
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 1)
+    defer { buffer.deallocate() }
+    while output.count < 64 * 1024 {
+        guard (try? reader.wait(.readable, until: deadline)) == true else {
+            child.signalGroup(.kill)
+            _ = child.wait()
+            return nil
+        }
+        guard let n = try? reader.read(into: buffer), n > 0 else { break }  // end of output (or nothing yet: read again)
+        output += buffer[0..<n]
+    }
+    let status = child.wait()
+    return (status.succeeded, String(decoding: output, as: UTF8.self))
+}
+
+func facts(_ info: IntegrationInfo) -> IntegrationFacts {
+    guard let path = info.path else { return IntegrationFacts(available: nil, availability: "not found (the file is gone)") }
+    var f = IntegrationFacts(available: nil, availability: "unknown (\(path) available did not answer within 2 s)")
+    if let r = runIntegration(path, "available", deadline: Deadline(seconds: 2)) {
+        f.available = r.ok
+        f.availability = r.output.split(separator: "\n").first.map(String.init) ?? (r.ok ? "installed" : "not installed")
+    }
+    if let r = runIntegration(path, "describe", deadline: Deadline(seconds: 2)), r.ok {
+        for line in r.output.split(separator: "\n") {
+            if line.hasPrefix("what: ") { f.what = String(line.dropFirst(6)) }
+            if line.hasPrefix("touches: ") { f.touches = String(line.dropFirst(9)) }
+            if line.hasPrefix("settings: ") { f.settings = String(line.dropFirst(10)) }
+        }
+    }
+    return f
+}
+
+func describeRun(_ run: IntegrationInfo.Run?) -> String {
+    guard let run else { return "none since the daemon started" }
+    let l = Posix.localTime(run.time)
+    func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+    let mode = run.mode.map { " \($0.rawValue)" } ?? ""
+    return "\(run.action)\(mode) at \(l.year)-\(two(l.month))-\(two(l.day)) \(two(l.hour)):\(two(l.minute)): \(run.result)"
+}
+
+func integrationJSON(_ info: IntegrationInfo, _ f: IntegrationFacts) -> JSON {
+    guard case .object(let members) = info.json else { return info.json }
+    return .object(members + [("available", f.available.map(JSON.bool) ?? .null), ("availability", .string(f.availability)),
+                              ("what", .string(f.what)), ("touches", .string(f.touches)), ("settings", .string(f.settings))])
+}
+
+/// `integrations [--json]`: one block per integration, or one JSON object per line.
+func printIntegrations(_ list: [IntegrationInfo], json: Bool) {
+    if list.isEmpty, !json {
+        out("no integrations found (they are installed in /usr/share/appearanced/integrations or /usr/local/share/…; "
+            + "a copy of yours goes in ~/.config/appearanced/integrations)")
+        return
+    }
+    for info in list {
+        let f = facts(info)
+        if json {
+            out(integrationJSON(info, f).text)
+            continue
+        }
+        out("""
+            \(info.name): \(info.enabled ? "enabled" : "off")\(info.app == info.name ? "" : " (follows app \(info.app))")
+              program:  \(f.availability)
+              changes:  \(f.what.isEmpty ? "?" : f.what)
+              touches:  \(f.touches.isEmpty ? "?" : f.touches)
+              settings: \(f.settings.isEmpty ? "?" : f.settings) ([integrations.\(info.name)] in config.toml)
+              last run: \(describeRun(info.last))
+              file:     \(info.path ?? "not found")
+            """)
+    }
+}
+
+/// `integrations enable|disable NAME...`: the change, then each one's run as it ends (up to `wait` seconds).
+/// Exit 65 when one of them failed.
+func changeIntegrations(socket: String?, enable: [String], disable: [String], json: Bool) -> Never {
+    let c = connect(socket)
+    let current: [IntegrationInfo]
+    do { current = try c.integrations() } catch { fail(error) }
+    let before = Dictionary(current.map { ($0.name, $0.runs) }, uniquingKeysWith: { a, _ in a })
+    let wasEnabled = Set(current.filter(\.enabled).map(\.name))
+    let run: Bool
+    do { run = try c.integrationsReply(enable: enable, disable: disable).run } catch { fail(error) }
+    let names = enable + disable
+    // What changes nothing (enabling one already enabled, disabling one that is off) runs nothing; a trial
+    // instance runs none.
+    let waiting = run ? names.filter { enable.contains($0) != wasEnabled.contains($0) } : []
+    var list: [IntegrationInfo] = []
+    var results: [String: IntegrationInfo] = [:]
+    let deadline = Deadline(seconds: 40)
+    while true {
+        do { list = try c.integrations() } catch { fail(error) }
+        for info in list where waiting.contains(info.name) && info.runs > (before[info.name] ?? 0) { results[info.name] = info }
+        if results.count == waiting.count || deadline.passed { break }
+        Posix.sleep(seconds: 0.05)
+    }
+    var failed = false
+    for name in names {
+        let verb = enable.contains(name) ? "enabled" : "disabled"
+        guard let info = results[name] else {
+            out(json ? JSON.object([("name", .string(name)), ("result", .null)]).text
+                : "\(name): \(verb); " + (!run ? "not run: this instance runs none (a trial instance: --state-dir without --hooks)"
+                    : waiting.contains(name) ? "no result yet (appearancectl integrations shows it later)" : "nothing to do"))
+            continue
+        }
+        if let last = info.last, !last.ok { failed = true }
+        out(json ? integrationJSON(info, IntegrationFacts(available: nil, availability: "")).text : "\(name): \(verb); \(describeRun(info.last))")
+    }
+    Posix.exit(failed ? Exit.rejected : Exit.ok)
+}
