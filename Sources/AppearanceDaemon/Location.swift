@@ -25,6 +25,8 @@ final class LocationRoom: @unchecked Sendable {
     private(set) var source: LocationInfo.Source?
     /// The locator's state in words ("waiting for a first fix", "GeoClue refused …").
     private(set) var detail = "not started"
+    /// The trouble last warned about (the journal hears it once, not at every retry).
+    private var lastWarning: String?
     /// The place changed: plan the schedule again.
     var onChange: () -> Void = {}
 
@@ -87,9 +89,17 @@ final class LocationRoom: @unchecked Sendable {
         switch report {
         case .state(let text):
             detail = text
-            if text.contains("refused") || text.contains("not on the system bus") || text.contains("no system bus") {
-                log.warning("GeoClue: \(text.split(separator: "\n").joined(separator: " "))"
-                            + (fix == nil ? "" : "; the schedule keeps the last place"))
+            // One warning per trouble, not one per retry ("…; trying again in 8 s").
+            let trouble = text.firstRange(of: "; trying again").map { String(text[..<$0.lowerBound]) } ?? text
+            if trouble.contains("refused") || trouble.contains("not on the system bus") || trouble.contains("no system bus")
+                || trouble.contains("no answer") {
+                if trouble != lastWarning {
+                    log.warning("GeoClue: \(text.split(separator: "\n").joined(separator: " "))"
+                                + (fix == nil ? "" : "; the schedule keeps the last place"))
+                }
+                lastWarning = trouble
+            } else if text.hasPrefix("following") || text.hasPrefix("started") {
+                lastWarning = nil
             }
         case .fix(var f):
             if f.time <= 0 { f.time = clock.now() }
