@@ -1,0 +1,125 @@
+#!/usr/bin/python3
+"""A mode change with ten integrations enabled (docs/benchmarks.md, "Integrations").
+
+Two daemons of the same build, each in a private HOME and XDG dirs with the repository's integrations
+(APPEARANCED_INTEGRATIONS_DIR): one with none enabled, one with ten (gtk, qt, neovim, vim, tmux, kitty, foot,
+alacritty, emacs, vscode: the eleven but the wallpaper, which needs images). Per round, alternating between
+the two: a `set` of the other mode on a fresh connection; a subscriber's notification moment minus the moment
+the `set` was sent; and, for the daemon with ten, the moment the last of them has finished (the `integrations`
+method polled until every one's `runs` went up), minus the same start. Prints the figures (p50/p99/max) and
+writes integrations.json to --out when given.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import hostile  # noqa: E402  (request, Subscriber, percentiles)
+
+TEN = ["gtk", "qt", "neovim", "vim", "tmux", "kitty", "foot", "alacritty", "emacs", "vscode"]
+
+
+class Instance:
+    def __init__(self, bin_dir, enabled):
+        self.root = tempfile.mkdtemp(prefix="appearanced-bench-integrations-")
+        for d in ("home", "runtime", "state", "config", "data"):
+            os.makedirs(os.path.join(self.root, d), mode=0o700, exist_ok=True)
+        self.env = {"PATH": "/usr/bin:/bin", "HOME": self.root + "/home", "XDG_RUNTIME_DIR": self.root + "/runtime",
+                    "XDG_STATE_HOME": self.root + "/state", "XDG_CONFIG_HOME": self.root + "/config",
+                    "XDG_DATA_HOME": self.root + "/data", "XDG_DATA_DIRS": self.root + "/data",
+                    "TMUX_TMPDIR": self.root + "/runtime", "TMPDIR": self.root + "/runtime",
+                    "DBUS_SESSION_BUS_ADDRESS": f"unix:path={self.root}/no-bus",
+                    "APPEARANCED_INTEGRATIONS_DIR": os.path.join(os.path.dirname(HERE), "integrations")}
+        self.socket = self.root + "/runtime/appearanced/socket"
+        self.p = subprocess.Popen([bin_dir + "/appearanced"], env=self.env, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 20
+        while hostile.socket_get(self.socket, timeout=1) is None:
+            if time.time() > deadline:
+                raise SystemExit("appearanced did not start")
+            time.sleep(0.05)
+        self.enabled = enabled
+        if enabled:
+            _, reply = hostile.request(self.socket, json.dumps(
+                {"jsonrpc": "2.0", "id": 1, "method": "integrations", "params": {"enable": enabled}}).encode() + b"\n")
+            if not reply or "result" not in reply:
+                raise SystemExit(f"enabling failed: {reply}")
+            self.wait_runs({n: 0 for n in enabled}, time.time() + 30)
+        self.sub = hostile.Subscriber(self.socket)
+        self.mode = "light"
+
+    def runs(self):
+        _, reply = hostile.request(self.socket, b'{"jsonrpc":"2.0","id":2,"method":"integrations"}\n')
+        return {i["name"]: (i["runs"], (i.get("last") or {}).get("result")) for i in reply["result"]["integrations"]}
+
+    def wait_runs(self, before, deadline):
+        """The moment every enabled integration has finished one more run than in `before`, and their results."""
+        while time.time() < deadline:
+            now = self.runs()
+            if all(now[n][0] > before[n] for n in self.enabled):
+                return time.perf_counter(), {n: now[n][1] for n in self.enabled}
+            time.sleep(0.001)
+        raise SystemExit("the integrations did not finish in time")
+
+    def round(self):
+        self.mode = "dark" if self.mode == "light" else "light"
+        before = {n: r for n, (r, _) in self.runs().items()} if self.enabled else {}
+        count = len(self.sub.stamps) + 1
+        t0 = time.perf_counter()
+        t_reply, _ = hostile.request(self.socket, b'{"jsonrpc":"2.0","id":3,"method":"set","params":{"override":"%s"}}\n'
+                                     % self.mode.encode())
+        t_note = self.sub.wait_change(count)
+        if t_reply is None or t_note is None:
+            raise SystemExit("a set or its notification was lost")
+        last = results = None
+        if self.enabled:
+            t_last, results = self.wait_runs(before, time.time() + 30)
+            last = (t_last - t0) * 1000
+        return (t_note - t0) * 1000, last, results
+
+    def close(self):
+        self.sub.close()
+        self.p.terminate()
+        self.p.wait()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin-dir", required=True)
+    ap.add_argument("--rounds", type=int, default=40)
+    ap.add_argument("--out")
+    a = ap.parse_args()
+    bin_dir = os.path.abspath(a.bin_dir)
+    none, ten = Instance(bin_dir, []), Instance(bin_dir, TEN)
+    try:
+        notes = {"none": [], "ten": []}
+        lasts, failed = [], set()
+        for _ in range(a.rounds):
+            notes["none"].append(none.round()[0])
+            note, last, results = ten.round()
+            notes["ten"].append(note)
+            lasts.append(last)
+            failed |= {f"{n}: {r}" for n, r in results.items() if r != "ok"}
+        result = {"rounds": a.rounds, "integrations": TEN,
+                  "notification_after_set_ms": {"none enabled": hostile.percentiles(notes["none"]),
+                                                "ten enabled": hostile.percentiles(notes["ten"])},
+                  "last_integration_done_after_set_ms": hostile.percentiles(lasts),
+                  "failed_runs": sorted(failed)}
+    finally:
+        none.close()
+        ten.close()
+    print(json.dumps(result, indent=2))
+    if a.out:
+        os.makedirs(a.out, exist_ok=True)
+        with open(os.path.join(a.out, "integrations.json"), "w") as f:
+            json.dump(result, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
