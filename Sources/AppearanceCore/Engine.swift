@@ -17,6 +17,9 @@ public struct AppearanceState: Equatable, Sendable {
     public var seq: UInt64
     /// Random per daemon start: a different value means the daemon restarted and seq started again.
     public var instance: String
+    /// Only in a `get` reply, and only while the config file on disk is not in force (a mistake in it at
+    /// start-up, or a reload that refused it): why, with the file and line. Never in a notification.
+    public var configProblem: String? = nil
 
     public var darkMode: Bool { mode.isDark }
 

@@ -25,7 +25,9 @@ extension Daemon {
                 JSON.object([("app", .string($0.key)), ("override", .string($0.value.rawValue))])
             }))]))
         case .get:
-            result = .success(mine.json)
+            var reply = mine
+            reply.configProblem = settings.configProblem
+            result = .success(reply.json)
         case .status:
             result = .success(status.json)
         case .subscribe(var interest):

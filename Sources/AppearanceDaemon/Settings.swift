@@ -13,6 +13,9 @@ final class Settings: @unchecked Sendable {
     private(set) var paletteDetail = "not read yet"
     /// The config file and how it was read.
     private(set) var configDetail = "not read yet"
+    /// Why the config file on disk is not the one in force ("FILE:LINE: problem; using the defaults until it
+    /// is fixed"), or nil when it is (or there is none): `get` carries it, so a script sees it too.
+    private(set) var configProblem: String?
 
     init(paths: Paths, log: Logger) {
         self.paths = paths
@@ -28,17 +31,21 @@ final class Settings: @unchecked Sendable {
         do {
             if let c = try Config.load(path: paths.configFile) {
                 configDetail = paths.configFile
+                configProblem = nil
                 config = forTrial(c)
                 return
             }
         } catch {
             configDetail = "\(paths.configFile): not used, \(error.message)\(error.line.map { " (line \($0))" } ?? ""); \(fallback)"
+            configProblem = "\(error); \(fallback)"
             throw error
         }
         if paths.configExplicit {
             configDetail = "\(paths.configFile): does not exist; \(fallback)"
+            configProblem = "\(paths.configFile): does not exist; \(fallback)"
             throw ConfigError(path: paths.configFile, message: "does not exist")
         }
+        configProblem = nil
         configDetail = "\(paths.configFile): no such file (the defaults)"
         if let hint = misnamedConfigHint() {
             configDetail += "; " + hint

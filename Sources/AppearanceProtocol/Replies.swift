@@ -71,6 +71,7 @@ extension AppearanceState {
          ("temporary", temporary.map(\.json) ?? .null)]
             + (app.map { [("app", .string($0)), ("globalMode", .string((globalMode ?? mode).rawValue)),
                           ("globalSource", .string((globalSource ?? source).rawValue))] } ?? [])
+            + (configProblem.map { [("configProblem", .string($0))] } ?? [])
     }
 
     /// Reads a state object; unknown fields are ignored.
@@ -89,6 +90,7 @@ extension AppearanceState {
         app = json["app"]?.stringValue
         globalMode = json["globalMode"]?.stringValue.flatMap(Mode.init(rawValue:))
         globalSource = json["globalSource"]?.stringValue.flatMap(Source.init(rawValue:))
+        configProblem = json["configProblem"]?.stringValue
     }
 }
 

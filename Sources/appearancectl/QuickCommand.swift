@@ -65,6 +65,7 @@ enum QuickCommand {
                 let state = try AppearanceConnection.finishStateCall(on: socket, path: path, deadline: deadline,
                                                                      received: line)
                 printState(state, json: false)
+                warnOfConfigProblem(state)
             } catch {
                 fail(error)
             }

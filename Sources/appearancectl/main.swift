@@ -102,6 +102,12 @@ func watchLines(_ w: Watch, socket: String?) -> Never {
     }
 }
 
+/// After `get`'s mode: the mode is right for what is in force, but the config the user wrote is not in force
+/// (a `get` reply carries why): said on stderr, so a prompt keeps its one word on stdout.
+func warnOfConfigProblem(_ s: AppearanceState) {
+    if let problem = s.configProblem { Posix.printError("appearancectl: appearanced is not using its config: \(problem)\n") }
+}
+
 func printState(_ s: AppearanceState, json: Bool) {
     out(json ? s.json.text : s.mode.rawValue)
 }
@@ -266,7 +272,10 @@ case .completionList(let what):
     for w in words where !w.isEmpty && w.unicodeScalars.allSatisfy(plain) { out(w) }
 
 case .get(let app, let json):
-    do { printState(try connect(socket, app: app).state(), json: json) } catch { fail(error) }
+    let state: AppearanceState
+    do { state = try connect(socket, app: app).state() } catch { fail(error) }
+    printState(state, json: json)
+    if !json { warnOfConfigProblem(state) }
 
 case .status(let json):
     let c = connect(socket)
