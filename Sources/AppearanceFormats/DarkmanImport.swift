@@ -17,6 +17,7 @@ public func convertDarkman(_ text: String, file: String) throws(ImportError) -> 
     var notes: [String] = []
     var portal: Bool?
     var darkmanDBus: Bool?
+    var geoclue = false
     var lineNumber = 0
     for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
         lineNumber += 1
@@ -48,10 +49,7 @@ public func convertDarkman(_ text: String, file: String) throws(ImportError) -> 
             }
             if key == "lat" { latitude = v } else { longitude = v }
         case "usegeoclue":
-            if try bool() {
-                notes.append("usegeoclue: appearanced does not ask a location service; it uses the latitude and longitude written here"
-                             + (latitude == nil ? " (none were set: add them under [schedule])" : ""))
-            }
+            geoclue = try bool()
         case "portal":
             portal = try bool()
         case "dbusserver":
@@ -74,7 +72,12 @@ public func convertDarkman(_ text: String, file: String) throws(ImportError) -> 
         toml += "\n# darkman portal: \(portal)\nportal-backend = \"\(portal ? "auto" : "off")\"\n"
     }
     if let latitude, let longitude {
+        // darkman asks GeoClue when told to and falls back on lat/lng; appearanced takes a typed place over
+        // GeoClue (both at once is a config error), so the typed one is kept and the other way is said.
+        if geoclue { notes.append("usegeoclue: kept the lat and lng written here, which win over a location service (for GeoClue instead, replace them with location = \"geoclue\" under [schedule])") }
         toml += "\n[schedule]\nlatitude = \(latitude)\nlongitude = \(longitude)\n"
+    } else if geoclue {
+        toml += "\n# darkman usegeoclue: true\n[schedule]\nlocation = \"geoclue\"\n"
     } else {
         notes.append("no lat/lng: without a [schedule] the mode changes only when the desktop or a user changes it")
     }

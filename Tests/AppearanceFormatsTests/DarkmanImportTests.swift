@@ -30,7 +30,7 @@ struct DarkmanImportTests {
 
             """)
         #expect(result.notes == [
-            "usegeoclue: appearanced does not ask a location service; it uses the latitude and longitude written here",
+            #"usegeoclue: kept the lat and lng written here, which win over a location service (for GeoClue instead, replace them with location = "geoclue" under [schedule])"#,
         ])
         let config = try Config.parse(result.toml, path: "config.toml")
         #expect(config.schedule.latitude == 52.3 && config.schedule.longitude == 4.8 && config.portalBackend == .auto)
@@ -40,12 +40,19 @@ struct DarkmanImportTests {
     }
 
     @Test func anEmptyConfigSaysThereIsNoSchedule() throws {
-        let result = try convertDarkman("portal: off\nusegeoclue: true\n", file: "c.yaml")
+        let result = try convertDarkman("portal: off\n", file: "c.yaml")
         #expect(result.toml.contains("portal-backend = \"off\""))
         #expect(!result.toml.contains("[schedule]"))
-        #expect(result.notes.first?.hasSuffix("(none were set: add them under [schedule])") == true, "\(result.notes)")
-        #expect(result.notes.last?.hasPrefix("no lat/lng:") == true, "\(result.notes)")
+        #expect(result.notes.count == 1 && result.notes[0].hasPrefix("no lat/lng:"), "\(result.notes)")
         #expect(try Config.parse(result.toml, path: "config.toml") == Config(portalBackend: .off))
+    }
+
+    /// usegeoclue without lat/lng: appearanced asks GeoClue too.
+    @Test func useGeoClueAloneAsksGeoClue() throws {
+        let result = try convertDarkman("usegeoclue: true\n", file: "c.yaml")
+        #expect(result.toml.hasSuffix("[schedule]\nlocation = \"geoclue\"\n") && result.notes.isEmpty, "\(result)")
+        let config = try Config.parse(result.toml, path: "config.toml")
+        #expect(config.scheduleFromGeoClue && config.schedule.latitude == nil)
     }
 
     @Test(arguments: [
