@@ -40,23 +40,9 @@ extension Daemon {
         case .palette(let variant):
             result = .success(palette.resolved(variant.variant(for: mine), accent: mine.traits.accentColor).json)
         case .set, .toggle, .setTemporary, .toggleTemporary:
-            // A write answered later holds this connection's later requests until then, so a client reads its
-            // replies in the order it asked (a `get` after a `set` sees the `set`).
-            var answered = false, held = false
-            let id = request.id
-            write(request.call, app: request.app, by: requester(c)) { result in
-                answered = true
-                if let id {
-                    switch result {
-                    case .success(let state): c.send(Outgoing.result(id: id, state.json))
-                    case .failure(let e): c.send(Outgoing.error(id: id, e))
-                    }
-                }
-                if held { c.resumeAfterSave() }
-            }
-            if !answered {
-                held = true
-                c.holdUntilSaved()
+            // A write is answered once durable (a `get` after a `set` sees the `set`).
+            answerLater(c, id: request.id) { reply in
+                write(request.call, app: request.app, by: requester(c)) { reply($0.map(\.json)) }
             }
             return
         case .log(let limit):
@@ -67,22 +53,11 @@ extension Daemon {
         case .schedule(let days):
             result = .success(scheduleReply(days: days).json)
         case .integrations(let enable, let disable):
-            // Answered once the change is durable; the connection's later requests wait for it, as after a write.
-            var answered = false, held = false
-            let id = request.id
-            integrations.change(enable: enable, disable: disable, mode: modeOf) { result in
-                answered = true
-                if let id {
-                    switch result {
-                    case .success(let list): c.send(Outgoing.result(id: id, IntegrationInfo.reply(list, run: self.integrations.allowed)))
-                    case .failure(let e): c.send(Outgoing.error(id: id, e))
-                    }
+            // Answered once the change is durable, as a write is.
+            answerLater(c, id: request.id) { reply in
+                integrations.change(enable: enable, disable: disable, mode: modeOf) {
+                    reply($0.map { IntegrationInfo.reply($0, run: self.integrations.allowed) })
                 }
-                if held { c.resumeAfterSave() }
-            }
-            if !answered {
-                held = true
-                c.holdUntilSaved()
             }
             return
         }
@@ -91,6 +66,27 @@ extension Daemon {
             case .success(let json): c.send(Outgoing.result(id: id, json))
             case .failure(let e): c.send(Outgoing.error(id: id, e))
             }
+        }
+    }
+
+    /// Starts what answers `c` through the function it is given, now or later. An answer that comes later
+    /// holds the connection's following requests until then, so a client reads its replies in the order it
+    /// asked.
+    private func answerLater(_ c: Connection, id: JSON?, _ start: (@escaping (Result<JSON, RPCError>) -> Void) -> Void) {
+        var answered = false, held = false
+        start { result in
+            answered = true
+            if let id {
+                switch result {
+                case .success(let json): c.send(Outgoing.result(id: id, json))
+                case .failure(let e): c.send(Outgoing.error(id: id, e))
+                }
+            }
+            if held { c.resumeAfterSave() }
+        }
+        if !answered {
+            held = true
+            c.holdUntilSaved()
         }
     }
 
