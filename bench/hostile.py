@@ -473,6 +473,7 @@ def fairness(bin_dir, kind, gets, sets, seconds=30):
             request(d.socket, b'{"jsonrpc":"2.0","id":2,"method":"set","params":{"override":"dark"}}\n')
             sub.wait_change(1)
         time.sleep(0.5)
+        cpu0, t0 = cpu_ms(d.p.pid), time.time()
         deadline = time.time() + seconds
         samples, failed = [], 0
         for _ in range(gets):
@@ -485,6 +486,7 @@ def fairness(bin_dir, kind, gets, sets, seconds=30):
                 samples.append(ms)
         # The subscriber's counter starts after what came before (the hook's trigger).
         delays, lost = notification_delays(d.socket, sub, sets, seconds)
+        cpu_percent = round((cpu_ms(d.p.pid) - cpu0) / (time.time() - t0) / 10, 1)
         hook_running = hook and os.path.exists(d.root + "/hook-pids")
         during = sampler.close()
         sampler = None
@@ -498,7 +500,8 @@ def fairness(bin_dir, kind, gets, sets, seconds=30):
                   "notification_after_set_reply_ms": percentiles(delays), "notifications_lost": lost,
                   "rss_kib": {"before": before, "max_during": during, "after_1s": after["VmRSS"],
                               "hwm": after["VmHWM"]},
-                  "get_after_ms": socket_get(d.socket), "daemon_running": d.p.poll() is None}
+                  "get_after_ms": socket_get(d.socket), "daemon_running": d.p.poll() is None,
+                  "daemon_cpu_percent": cpu_percent}
         if flood_figures:
             result["flood"] = flood_figures
         if hook:
