@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Where the schedule's place comes from when the config says `[schedule] location = "geoclue"`: a source of
 /// location fixes (GeoClue on the system bus, AppearanceBus/GeoClue.swift). The daemon never sees D-Bus: it is
 /// given a `Locator` as it is given a `Sentry`.
@@ -19,6 +23,17 @@ public struct LocationFix: Equatable, Sendable {
 
     public init(latitude: Double, longitude: Double, time: Int64) {
         (self.latitude, self.longitude, self.time) = (latitude, longitude, time)
+    }
+
+    /// Moves shorter than this keep the place the schedule uses (GeoClue is asked for the same threshold).
+    public static let samePlaceKilometres = 40.0
+
+    /// The great-circle distance to `other`, in km (haversine, on a sphere of 6,371 km).
+    public func kilometres(to other: LocationFix) -> Double {
+        let r = Double.pi / 180
+        let dLat = (other.latitude - latitude) * r, dLon = (other.longitude - longitude) * r
+        let a = sin(dLat / 2) * sin(dLat / 2) + cos(latitude * r) * cos(other.latitude * r) * sin(dLon / 2) * sin(dLon / 2)
+        return 2 * 6371 * asin(min(1, a.squareRoot()))
     }
 
     /// A place a schedule can use: both coordinates finite and in range.

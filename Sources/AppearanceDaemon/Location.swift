@@ -104,6 +104,11 @@ final class LocationRoom: @unchecked Sendable {
         case .fix(var f):
             if f.time <= 0 { f.time = clock.now() }
             f = f.rounded
+            // GeoClue is asked to stay quiet for moves under 40 km (DistanceThreshold), but a source may report
+            // one all the same (a VPN's exit, another cell tower): the place stays, and the fix is confirmed.
+            if let old = fix, old.kilometres(to: f) < LocationFix.samePlaceKilometres {
+                (f.latitude, f.longitude) = (old.latitude, old.longitude)
+            }
             let moved = fix.map { $0.latitude != f.latitude || $0.longitude != f.longitude } ?? true
             fix = f
             source = .geoclue

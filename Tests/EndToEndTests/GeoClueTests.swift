@@ -118,6 +118,20 @@ import class TestSupport.Subprocess
         let cached = try String(contentsOfFile: s.root + "/state/appearanced/location.json", encoding: .utf8)
         #expect(cached == "{\"latitude\":52.52,\"longitude\":13.40,\"time\":\(fixTime)}\n", "\(cached)")
 
+        // 4.75 km away (GeoClue should not have said it; a source may): the same place, the fix confirmed.
+        let nearTime = fixTime + 60
+        try await geoclue.send("fix 52.55 13.45 \(nearTime)")
+        try waitUntil("the fix to be confirmed") { (try Self.location(s, from: "schedule")["time"] as? Int) == nearTime }
+        let near = try Self.object(try s.ctl("schedule", "--json").out)
+        let nearPlace = try #require(near["location"] as? [String: Any])
+        #expect(nearPlace["latitude"] as? Double == 52.52 && nearPlace["longitude"] as? Double == 13.4, "\(nearPlace)")
+        #expect((near["events"] as? [[String: Any]])?.map { $0["time"] as? Int } == events.map { $0["time"] as? Int }, "\(near)")
+        // Munich, 500 km away: a new place, a new plan.
+        try await geoclue.send("fix 48.137 11.575")
+        try waitUntil("Munich") { (try Self.location(s, from: "schedule")["latitude"] as? Double) == 48.14 }
+        let munich = try #require(try Self.object(try s.ctl("schedule", "--json").out)["events"] as? [[String: Any]])
+        #expect(munich.map { $0["time"] as? Int } != events.map { $0["time"] as? Int }, "\(munich)")
+
         // Sydney: the same days' sunrise and sunset are hours apart from Berlin's.
         try await geoclue.send("fix -33.8688 151.2093")
         try waitUntil("the new place") { (try Self.location(s, from: "schedule")["latitude"] as? Double) == -33.87 }
