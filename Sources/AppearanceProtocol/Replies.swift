@@ -36,6 +36,9 @@ public struct StatusInfo: Equatable, Sendable {
     /// The integrations enabled and how their last runs went ("2 enabled (kitty, neovim): ok"); nil from a
     /// daemon older than protocol 6.
     public var integrationsDetail: String? = nil
+    /// With a `[schedule]`: what `schedule` answers for the next two days (`scheduleView`), the structured form
+    /// of `scheduleDetail`; nil without one (or from a daemon older than protocol 6).
+    public var scheduleView: ScheduleInfo? = nil
 
     public init(state: AppearanceState, systemDetail: String, defaultMode: Mode, subscribers: Int,
                 protocolVersion: Int = AppearanceProtocol.protocolVersion, version: String, pid: Int,
@@ -264,7 +267,8 @@ extension StatusInfo {
           + (desktopDetail.map { [("desktop", JSON.string($0))] } ?? [])
           + (busDetail.map { [("bus", JSON.string($0))] } ?? [])
           + (location.map { [("location", $0.json)] } ?? [])
-          + (integrationsDetail.map { [("integrations", JSON.string($0))] } ?? []))
+          + (integrationsDetail.map { [("integrations", JSON.string($0))] } ?? [])
+          + (scheduleView.map { [("scheduleView", $0.json)] } ?? []))
     }
 
     public init(json: JSON) throws(RPCError) {
@@ -282,6 +286,7 @@ extension StatusInfo {
                   appOverrides: json["appOverrides"]?.intValue, desktopDetail: json["desktop"]?.stringValue,
                   busDetail: json["bus"]?.stringValue, location: json["location"].map(LocationInfo.init(json:)))
         integrationsDetail = json["integrations"]?.stringValue
+        scheduleView = json["scheduleView"].flatMap { try? ScheduleInfo(json: $0) }
     }
 }
 
