@@ -166,14 +166,15 @@ final class Integrations: @unchecked Sendable {
         saving = (c, next, newly, dropped)
         let bytes = JSON.object([("enabled", .array(next.map(JSON.string)))]).bytes + [0x0A]
         let file = file
-        saveQueue.async { [unowned self] in
+        let room = Persistence.WeakRef(self)
+        saveQueue.async { [queue] in
             let failure: Errno?
             do throws(Errno) {
                 try FileSystem.makeDirectories(FileSystem.directory(of: file))
                 try FileSystem.writeAtomically(file, bytes)
                 failure = nil
             } catch { failure = error }
-            self.queue.async { self.saved(failure) }
+            queue.async { room.value?.saved(failure) }
         }
     }
 

@@ -92,15 +92,24 @@ final class Persistence: @unchecked Sendable {
         for w in batch { if let event = w.event { _ = after.apply(event) } }
         let next = StateStore.Saved(override: after.inputs.override, temporary: after.inputs.temporary, apps: after.inputs.apps)
         guard next != saved else {
-            queue.async { [unowned self] in self.finishSave(next, error: nil) }  // nothing new to write
+            queue.async { [weak self] in self?.finishSave(next, error: nil) }  // nothing new to write
             return
         }
         let save = save
-        saveQueue.async { [unowned self] in
+        // Weak: a room let go while its save runs (an in-process daemon a test has finished with) is not
+        // touched again; the save itself is made all the same.
+        let room = WeakRef(self)
+        saveQueue.async { [queue] in
             let failure: Errno?
             do throws(Errno) { try save(next); failure = nil } catch { failure = error }
-            self.queue.async { self.finishSave(next, error: failure) }
+            queue.async { room.value?.finishSave(next, error: failure) }
         }
+    }
+
+    /// A reference that does not keep its object, to hand across queues.
+    final class WeakRef<T: AnyObject>: @unchecked Sendable {
+        weak var value: T?
+        init(_ value: T) { self.value = value }
     }
 
     /// The save is durable (or failed): the writes it covers are handed on in the order they came; the next
