@@ -23,6 +23,23 @@ from bench import idle_delta, proc_counters  # noqa: E402
 FAKE_GEOCLUE = os.path.join(os.path.dirname(HERE), "Tests/EndToEndTests/Scripts/fake-geoclue.py")
 
 
+def environment(root):
+    """The daemon's private environment under `root`: no session bus, no system bus."""
+    return {"PATH": "/usr/bin:/bin", "HOME": root, "XDG_RUNTIME_DIR": root + "/runtime",
+            "XDG_STATE_HOME": root + "/state", "XDG_CONFIG_HOME": root + "/config",
+            "DBUS_SESSION_BUS_ADDRESS": f"unix:path={root}/no-bus", "DBUS_SYSTEM_BUS_ADDRESS": f"unix:path={root}/no-bus"}
+
+
+def answering(bin_dir, env, pause):
+    """Waits (20 s at most) until `appearancectl get` answers; returns that deadline for the waits after it."""
+    deadline = time.time() + 20
+    while subprocess.run([bin_dir + "/appearancectl", "get"], env=env, capture_output=True).returncode != 0:
+        if time.time() > deadline:
+            raise SystemExit("appearanced did not start")
+        time.sleep(pause)
+    return deadline
+
+
 def system_bus(root):
     """A private system bus (no service files) and, with `geoclue`, the fake GeoClue on it. Returns the
     processes and the address."""
@@ -43,9 +60,7 @@ def measure(bin_dir, config, seconds, geoclue=False):
             os.makedirs(os.path.join(root, d), mode=0o700, exist_ok=True)
         with open(os.path.join(root, "config/appearanced/config.toml"), "w") as f:
             f.write(config)
-        env = {"PATH": "/usr/bin:/bin", "HOME": root, "XDG_RUNTIME_DIR": root + "/runtime",
-               "XDG_STATE_HOME": root + "/state", "XDG_CONFIG_HOME": root + "/config",
-               "DBUS_SESSION_BUS_ADDRESS": f"unix:path={root}/no-bus", "DBUS_SYSTEM_BUS_ADDRESS": f"unix:path={root}/no-bus"}
+        env = environment(root)
         fake = None
         if geoclue:
             bus, env["DBUS_SYSTEM_BUS_ADDRESS"] = system_bus(root)
@@ -56,11 +71,7 @@ def measure(bin_dir, config, seconds, geoclue=False):
                 raise SystemExit("the fake GeoClue did not start")
         d = subprocess.Popen([bin_dir + "/appearanced"], env=env, stderr=subprocess.DEVNULL)
         try:
-            deadline = time.time() + 20
-            while subprocess.run([bin_dir + "/appearancectl", "get"], env=env, capture_output=True).returncode != 0:
-                if time.time() > deadline:
-                    raise SystemExit("appearanced did not start")
-                time.sleep(0.05)
+            deadline = answering(bin_dir, env, 0.05)
             if fake:
                 # The daemon's client must have started before the fix is sent (a fix reaches started clients).
                 while "waiting for a first fix" not in subprocess.run([bin_dir + "/appearancectl", "status"], env=env,
@@ -103,9 +114,7 @@ def startups(bin_dir, config, runs, cache=None):
             os.makedirs(os.path.join(root, d), mode=0o700, exist_ok=True)
         with open(os.path.join(root, "config/appearanced/config.toml"), "w") as f:
             f.write(config)
-        env = {"PATH": "/usr/bin:/bin", "HOME": root, "XDG_RUNTIME_DIR": root + "/runtime",
-               "XDG_STATE_HOME": root + "/state", "XDG_CONFIG_HOME": root + "/config",
-               "DBUS_SESSION_BUS_ADDRESS": f"unix:path={root}/no-bus", "DBUS_SYSTEM_BUS_ADDRESS": f"unix:path={root}/no-bus"}
+        env = environment(root)
         times = []
         for _ in range(runs):
             if cache:
@@ -113,11 +122,7 @@ def startups(bin_dir, config, runs, cache=None):
                     f.write(cache)
             t0 = time.perf_counter()
             d = subprocess.Popen([bin_dir + "/appearanced"], env=env, stderr=subprocess.DEVNULL)
-            deadline = time.time() + 20
-            while subprocess.run([bin_dir + "/appearancectl", "get"], env=env, capture_output=True).returncode != 0:
-                if time.time() > deadline:
-                    raise SystemExit("appearanced did not start")
-                time.sleep(0.001)
+            answering(bin_dir, env, 0.001)
             times.append((time.perf_counter() - t0) * 1000)
             d.terminate()
             d.wait()
