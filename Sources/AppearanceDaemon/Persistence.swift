@@ -106,12 +106,6 @@ final class Persistence: @unchecked Sendable {
         }
     }
 
-    /// A reference that does not keep its object, to hand across queues.
-    final class WeakRef<T: AnyObject>: @unchecked Sendable {
-        weak var value: T?
-        init(_ value: T) { self.value = value }
-    }
-
     /// The save is durable (or failed): the writes it covers are handed on in the order they came; the next
     /// save takes what came meanwhile.
     private func finishSave(_ next: StateStore.Saved, error: Errno?) {
@@ -129,4 +123,11 @@ final class Persistence: @unchecked Sendable {
         onDurable(batch)
         if unsaved.isEmpty { persistIfNeeded() } else if inFlight == nil { startSave() }
     }
+}
+
+/// A reference that does not keep its object, to hand a room across queues (a save's end comes back through
+/// it: a room let go meanwhile is not touched).
+final class WeakRef<T: AnyObject>: @unchecked Sendable {
+    weak var value: T?
+    init(_ value: T) { self.value = value }
 }

@@ -1,0 +1,58 @@
+import AppearanceCore
+
+/// The reply to `schedule` (protocol 5): what the schedule says now and its changes over the days asked for.
+/// `{"configured": true, "mode": "light", "hiddenBy": "override", "events": [{"time", "mode", "cause"}, …]}`.
+public struct ScheduleInfo: Equatable, Sendable {
+    public struct Change: Equatable, Sendable {
+        /// Unix time, seconds.
+        public var time: Int64
+        public var mode: Mode
+        /// "sunrise", "sunset-30m", "light-at", "dark-at", "polar day", "polar night".
+        public var cause: String
+
+        public init(time: Int64, mode: Mode, cause: String) {
+            (self.time, self.mode, self.cause) = (time, mode, cause)
+        }
+    }
+
+    /// A schedule is configured (`[schedule]` in the config).
+    public var configured: Bool
+    /// What the schedule says now (nil without a schedule).
+    public var mode: Mode?
+    /// What decides everyone's mode before the schedule now: "temporary", "override", or "system" (the
+    /// desktop, when the schedule ranks below it); nil when the schedule decides (or there is none).
+    public var hiddenBy: Source?
+    /// Changes of the mode the schedule makes, oldest first (only those that change it).
+    public var changes: [Change]
+    /// The place the sun's times are for (typed, GeoClue's or cached); nil when the schedule uses none.
+    public var location: LocationInfo?
+
+    public init(configured: Bool, mode: Mode?, hiddenBy: Source?, changes: [Change], location: LocationInfo? = nil) {
+        (self.configured, self.mode, self.hiddenBy, self.changes, self.location) = (configured, mode, hiddenBy, changes, location)
+    }
+
+    public var json: JSON {
+        .object([("configured", .bool(configured)), ("mode", mode.map { .string($0.rawValue) } ?? .null),
+                 ("hiddenBy", hiddenBy.map { .string($0.rawValue) } ?? .null),
+                 ("events", .array(changes.map { .object([("time", .int(UInt64(max(0, $0.time)))), ("mode", .string($0.mode.rawValue)),
+                                                          ("cause", .string($0.cause))]) }))]
+                + (location.map { [("location", $0.json)] } ?? []))
+    }
+
+    public init(json: JSON) throws(RPCError) {
+        guard let configured = json["configured"]?.boolValue, case .array(let items)? = json["events"] else {
+            throw RPCError(.internalError, "the daemon's schedule reply has no \"configured\" or \"events\"")
+        }
+        var changes: [Change] = []
+        for item in items {
+            guard let t = item["time"]?.uint64Value.flatMap({ Int64(exactly: $0) }),
+                  let m = item["mode"]?.stringValue.flatMap(Mode.init(rawValue:)) else {
+                throw RPCError(.internalError, "the daemon's schedule reply has an event without a time or a mode")
+            }
+            changes.append(Change(time: t, mode: m, cause: item["cause"]?.stringValue ?? ""))
+        }
+        self.init(configured: configured, mode: json["mode"]?.stringValue.flatMap(Mode.init(rawValue:)),
+                  hiddenBy: json["hiddenBy"]?.stringValue.flatMap(Source.init(rawValue:)), changes: changes,
+                  location: json["location"].map(LocationInfo.init(json:)))
+    }
+}
