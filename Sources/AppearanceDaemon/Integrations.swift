@@ -70,6 +70,16 @@ final class Integrations: @unchecked Sendable {
         return dirs
     }
 
+    /// The file that wins for one name (the first directory that holds it as a regular file), or nil.
+    func path(of name: String) -> String? {
+        guard IntegrationName.isValid(name) else { return nil }
+        for dir in directories() {
+            let path = dir + "/" + name
+            if let st = try? FileSystem.status(path), st.kind == .regular { return path }
+        }
+        return nil
+    }
+
     /// Every integration found: name → path of the file that wins.
     func found() -> [String: String] {
         var all: [String: String] = [:]
@@ -166,7 +176,7 @@ final class Integrations: @unchecked Sendable {
         saving = (c, next, newly, dropped)
         let bytes = JSON.object([("enabled", .array(next.map(JSON.string)))]).bytes + [0x0A]
         let file = file
-        let room = Persistence.WeakRef(self)
+        let room = WeakRef(self)
         saveQueue.async { [queue] in
             let failure: Errno?
             do throws(Errno) {
@@ -226,7 +236,7 @@ final class Integrations: @unchecked Sendable {
             running.remove(name)
             return
         }
-        guard let path = found()[name] else {
+        guard let path = path(of: name) else {
             finish(name, job, "not found in \(directories().joined(separator: ", "))")
             return
         }

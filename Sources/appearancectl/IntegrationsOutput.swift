@@ -15,7 +15,8 @@ struct IntegrationFacts {
 }
 
 /// Runs `path verb` with its output read until `deadline`: (exit 0?, output), or nil when it could not start
-/// or did not finish in time (then its process group is killed).
+/// or did not finish in time (then its process group is killed). The output's end is not the child's: one
+/// that closes its output and goes on is waited for until the same deadline.
 func runIntegration(_ path: String, _ verb: String, deadline: Deadline) -> (ok: Bool, output: String)? {
     guard let (reader, writer) = try? Descriptor.socketPair() else { return nil }
     defer { reader.close() }
@@ -34,8 +35,15 @@ func runIntegration(_ path: String, _ verb: String, deadline: Deadline) -> (ok: 
         guard let n = try? reader.read(into: buffer), n > 0 else { break }  // end of output (or nothing yet: read again)
         output += buffer[0..<n]
     }
-    let status = child.wait()
-    return (status.succeeded, String(decoding: output, as: UTF8.self))
+    while true {
+        if let status = child.reap() { return (status.succeeded, String(decoding: output, as: UTF8.self)) }
+        if deadline.passed {
+            child.signalGroup(.kill)
+            _ = child.wait()
+            return nil
+        }
+        Posix.sleep(seconds: 0.005)
+    }
 }
 
 func facts(_ info: IntegrationInfo) -> IntegrationFacts {

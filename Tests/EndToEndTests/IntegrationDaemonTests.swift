@@ -133,6 +133,17 @@ import TestSupport
         try d.waitForStderr("integration broken apply failed: exit status 3")
     }
 
+    /// An integration that closes its output and hangs does not hang the list: each answer has a deadline.
+    @Test(.timeLimit(.minutes(1)))
+    func aHungIntegrationDoesNotHangTheList() throws {
+        let s = try Sandbox()
+        try HookTests.script(s, s.root + "/config/appearanced/integrations/stuck", "exec >&- 2>&-\nexec sleep 60")
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        let r = try s.ctl("integrations")
+        #expect(r.status == 0 && r.out.contains("stuck: off\n  program:  unknown (\(s.root)/config/appearanced/integrations/stuck available did not answer within 2 s)"), "\(r)")
+    }
+
     @Test(.timeLimit(.minutes(2)))
     func oneAnotherUserCouldHaveWrittenIsNotRun() throws {
         let s = try Sandbox()
