@@ -113,7 +113,7 @@ extension Daemon {
                    configDetail: settings.configDetail, appOverrides: engine.inputs.apps.count,
                    desktopDetail: publisher.follower.statusDetail, busDetail: faceDetail, location: locationInfo)
         s.integrationsDetail = integrations.statusDetail
-        if scheduleDetail != nil { s.scheduleView = scheduleReply(days: 2) }
+        if s.scheduleDetail != nil { s.scheduleView = scheduleReply(days: 2) }
         return s
     }
 
