@@ -1,9 +1,9 @@
 // The D-Bus face: appearanced's own interface (`io.github.appearanced.Appearance1`, docs/decisions.md, "The
 // D-Bus face's names") and darkman's (`nl.whynothugo.darkman`), for programs that speak D-Bus rather than the
 // socket's protocol. It lives on the sentry's session-bus connection, beside the portal backend: it follows
-// the bus across its loss and return as they do. Reads answer from the published state; writes go through
-// the daemon's one entry for writes (`FaceRequests.write`) and are answered once durable, without waiting on
-// the queue. Every call's signature is checked before anything is decoded, and decoding has bounds.
+// the bus across its loss and return as they do, on the bus's own queue. Reads for everyone answer from the
+// published state the face holds; one app's state and writes go to the daemon (`FaceRequests`), and are
+// answered when they come back (a write once it is durable), without waiting. Every call's signature is checked before anything is decoded, and decoding has bounds.
 import AppearanceCore
 import AppearanceProtocol
 import Dispatch
@@ -39,6 +39,8 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
     /// What listeners were last told: properties (by name) and the mode.
     private var emitted: [String: BusValue] = [:]
     private var emittedMode: Mode?
+    /// The published state, as the daemon last gave it: what a read for everyone answers.
+    private var published: AppearanceState?
 
     /// - Parameter sentry: the sentry whose session-bus connection the face shares. Create it after the
     ///   portal backend (it chains to the backend) and before starting the sentry.
@@ -49,13 +51,14 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
         sentry.peer = self
     }
 
-    public func start(_ options: FaceOptions, requests: FaceRequests, report: @escaping (String) -> Void) {
+    public func start(_ options: FaceOptions, state: AppearanceState, requests: FaceRequests, report: @escaping (String) -> Void) {
         dispatchPrecondition(condition: .onQueue(queue))
         self.requests = requests
         self.report = report
         self.options = options
-        emitted = properties(requests.state(for: nil))
-        emittedMode = requests.state(for: nil).mode
+        published = state
+        emitted = properties(state)
+        emittedMode = state.mode
         changed()
     }
 
@@ -72,6 +75,7 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
     public func publish(_ state: AppearanceState, previous: Mode) {
         dispatchPrecondition(condition: .onQueue(queue))
         guard requests != nil else { return }
+        published = state
         let now = properties(state)
         let changedProperties = now.filter { emitted[$0.key] != $0.value }
         let before = emittedMode ?? previous
@@ -239,12 +243,12 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
     struct Refused: Error { var error: BusError }
 
     private func handle(_ call: Message) -> Bool {
-        guard let path = call.path, let member = call.member, let requests else { return false }
+        guard let path = call.path, let member = call.member, let requests, let published else { return false }
         let answer: Result<[BusValue], BusError>?
         if path == BusFace.path {
-            answer = ownCall(call, member, requests)
+            answer = ownCall(call, member, requests, published)
         } else if path == BusFace.darkmanPath, darkman == .owned || darkman == .asking {
-            answer = darkmanCall(call, member, requests)
+            answer = darkmanCall(call, member, requests, published)
         } else {
             return false
         }
@@ -269,12 +273,12 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
                  message: "no method \(call.interface.map { "\($0)." } ?? "")\(member)(\(call.signature)) at \(path)")
     }
 
-    private func ownCall(_ call: Message, _ member: String, _ requests: FaceRequests) -> Result<[BusValue], BusError>? {
+    private func ownCall(_ call: Message, _ member: String, _ requests: FaceRequests, _ published: AppearanceState) -> Result<[BusValue], BusError>? {
         switch (call.interface, member) {
         case (BusFace.interface?, "Get"), (nil, "Get"),
              (BusFace.interface?, "Set"), (nil, "Set"),
              (BusFace.interface?, "Toggle"), (nil, "Toggle"):
-            return method(call, member, requests)
+            return method(call, member, requests, published)
         case (BusFace.properties?, "Get"):
             return Result { () throws(Refused) in
                 let args = try strings(of: call, "Get", "ss")
@@ -299,8 +303,8 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
         }
     }
 
-    private func darkmanCall(_ call: Message, _ member: String, _ requests: FaceRequests) -> Result<[BusValue], BusError>? {
-        let mode = BusValue.string(requests.state(for: nil).mode.rawValue)
+    private func darkmanCall(_ call: Message, _ member: String, _ requests: FaceRequests, _ published: AppearanceState) -> Result<[BusValue], BusError>? {
+        let mode = BusValue.string(published.mode.rawValue)
         switch (call.interface, member) {
         case (BusFace.properties?, "Get"):
             return Result { () throws(Refused) in
@@ -338,7 +342,7 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
 
     /// Get, Set and Toggle: the options become the socket's params, so the socket's own checks and messages
     /// apply (`Request.decode`), and the call goes to the same decision as a socket client's.
-    private func method(_ call: Message, _ member: String, _ requests: FaceRequests) -> Result<[BusValue], BusError>? {
+    private func method(_ call: Message, _ member: String, _ requests: FaceRequests, _ published: AppearanceState) -> Result<[BusValue], BusError>? {
         let signature = member == "Set" ? "sa{sv}" : "a{sv}"
         guard call.hasSignature(signature) else { return .failure(invalidArgs("\(member) takes (\(signature)), not (\(call.signature))")) }
         // The mode (a name) and at most Request.maxMembers options of one basic value each.
@@ -369,7 +373,14 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
         }
         switch request.call {
         case .get:
-            return .success([BusFace.value(requests.state(for: request.app).json)])
+            guard let app = request.app else { return .success([BusFace.value(published.json)]) }
+            // One app's state is the daemon's to work out: answered when it comes back.
+            let connection = bus
+            requests.state(for: app) { [weak self] state in
+                guard let self, let connection, self.bus === connection else { return }
+                self.reply(to: call, .success([BusFace.value(state.json)]))
+            }
+            return nil
         case .set, .toggle, .setTemporary, .toggleTemporary:
             write(request.call, app: request.app, for: call, requests) { [BusFace.value($0.json)] }
             return nil

@@ -136,7 +136,7 @@ public final class Daemon: @unchecked Sendable {
         // The D-Bus faces answer from the published state and write through `write` as the socket does.
         let desk = FaceDesk(self)
         for face in publisher.faces {
-            face.start(FaceOptions(darkman: config.darkmanDBus), requests: desk) { [unowned self] detail in self.faceDetail = detail }
+            face.start(FaceOptions(darkman: config.darkmanDBus), state: engine.state, requests: desk) { [unowned self] detail in self.faceDetail = detail }
         }
         // Connections wait in the backlog until the first reading, so the first `get` is already right.
         sentry.start { [unowned self] reading in self.systemReading(reading) }

@@ -24,7 +24,10 @@ extension Daemon {
     func outletChanged(_ status: OutletStatus) {
         let wasServing = outletStatus?.serving ?? false
         outletStatus = status
-        if wasServing != status.serving { readAgain() }
+        guard wasServing != status.serving else { return }
+        // Serving the portal ourselves, there is no desktop switch to drive (and the other way round).
+        publisher.follower.configure(settings.config.desktop, portalServed: status.serving)
+        readAgain()
     }
 
     /// The last reading again, after what it is read against changed (the outlet, the palette's accent).

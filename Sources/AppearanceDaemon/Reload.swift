@@ -51,7 +51,7 @@ final class FaceDesk: FaceRequests {
 
     init(_ daemon: Daemon) { self.daemon = daemon }
 
-    func state(for app: String?) -> AppearanceState { daemon.engine.state(for: app) }
+    func state(for app: String, answer: @escaping (AppearanceState) -> Void) { answer(daemon.engine.state(for: app)) }
 
     func write(_ call: Call, app: String?, by who: String, answer: @escaping (Result<AppearanceState, RPCError>) -> Void) {
         daemon.write(call, app: app, by: who, answer: answer)

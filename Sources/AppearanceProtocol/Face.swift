@@ -1,12 +1,13 @@
 import AppearanceCore
 
 /// A way in besides the socket: the D-Bus face (appearanced's own interface and darkman's), plugged into the
-/// daemon as the portal backend is (`Outlet`), so the daemon never sees D-Bus. Every call is made on the
-/// daemon's queue; a face never waits on a peer there.
+/// daemon as the portal backend is (`Outlet`), so the daemon never sees D-Bus. A face is confined to one serial
+/// queue (the bus's: AppearanceDaemon's `CrossingFace` carries the daemon's calls there); it never waits on a
+/// peer, nor on the daemon.
 public protocol Face: AnyObject {
-    /// Starts serving with `options`; reads and writes go through `requests`, and `report` is told now and
-    /// whenever what the face serves changes (what `status` shows).
-    func start(_ options: FaceOptions, requests: FaceRequests, report: @escaping (String) -> Void)
+    /// Starts serving `state` (the published state) with `options`; what it does not hold itself goes through
+    /// `requests`, and `report` is told now and whenever what the face serves changes (what `status` shows).
+    func start(_ options: FaceOptions, state: AppearanceState, requests: FaceRequests, report: @escaping (String) -> Void)
     /// New options (the config was reloaded).
     func setOptions(_ options: FaceOptions)
     /// The published state after a change (or none: a face emits only what differs from what it last
@@ -16,9 +17,10 @@ public protocol Face: AnyObject {
 }
 
 /// What a face may ask of the daemon: the same reads and writes as the socket's, through the same decisions.
+/// Answers come on the face's queue.
 public protocol FaceRequests: AnyObject {
-    /// The published state, for everyone (nil) or one app.
-    func state(for app: String?) -> AppearanceState
+    /// The state one app is given (everyone's is the published state, which the face holds).
+    func state(for app: String, answer: @escaping (AppearanceState) -> Void)
     /// A write (`set`, `toggle` and their temporary forms), decided as the socket's are and answered once the
     /// save that covers it is durable. `who` names the asker in `log`.
     func write(_ call: Call, app: String?, by who: String, answer: @escaping (Result<AppearanceState, RPCError>) -> Void)

@@ -58,18 +58,25 @@ Posix.raiseFileLimit()
 
 let queue = DispatchQueue(label: "appearanced")
 let logger = Logger(level: logLevel ?? .info)
-let sentry = PortalSentry(queue: queue, log: { logger.log($0, $1) })
+// The session bus has a queue of its own (AppearanceDaemon/BusQueue.swift): what libdbus does with a peer's
+// messages never stands between a socket client and its answer. Its log lines go through the daemon's queue.
+let busQueue = DispatchQueue(label: "appearanced.bus")
+let busLog: (LogLevel, String) -> Void = { level, message in queue.async { logger.log(level, message) } }
+let portalSentry = PortalSentry(queue: busQueue, log: busLog)
 // A trial instance (--state-dir) takes no name on the session bus: the session's daemon has them. So neither
 // the portal backend nor the face is made (made, each chains to the sentry's connection and asks for its
 // name as soon as it is connected, started or not).
 let trial = invocation.stateDir != nil
-let backend = trial ? nil : PortalBackend(queue: queue, sentry: sentry, log: { logger.log($0, $1) })
+let backend = trial ? nil : PortalBackend(queue: busQueue, sentry: portalSentry, log: busLog)
 // After the backend: the face chains to it on the sentry's connection.
-let faces = trial ? [] : [BusFace(queue: queue, sentry: sentry, log: { logger.log($0, $1) })]
+let faces = trial ? [] : [CrossingFace(BusFace(queue: busQueue, sentry: portalSentry, log: busLog),
+                                               busQueue: busQueue, daemonQueue: queue)]
+let sentry = CrossingSentry(portalSentry, busQueue: busQueue, daemonQueue: queue)
 // The schedule's place, when the config asks GeoClue for it (started by the daemon only then).
 let locator = GeoClueLocator(queue: queue, log: { logger.log($0, $1) })
 let daemon = Daemon(paths: Paths.resolve(socket: socketPath, config: configPath, stateDir: invocation.stateDir, trialHooks: invocation.hooks),
-                    logLevelOption: logLevel, sentry: sentry, outlet: backend, faces: faces, locator: locator,
+                    logLevelOption: logLevel, sentry: sentry,
+                    outlet: backend.map { CrossingOutlet($0, busQueue: busQueue, daemonQueue: queue) }, faces: faces, locator: locator,
                     queue: queue, logger: logger)
 let sleepWatcher = SleepWatcher(queue: queue, log: { logger.log($0, $1) })
 queue.async {

@@ -1,0 +1,153 @@
+import AppearanceCore
+import AppearanceProtocol
+import Dispatch
+
+// The session bus's own queue. The sentry, the portal backend and the D-Bus faces (one libdbus connection)
+// run on a serial queue of their own, beside the daemon's: libdbus reads, loads and validates every incoming
+// message before anyone can look at it (one 60 MB call costs hundreds of milliseconds of it, a peer flooding
+// calls a steady share of a CPU), and none of that may stand between a socket client and its answer. The
+// wrappers here give the daemon the protocols it knows (`Sentry`, `Outlet`, `Face`) on its own queue and carry
+// every call across: to the bus's queue what the daemon says, back to the daemon's what the bus reports or
+// asks. Both queues are serial and every crossing is an `async` made in order, so each side hears the other in
+// the order things were said; neither ever waits for the other (docs/decisions.md, "The bus's own queue").
+
+/// A value handed across to the other queue, used only there once handed over.
+final class Across<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}
+
+/// The two queues, and the crossings between them.
+struct Crossing: Sendable {
+    let daemon: DispatchQueue
+    let bus: DispatchQueue
+
+    /// Runs `body` on the bus's queue, in order after everything said before.
+    func toBus(_ body: @escaping () -> Void) {
+        let b = Across(body)
+        bus.async { b.value() }
+    }
+
+    /// A callback to call on the bus's queue that runs `body` on the daemon's (in the order it is called).
+    func toDaemon<T>(_ body: @escaping (T) -> Void) -> (T) -> Void {
+        let b = Across(body)
+        return { [daemon] value in
+            let v = Across(value)
+            daemon.async { b.value(v.value) }
+        }
+    }
+}
+
+/// The sentry on the bus's queue, as the daemon sees it on its own.
+public final class CrossingSentry: Sentry {
+    private let inner: Across<Sentry>
+    private let crossing: Crossing
+
+    public init(_ inner: Sentry, busQueue: DispatchQueue, daemonQueue: DispatchQueue) {
+        self.inner = Across(inner)
+        crossing = Crossing(daemon: daemonQueue, bus: busQueue)
+    }
+
+    public func start(report: @escaping (SystemReading) -> Void) {
+        let (inner, report) = (inner, crossing.toDaemon(report))
+        crossing.toBus { inner.value.start(report: report) }
+    }
+
+    public func stop() {
+        let inner = inner
+        crossing.toBus { inner.value.stop() }
+    }
+}
+
+/// The portal backend on the bus's queue, as the daemon sees it on its own.
+public final class CrossingOutlet: Outlet {
+    private let inner: Across<Outlet>
+    private let crossing: Crossing
+
+    public init(_ inner: Outlet, busQueue: DispatchQueue, daemonQueue: DispatchQueue) {
+        self.inner = Across(inner)
+        crossing = Crossing(daemon: daemonQueue, bus: busQueue)
+    }
+
+    public func start(policy: BackendPolicy, report: @escaping (OutletStatus) -> Void) {
+        let (inner, report) = (inner, crossing.toDaemon(report))
+        crossing.toBus { inner.value.start(policy: policy, report: report) }
+    }
+
+    public func setPolicy(_ policy: BackendPolicy) {
+        let inner = inner
+        crossing.toBus { inner.value.setPolicy(policy) }
+    }
+
+    public func publish(_ values: ServedValues) {
+        let inner = inner
+        crossing.toBus { inner.value.publish(values) }
+    }
+
+    public func stop() {
+        let inner = inner
+        crossing.toBus { inner.value.stop() }
+    }
+}
+
+/// A D-Bus face on the bus's queue, as the daemon sees it on its own; and the daemon's desk, as the face sees
+/// it on the bus's queue.
+public final class CrossingFace: Face {
+    private let inner: Across<Face>
+    private let crossing: Crossing
+
+    public init(_ inner: Face, busQueue: DispatchQueue, daemonQueue: DispatchQueue) {
+        self.inner = Across(inner)
+        crossing = Crossing(daemon: daemonQueue, bus: busQueue)
+    }
+
+    public func start(_ options: FaceOptions, state: AppearanceState, requests: FaceRequests, report: @escaping (String) -> Void) {
+        let (inner, report) = (inner, crossing.toDaemon(report))
+        let desk = CrossingDesk(requests, crossing)
+        crossing.toBus { inner.value.start(options, state: state, requests: desk, report: report) }
+    }
+
+    public func setOptions(_ options: FaceOptions) {
+        let inner = inner
+        crossing.toBus { inner.value.setOptions(options) }
+    }
+
+    public func publish(_ state: AppearanceState, previous: Mode) {
+        let inner = inner
+        crossing.toBus { inner.value.publish(state, previous: previous) }
+    }
+
+    public func stop() {
+        let inner = inner
+        crossing.toBus { inner.value.stop() }
+    }
+}
+
+/// The daemon's desk across the queues: asked on the bus's queue, decided on the daemon's, answered back on
+/// the bus's.
+final class CrossingDesk: FaceRequests, @unchecked Sendable {
+    // Immutable; `desk` is used only on the daemon's queue.
+    private let desk: FaceRequests
+    private let crossing: Crossing
+
+    init(_ desk: FaceRequests, _ crossing: Crossing) {
+        self.desk = desk
+        self.crossing = crossing
+    }
+
+    func state(for app: String, answer: @escaping (AppearanceState) -> Void) {
+        let answer = Across(answer)
+        crossing.daemon.async { [self] in
+            desk.state(for: app) { [crossing] state in crossing.bus.async { answer.value(state) } }
+        }
+    }
+
+    func write(_ call: Call, app: String?, by who: String, answer: @escaping (Result<AppearanceState, RPCError>) -> Void) {
+        let answer = Across(answer)
+        crossing.daemon.async { [self] in
+            desk.write(call, app: app, by: who) { [crossing] result in
+                crossing.bus.async { answer.value(result) }
+            }
+        }
+    }
+}
