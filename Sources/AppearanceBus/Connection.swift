@@ -171,6 +171,7 @@ final class BusConnection: @unchecked Sendable {
         var budget = Self.messagesPerPass
         while status == DBUS_DISPATCH_DATA_REMAINS {
             guard budget > 0 else {
+                sched_yield()
                 scheduleDispatch()
                 return
             }
