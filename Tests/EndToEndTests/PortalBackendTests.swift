@@ -109,6 +109,26 @@ import Testing
         try waitUntil("the daemon to see no-preference") { try s.ctl("get", "--json").out.contains(#""system":"no-preference""#) }
     }
 
+    /// Told to serve on GNOME (`portal-backend = "on"`), appearanced's value is the portal's: GNOME's own switch
+    /// is then not driven (the portal would not show it), once the backend serves, whenever that comes.
+    @Test func servingOnGnomeLeavesGnomesSwitchAlone() throws {
+        let s = try Sandbox()
+        let stack = try RealPortalStack(s, desktop: "GNOME", portals: ["appearanced"], desktopFollows: true)
+        defer { stack.close() }
+        try stack.gsettings("default")
+        try s.write("portal-backend = \"on\"\n", to: s.configFile)
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        try waitUntil("the daemon to serve and leave GNOME's switch alone") {
+            let status = try s.ctl("status").out
+            return status.contains("portal:      serving as \(Self.backend)") && status.contains("desktop:     off")
+        }
+        #expect(try s.ctl("set", "dark").out == "dark\n")
+        try waitUntil("the portal to say dark") { (try? stack.frontendRead()) == "(<<uint32 1>>,)" }
+        #expect(try DesktopFollowTests.gsettingsValue(stack) == "'default'")
+        #expect(!d.stderr.contains("desktop written"), "\(d.stderr)")
+    }
+
     @Test func theBackendAnswersAsTheInterfaceSaysAndSurvivesBadCalls() throws {
         let s = try Sandbox()
         let stack = try RealPortalStack(s, desktop: "sway", portals: ["appearanced"])
