@@ -16,7 +16,7 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
     static let darkmanName = "nl.whynothugo.darkman"
     static let darkmanPath = "/nl/whynothugo/darkman"
     static let darkmanInterface = "nl.whynothugo.darkman"
-    private static let properties = "org.freedesktop.DBus.Properties"
+    static let properties = "org.freedesktop.DBus.Properties"
     private static let introspectable = "org.freedesktop.DBus.Introspectable"
     private static let dbus = "org.freedesktop.DBus"
     static let invalidArgsName = "org.freedesktop.DBus.Error.InvalidArgs"
@@ -39,6 +39,8 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
     /// What listeners were last told: properties (by name) and the mode.
     private var emitted: [String: BusValue] = [:]
     private var emittedMode: Mode?
+    /// The signals that depend on the mode alone, built once.
+    let modeSignals = MessageTemplates()
     /// The published state, as the daemon last gave it: what a read for everyone answers.
     private var published: AppearanceState?
 
@@ -82,22 +84,9 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
         emitted = now
         emittedMode = state.mode
         guard let bus else { return }
-        if own == .owned || own == .asking, !changedProperties.isEmpty {
-            let dict = changedProperties.sorted { $0.key < $1.key }.map { entry($0.key, $0.value) }
-            send(Message.signal(path: BusFace.path, interface: BusFace.properties, name: "PropertiesChanged",
-                                [.string(BusFace.interface), .container(signature: "a{sv}", dict), .container(signature: "as", [])]), on: bus)
-        }
-        guard state.mode != before else { return }
-        if own == .owned || own == .asking {
-            send(Message.signal(path: BusFace.path, interface: BusFace.interface, name: "ModeChanged",
-                                [.string(state.mode.rawValue), .string(before.rawValue)]), on: bus)
-        }
-        if darkman == .owned || darkman == .asking {
-            send(Message.signal(path: BusFace.darkmanPath, interface: BusFace.properties, name: "PropertiesChanged",
-                                [.string(BusFace.darkmanInterface), .container(signature: "a{sv}", [entry("Mode", .string(state.mode.rawValue))]),
-                                 .container(signature: "as", [])]), on: bus)
-            send(Message.signal(path: BusFace.darkmanPath, interface: BusFace.darkmanInterface, name: "ModeChanged",
-                                [.string(state.mode.rawValue)]), on: bus)
+        for message in signals(changedProperties, mode: state.mode, before: before,
+                               own: own == .owned || own == .asking, darkman: darkman == .owned || darkman == .asking) {
+            try? bus.send(message)
         }
     }
 
