@@ -8,8 +8,12 @@ import Dispatch
 // calls a steady share of a CPU), and none of that may stand between a socket client and its answer. The
 // wrappers here give the daemon the protocols it knows (`Sentry`, `Outlet`, `Face`) on its own queue and carry
 // every call across: to the bus's queue what the daemon says, back to the daemon's what the bus reports or
-// asks. Both queues are serial and every crossing is an `async` made in order, so each side hears the other in
-// the order things were said; neither ever waits for the other (docs/decisions.md, "The bus's own queue").
+// asks. Both queues are serial and each side crosses in the order things happen, so each hears the other in
+// that order. The daemon's queue never waits for the bus's: it hands over with `async`. The bus's queue hands
+// over with `sync`, which runs the daemon's code on the bus's thread at once when the daemon's queue is idle
+// (no thread to wake: a reading reaches the subscribers as soon as it did on one queue) and otherwise waits
+// for its current turn, which is bounded. Waiting one way only, they cannot deadlock (docs/decisions.md,
+// "The bus's own queue").
 
 /// A value handed across to the other queue, used only there once handed over.
 final class Across<T>: @unchecked Sendable {
@@ -28,13 +32,9 @@ struct Crossing: Sendable {
         bus.async { b.value() }
     }
 
-    /// A callback to call on the bus's queue that runs `body` on the daemon's (in the order it is called).
+    /// A callback to call on the bus's queue that runs `body` on the daemon's before it returns.
     func toDaemon<T>(_ body: @escaping (T) -> Void) -> (T) -> Void {
-        let b = Across(body)
-        return { [daemon] value in
-            let v = Across(value)
-            daemon.async { b.value(v.value) }
-        }
+        { [daemon] value in daemon.sync { body(value) } }
     }
 }
 
@@ -124,7 +124,7 @@ public final class CrossingFace: Face {
 }
 
 /// The daemon's desk across the queues: asked on the bus's queue, decided on the daemon's, answered back on
-/// the bus's.
+/// the bus's (the answer may come later: a write once it is durable).
 final class CrossingDesk: FaceRequests, @unchecked Sendable {
     // Immutable; `desk` is used only on the daemon's queue.
     private let desk: FaceRequests
@@ -137,14 +137,14 @@ final class CrossingDesk: FaceRequests, @unchecked Sendable {
 
     func state(for app: String, answer: @escaping (AppearanceState) -> Void) {
         let answer = Across(answer)
-        crossing.daemon.async { [self] in
+        crossing.daemon.sync {
             desk.state(for: app) { [crossing] state in crossing.bus.async { answer.value(state) } }
         }
     }
 
     func write(_ call: Call, app: String?, by who: String, answer: @escaping (Result<AppearanceState, RPCError>) -> Void) {
         let answer = Across(answer)
-        crossing.daemon.async { [self] in
+        crossing.daemon.sync {
             desk.write(call, app: app, by: who) { [crossing] result in
                 crossing.bus.async { answer.value(result) }
             }
