@@ -39,7 +39,7 @@ struct Crossing: Sendable {
 }
 
 /// The sentry on the bus's queue, as the daemon sees it on its own.
-public final class CrossingSentry: Sentry {
+public final class CrossingSentry: Sentry, Sendable {
     private let inner: Across<Sentry>
     private let crossing: Crossing
 
@@ -60,7 +60,7 @@ public final class CrossingSentry: Sentry {
 }
 
 /// The portal backend on the bus's queue, as the daemon sees it on its own.
-public final class CrossingOutlet: Outlet {
+public final class CrossingOutlet: Outlet, Sendable {
     private let inner: Across<Outlet>
     private let crossing: Crossing
 
@@ -92,7 +92,7 @@ public final class CrossingOutlet: Outlet {
 
 /// A D-Bus face on the bus's queue, as the daemon sees it on its own; and the daemon's desk, as the face sees
 /// it on the bus's queue.
-public final class CrossingFace: Face {
+public final class CrossingFace: Face, Sendable {
     private let inner: Across<Face>
     private let crossing: Crossing
 
