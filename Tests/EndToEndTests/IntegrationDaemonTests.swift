@@ -195,6 +195,7 @@ import TestSupport
         s.env["APPEARANCED_INTEGRATIONS_DIR"] = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().path + "/integrations"
         s.env["TMUX_TMPDIR"] = s.root + "/tmux"
+        s.env["NVIM_LOG_FILE"] = s.root + "/nvim.log"
         try FileManager.default.createDirectory(atPath: s.root + "/tmux", withIntermediateDirectories: true)
         let tmux = { (args: [String]) throws -> String in try s.run("/usr/bin/tmux", ["-L", "t"] + args).out }
         _ = try tmux(["-f", "/dev/null", "new-session", "-d"])

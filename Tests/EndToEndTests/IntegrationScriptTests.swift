@@ -49,6 +49,8 @@ final class IntegrationRig: @unchecked Sendable {
         env = sandbox.env
         env["TMPDIR"] = sandbox.root + "/tmp"
         env["TMUX_TMPDIR"] = sandbox.root + "/tmp"
+        // Neovim writes its log (.nvimlog) into the working directory when it cannot use its own.
+        env["NVIM_LOG_FILE"] = sandbox.root + "/tmp/nvim.log"
         env["PATH"] = sandbox.root + "/bin:" + (env["PATH"] ?? "/usr/bin:/bin")
         env["XDG_DATA_HOME"] = sandbox.root + "/home/.local/share"
     }
