@@ -19,8 +19,25 @@ public final class Logger: @unchecked Sendable {
         let line = journal ? "<\(severity.rawValue)>\(message)\n"
             : severity == .info || severity == .notice ? "appearanced: \(message)\n"
             : "appearanced: \(severity.name): \(message)\n"
+        if held != nil { held?.append(line); return }
         // Never waits: a stderr that is full (a stuck journal) loses the line rather than stop the daemon.
         try? Descriptor.standardError.writeAll(line, until: Deadline(seconds: 0))
+    }
+
+    /// Lines logged while held (on the daemon's queue, like every log call), written in order by `release`.
+    private var held: [String]?
+
+    /// Holds the lines logged from now on until `release`: a change's own lines wait until its subscribers
+    /// have been told (a write to the journal's pipe wakes the journal, on the CPU the change needs).
+    public func hold() {
+        if held == nil { held = [] }
+    }
+
+    /// Writes what was held, in order; nothing when nothing is held.
+    public func release() {
+        guard let lines = held else { return }
+        held = nil
+        for line in lines { try? Descriptor.standardError.writeAll(line, until: Deadline(seconds: 0)) }
     }
 
     public func error(_ m: String) { log(.error, m) }

@@ -47,6 +47,7 @@ final class Publisher: @unchecked Sendable {
         // request a subscriber sends on being told (`status`, `log`) already sees all of it.
         if t.modeChanged, serving { writeModeFile(t.state.mode) }
         offer(engine, palette)
+        log.release()  // what the change's cause held back (a reading's lines), now that subscribers know
         // Real changes only: everyone's mode, or one app's own mode changed by its override.
         for step in steps where serving {
             let s = step.transition

@@ -36,6 +36,9 @@ extension Daemon {
     }
 
     private func desktopReading(_ reading: SystemReading) {
+        // The reading's lines wait until the subscribers have been told (Publisher.publish releases them).
+        log.hold()
+        defer { log.release() }
         let before = (engine.inputs.system, engine.systemDetail)
         let traitsBefore = engine.inputs.traits
         let outcome = Decide.desktopReading(reading, engine: &engine, writes: &publisher.follower.inFlight,
