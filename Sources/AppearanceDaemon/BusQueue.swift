@@ -38,89 +38,57 @@ struct Crossing: Sendable {
     }
 }
 
-/// The sentry on the bus's queue, as the daemon sees it on its own.
-public final class CrossingSentry: Sentry, Sendable {
-    private let inner: Across<Sentry>
-    private let crossing: Crossing
+/// What the wrappers share: the object on the bus's queue, and the way there.
+public class Crossed<Inner>: @unchecked Sendable {
+    // Immutable; `inner` is used only on the bus's queue.
+    private let inner: Across<Inner>
+    let crossing: Crossing
 
-    public init(_ inner: Sentry, busQueue: DispatchQueue, daemonQueue: DispatchQueue) {
+    public init(_ inner: Inner, busQueue: DispatchQueue, daemonQueue: DispatchQueue) {
         self.inner = Across(inner)
         crossing = Crossing(daemon: daemonQueue, bus: busQueue)
     }
 
+    /// Runs `body` with the object on the bus's queue, in order after everything said before.
+    func onBus(_ body: @escaping (Inner) -> Void) {
+        let inner = inner
+        crossing.toBus { body(inner.value) }
+    }
+}
+
+/// The sentry on the bus's queue, as the daemon sees it on its own.
+public final class CrossingSentry: Crossed<Sentry>, Sentry, @unchecked Sendable {
     public func start(report: @escaping (SystemReading) -> Void) {
-        let (inner, report) = (inner, crossing.toDaemon(report))
-        crossing.toBus { inner.value.start(report: report) }
+        let report = crossing.toDaemon(report)
+        onBus { $0.start(report: report) }
     }
 
-    public func stop() {
-        let inner = inner
-        crossing.toBus { inner.value.stop() }
-    }
+    public func stop() { onBus { $0.stop() } }
 }
 
 /// The portal backend on the bus's queue, as the daemon sees it on its own.
-public final class CrossingOutlet: Outlet, Sendable {
-    private let inner: Across<Outlet>
-    private let crossing: Crossing
-
-    public init(_ inner: Outlet, busQueue: DispatchQueue, daemonQueue: DispatchQueue) {
-        self.inner = Across(inner)
-        crossing = Crossing(daemon: daemonQueue, bus: busQueue)
-    }
-
+public final class CrossingOutlet: Crossed<Outlet>, Outlet, @unchecked Sendable {
     public func start(policy: BackendPolicy, report: @escaping (OutletStatus) -> Void) {
-        let (inner, report) = (inner, crossing.toDaemon(report))
-        crossing.toBus { inner.value.start(policy: policy, report: report) }
+        let report = crossing.toDaemon(report)
+        onBus { $0.start(policy: policy, report: report) }
     }
 
-    public func setPolicy(_ policy: BackendPolicy) {
-        let inner = inner
-        crossing.toBus { inner.value.setPolicy(policy) }
-    }
-
-    public func publish(_ values: ServedValues) {
-        let inner = inner
-        crossing.toBus { inner.value.publish(values) }
-    }
-
-    public func stop() {
-        let inner = inner
-        crossing.toBus { inner.value.stop() }
-    }
+    public func setPolicy(_ policy: BackendPolicy) { onBus { $0.setPolicy(policy) } }
+    public func publish(_ values: ServedValues) { onBus { $0.publish(values) } }
+    public func stop() { onBus { $0.stop() } }
 }
 
-/// A D-Bus face on the bus's queue, as the daemon sees it on its own; and the daemon's desk, as the face sees
-/// it on the bus's queue.
-public final class CrossingFace: Face, Sendable {
-    private let inner: Across<Face>
-    private let crossing: Crossing
-
-    public init(_ inner: Face, busQueue: DispatchQueue, daemonQueue: DispatchQueue) {
-        self.inner = Across(inner)
-        crossing = Crossing(daemon: daemonQueue, bus: busQueue)
-    }
-
+/// A D-Bus face on the bus's queue, as the daemon sees it on its own; the daemon's desk goes with it, as the
+/// face sees it on the bus's queue.
+public final class CrossingFace: Crossed<Face>, Face, @unchecked Sendable {
     public func start(_ options: FaceOptions, state: AppearanceState, requests: FaceRequests, report: @escaping (String) -> Void) {
-        let (inner, report) = (inner, crossing.toDaemon(report))
-        let desk = CrossingDesk(requests, crossing)
-        crossing.toBus { inner.value.start(options, state: state, requests: desk, report: report) }
+        let (report, desk) = (crossing.toDaemon(report), CrossingDesk(requests, crossing))
+        onBus { $0.start(options, state: state, requests: desk, report: report) }
     }
 
-    public func setOptions(_ options: FaceOptions) {
-        let inner = inner
-        crossing.toBus { inner.value.setOptions(options) }
-    }
-
-    public func publish(_ state: AppearanceState, previous: Mode) {
-        let inner = inner
-        crossing.toBus { inner.value.publish(state, previous: previous) }
-    }
-
-    public func stop() {
-        let inner = inner
-        crossing.toBus { inner.value.stop() }
-    }
+    public func setOptions(_ options: FaceOptions) { onBus { $0.setOptions(options) } }
+    public func publish(_ state: AppearanceState, previous: Mode) { onBus { $0.publish(state, previous: previous) } }
+    public func stop() { onBus { $0.stop() } }
 }
 
 /// The daemon's desk across the queues: asked on the bus's queue, decided on the daemon's, answered back on
