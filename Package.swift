@@ -52,7 +52,8 @@ let cliLink: [LinkerSetting] = Context.environment["APPEARANCED_DYNAMIC_CLI"] !=
 let daemonLink: [LinkerSetting] = Context.environment["APPEARANCED_DAEMON_UNORDERED"] != nil ? [] :
     [.unsafeFlags(["-use-ld=lld", "-Xlinker",
                    "--symbol-ordering-file=\(Context.packageDirectory)/link/appearanced.order",
-                   "-Xlinker", "--no-warn-symbol-ordering"], .when(configuration: .release))]
+                   "-Xlinker", "--no-warn-symbol-ordering",
+                   "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"], .when(configuration: .release))]
 
 let package = Package(
     name: "appearanced",
