@@ -25,6 +25,9 @@
 // target's transitive dependencies; the script does not), so an arrow that is used but not drawn here fails.
 // No third-party packages: see docs/decisions.md for why each was left out.
 import PackageDescription
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // APPEARANCED_METADATA_ACCESSORS=1 compiles every module with direct type-metadata accessors instead of
 // mangled-name lookups, for bench/cli_floor.py's side-by-side figure only: unsafe flags on a library target
@@ -49,11 +52,24 @@ let cliLink: [LinkerSetting] = Context.environment["APPEARANCED_DYNAMIC_CLI"] !=
 // and follow changes (link/appearanced.order, `make daemon-order`): the code it keeps
 // resident shrinks (docs/decisions.md, "appearanced's functions laid out together"; bench/rss.py).
 // APPEARANCED_DAEMON_UNORDERED=1 leaves the order to the linker, for the benchmark's figures.
+// Its relative relocations are packed (DT_RELR: a 5 KiB table instead of 651 KiB that stayed resident,
+// docs/decisions.md, "Packed relative relocations") where the machine's C library reads them (glibc 2.36:
+// Debian 12, Ubuntu 24.04); a binary built so does not start with an older one (Ubuntu 22.04's 2.35).
+let glibcReadsPackedRelocations: Bool = {
+    #if canImport(Glibc)
+    var text = [CChar](repeating: 0, count: 64)  // "glibc 2.36"
+    guard confstr(Int32(_CS_GNU_LIBC_VERSION), &text, text.count) > 0 else { return false }
+    let version = String(cString: text).split(separator: " ").last?.split(separator: ".").compactMap { Int($0) } ?? []
+    return version.count >= 2 && (version[0], version[1]) >= (2, 36)
+    #else
+    return false
+    #endif
+}()
+let packedRelocations = glibcReadsPackedRelocations ? ["-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"] : []
 let daemonLink: [LinkerSetting] = Context.environment["APPEARANCED_DAEMON_UNORDERED"] != nil ? [] :
     [.unsafeFlags(["-use-ld=lld", "-Xlinker",
                    "--symbol-ordering-file=\(Context.packageDirectory)/link/appearanced.order",
-                   "-Xlinker", "--no-warn-symbol-ordering",
-                   "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"], .when(configuration: .release))]
+                   "-Xlinker", "--no-warn-symbol-ordering"] + packedRelocations, .when(configuration: .release))]
 
 let package = Package(
     name: "appearanced",
