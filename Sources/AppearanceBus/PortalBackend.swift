@@ -47,7 +47,10 @@ public final class PortalBackend: Outlet, @unchecked Sendable {
     public init(queue: DispatchQueue, sentry: PortalSentry, log: @escaping (LogLevel, String) -> Void) {
         self.queue = queue
         self.log = log
-        self.environment = { PortalBackend.readEnvironment() }
+        // The variables are read here, once, on the thread that makes the backend: the bus's queue must not call
+        // getenv while the daemon's sets TZ (a time-zone change), and a running process's environment is fixed.
+        let variables = PortalBackend.variables.reduce(into: [String: String]()) { $0[$1] = Posix.environment($1) }
+        self.environment = { PortalBackend.readEnvironment(variables) }
         sentry.peer = self
     }
 
@@ -330,9 +333,12 @@ public final class PortalBackend: Outlet, @unchecked Sendable {
 
     // MARK: - The environment the frontend sees
 
+    /// The environment variables `readEnvironment` uses.
+    static let variables = ["XDG_CURRENT_DESKTOP", "XDG_DESKTOP_PORTAL_DIR", "HOME", "XDG_CONFIG_HOME", "XDG_CONFIG_DIRS"]
+
     /// `XDG_CURRENT_DESKTOP`, the `*.portal` files and the portals.conf in force, as the frontend finds them.
-    static func readEnvironment() -> (desktops: [String], portals: [PortalFile], conf: PortalsConf?) {
-        let env = Posix.environment
+    static func readEnvironment(_ variables: [String: String]) -> (desktops: [String], portals: [PortalFile], conf: PortalsConf?) {
+        let env = { (name: String) in variables[name] }
         let desktops = (env("XDG_CURRENT_DESKTOP") ?? "").split(separator: ":").map(String.init)
         let dir = env("XDG_DESKTOP_PORTAL_DIR") ?? "/usr/share/xdg-desktop-portal/portals"
         let portals = (FileSystem.names(in: dir) ?? []).filter { $0.hasSuffix(".portal") }.sorted().compactMap { name in

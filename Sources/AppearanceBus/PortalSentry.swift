@@ -20,7 +20,8 @@ public final class PortalSentry: Sentry, @unchecked Sendable {
     // Confined to `queue`: every stored property below is read and written only there (the libdbus
     // callbacks run there too). Dispatch closures capture `self`, which is why this is `@unchecked Sendable`.
     private let queue: DispatchQueue
-    private let busAddress: String?
+    /// The bus to connect to, or why there is none.
+    private let address: Result<String, BusError>
     let log: (LogLevel, String) -> Void
 
     private var report: ((SystemReading) -> Void)?
@@ -65,13 +66,16 @@ public final class PortalSentry: Sentry, @unchecked Sendable {
     } + ["type='signal',sender='\(busName)',interface='\(busName)',member='NameOwnerChanged',arg0='\(portal)'"]
 
     /// - Parameters:
-    ///   - queue: the daemon's serial queue; `start`, `stop` and every report happen on it.
+    ///   - queue: its serial queue (appearanced's: the session bus's own); `start`, `stop` and every report
+    ///     happen on it.
     ///   - busAddress: a D-Bus address for tests; nil means the session bus (`DBUS_SESSION_BUS_ADDRESS`,
     ///     else `$XDG_RUNTIME_DIR/bus`).
     ///   - log: where the sentry's own diagnostics go.
     public init(queue: DispatchQueue, busAddress: String? = nil, log: @escaping (LogLevel, String) -> Void) {
         self.queue = queue
-        self.busAddress = busAddress
+        // Worked out here, on the thread that makes the sentry: its queue must not call getenv while the daemon's
+        // sets TZ (a time-zone change), and a running process's environment does not change.
+        self.address = if let busAddress { .success(busAddress) } else { Result { () throws(BusError) in try PortalSentry.sessionBusAddress() } }
         self.log = log
     }
 
@@ -104,7 +108,7 @@ public final class PortalSentry: Sentry, @unchecked Sendable {
         let connection: BusConnection
         let address: String
         do throws(BusError) {
-            address = if let busAddress { busAddress } else { try PortalSentry.sessionBusAddress() }
+            address = try self.address.get()
         } catch {
             // No address at all: the environment of a running process does not change, so retrying could
             // never succeed. Report once and stay idle (no timer: zero wake-ups on a headless box).

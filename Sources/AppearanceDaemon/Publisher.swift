@@ -27,6 +27,8 @@ final class Publisher: @unchecked Sendable {
     /// Set once the daemon serves (after the first reading): nothing is written or run before.
     var serving = false
     private var statusText = ""
+    /// The state (by seq) the bus was last told of.
+    private var busToldSeq: UInt64?
 
     init(clients: Clients, hooks: HookRunner, follower: DesktopFollower, outlet: Outlet?, log: Logger, clock: Clock) {
         self.clients = clients
@@ -48,6 +50,7 @@ final class Publisher: @unchecked Sendable {
         if t.modeChanged, serving { writeModeFile(t.state.mode) }
         offer(engine, palette)
         log.release()  // what the change's cause held back (a reading's lines), now that subscribers know
+        tellBus(engine, palette, previous: t.previous.mode)
         // Real changes only: everyone's mode, or one app's own mode changed by its override.
         for step in steps where serving {
             let s = step.transition
@@ -67,8 +70,16 @@ final class Publisher: @unchecked Sendable {
             log.notice("appearance is now \(t.state.mode.rawValue) (source: \(t.state.source.rawValue))")
         }
         updateStatus(status)
+    }
+
+    /// The state for the session bus's queue: the portal backend and the D-Bus faces (handed over, not waited
+    /// for). Told before a write's answer leaves (`Daemon.durable`), so a read on the bus after the answer sees
+    /// the new state; once per published state.
+    func tellBus(_ engine: Engine, _ palette: Palette, previous: Mode) {
+        guard engine.state.seq != busToldSeq else { return }
+        busToldSeq = engine.state.seq
         outlet?.publish(Self.served(engine, palette))
-        for face in faces { face.publish(engine.state, previous: t.previous.mode) }
+        for face in faces { face.publish(engine.state, previous: previous) }
     }
 
     /// Something that changed no mode (a desktop write, a failed hook): the journal's, not `log`'s.

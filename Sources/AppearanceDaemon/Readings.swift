@@ -27,6 +27,7 @@ extension Daemon {
         guard wasServing != status.serving else { return }
         // Serving the portal ourselves, there is no desktop switch to drive (and the other way round).
         publisher.follower.configure(settings.config.desktop, portalServed: status.serving)
+        planSchedule()  // whether the schedule ranks above the desktop depends on following it
         readAgain()
     }
 

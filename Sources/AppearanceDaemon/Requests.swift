@@ -152,6 +152,7 @@ extension Daemon {
     /// A save is durable: its changes are applied and answered in the order they came, then published once.
     func durable(_ batch: [Persistence.Write]) {
         var steps: [Decide.Step] = []
+        var answers: [(Persistence.Write, AppearanceState)] = []
         for w in batch {
             if let event = w.event {
                 let app: String? = if case .app(let id, _) = event { id } else { nil }
@@ -165,8 +166,11 @@ extension Daemon {
                 }
                 log.info(Decide.logLine(of: event, time: { Clock.describe($0, from: 0) }))
             }
-            w.answer(.success(engine.state(for: w.app)))
+            answers.append((w, engine.state(for: w.app)))
         }
+        // The bus hears the new state before any writer does: a D-Bus read made after an answer sees it.
+        if let first = steps.first { publisher.tellBus(engine, settings.palette, previous: first.transition.previous.mode) }
+        for (w, state) in answers { w.answer(.success(state)) }
         if batch.contains(where: { $0.event != nil }) { timers.armTemporary(engine.inputs.temporary?.expiry) }
         if !steps.isEmpty { publish(steps) }
     }

@@ -3,7 +3,7 @@ import AppearanceCore
 /// A way in besides the socket: the D-Bus face (appearanced's own interface and darkman's), plugged into the
 /// daemon as the portal backend is (`Outlet`), so the daemon never sees D-Bus. A face is confined to one serial
 /// queue (the bus's: AppearanceDaemon's `CrossingFace` carries the daemon's calls there); it never waits on a
-/// peer, nor on the daemon.
+/// peer, and what it asks of the daemon waits at most for the daemon's current turn.
 public protocol Face: AnyObject {
     /// Starts serving `state` (the published state) with `options`; what it does not hold itself goes through
     /// `requests`, and `report` is told now and whenever what the face serves changes (what `status` shows).
