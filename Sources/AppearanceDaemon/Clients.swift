@@ -75,7 +75,7 @@ final class Clients: @unchecked Sendable {
     func startAccepting() {
         guard acceptSource == nil, let listener else { return }
         let accept = DispatchSource.makeReadSource(fileDescriptor: listener.fd, queue: queue)
-        accept.setEventHandler { [unowned self] in self.acceptClients() }
+        accept.setEventHandler { [weak self] in self?.acceptClients() }
         acceptSource = accept
         accept.resume()
     }
@@ -116,14 +116,17 @@ final class Clients: @unchecked Sendable {
     private func add(_ client: Descriptor, pid: Int32) {
         nextConnectionID += 1
         let c = Connection(socket: client, id: nextConnectionID, peer: "pid \(pid)", queue: queue, scratch: scratch)
-        c.onInputChange = { [unowned self] c, delta in self.inputChanged(c, delta) }
-        c.onLine = { [unowned self] c, line in self.onLine(c, line) }
-        c.onLineTooLong = { [unowned self] (c: Connection) in
+        // Weakly held, like every callback to a room: a connection may outlive a daemon made in a test process.
+        c.onInputChange = { [weak self] c, delta in self?.inputChanged(c, delta) }
+        c.onLine = { [weak self] c, line in self?.onLine(c, line) }
+        c.onLineTooLong = { [weak self] (c: Connection) in
+            guard let self else { return }
             self.log.warning("client \(c.peer) sent a line over \(maxLineLength) bytes; closing it")
             c.send(Outgoing.error(id: .null, RPCError(.invalidRequest, "request line longer than \(maxLineLength) bytes; closing the connection")))
             c.closeAfterFlush()
         }
-        c.onClose = { [unowned self] (c: Connection) in
+        c.onClose = { [weak self] (c: Connection) in
+            guard let self else { return }
             if c.delivery != nil { self.subscriberCount -= 1 }
             self.connections[c.id] = nil
             self.log.debug("client \(c.peer) disconnected")

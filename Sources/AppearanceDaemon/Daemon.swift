@@ -64,20 +64,21 @@ public final class Daemon: @unchecked Sendable {
         wire()
     }
 
-    /// Who tells whom.
+    /// Who tells whom. Every callback holds the daemon weakly: a source, a save or a child may still report
+    /// after a daemon made in a test process is gone, and must then do nothing.
     private func wire() {
-        clients.onLine = { [unowned self] c, line in self.handle(line, from: c) }
-        persistence.engine = { [unowned self] in self.engine }
-        persistence.onDurable = { [unowned self] batch in self.durable(batch) }
-        persistence.onFailed = { [unowned self] refused, error in self.saveFailed(refused, error) }
-        timers.onScheduleDue = { [unowned self] in self.planSchedule() }
-        location.onChange = { [unowned self] in self.planSchedule() }
-        timers.onTemporaryDue = { [unowned self] end in self.temporaryTimeCame(end) }
-        publisher.follower.onWritten = { [unowned self] _, result in
-            self.publisher.note("desktop written: \(result)")
+        clients.onLine = { [weak self] c, line in self?.handle(line, from: c) }
+        persistence.engine = { [weak self] in self?.engine ?? Engine(inputs: Inputs(system: .unavailable, override: .system, defaultMode: .light), instance: "") }
+        persistence.onDurable = { [weak self] batch in self?.durable(batch) }
+        persistence.onFailed = { [weak self] refused, error in self?.saveFailed(refused, error) }
+        timers.onScheduleDue = { [weak self] in self?.planSchedule() }
+        location.onChange = { [weak self] in self?.planSchedule() }
+        timers.onTemporaryDue = { [weak self] end in self?.temporaryTimeCame(end) }
+        publisher.follower.onWritten = { [weak self] _, result in
+            self?.publisher.note("desktop written: \(result)")
         }
-        publisher.hooks.onFailure = { [unowned self] outcome in
-            self.publisher.note("hooks for \(outcome.mode.rawValue) failed: " + outcome.failures.joined(separator: "; "))
+        publisher.hooks.onFailure = { [weak self] outcome in
+            self?.publisher.note("hooks for \(outcome.mode.rawValue) failed: " + outcome.failures.joined(separator: "; "))
         }
     }
 
@@ -126,20 +127,20 @@ public final class Daemon: @unchecked Sendable {
         log.info("listening on \(listener.path) (override: \(saved.override.rawValue), state: \(paths.stateFile))")
 
         // The outlet first: it decides whether the portal's color-scheme is ours before anything is read.
-        publisher.outlet?.start(policy: config.portalBackend) { [unowned self] status in self.outletChanged(status) }
+        publisher.outlet?.start(policy: config.portalBackend) { [weak self] status in self?.outletChanged(status) }
         // The schedule once it is known whether it ranks above the desktop (it does while following it).
         publisher.follower.configure(config.desktop, portalServed: outletStatus?.serving ?? false)
         planSchedule()
-        timers.watchClock(tz: Posix.environment("TZ"), changed: { [unowned self] why in self.clockChanged(why) },
+        timers.watchClock(tz: Posix.environment("TZ"), changed: { [weak self] why in self?.clockChanged(why) },
                           failed: { [log] in log.warning($0) })
         publisher.outlet?.publish(Publisher.served(engine, settings.palette))
         // The D-Bus faces answer from the published state and write through `write` as the socket does.
         let desk = FaceDesk(self)
         for face in publisher.faces {
-            face.start(FaceOptions(darkman: config.darkmanDBus), state: engine.state, requests: desk) { [unowned self] detail in self.faceDetail = detail }
+            face.start(FaceOptions(darkman: config.darkmanDBus), state: engine.state, requests: desk) { [weak self] detail in self?.faceDetail = detail }
         }
         // Connections wait in the backlog until the first reading, so the first `get` is already right.
-        sentry.start { [unowned self] reading in self.systemReading(reading) }
+        sentry.start { [weak self] reading in self?.systemReading(reading) }
         queue.asyncAfter(deadline: .now() + Self.firstReadingGrace) { [weak self] in self?.serve() }
     }
 

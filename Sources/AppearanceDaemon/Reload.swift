@@ -47,13 +47,15 @@ extension Daemon {
 
 /// The daemon as the D-Bus faces see it: the published state, and the one entry for writes.
 final class FaceDesk: FaceRequests {
-    private unowned let daemon: Daemon
+    private weak var daemon: Daemon?
 
     init(_ daemon: Daemon) { self.daemon = daemon }
 
-    func state(for app: String, answer: @escaping (AppearanceState) -> Void) { answer(daemon.engine.state(for: app)) }
+    func state(for app: String, answer: @escaping (AppearanceState) -> Void) {
+        if let daemon { answer(daemon.engine.state(for: app)) }
+    }
 
     func write(_ call: Call, app: String?, by who: String, answer: @escaping (Result<AppearanceState, RPCError>) -> Void) {
-        daemon.write(call, app: app, by: who, answer: answer)
+        daemon?.write(call, app: app, by: who, answer: answer)
     }
 }
