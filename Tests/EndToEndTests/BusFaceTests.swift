@@ -47,6 +47,36 @@ import Testing
         }
     }
 
+    /// A sandbox whose session bus is a FaceBus, and a daemon on it that owns both names.
+    final class Served {
+        let sandbox: Sandbox
+        let bus: FaceBus
+        let daemon: Child
+
+        init() throws {
+            sandbox = try Sandbox()
+            bus = try FaceBus(sandbox)
+            do {
+                daemon = try sandbox.startDaemon()
+            } catch {
+                bus.close()
+                throw error
+            }
+            do {
+                try waitUntil("both names to be owned") { try BusFaceTests.status(sandbox) == "bus:         \(BusFaceTests.name); \(BusFaceTests.darkman)" }
+            } catch {
+                close()
+                throw error
+            }
+        }
+
+        func close() {
+            daemon.stop()
+            _ = try? daemon.waitForExit()
+            bus.close()
+        }
+    }
+
     /// A call on appearanced's own object.
     static func call(_ s: Sandbox, _ method: String, _ args: [String]) throws -> (ok: Bool, out: String) {
         try gdbus(s, name, path, method, args)
@@ -92,12 +122,9 @@ import Testing
     /// Read your writes across the queues: a read on the bus made right after a write was answered (on the bus
     /// or on the socket) sees the write. One client process, back to back, many times.
     @Test func aReadAfterAnAnsweredWriteSeesIt() throws {
-        let s = try Sandbox()
-        let bus = try FaceBus(s)
-        defer { bus.close() }
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
-        try waitUntil("both names to be owned") { try Self.status(s) == "bus:         \(Self.name); \(Self.darkman)" }
+        let served = try Served()
+        defer { served.close() }
+        let s = served.sandbox
         let script = """
             import dbus, json, socket, sys
             b = dbus.SessionBus()
@@ -126,12 +153,9 @@ import Testing
     }
 
     @Test func introspectionGetSetToggleWithEveryOptionAndNamedErrors() throws {
-        let s = try Sandbox()
-        let bus = try FaceBus(s)
-        defer { bus.close() }
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
-        try waitUntil("both names to be owned") { try Self.status(s) == "bus:         \(Self.name); \(Self.darkman)" }
+        let served = try Served()
+        defer { served.close() }
+        let s = served.sandbox
 
         let shipped = try String(contentsOfFile: Self.repo + "/dbus/\(Self.name).xml", encoding: .utf8)
         #expect(try Self.introspect(s, Self.name, Self.path) == shipped)
@@ -184,7 +208,7 @@ import Testing
         let readOnly = try Self.call(s, "org.freedesktop.DBus.Properties.Set", [Self.name, "Mode", "<'dark'>"])
         #expect(!readOnly.ok && readOnly.out.contains("PropertyReadOnly"), "\(readOnly.out)")
         #expect(try s.ctl("get").out == "light\n")
-        #expect(d.isRunning)
+        #expect(served.daemon.isRunning)
     }
 
     @Test func propertiesChangedOncePerRealChangeAndNeverForANoOp() throws {
