@@ -65,6 +65,15 @@ def write_report(out, name, results, text):
     print(text)
 
 
+def write_json(out, name, result):
+    """NAME.json in `out` (made if missing), when an --out was given."""
+    if not out:
+        return
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, name + ".json"), "w") as f:
+        json.dump(result, f, indent=2)
+
+
 def tmpfs_dir():
     """/dev/shm when it is a tmpfs, else None."""
     try:

@@ -66,10 +66,7 @@ def main():
     finally:
         st.close()
     print(json.dumps(result, indent=2))
-    if a.out:
-        os.makedirs(a.out, exist_ok=True)
-        with open(os.path.join(a.out, "bus_face.json"), "w") as f:
-            json.dump(result, f, indent=2)
+    bench.write_json(a.out, "bus_face", result)
 
 
 if __name__ == "__main__":

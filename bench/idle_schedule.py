@@ -10,6 +10,7 @@ Writes idle_schedule.json to --out.
 import argparse
 import json
 import os
+import select
 import shutil
 import subprocess
 import sys
@@ -49,17 +50,27 @@ def system_bus(root):
             <allow own="*"/></policy></busconfig>""")
     bus = subprocess.Popen(["/usr/bin/dbus-daemon", f"--config-file={root}/system.conf", "--nofork", "--nopidfile",
                             "--print-address=1"], stdout=subprocess.PIPE, text=True)
+    # Its address comes at once, or it failed: 10 s at most.
+    if not select.select([bus.stdout], [], [], 10)[0]:
+        bus.kill()
+        raise SystemExit("dbus-daemon printed no address within 10 s")
     return bus, bus.stdout.readline().strip()
 
 
+def sandbox(prefix, config):
+    """A private directory with runtime, state and config folders and `config` as config.toml."""
+    root = tempfile.mkdtemp(prefix=prefix)
+    for d in ("runtime", "state/appearanced", "config/appearanced"):
+        os.makedirs(os.path.join(root, d), mode=0o700, exist_ok=True)
+    with open(os.path.join(root, "config/appearanced/config.toml"), "w") as f:
+        f.write(config)
+    return root
+
+
 def measure(bin_dir, config, seconds, geoclue=False):
-    root = tempfile.mkdtemp(prefix="appearanced-bench-idle-")
+    root = sandbox("appearanced-bench-idle-", config)
     helpers = []
     try:
-        for d in ("runtime", "state", "config/appearanced"):
-            os.makedirs(os.path.join(root, d), mode=0o700, exist_ok=True)
-        with open(os.path.join(root, "config/appearanced/config.toml"), "w") as f:
-            f.write(config)
         env = environment(root)
         fake = None
         if geoclue:
@@ -108,12 +119,8 @@ def measure(bin_dir, config, seconds, geoclue=False):
 
 def startups(bin_dir, config, runs, cache=None):
     """exec to the first answered `get` (ms) of `runs` fresh daemons with `config`, `cache` as location.json."""
-    root = tempfile.mkdtemp(prefix="appearanced-bench-start-")
+    root = sandbox("appearanced-bench-start-", config)
     try:
-        for d in ("runtime", "state/appearanced", "config/appearanced"):
-            os.makedirs(os.path.join(root, d), mode=0o700, exist_ok=True)
-        with open(os.path.join(root, "config/appearanced/config.toml"), "w") as f:
-            f.write(config)
         env = environment(root)
         times = []
         for _ in range(runs):

@@ -20,6 +20,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import bench  # noqa: E402  (write_json)
 import hostile  # noqa: E402  (request, Subscriber, percentiles)
 
 TEN = ["gtk", "qt", "neovim", "vim", "tmux", "kitty", "foot", "alacritty", "emacs", "vscode"]
@@ -115,10 +116,7 @@ def main():
         none.close()
         ten.close()
     print(json.dumps(result, indent=2))
-    if a.out:
-        os.makedirs(a.out, exist_ok=True)
-        with open(os.path.join(a.out, "integrations.json"), "w") as f:
-            json.dump(result, f, indent=2)
+    bench.write_json(a.out, "integrations", result)
 
 
 if __name__ == "__main__":
