@@ -123,7 +123,8 @@ func changeIntegrations(socket: String?, enable: [String], disable: [String], js
         do { list = try c.integrations() } catch { fail(error) }
         for info in list where waiting.contains(info.name) && info.runs > (before[info.name] ?? 0) { results[info.name] = info }
         if results.count == waiting.count || deadline.passed { break }
-        Posix.sleep(seconds: 0.05)
+        // Each ask lists the integration folders on the daemon's queue: a few times a second is enough.
+        Posix.sleep(seconds: 0.2)
     }
     var failed = false
     for name in names {

@@ -48,5 +48,3 @@ func printStatus(_ st: StatusInfo, socket: String) {
 extension String {
     func padding(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
 }
-
-/// Interrupting a watch is how it ends: exit 0, not 130.

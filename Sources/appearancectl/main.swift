@@ -174,6 +174,7 @@ func resolveOne(_ token: String, _ variant: ResolveFor, socket: String?) -> Pale
     return v
 }
 
+/// Interrupting a watch is how it ends: exit 0, not 130.
 func interruptEndsWatch() {
     Signal.interrupt.exitQuietly()
     Signal.terminate.exitQuietly()
