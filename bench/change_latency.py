@@ -95,13 +95,16 @@ def stats(samples):
     return {"n": len(samples), "p50": median(samples), "p99": pct(samples, 99)} if samples else None
 
 
-def callgrind_total(st, pid, action):
-    """Instructions the daemon (under callgrind) executes during `action()`."""
+def callgrind_total(st, pid, action, keep=None):
+    """Instructions the daemon (under callgrind) executes during `action()`; the dump is copied to `keep` (a
+    path) when given, for callgrind_annotate."""
     subprocess.run(["callgrind_control", "-z", str(pid)], check=True, capture_output=True)
     before = set(glob.glob(st.root + "/callgrind.out.*"))
     action()
     subprocess.run(["callgrind_control", "-d", str(pid)], check=True, capture_output=True)
     dumps = sorted(set(glob.glob(st.root + "/callgrind.out.*")) - before, key=os.path.getmtime)
+    if keep:
+        shutil.copyfile(dumps[-1], keep)
     for line in open(dumps[-1]):
         if line.startswith(("summary:", "totals:")):
             return int(line.split()[1])
@@ -288,6 +291,7 @@ def main():
     ap.add_argument("--fanout-rounds", type=int, default=30, help="mixed rounds per build and repetition")
     ap.add_argument("--fanout-reps", type=int, default=2, help="repetitions, alternating the builds")
     ap.add_argument("--callgrind-rounds", type=int, default=20, help="changes counted under callgrind (0: none)")
+    ap.add_argument("--keep-callgrind", metavar="DIR", help="keep the per-change callgrind dumps there (one a build)")
     ap.add_argument("--breakdown-rounds", type=int, default=100,
                     help="rounds whose added latency is taken apart with perf (0: none)")
     ap.add_argument("--fanout-callgrind-rounds", type=int, default=10,
@@ -341,7 +345,8 @@ def main():
             for label, bin_dir in builds.items():
                 use(st, without_debug_info(st, bin_dir), ["valgrind", "--tool=callgrind",
                                                           f"--callgrind-out-file={st.root}/callgrind.out.%p"])
-                total = callgrind_total(st, st.daemon.pid, lambda: sock(st, probe, 1, a.callgrind_rounds, "portal"))
+                keep = a.keep_callgrind and os.path.join(a.keep_callgrind, "callgrind.out." + label.replace(" ", "-"))
+                total = callgrind_total(st, st.daemon.pid, lambda: sock(st, probe, 1, a.callgrind_rounds, "portal"), keep)
                 R["instructions_per_change"][label] = total / a.callgrind_rounds
                 log(f"{label}: {total / a.callgrind_rounds:,.0f} instructions per change")
 

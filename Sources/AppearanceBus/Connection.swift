@@ -1,6 +1,7 @@
-// The connection half of the libdbus wrapper: a private connection driven by Dispatch sources on one
-// serial queue. libdbus tells us which fds and timeouts it needs (watch and timeout functions) and when
-// messages are waiting (dispatch status function); we never poll, so an idle connection costs no wake-ups.
+// The connection half of the libdbus wrapper: a private connection confined to one serial queue, read by a
+// thread of its own that runs libdbus on that queue, written and timed by Dispatch sources. libdbus tells us
+// which fds and timeouts it needs (watch and timeout functions) and when messages are waiting (dispatch status
+// function); nothing polls with a timeout, so an idle connection costs no wake-ups.
 import AppearancePosix
 import CDBus
 import Dispatch
@@ -22,7 +23,11 @@ final class BusConnection: @unchecked Sendable {
     /// Called for every method call addressed to us; returns true when it answered (or will never answer)
     /// the call. Calls it does not take get libdbus's own `UnknownMethod` error.
     var onMethodCall: ((Message) -> Bool)?
-    private var pendingCalls: [ObjectIdentifier: PendingCall] = [:]
+    /// Calls waiting for their reply, by serial (`call`).
+    private var pendingCalls: [UInt32: PendingCall] = [:]
+    /// Ends calls at their deadline: armed for the earliest one when none is armed, or an earlier one comes.
+    private var expiry: DispatchSourceTimer?
+    private var expiryArmedFor: DispatchTime = .distantFuture
     private var dispatchScheduled = false
     /// Depth of libdbus callbacks on the stack: libdbus must not be torn down underneath itself.
     private var callbackDepth = 0
@@ -65,25 +70,57 @@ final class BusConnection: @unchecked Sendable {
 
     var isOpen: Bool { raw != nil }
 
-    /// Sends a method call; `reply` gets the answer (an error message on failure or after `timeout`
-    /// milliseconds, -1 being libdbus's default of 25 s), unless the connection is closed first. Never
-    /// blocks: libdbus writes the call at once when the socket takes it.
+    /// Sends a method call; `reply` gets the answer (an error message on failure, when the bus is lost, or
+    /// `NoReply` after `timeout` milliseconds, -1 being libdbus's default of 25 s), unless the connection is
+    /// closed first. Never blocks: libdbus writes the call at once when the socket takes it.
+    ///
+    /// Replies are matched here, by serial, not by libdbus's pending calls: `dbus_connection_send_with_reply`
+    /// builds the timeout's error message up front for every call (21 K instructions for a `Read`, on the way
+    /// from the portal's signal to its re-read) and arms and disarms a timeout per call (docs/decisions.md, "A
+    /// reading thread for the bus"). dbus-daemon delivers a reply only from the callee, as for libdbus's own.
     func call(_ message: Message, timeout: Int32 = -1, reply: @escaping (Message) -> Void) throws(BusError) {
         dispatchPrecondition(condition: .onQueue(queue))
         guard let connection = raw else { throw BusError(name: "org.freedesktop.DBus.Error.Disconnected", message: "connection closed") }
-        var pending: OpaquePointer?
-        guard dbus_connection_send_with_reply(connection, message.raw, &pending, timeout) != 0 else { throw .noMemory }
-        guard let pending else {
+        guard dbus_connection_get_is_connected(connection) != 0 else {
             throw BusError(name: "org.freedesktop.DBus.Error.Disconnected", message: "not connected to the bus")
         }
-        let call = PendingCall(pending: pending, reply: reply)
-        pendingCalls[ObjectIdentifier(call)] = call
-        call.owner = self
-        guard dbus_pending_call_set_notify(pending, pendingCallNotify, Unmanaged.passUnretained(call).toOpaque(), nil) != 0 else {
-            pendingCalls[ObjectIdentifier(call)] = nil
-            call.cancel()
-            throw .noMemory
+        var serial: UInt32 = 0
+        guard dbus_connection_send(connection, message.raw, &serial) != 0 else { throw .noMemory }
+        let deadline = DispatchTime.now() + .milliseconds(Int(timeout < 0 ? Self.defaultTimeout : timeout))
+        pendingCalls[serial] = PendingCall(call: message, deadline: deadline, reply: reply)
+        if deadline < expiryArmedFor { armExpiry(deadline) }
+    }
+
+    /// libdbus's default for a call's reply.
+    static let defaultTimeout: Int32 = 25_000
+
+    /// Arms the expiry for `deadline`, in the next turn of the queue: arming a Dispatch timer wakes Dispatch's
+    /// manager thread, which must not stand between a call and what it was made for.
+    private func armExpiry(_ deadline: DispatchTime) {
+        expiryArmedFor = deadline
+        queue.async { [weak self] in
+            guard let self, self.raw != nil, self.expiryArmedFor == deadline else { return }
+            let timer = self.expiry ?? DispatchSource.makeTimerSource(queue: self.queue)
+            if self.expiry == nil {
+                timer.setEventHandler { [weak self] in self?.expire() }
+                timer.activate()
+                self.expiry = timer
+            }
+            timer.schedule(deadline: deadline, repeating: .never)
         }
+    }
+
+    /// Ends the calls whose deadline has passed with `NoReply`, then arms for the next one, if any.
+    private func expire() {
+        expiryArmedFor = .distantFuture
+        let now = DispatchTime.now()
+        let due = pendingCalls.filter { $0.value.deadline <= now }.sorted { $0.key < $1.key }
+        for (serial, _) in due { pendingCalls[serial] = nil }
+        for (_, call) in due {
+            guard raw != nil else { return }
+            call.fail("org.freedesktop.DBus.Error.NoReply", "Did not receive a reply within its timeout")
+        }
+        if let next = pendingCalls.values.map(\.deadline).min() { armExpiry(next) }
     }
 
     /// Queues a message that expects no reply (a method return, an error, a signal). Never blocks.
@@ -117,9 +154,9 @@ final class BusConnection: @unchecked Sendable {
         raw = nil
         onSignal = nil
         onMethodCall = nil
-        let calls = pendingCalls.values
         pendingCalls = [:]
-        for call in calls { call.cancel() }
+        expiry?.cancel()
+        expiry = nil
         closing = connection
         if callbackDepth > 0 {
             queue.async { self.tearDown() }
@@ -204,7 +241,20 @@ final class BusConnection: @unchecked Sendable {
     fileprivate func deliver(_ message: Message) -> Bool {
         guard raw != nil else { return false }
         switch message.type {
+        case MessageType.methodReturn, MessageType.error:
+            guard let call = pendingCalls.removeValue(forKey: dbus_message_get_reply_serial(message.raw)) else { return false }
+            call.reply(message)
+            return true
         case MessageType.signal:
+            if message.isSignal(interface: "org.freedesktop.DBus.Local", member: "Disconnected") {
+                // As libdbus does for its own pending calls: every call still waiting ends before the loss is told.
+                let calls = pendingCalls.sorted { $0.key < $1.key }
+                pendingCalls = [:]
+                for (_, call) in calls where raw != nil {
+                    call.fail("org.freedesktop.DBus.Error.NoReply", "The connection was lost before a reply came")
+                }
+                guard raw != nil else { return false }
+            }
             onSignal?(message)
             return false
         case MessageType.methodCall:
@@ -216,40 +266,19 @@ final class BusConnection: @unchecked Sendable {
             return false
         }
     }
-
-    fileprivate func complete(_ call: PendingCall) {
-        guard pendingCalls.removeValue(forKey: ObjectIdentifier(call)) != nil else { return }
-        guard let reply = call.stealReply() else { return }
-        call.reply(reply)
-    }
 }
 
-/// A reply we are waiting for. Kept alive by the connection's table, not by libdbus.
-private final class PendingCall {
-    private var pending: OpaquePointer?
+/// A call waiting for its reply: the call itself (for the error that ends it otherwise), its deadline, and who
+/// gets the reply.
+private struct PendingCall {
+    let call: Message
+    let deadline: DispatchTime
     let reply: (Message) -> Void
-    weak var owner: BusConnection?
 
-    init(pending: OpaquePointer, reply: @escaping (Message) -> Void) {
-        self.pending = pending
-        self.reply = reply
+    func fail(_ name: String, _ text: String) {
+        guard let error = Message.errorReply(to: call, BusError(name: name, message: text)) else { return }
+        reply(error)
     }
-
-    func stealReply() -> Message? {
-        guard let p = pending else { return nil }
-        pending = nil
-        defer { dbus_pending_call_unref(p) }
-        return dbus_pending_call_steal_reply(p).map { Message(adopting: $0) }
-    }
-
-    func cancel() {
-        guard let p = pending else { return }
-        pending = nil
-        dbus_pending_call_cancel(p)
-        dbus_pending_call_unref(p)
-    }
-
-    deinit { cancel() }
 }
 
 // MARK: - libdbus callbacks
@@ -266,11 +295,6 @@ private let filterFunction: DBusHandleMessageFunction = { _, message, data in
     // Signals are never claimed; a method call nobody takes gets libdbus's own UnknownMethod error.
     guard let message, owner.deliver(Message(borrowing: message)) else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
     return DBUS_HANDLER_RESULT_HANDLED
-}
-
-private let pendingCallNotify: DBusPendingCallNotifyFunction = { _, data in
-    let call = Unmanaged<PendingCall>.fromOpaque(data!).takeUnretainedValue()
-    call.owner?.complete(call)
 }
 
 private let dispatchStatusChanged: DBusDispatchStatusFunction = { _, status, data in

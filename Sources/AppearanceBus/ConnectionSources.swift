@@ -1,13 +1,22 @@
 import CDBus
 import Dispatch
+import AppearancePosix
 import Glibc
 
 // The Dispatch sources behind libdbus's watches and timeouts (BusConnection, Connection.swift, hands them to
 // libdbus's callbacks): confined to the connection's queue.
 
-/// The Dispatch sources for one libdbus watch (an fd plus readable and/or writable interest).
+/// What drives one libdbus watch (an fd plus readable and/or writable interest): a thread of its own for
+/// reading (`ReadingThread`), a Dispatch source for writing.
 ///
-/// Sources exist only while libdbus has the watch enabled: they are made on enable and cancelled on
+/// Reading has a thread that blocks in poll(2) and runs libdbus on the connection's queue with `sync`, which
+/// runs there at once when the queue is idle: a message wakes one thread, which reads it, dispatches it and
+/// (the sentry's reading crossing to the daemon's queue the same way) tells the subscribers. A Dispatch read
+/// source woke two (Dispatch's epoll thread, then a worker for the queue), and on a busy machine each wake-up
+/// is a wait for a CPU (docs/decisions.md, "A reading thread for the bus"). Writing needs a watch only while
+/// libdbus has output queued that the socket would not take, which is rare: a Dispatch source does.
+///
+/// Readers and sources exist only while libdbus has the watch enabled: they are made on enable and cancelled on
 /// disable, never left suspended. With libdispatch on Linux, a suspended (or never resumed) source on an
 /// fd was seen to make another source on the same fd miss events: a read could go unseen for good.
 ///
@@ -20,6 +29,7 @@ final class WatchBox: @unchecked Sendable {
     private let watch: OpaquePointer
     private weak var owner: BusConnection?
     private var sources: [DispatchSourceProtocol] = []
+    private var reader: ReadingThread?
 
     init(watch: OpaquePointer, owner: BusConnection) {
         self.watch = watch
@@ -27,62 +37,54 @@ final class WatchBox: @unchecked Sendable {
         update()
     }
 
+    private var isOn: Bool { !sources.isEmpty || reader != nil }
+
     private func handle(_ condition: UInt32) {
-        guard !sources.isEmpty, let owner, owner.isOpen else { return }
+        guard isOn, let owner, owner.isOpen else { return }
         owner.handle(watch, condition)
     }
 
     /// Follows libdbus's enabled flag: the write source, for example, only exists while output is queued.
     func update() {
         let enabled = dbus_watch_get_enabled(watch) != 0
-        guard enabled != !sources.isEmpty else { return }
+        guard enabled != isOn else { return }
         guard enabled, let owner else { cancel(); return }
         let flags = dbus_watch_get_flags(watch)
-        // The duplicate lives exactly as long as the sources made here: closed after the last cancel.
+        if flags & DBUS_WATCH_READABLE.rawValue != 0 {
+            let queue = owner.queue
+            let reader = ReadingThread(dbus_watch_get_unix_fd(watch)) { [weak self] reader in
+                // On the reader's thread: at once when the queue is idle, else after its current turn.
+                queue.sync {
+                    guard let self, self.reader === reader else { return }
+                    self.handle(DBUS_WATCH_READABLE.rawValue)
+                }
+            }
+            // Out of descriptors or threads: libdbus's own timeouts (pending calls) still end what waits on this
+            // bus, and the next toggle of the watch tries again.
+            if reader.started { self.reader = reader }
+        }
+        guard flags & DBUS_WATCH_WRITABLE.rawValue != 0 else { return }
+        // The duplicate lives exactly as long as the source made here: closed by its cancel handler.
         let fd = fcntl(dbus_watch_get_unix_fd(watch), F_DUPFD_CLOEXEC, 0)
         guard fd >= 0 else {
             // Out of descriptors: libdbus's own timeouts (pending calls) still end what waits on this bus.
             return
         }
-        if flags & DBUS_WATCH_READABLE.rawValue != 0 {
-            let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: owner.queue)
-            source.setEventHandler { [weak self] in self?.handle(DBUS_WATCH_READABLE.rawValue) }
-            sources.append(source)
-        }
-        if flags & DBUS_WATCH_WRITABLE.rawValue != 0 {
-            let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: owner.queue)
-            source.setEventHandler { [weak self] in self?.handle(DBUS_WATCH_WRITABLE.rawValue) }
-            sources.append(source)
-        }
-        let duplicate = SharedDescriptor(fd, users: sources.count)
-        for source in sources { source.setCancelHandler { duplicate.release() } }
-        for source in sources { source.resume() }
+        let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: owner.queue)
+        source.setEventHandler { [weak self] in self?.handle(DBUS_WATCH_WRITABLE.rawValue) }
+        source.setCancelHandler { close(fd) }
+        sources.append(source)
+        source.resume()
     }
 
     func cancel() {
         for source in sources { source.cancel() }
         sources = []
+        reader?.cancel()
+        reader = nil
     }
 
     deinit { cancel() }
-}
-
-/// A descriptor closed when its last user lets go. Confined to the connection's queue (cancel handlers
-/// run there), hence `@unchecked Sendable`.
-final class SharedDescriptor: @unchecked Sendable {
-    private let fd: Int32
-    private var users: Int
-
-    init(_ fd: Int32, users: Int) {
-        self.fd = fd
-        self.users = users
-        if users == 0 { close(fd) }
-    }
-
-    func release() {
-        users -= 1
-        if users == 0 { close(fd) }
-    }
 }
 
 let addWatch: DBusAddWatchFunction = { watch, data in

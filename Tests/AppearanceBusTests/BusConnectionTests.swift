@@ -4,7 +4,8 @@ import TestSupport
 import Testing
 
 /// The libdbus wrapper on its own, on a private bus: what it reads is dispatched in bounded passes that
-/// follow each other, and a call's timeout (armed in the turn after the call is written) still ends it.
+/// follow each other, replies find their calls, and a call's timeout (armed in the turn after the call is
+/// written) or the loss of the bus still ends it.
 @Suite struct BusConnectionTests {
     /// A connection on `queue`, registered: its unique name once `Hello` is answered.
     static func connect(_ bus: PrivateBus, _ queue: DispatchQueue) async throws -> (BusConnection, String) {
@@ -83,6 +84,36 @@ import Testing
         }
         try await replies.wait(for: "the second call to time out", from: 1) { _ in true }
         #expect(replies.all == ["first: answer", "second: org.freedesktop.DBus.Error.NoReply"])
+        queue.sync {
+            client.close()
+            server.close()
+        }
+    }
+
+    /// A call still waiting when the bus goes away ends with NoReply, before the loss itself is told (the
+    /// order libdbus keeps for its own pending calls): nothing waits for a reply that cannot come.
+    @Test func aCallWaitingWhenTheBusIsLostEndsBeforeTheLossIsTold() async throws {
+        let directory = try TemporaryDirectory(prefix: "apd-conn")
+        let bus = try await PrivateBus(in: directory)
+        defer { bus.stop() }
+        let queue = DispatchQueue(label: "appearanced.test.connection")
+        let (server, serverName) = try await Self.connect(bus, queue)
+        let (client, _) = try await Self.connect(bus, queue)
+        let seen = Recorder<String>()
+        try queue.sync {
+            server.onMethodCall = { _ in
+                seen.append("server has the call")
+                return true  // and never answers
+            }
+            client.onSignal = { signal in
+                if signal.isSignal(interface: "org.freedesktop.DBus.Local", member: "Disconnected") { seen.append("lost") }
+            }
+            try client.call(try Self.ping(serverName)) { reply in seen.append("reply: " + (reply.error?.name ?? "answer")) }
+        }
+        try await seen.wait(for: "the call to reach the server") { _ in true }
+        bus.stop()
+        try await seen.wait(for: "the loss told", from: 1) { $0 == "lost" }
+        #expect(seen.all == ["server has the call", "reply: org.freedesktop.DBus.Error.NoReply", "lost"])
         queue.sync {
             client.close()
             server.close()

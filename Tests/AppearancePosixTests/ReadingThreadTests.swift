@@ -1,0 +1,78 @@
+import AppearancePosix
+import Foundation
+import Testing
+import TestSupport
+
+/// The thread that reads the session bus: called for what arrives, in order, on a thread of its own; gone,
+/// with its descriptors, once cancelled and let go.
+@Suite struct ReadingThreadTests {
+    /// What the reading thread saw, from its own thread.
+    final class Seen: @unchecked Sendable {
+        private let lock = NSLock()
+        private var bytes: [UInt8] = []
+        private var threads: Set<UInt> = []
+        func add(_ byte: UInt8, on thread: UInt) {
+            lock.lock()
+            bytes.append(byte)
+            threads.insert(thread)
+            lock.unlock()
+        }
+        var snapshot: ([UInt8], Set<UInt>) {
+            lock.lock()
+            defer { lock.unlock() }
+            return (bytes, threads)
+        }
+    }
+
+    @Test func callsBackForWhatArrivesAndEndsWithItsDescriptorsWhenCancelled() async throws {
+        let (a, b) = try Descriptor.socketPair()
+        b.setNonBlocking()
+        let seen = Seen()
+        let testThread = UInt(pthread_self())
+        var reader: ReadingThread? = ReadingThread(b.raw) { _ in
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16, alignment: 1)
+            defer { buffer.deallocate() }
+            while let n = try? b.read(into: buffer), n > 0 {
+                for byte in buffer.prefix(n) { seen.add(byte, on: UInt(pthread_self())) }
+            }
+        }
+        #expect(reader?.started == true)
+        for byte: UInt8 in [1, 2, 3] {
+            try a.writeAll([byte])
+            _ = try await waitUntil("byte \(byte) read", seen: { "\(seen.snapshot.0)" }) {
+                seen.snapshot.0.last == byte ? true : nil
+            }
+        }
+        let (bytes, threads) = seen.snapshot
+        #expect(bytes == [1, 2, 3])
+        #expect(threads.count == 1 && !threads.contains(testThread))
+        reader?.cancel()
+        reader = nil
+        // The thread lets go when it sees the cancel, and the last holder closes the duplicate: with the
+        // original closed too, nothing holds the socket open and the peer reads the end of it.
+        b.close()
+        a.setNonBlocking()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16, alignment: 1)
+        defer { buffer.deallocate() }
+        _ = try await waitUntil("the peer to see the socket closed") { (try? a.read(into: buffer)) == .some(0) ? true : nil }
+        #expect(seen.snapshot.0 == [1, 2, 3])
+    }
+
+    @Test func aHangUpIsForTheReaderToFind() async throws {
+        let (a, b) = try Descriptor.socketPair()
+        b.setNonBlocking()
+        let seen = Seen()
+        let reader = ReadingThread(b.raw) { reader in
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16, alignment: 1)
+            defer { buffer.deallocate() }
+            // End of file: what a bus connection's owner does then is remove the watch, which cancels.
+            if let n = try? b.read(into: buffer), n == 0 {
+                seen.add(0, on: 0)
+                reader.cancel()
+            }
+        }
+        a.close()
+        _ = try await waitUntil("the hang-up seen") { seen.snapshot.0 == [0] ? true : nil }
+        #expect(reader.started)
+    }
+}
