@@ -106,7 +106,7 @@ public final class Daemon: @unchecked Sendable {
         // The status file only goes in appearanced's own directory (the default socket's, 0700 and ours): a
         // socket named with --socket or APPEARANCED_SOCKET may sit in a directory with files of the user's.
         if paths.socket.ownsDirectory, listener.path == paths.socket.path {
-            publisher.modeFile = FileSystem.directory(of: listener.path) + "/mode"
+            publisher.modeFile = ModeFile(path: FileSystem.directory(of: listener.path) + "/mode")
         } else {
             log.info("no status file: \(listener.path) is not in appearanced's own directory")
         }

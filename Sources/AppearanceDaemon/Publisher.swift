@@ -16,8 +16,8 @@ final class Publisher: @unchecked Sendable {
     let outlet: Outlet?
     /// The D-Bus face (appearanced's own interface and darkman's), when there is one.
     var faces: [Face] = []
-    /// `mode` next to the socket: "dark" or "light", for prompts that want no IPC at all ("": none).
-    var modeFile = ""
+    /// `mode` next to the socket: "dark" or "light", for prompts that want no IPC at all (nil: none).
+    var modeFile: ModeFile?
     /// What `appearancectl log` shows: the changes of the mode, and of an app's own mode by its override.
     var transitions = TransitionLog()
     /// Where they are kept across restarts (log.jsonl next to state.json), once `openChangeLog` ran.
@@ -150,11 +150,10 @@ final class Publisher: @unchecked Sendable {
     }
 
     func writeModeFile(_ mode: Mode) {
-        guard !modeFile.isEmpty else { return }
         do {
-            try FileSystem.writeAtomically(modeFile, Array("\(mode.rawValue)\n".utf8), permissions: 0o644, durable: false)
+            try modeFile?.write(mode)
         } catch {
-            log.warning("Failed to write \(modeFile): \(error), ignoring")
+            log.warning("Failed to write \(modeFile?.path ?? ""): \(error), ignoring")
         }
     }
 
@@ -171,6 +170,6 @@ final class Publisher: @unchecked Sendable {
         changeLog?.flush()
         outlet?.stop()
         for face in faces { face.stop() }
-        if !modeFile.isEmpty { try? FileSystem.remove(modeFile) }
+        modeFile?.remove()
     }
 }

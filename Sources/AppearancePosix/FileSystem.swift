@@ -1,3 +1,4 @@
+import CPosix
 @preconcurrency import Glibc
 
 /// What stat(2) says of a file, in the terms callers use.
@@ -8,6 +9,8 @@ public struct FileStatus: Equatable, Sendable {
     public var permissions: UInt32
     public var owner: UInt32
     public var size: Int64
+    /// Which file this is and which version of its content: device, inode, size, time of the last write.
+    public var version: [Int64]
 
     init(_ st: stat) {
         switch st.st_mode & S_IFMT {
@@ -21,6 +24,8 @@ public struct FileStatus: Equatable, Sendable {
         permissions = UInt32(st.st_mode & 0o7777)
         owner = st.st_uid
         size = Int64(st.st_size)
+        version = [Int64(truncatingIfNeeded: st.st_dev), Int64(truncatingIfNeeded: st.st_ino), Int64(st.st_size),
+                   Int64(st.st_mtim.tv_sec), Int64(st.st_mtim.tv_nsec)]
     }
 }
 
@@ -119,6 +124,12 @@ public enum FileSystem {
     /// rename(2); the error names both paths.
     public static func rename(_ from: String, to: String) throws(Errno) {
         guard Glibc.rename(from, to) == 0 else { throw Errno.current("rename \(from) to", path: to) }
+    }
+
+    /// Swaps two names atomically (renameat2 with RENAME_EXCHANGE): a reader of either sees one file or the
+    /// other, never none. `EINVAL` where the file system cannot.
+    public static func exchange(_ a: String, _ b: String) throws(Errno) {
+        guard cposix_exchange(a, b) == 0 else { throw Errno.current("exchange \(a) with", path: b) }
     }
 
     /// unlink(2).

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/timerfd.h>
 #include <time.h>
@@ -16,6 +17,10 @@ int cposix_accept(int fd, int nonblocking) {
 
 int cposix_pipe(int fds[2]) {
     return pipe2(fds, O_CLOEXEC);
+}
+
+int cposix_exchange(const char *a, const char *b) {
+    return renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE);
 }
 
 int cposix_peer_credentials(int fd, cposix_credentials *out) {

@@ -78,5 +78,6 @@ final class FileHammer: @unchecked Sendable {
         d.stop(SIGTERM)
         #expect(try d.waitForExit() == 0)
         #expect(!FileManager.default.fileExists(atPath: modeFile))
+        #expect(!FileManager.default.fileExists(atPath: s.root + "/runtime/appearanced/.mode-other"))
     }
 }

@@ -1,5 +1,5 @@
 // The few glibc pieces Swift cannot see: they are declared only under _GNU_SOURCE (accept4, pipe2,
-// struct ucred) or live in a header the Glibc module leaves out (malloc.h). Each is wrapped once, in
+// renameat2, struct ucred) or live in a header the Glibc module leaves out (malloc.h). Each is wrapped once, in
 // CPosix.c, which is compiled with _GNU_SOURCE; AppearancePosix is the only caller.
 #ifndef CPOSIX_H
 #define CPOSIX_H
@@ -20,6 +20,10 @@ int cposix_accept(int fd, int nonblocking);
 
 /// pipe2(2) with O_CLOEXEC. 0, or -1 with errno.
 int cposix_pipe(int fds[2]);
+
+/// renameat2(2) with RENAME_EXCHANGE: swaps the two names atomically (both must exist). 0, or -1 with errno
+/// (EINVAL where the file system cannot exchange, ENOSYS before Linux 3.15).
+int cposix_exchange(const char *a, const char *b);
 
 /// getsockopt(SO_PEERCRED). 0, or -1 with errno.
 int cposix_peer_credentials(int fd, cposix_credentials *out);
