@@ -174,10 +174,11 @@ STEPS = ["t0 → the daemon has read the signal", "→ its Read written", "→ t
          "→ the subscriber's notification written", "→ the probe has it"]
 
 
-def breakdown(st, probe, rounds):
+def breakdown(st, probe, rounds, into=None):
     """Where the added latency goes, round by round: the daemon's syscalls (perf, syscall tracepoints on
     CLOCK_MONOTONIC like the probe's stamps) between the probe's t0 and its last: the recvmsg that read the
-    signal, the sendmsg of the Read, the recvmsg of the reply, the send of the notification."""
+    signal, the sendmsg of the Read, the recvmsg of the reply, the send of the notification. The samples are
+    added to `into` (a dict from an earlier block of the same build) when given; `summarize` makes the figures."""
     path = os.path.join(st.root, "breakdown.data")
     sched = SchedTrace(os.path.join(st.root, "breakdown-sched.data"))
     sched.start()
@@ -220,10 +221,10 @@ def breakdown(st, probe, rounds):
         events.append((t, name.split(":")[-1], ret))
     events.sort()
     times = [e[0] for e in events]
-    steps = [[] for _ in STEPS]
-    whole, own, own_read = [], [], []
-    cpu = collections.Counter()
-    window = 0
+    acc = into if into is not None else {"steps": [[] for _ in STEPS], "whole": [], "own": [], "own_read": [],
+                                         "cpu": collections.Counter(), "window": 0, "sched": False}
+    steps, whole, own, own_read, cpu = acc["steps"], acc["whole"], acc["own"], acc["own_read"], acc["cpu"]
+    acc["sched"] = acc["sched"] or sched.available
     for x in rows:
         t0, last = int(x["t0"]), int(x["last"])
         seq = events[bisect.bisect_left(times, t0 - 3_000_000):bisect.bisect_right(times, last)]
@@ -249,9 +250,15 @@ def breakdown(st, probe, rounds):
         own.append(seq[d][0] - t0 - rtt)
         own_read.append(seq[d][0] - seq[a][0] - rtt)
         if sched.available:
-            window += last - t0
+            acc["window"] += last - t0
             for (pid, comm), ns in sched.usage(t0, last).items():
                 cpu[process_group(pid, comm, st.daemon.pid, names)] += ns
+    return acc
+
+
+def summarize(acc):
+    """The figures of `breakdown`'s samples (all blocks of one build)."""
+    steps, whole, own, own_read = acc["steps"], acc["whole"], acc["own"], acc["own_read"]
     n = len(steps[0])
     result = {"rounds": n, "steps": {name: {"p50": median(v), "p90": pct(v, 90)} for name, v in zip(STEPS, steps) if v}}
     if n:
@@ -259,11 +266,11 @@ def breakdown(st, probe, rounds):
                                "own_from_the_daemons_read_of_the_signal": stats(own_read),
                                "read_rtt_in_the_daemon": stats(steps[2]),
                                "samples_ns": {"whole": whole, "own": own, "own_read": own_read}}
-    if sched.available and n:
+    if acc["sched"] and n:
         # Mean CPU per round inside t0 → last, by process: what the added latency is made of, beside the time
         # in which none of them ran (waiting for another CPU, or a wake-up).
-        result["cpu_us_per_round"] = {k: round(v / n / 1e3, 1) for k, v in cpu.most_common()}
-        result["window_us_per_round"] = round(window / n / 1e3, 1)
+        result["cpu_us_per_round"] = {k: round(v / n / 1e3, 1) for k, v in acc["cpu"].most_common()}
+        result["window_us_per_round"] = round(acc["window"] / n / 1e3, 1)
     return result
 
 
@@ -334,10 +341,19 @@ def main():
 
         # --- where the time goes (perf, as root) ---
         if a.breakdown_rounds and os.geteuid() == 0 and shutil.which("perf"):
-            R["breakdown"] = {}
-            for label, bin_dir in builds.items():
-                use(st, bin_dir)
-                R["breakdown"][label] = breakdown(st, probe, a.breakdown_rounds)
+            # In alternating blocks, like the rounds above: a noisy minute falls on every build alike.
+            acc = {}
+            done = 0
+            while done < a.breakdown_rounds:
+                k = min(a.block, a.breakdown_rounds - done)
+                for label, bin_dir in builds.items():
+                    use(st, bin_dir)
+                    got = breakdown(st, probe, k, acc.get(label))
+                    if got is not None:
+                        acc[label] = got
+                done += k
+                log(f"breakdown: {done}/{a.breakdown_rounds} rounds per build")
+            R["breakdown"] = {label: summarize(v) for label, v in acc.items()}
 
         # --- instructions per change (callgrind) ---
         if a.callgrind_rounds and shutil.which("valgrind"):
