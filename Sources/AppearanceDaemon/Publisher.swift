@@ -48,9 +48,7 @@ final class Publisher: @unchecked Sendable {
         // nothing below changes what they are told. The rest follows in the same turn of the queue, so a
         // request a subscriber sends on being told (`status`, `log`) already sees all of it.
         if t.modeChanged, serving { writeModeFile(t.state.mode) }
-        // A subscriber woken on this CPU runs now, not after the rest of this change's work (the change log,
-        // the hooks, the bus) and whoever that wakes (docs/decisions.md, "A reading thread for the bus").
-        if offer(engine, palette) { Posix.yieldProcessor() }
+        offer(engine, palette)
         log.release()  // what the change's cause held back (a reading's lines), now that subscribers know
         tellBus(engine, palette, previous: t.previous.mode)
         // Real changes only: everyone's mode, or one app's own mode changed by its override.
@@ -112,11 +110,9 @@ final class Publisher: @unchecked Sendable {
 
     /// Offers the published state and palette to every subscriber; each is told only what changes its view.
     /// A subscriber for an app is offered that app's state (its own mode, source and palette).
-    /// Whether there was any subscriber to tell.
-    @discardableResult
-    func offer(_ engine: Engine, _ palette: Palette) -> Bool {
+    func offer(_ engine: Engine, _ palette: Palette) {
         let subscribers = clients.subscribers
-        guard !subscribers.isEmpty else { return false }
+        guard !subscribers.isEmpty else { return }
         // Within one pass every notification for the same app carries the same state (and palette, for
         // those that asked): they differ only in `previous` and in carrying the palette. Each state, palette
         // and encoding is made once per app.
@@ -142,7 +138,6 @@ final class Publisher: @unchecked Sendable {
                 return bytes
             }
         }
-        return true
     }
 
     /// What the portal backend serves: the published mode, and the palette's own accent color when it has one.

@@ -84,9 +84,6 @@ public enum Posix {
 
     // MARK: Threads
 
-    /// sched_yield(2): another thread runnable on this CPU (one just woken) runs first.
-    public static func yieldProcessor() { sched_yield() }
-
     /// Runs `body` on a new detached thread; false if none could be created.
     public static func startThread(_ body: @escaping @Sendable () -> Void) -> Bool {
         final class Box {
