@@ -23,6 +23,37 @@ import Testing
         return (connection, names.all[0])
     }
 
+    /// Two registered connections on a private bus, on one queue: the server and the client of a test.
+    struct Pair {
+        let directory: TemporaryDirectory
+        let bus: PrivateBus
+        let queue: DispatchQueue
+        let server: BusConnection, serverName: String, client: BusConnection
+
+        static func make() async throws -> Pair {
+            let directory = try TemporaryDirectory(prefix: "apd-conn")
+            let bus = try await PrivateBus(in: directory)
+            let queue = DispatchQueue(label: "appearanced.test.connection")
+            let (server, serverName) = try await BusConnectionTests.connect(bus, queue)
+            let (client, _) = try await BusConnectionTests.connect(bus, queue)
+            return Pair(directory: directory, bus: bus, queue: queue, server: server, serverName: serverName, client: client)
+        }
+
+        private init(directory: TemporaryDirectory, bus: PrivateBus, queue: DispatchQueue, server: BusConnection,
+                     serverName: String, client: BusConnection) {
+            (self.directory, self.bus, self.queue) = (directory, bus, queue)
+            (self.server, self.serverName, self.client) = (server, serverName, client)
+        }
+
+        func close() {
+            queue.sync {
+                client.close()
+                server.close()
+            }
+            bus.stop()
+        }
+    }
+
     static func ping(_ destination: String) throws -> Message {
         try #require(Message.methodCall(destination: destination, path: "/test", interface: "org.example.Test", method: "Ping"))
     }
@@ -30,12 +61,9 @@ import Testing
     /// Many more calls than one dispatch pass takes arrive together: each pass must be followed by the next
     /// without waiting for more input (none comes: the server only writes), or some would never be answered.
     @Test func pipelinedCallsAreAllAnswered() async throws {
-        let directory = try TemporaryDirectory(prefix: "apd-conn")
-        let bus = try await PrivateBus(in: directory)
-        defer { bus.stop() }
-        let queue = DispatchQueue(label: "appearanced.test.connection")
-        let (server, serverName) = try await Self.connect(bus, queue)
-        let (client, _) = try await Self.connect(bus, queue)
+        let pair = try await Pair.make()
+        defer { pair.close() }
+        let (queue, server, serverName, client) = (pair.queue, pair.server, pair.serverName, pair.client)
         let replies = Recorder<String>()
         let calls = 120  // dbus-daemon allows 128 pending replies per connection
         try queue.sync {
@@ -49,21 +77,14 @@ import Testing
         }
         _ = try await waitUntil("\(calls) replies", seen: { "\(replies.count)" }) { replies.count == calls ? true : nil }
         #expect(replies.all.allSatisfy { $0 == "answer" }, "\(Set(replies.all))")
-        queue.sync {
-            client.close()
-            server.close()
-        }
     }
 
     /// The timeout of a call nobody answers ends it with NoReply; an answered call's timeout never fires
     /// (its timer, armed a turn later, is cancelled with it).
     @Test func aCallNobodyAnswersEndsAtItsTimeout() async throws {
-        let directory = try TemporaryDirectory(prefix: "apd-conn")
-        let bus = try await PrivateBus(in: directory)
-        defer { bus.stop() }
-        let queue = DispatchQueue(label: "appearanced.test.connection")
-        let (server, serverName) = try await Self.connect(bus, queue)
-        let (client, _) = try await Self.connect(bus, queue)
+        let pair = try await Pair.make()
+        defer { pair.close() }
+        let (queue, server, serverName, client) = (pair.queue, pair.server, pair.serverName, pair.client)
         let replies = Recorder<String>()
         try queue.sync {
             // Takes every call; answers only the first.
@@ -84,21 +105,14 @@ import Testing
         }
         try await replies.wait(for: "the second call to time out", from: 1) { _ in true }
         #expect(replies.all == ["first: answer", "second: org.freedesktop.DBus.Error.NoReply"])
-        queue.sync {
-            client.close()
-            server.close()
-        }
     }
 
     /// A call still waiting when the bus goes away ends with NoReply, before the loss itself is told (the
     /// order libdbus keeps for its own pending calls): nothing waits for a reply that cannot come.
     @Test func aCallWaitingWhenTheBusIsLostEndsBeforeTheLossIsTold() async throws {
-        let directory = try TemporaryDirectory(prefix: "apd-conn")
-        let bus = try await PrivateBus(in: directory)
-        defer { bus.stop() }
-        let queue = DispatchQueue(label: "appearanced.test.connection")
-        let (server, serverName) = try await Self.connect(bus, queue)
-        let (client, _) = try await Self.connect(bus, queue)
+        let pair = try await Pair.make()
+        defer { pair.close() }
+        let (bus, queue, server, serverName, client) = (pair.bus, pair.queue, pair.server, pair.serverName, pair.client)
         let seen = Recorder<String>()
         try queue.sync {
             server.onMethodCall = { _ in
@@ -114,9 +128,5 @@ import Testing
         bus.stop()
         try await seen.wait(for: "the loss told", from: 1) { $0 == "lost" }
         #expect(seen.all == ["server has the call", "reply: org.freedesktop.DBus.Error.NoReply", "lost"])
-        queue.sync {
-            client.close()
-            server.close()
-        }
     }
 }
