@@ -3,8 +3,8 @@ import Dispatch
 import AppearancePosix
 import Glibc
 
-// The Dispatch sources behind libdbus's watches and timeouts (BusConnection, Connection.swift, hands them to
-// libdbus's callbacks): confined to the connection's queue.
+// What drives libdbus's watches and timeouts (BusConnection, Connection.swift, hands them to libdbus's
+// callbacks): a reading thread and Dispatch sources, confined to the connection's queue.
 
 /// What drives one libdbus watch (an fd plus readable and/or writable interest): a thread of its own for
 /// reading (`ReadingThread`), a Dispatch source for writing.
@@ -20,10 +20,11 @@ import Glibc
 /// disable, never left suspended. With libdispatch on Linux, a suspended (or never resumed) source on an
 /// fd was seen to make another source on the same fd miss events: a read could go unseen for good.
 ///
-/// The sources watch a duplicate of libdbus's descriptor, closed by the last of their cancel handlers.
-/// libdbus closes its own descriptor right after removing a watch (on every loss of the bus), while the
-/// cancellation of the sources is still pending: watching that number directly, a source could outlive it
-/// and end up watching whatever the next `socket()` or `accept()` received (a client, the new bus).
+/// The reader and the source each watch a duplicate of libdbus's descriptor, closed when the reader's thread
+/// has ended or by the source's cancel handler. libdbus closes its own descriptor right after removing a watch
+/// (on every loss of the bus), while the cancellation is still pending: watching that number directly, either
+/// could outlive it and end up watching whatever the next `socket()` or `accept()` received (a client, the new
+/// bus).
 final class WatchBox: @unchecked Sendable {
     // Confined to the connection's queue, like the connection itself.
     private let watch: OpaquePointer
@@ -59,15 +60,15 @@ final class WatchBox: @unchecked Sendable {
                     self.handle(DBUS_WATCH_READABLE.rawValue)
                 }
             }
-            // Out of descriptors or threads: libdbus's own timeouts (pending calls) still end what waits on this
-            // bus, and the next toggle of the watch tries again.
+            // Out of descriptors or threads: the calls' deadlines still end what waits on this bus, and the next
+            // toggle of the watch tries again.
             if reader.started { self.reader = reader }
         }
         guard flags & DBUS_WATCH_WRITABLE.rawValue != 0 else { return }
         // The duplicate lives exactly as long as the source made here: closed by its cancel handler.
         let fd = fcntl(dbus_watch_get_unix_fd(watch), F_DUPFD_CLOEXEC, 0)
         guard fd >= 0 else {
-            // Out of descriptors: libdbus's own timeouts (pending calls) still end what waits on this bus.
+            // Out of descriptors: the calls' deadlines still end what waits on this bus.
             return
         }
         let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: owner.queue)
@@ -104,8 +105,9 @@ let toggleWatch: DBusWatchToggledFunction = { watch, _ in
     (Unmanaged<AnyObject>.fromOpaque(data).takeUnretainedValue() as? WatchBox)?.update()
 }
 
-/// A one-timer-per-timeout mirror of a libdbus timeout (used for method-call timeouts: they exist only
-/// while a call is pending).
+/// A one-timer-per-timeout mirror of a libdbus timeout. libdbus adds timeouts for its own pending calls, which
+/// this wrapper no longer makes (replies are matched by serial, `BusConnection.call`); the mirror stays so that
+/// any timeout libdbus does add still fires.
 ///
 /// Arming or cancelling a Dispatch timer wakes Dispatch's manager thread (a write to its eventfd). libdbus
 /// adds a call's timeout before it writes the call, and removes it when the reply is read, before the reply
