@@ -66,9 +66,8 @@ func facts(_ info: IntegrationInfo) -> IntegrationFacts {
 func describeRun(_ run: IntegrationInfo.Run?) -> String {
     guard let run else { return "none since the daemon started" }
     let l = Posix.localTime(run.time)
-    func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
     let mode = run.mode.map { " \($0.rawValue)" } ?? ""
-    return "\(run.action)\(mode) at \(l.year)-\(two(l.month))-\(two(l.day)) \(two(l.hour)):\(two(l.minute)): \(run.result)"
+    return "\(run.action)\(mode) at \(l.date) \(l.clock): \(run.result)"
 }
 
 func integrationJSON(_ info: IntegrationInfo, _ f: IntegrationFacts) -> JSON {

@@ -23,14 +23,22 @@ func printSchedule(_ info: ScheduleInfo, days: Int) {
     } ?? ""
     out("now: \(mode.rawValue)\(hidden)")
     if let place = info.location { out("place: \(place.summary)") }
-    func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
     let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     var day = ""
     for c in info.changes {
         let l = Posix.localTime(c.time)
-        let date = "\(weekdays[l.weekday]) \(l.year)-\(two(l.month))-\(two(l.day))"
-        out("\(date == day ? String(repeating: " ", count: date.count) : date)  \(two(l.hour)):\(two(l.minute))  \(c.mode.rawValue.padding(5))  \(c.cause)")
+        let date = "\(weekdays[l.weekday]) \(l.date)"
+        out("\(date == day ? String(repeating: " ", count: date.count) : date)  \(l.clock)  \(c.mode.rawValue.padding(5))  \(c.cause)")
         day = date
     }
     if info.changes.isEmpty { out("no change in the next \(days) day\(days == 1 ? "" : "s") (polar day or night)") }
+}
+
+/// A local time as `status`, `log`, `schedule` and `integrations` print it.
+extension Posix.LocalTime {
+    static func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+    /// `2026-11-27`
+    var date: String { "\(year)-\(Self.two(month))-\(Self.two(day))" }
+    /// `14:05`
+    var clock: String { "\(Self.two(hour)):\(Self.two(minute))" }
 }

@@ -46,8 +46,7 @@ func describeTemporary(_ t: TemporaryOverride) -> String {
     case .nextChange: return "\(t.mode.rawValue) until the next automatic change"
     case .at(let end):
         let l = Posix.localTime(end)
-        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(t.mode.rawValue) until \(l.year)-\(two(l.month))-\(two(l.day)) \(two(l.hour)):\(two(l.minute))"
+        return "\(t.mode.rawValue) until \(l.date) \(l.clock)"
     }
 }
 
@@ -266,8 +265,7 @@ case .log(let count, let app, let json):
     for e in entries {
         if json { out(e.json.text); continue }
         let l = Posix.localTime(e.time)
-        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        let when = "\(l.year)-\(two(l.month))-\(two(l.day)) \(two(l.hour)):\(two(l.minute)):\(two(l.second))"
+        let when = "\(l.date) \(l.clock):\(Posix.LocalTime.two(l.second))"
         let change = e.from.map { "\($0.rawValue) → \(e.to.rawValue)" } ?? "start: \(e.to.rawValue)"
         // An app's own change names the app first: "[kitty] app override kitty: dark, set by …".
         out("\(when)  \(change.padding(13))  \(e.app.map { "[\($0)] " } ?? "")\(e.cause)")
