@@ -43,7 +43,7 @@ final class Integrations: @unchecked Sendable {
     /// The most files the daemon lists from its directories.
     static let maxListed = 256
 
-    enum Job: Equatable {
+    enum Job {
         case apply(Mode, previous: Mode?, cause: String)
         case restore
     }
