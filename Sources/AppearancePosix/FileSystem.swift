@@ -9,8 +9,8 @@ public struct FileStatus: Equatable, Sendable {
     public var permissions: UInt32
     public var owner: UInt32
     public var size: Int64
-    /// Which file this is and which version of its content: device, inode, size, time of the last write.
-    public var version: [Int64]
+    /// Which file this is and which version of its content.
+    public var version: FileVersion
 
     init(_ st: stat) {
         switch st.st_mode & S_IFMT {
@@ -24,9 +24,14 @@ public struct FileStatus: Equatable, Sendable {
         permissions = UInt32(st.st_mode & 0o7777)
         owner = st.st_uid
         size = Int64(st.st_size)
-        version = [Int64(truncatingIfNeeded: st.st_dev), Int64(truncatingIfNeeded: st.st_ino), Int64(st.st_size),
-                   Int64(st.st_mtim.tv_sec), Int64(st.st_mtim.tv_nsec)]
+        version = FileVersion(device: UInt64(st.st_dev), inode: UInt64(st.st_ino), size: size,
+                              modified: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec))
     }
+}
+
+/// A file and a version of its content: its device and inode, its size and the time of its last write (ns).
+public struct FileVersion: Equatable, Sendable {
+    public var device: UInt64, inode: UInt64, size: Int64, modified: Int64
 }
 
 extension Descriptor {
