@@ -95,7 +95,7 @@ def start_session(st, probe):
 def bus_side_fd(bus_pid, daemon_pid):
     """dbus-daemon's descriptor for the daemon's connection (`ss -xpn`: the dbus-daemon socket whose peer is one of
     the daemon's), so that its sendmsg on it is the moment a signal arrives in the daemon's socket; None if unseen."""
-    out = subprocess.run(["ss", "-xpnH"], capture_output=True, text=True).stdout
+    out = subprocess.run(["ss", "-xpnH"], capture_output=True, text=True, timeout=30).stdout
     theirs, ours = {}, set()
     for line in out.splitlines():
         f = line.split()
@@ -112,7 +112,7 @@ def bus_side_fd(bus_pid, daemon_pid):
 
 
 def stats(samples):
-    return {"n": len(samples), "p50": median(samples), "p99": pct(samples, 99)} if samples else None
+    return {"n": len(samples), "p50": median(samples), "p90": pct(samples, 90), "p99": pct(samples, 99)} if samples else None
 
 
 def callgrind_total(st, pid, action, keep=None):
@@ -124,6 +124,7 @@ def callgrind_total(st, pid, action, keep=None):
     subprocess.run(["callgrind_control", "-d", str(pid)], check=True, capture_output=True)
     dumps = sorted(set(glob.glob(st.root + "/callgrind.out.*")) - before, key=os.path.getmtime)
     if keep:
+        os.makedirs(os.path.dirname(keep), exist_ok=True)
         shutil.copyfile(dumps[-1], keep)
     for line in open(dumps[-1]):
         if line.startswith(("summary:", "totals:")):
@@ -477,8 +478,7 @@ def summary(R):
         for b, v in own.items():
             w, s1, s3, s2, r = (v["whole_path"], v["own_from_t0"], v.get("own_from_the_signals_arrival"),
                                 v["own_from_the_daemons_read_of_the_signal"], v["read_rtt_in_the_daemon"])
-            arrival = v["samples_ns"].get("own_arrival") or []
-            a3 = (f"**{ms(s3['p50'])}** | {ms(pct(arrival, 90))} | **{ms(s3['p99'])}** (n {s3['n']})" if s3
+            a3 = (f"**{ms(s3['p50'])}** | {ms(s3['p90'])} | **{ms(s3['p99'])}** (n {s3['n']})" if s3
                   else "— | — | —")
             o.append(f"| {b} ({w['n']}) | {ms(w['p50'])} | {ms(w['p99'])} | {ms(s1['p50'])} | {ms(s1['p99'])} | {a3} | "
                      f"{ms(s2['p50'])} | {ms(s2['p99'])} | {ms(r['p50'])} | {ms(r['p99'])} |")
