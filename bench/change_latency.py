@@ -143,23 +143,51 @@ class SchedTrace:
 
     def start(self):
         if self.available:
-            self.p = subprocess.Popen(["perf", "record", "-q", "-k", "CLOCK_MONOTONIC", "-e", "sched:sched_switch",
-                                       "-a", "-o", self.path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            self.p = subprocess.Popen(["perf", "record", "-q", "-k", "CLOCK_MONOTONIC", "-e",
+                                       "sched:sched_switch,sched:sched_waking", "-a", "-o", self.path],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             time.sleep(1)
             if self.p.poll() is not None:
                 self.available = False
 
-    def stop(self):
+    def stop(self, watched=()):
+        """Ends the trace and reads it: CPU intervals by process, and for the threads in `watched` (tids) the
+        intervals in which they waited for a CPU: from their wake-up, or from being preempted (switched out
+        still runnable), to being switched in."""
         if not self.p:
             return
         self.p.send_signal(signal.SIGINT)
         self.p.wait()
         # Each event ends the running interval of the task it switches out (the header names it).
         self.intervals = []
+        self.waits = []
         last_in = {}
+        runnable = {}  # watched tid → since when it waits for a CPU
+        running = set()
         out = subprocess.run(["perf", "script", "-i", self.path, "-F", "comm,pid,tid,cpu,time,trace"],
                              capture_output=True, text=True).stdout
         for line in out.splitlines():
+            if watched:
+                woken = re.search(r": comm=.* pid=(\d+) prio=", line)
+                if woken and int(woken.group(1)) in watched:
+                    tid = int(woken.group(1))
+                    if tid not in running:  # a wake-up of a running thread changes nothing
+                        runnable.setdefault(tid, int(round(float(line.split(": comm=")[0].split()[-1].rstrip(":")) * 1e9)))
+                    continue
+                sw = re.search(r"prev_pid=(\d+) .*prev_state=(\S+) ==> .* next_pid=(\d+) ", line)
+                if sw:
+                    t = int(round(float(line.split(": prev_comm=")[0].split()[-1].rstrip(":")) * 1e9))
+                    prev, state, nxt = int(sw.group(1)), sw.group(2), int(sw.group(3))
+                    if prev in watched:
+                        running.discard(prev)
+                        if state.startswith("R"):
+                            runnable[prev] = t
+                        else:
+                            runnable.pop(prev, None)
+                    if nxt in watched:
+                        running.add(nxt)
+                        if nxt in runnable:
+                            self.waits.append((runnable.pop(nxt), t))
             head, sep, _ = line.partition(": prev_comm=")
             if not sep:
                 continue
@@ -176,7 +204,20 @@ class SchedTrace:
             last_in[cpu] = t
         self.intervals.sort()
         self.starts = [i[0] for i in self.intervals]
+        self.waits.sort()
+        self.wait_starts = [w[0] for w in self.waits]
         os.unlink(self.path)
+
+    def waited(self, spans):
+        """ns a watched thread waited for a CPU inside the spans [(a, b), ...]."""
+        total = 0
+        for a, b in spans:
+            i = max(0, bisect.bisect_left(self.wait_starts, a) - 64)
+            while i < len(self.waits) and self.waits[i][0] < b:
+                s, e = self.waits[i]
+                total += max(0, min(e, b) - max(s, a))
+                i += 1
+        return total
 
     def usage(self, a, b):
         """CPU ns per (pid, comm) inside [a, b]."""
@@ -221,9 +262,10 @@ def breakdown(st, probe, rounds, into=None):
                 names[int(d)] = os.path.basename(open(f"/proc/{d}/cmdline", "rb").read().split(b"\0")[0].decode())
             except (OSError, UnicodeDecodeError):
                 pass
+    tids = {int(t) for t in os.listdir(f"/proc/{st.daemon.pid}/task")}
     rec.send_signal(signal.SIGINT)
     rec.wait()
-    sched.stop()
+    sched.stop(watched=tids)
     out = subprocess.run(["perf", "script", "-i", path, "-F", "pid,time,event,trace"], capture_output=True,
                          text=True).stdout
     os.unlink(path)
@@ -282,6 +324,12 @@ def breakdown(st, probe, rounds, into=None):
         arrivals = [e[0] for e in seq[:a] if e[1] == "arrival"]
         if arrivals:
             acc["own_arrival"].append(seq[d][0] - arrivals[-1] - rtt)
+            if sched.available:
+                # The part of it in which the daemon waited for a CPU: woken by the signal but not yet
+                # running, or preempted while at work (the machine's share, not the daemon's).
+                wait = sched.waited([(arrivals[-1], seq[b][0]), (seq[c][0], seq[d][0])])
+                acc.setdefault("cpu_wait", []).append(wait)
+                acc.setdefault("own_arrival_running", []).append(seq[d][0] - arrivals[-1] - rtt - wait)
         if sched.available:
             acc["window"] += last - t0
             for (pid, comm), ns in sched.usage(t0, last).items():
@@ -298,9 +346,12 @@ def summarize(acc):
         result["own_share"] = {"whole_path": stats(whole), "own_from_t0": stats(own),
                                "own_from_the_daemons_read_of_the_signal": stats(own_read),
                                "own_from_the_signals_arrival": stats(acc["own_arrival"]),
+                               "of_which_waiting_for_a_cpu": stats(acc.get("cpu_wait", [])),
+                               "own_from_the_signals_arrival_less_cpu_waits": stats(acc.get("own_arrival_running", [])),
                                "read_rtt_in_the_daemon": stats(steps[2]),
                                "samples_ns": {"whole": whole, "own": own, "own_read": own_read,
                                               "own_arrival": acc["own_arrival"],
+                                              "cpu_wait": acc.get("cpu_wait", []),
                                               "steps": dict(zip(STEPS, steps))}}
     if acc["sched"] and n:
         # Mean CPU per round inside t0 → last, by process: what the added latency is made of, beside the time
@@ -487,6 +538,21 @@ def summary(R):
                  "stamps. The start: the probe's t0 (its listener popped the same signal, so its own wake-up counts "
                  "too); the signal's arrival (dbus-daemon's sendmsg on the daemon's connection); the daemon's recvmsg "
                  "of the signal.")
+        waits = {b: v for b, v in own.items() if v.get("of_which_waiting_for_a_cpu")}
+        if waits:
+            o += ["", "| build | from the signal's arrival: waiting for a CPU p50 | p90 | p99 | the rest (running) p50 | "
+                  "p90 | p99 | rounds over 0.3 ms | of them with a wait over 0.1 ms |", "|---|" + "---|" * 8]
+            for b, v in waits.items():
+                wt, run = v["of_which_waiting_for_a_cpu"], v["own_from_the_signals_arrival_less_cpu_waits"]
+                arr, cw = v["samples_ns"]["own_arrival"], v["samples_ns"]["cpu_wait"]
+                over = [i for i, x in enumerate(arr) if x > 300_000]
+                o.append(f"| {b} | {ms(wt['p50'])} | {ms(wt['p90'])} | {ms(wt['p99'])} | {ms(run['p50'])} | "
+                         f"{ms(run['p90'])} | {ms(run['p99'])} | {len(over)} of {len(arr)} | "
+                         f"{sum(1 for i in over if cw[i] > 100_000)} |")
+            o.append("\nWaiting for a CPU: inside the own share's spans (the signal's arrival → the Read written, the "
+                     "reply read → the notification written), the time a thread of the daemon was runnable but not "
+                     "running: woken and not yet switched in, or switched out while still runnable (perf "
+                     "sched_waking and sched_switch on every CPU).")
     if bd:
         o += ["", "| where the added latency goes, p50 (p90) | " + " | ".join(f"{b} ({v['rounds']} rounds)" for b, v in bd.items())
               + " |", "|---|" + "---|" * len(bd)]
