@@ -328,3 +328,49 @@ extension JSON {
         out.append(0x22)
     }
 }
+
+/// JSON written straight to bytes, for the lines on a change's path (the notification every subscriber gets,
+/// the state a `get` returns): the same bytes as building the `JSON` tree and writing it (DirectWriterTests
+/// hold every such line to its tree), without the tree's allocations. Keys are written as given: names the
+/// protocol fixes, which need no escape.
+struct JSONOut {
+    var bytes: [UInt8]
+    /// No comma before the next member: an object was just opened.
+    private var first = true
+
+    init(capacity: Int) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    mutating func open() {
+        bytes.append(UInt8(ascii: "{"))
+        first = true
+    }
+
+    mutating func close() {
+        bytes.append(UInt8(ascii: "}"))
+        first = false
+    }
+
+    mutating func key(_ name: StaticString) {
+        if !first { bytes.append(UInt8(ascii: ",")) }
+        first = false
+        bytes.append(0x22)
+        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        bytes.append(contentsOf: [0x22, UInt8(ascii: ":")])
+    }
+
+    mutating func string(_ s: String) { JSON.writeString(s, to: &bytes) }
+
+    mutating func bool(_ b: Bool) { bytes.append(contentsOf: (b ? "true" : "false").utf8) }
+
+    mutating func null() { bytes.append(contentsOf: "null".utf8) }
+
+    /// Decimal digits, as `JSON.int` writes them (a small string: no allocation).
+    mutating func uint(_ n: UInt64) { bytes.append(contentsOf: String(n).utf8) }
+
+    mutating func json(_ value: JSON) { value.write(to: &bytes) }
+
+    mutating func newline() { bytes.append(0x0A) }
+}

@@ -32,7 +32,8 @@ import Testing
         return (try? AppearanceState(json: json))?.mode
     }
 
-    static func reply(_ s: AppearanceState) -> [UInt8] { Outgoing.result(id: .int(1), s.json) }
+    /// The daemon's reply to `get` (DirectWriterTests: the tree's line).
+    static func reply(_ s: AppearanceState) -> [UInt8] { Outgoing.state(id: .int(1), s) }
 
     /// Every value the encoder can give each member of a state without an app.
     static var states: [AppearanceState] {
