@@ -14,53 +14,85 @@ struct IntegrationFacts {
     var what = "", touches = "", settings = ""
 }
 
-/// Runs `path verb` with its output read until `deadline`: (exit 0?, output), or nil when it could not start
-/// or did not finish in time (then its process group is killed). The output's end is not the child's: one
-/// that closes its output and goes on is waited for until the same deadline.
-func runIntegration(_ path: String, _ verb: String, deadline: Deadline) -> (ok: Bool, output: String)? {
-    guard let (reader, writer) = try? Descriptor.socketPair() else { return nil }
-    defer { reader.close() }
-    let spawned = Spawned.spawn([path, verb], stdout: .descriptor(writer), stderr: .descriptor(writer), newProcessGroup: true)
-    writer.close()
-    guard case .success(let child) = spawned else { return nil }
+/// One `path verb` under way: its process and the reading end of its output.
+private final class IntegrationRun {
+    let child: Spawned
+    let reader: Descriptor
     var output: [UInt8] = []
-    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 1)
-    defer { buffer.deallocate() }
-    while output.count < 64 * 1024 {
-        guard (try? reader.wait(.readable, until: deadline)) == true else {
-            child.signalGroup(.kill)
-            _ = child.wait()
-            return nil
-        }
-        guard let n = try? reader.read(into: buffer), n > 0 else { break }  // end of output (or nothing yet: read again)
-        output += buffer[0..<n]
-    }
-    while true {
-        if let status = child.reap() { return (status.succeeded, String(decoding: output, as: UTF8.self)) }
-        if deadline.passed {
-            child.signalGroup(.kill)
-            _ = child.wait()
-            return nil
-        }
-        Posix.sleep(seconds: 0.005)
+    var reading = true
+
+    init(child: Spawned, reader: Descriptor) {
+        self.child = child
+        self.reader = reader
     }
 }
 
-func facts(_ info: IntegrationInfo) -> IntegrationFacts {
-    guard let path = info.path else { return IntegrationFacts(available: nil, availability: "not found (the file is gone)") }
-    var f = IntegrationFacts(available: nil, availability: "unknown (\(path) available did not answer within 2 s)")
-    if let r = runIntegration(path, "available", deadline: Deadline(seconds: 2)) {
-        f.available = r.ok
-        f.availability = r.output.split(separator: "\n").first.map(String.init) ?? (r.ok ? "installed" : "not installed")
+/// Runs every `path verb` at once and reads their output until `deadline`: for each, (exit 0?, output), or nil
+/// when it could not start or did not finish in time (then its process group is killed). The output's end is
+/// not the child's: one that closes its output and goes on is waited for until the same deadline. Side by side,
+/// so a slow one costs the list its own time, not each one's in turn.
+func runIntegrations(_ jobs: [(path: String, verb: String)], deadline: Deadline) -> [(ok: Bool, output: String)?] {
+    let runs: [IntegrationRun?] = jobs.map { job in
+        guard let (reader, writer) = try? Descriptor.socketPair() else { return nil }
+        let spawned = Spawned.spawn([job.path, job.verb], stdout: .descriptor(writer), stderr: .descriptor(writer),
+                                    newProcessGroup: true)
+        writer.close()
+        guard case .success(let child) = spawned else { reader.close(); return nil }
+        return IntegrationRun(child: child, reader: reader)
     }
-    if let r = runIntegration(path, "describe", deadline: Deadline(seconds: 2)), r.ok {
-        for line in r.output.split(separator: "\n") {
-            if line.hasPrefix("what: ") { f.what = String(line.dropFirst(6)) }
-            if line.hasPrefix("touches: ") { f.touches = String(line.dropFirst(9)) }
-            if line.hasPrefix("settings: ") { f.settings = String(line.dropFirst(10)) }
+    defer { for run in runs { run?.reader.close() } }
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 1)
+    defer { buffer.deallocate() }
+    while true {
+        let open = runs.compactMap { $0 }.filter(\.reading)
+        guard !open.isEmpty, let i = try? Descriptor.firstReady(open.map(\.reader), .readable, until: deadline) else { break }
+        let run = open[i]
+        // End of output (or nothing after all), or as much as is kept: done reading this one.
+        if let n = try? run.reader.read(into: buffer), n > 0 { run.output += buffer[0..<n] } else { run.reading = false }
+        if run.output.count >= 64 * 1024 { run.reading = false }
+    }
+    var results = [(ok: Bool, output: String)?](repeating: nil, count: runs.count)
+    var waiting = Set(runs.indices.filter { runs[$0] != nil })
+    while !waiting.isEmpty {
+        for i in waiting {
+            guard let run = runs[i], let status = run.child.reap() else { continue }
+            results[i] = (status.succeeded, String(decoding: run.output, as: UTF8.self))
+            waiting.remove(i)
         }
+        guard !waiting.isEmpty else { break }
+        if deadline.passed {
+            for i in waiting {
+                runs[i]?.child.signalGroup(.kill)
+                _ = runs[i]?.child.wait()
+            }
+            break
+        }
+        Posix.sleep(seconds: 0.005)
     }
-    return f
+    return results
+}
+
+/// What each integration in `list` says of itself, all asked at once under one 2 s deadline.
+func facts(_ list: [IntegrationInfo]) -> [IntegrationFacts] {
+    let jobs = list.flatMap { info in info.path.map { [(path: $0, verb: "available"), (path: $0, verb: "describe")] } ?? [] }
+    var answers = runIntegrations(jobs, deadline: Deadline(seconds: 2))[...]
+    return list.map { info in
+        guard let path = info.path else { return IntegrationFacts(available: nil, availability: "not found (the file is gone)") }
+        let (available, described) = (answers.popFirst() ?? nil, answers.popFirst() ?? nil)
+        var f = IntegrationFacts(available: nil, availability: "unknown (\(path) available did not answer within 2 s)")
+        if let r = available {
+            f.available = r.ok
+            f.availability = r.output.split(separator: "\n").first.map(String.init) ?? (r.ok ? "installed" : "not installed")
+        }
+        if let r = described, r.ok {
+            for line in r.output.split(separator: "\n") {
+                if line.hasPrefix("what: ") { f.what = String(line.dropFirst(6)) }
+                if line.hasPrefix("touches: ") { f.touches = String(line.dropFirst(9)) }
+                if line.hasPrefix("settings: ") { f.settings = String(line.dropFirst(10)) }
+            }
+        }
+        return f
+    }
 }
 
 func describeRun(_ run: IntegrationInfo.Run?) -> String {
@@ -83,8 +115,7 @@ func printIntegrations(_ list: [IntegrationInfo], json: Bool) {
             + "a copy of yours goes in ~/.config/appearanced/integrations)")
         return
     }
-    for info in list {
-        let f = facts(info)
+    for (info, f) in zip(list, facts(list)) {
         if json {
             out(integrationJSON(info, f).text)
             continue

@@ -144,6 +144,33 @@ import TestSupport
         #expect(r.status == 0 && r.out.contains("stuck: off\n  program:  unknown (\(s.root)/config/appearanced/integrations/stuck available did not answer within 2 s)"), "\(r)")
     }
 
+    /// The integrations are asked side by side, under one deadline: each of these answers "available" only
+    /// once it has seen the other two started, which asked one after another none but the last would.
+    @Test(.timeLimit(.minutes(1)))
+    func theIntegrationsAreAskedSideBySide() throws {
+        let s = try Sandbox()
+        for name in ["one", "two", "three"] {
+            try HookTests.script(s, s.root + "/config/appearanced/integrations/" + name, """
+                case "$1" in
+                available)
+                    touch \(s.root)/started-\(name)
+                    for i in $(seq 1 36); do
+                        [ "$(ls \(s.root) | grep -c '^started-')" = 3 ] && { echo "found: with the others"; exit 0; }
+                        sleep 0.05
+                    done
+                    echo "alone"; exit 1 ;;
+                describe) echo "what: waits for the others"; exit 0 ;;
+                esac
+                """)
+        }
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        let r = try s.ctl("integrations")
+        for name in ["one", "two", "three"] {
+            #expect(r.out.contains("\(name): off\n  program:  found: with the others\n  changes:  waits for the others"), "\(r)")
+        }
+    }
+
     @Test(.timeLimit(.minutes(2)))
     func oneAnotherUserCouldHaveWrittenIsNotRun() throws {
         let s = try Sandbox()
