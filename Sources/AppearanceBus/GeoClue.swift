@@ -24,7 +24,7 @@ public final class GeoClueLocator: Locator, @unchecked Sendable {
     /// Bumped for every new attempt (a new connection, GeoClue back on the bus): answers to an earlier
     /// attempt are dropped.
     private var attempt = 0
-    private var lastState: String?
+    private var lastState: LocatorReport?
 
     /// The name GeoClue knows appearanced by: `appearanced.desktop` must be installed for an agent (GNOME's,
     /// KDE's) to ask the user, and `[appearanced]` in geoclue.conf names it for GeoClue itself.
@@ -133,7 +133,7 @@ public final class GeoClueLocator: Locator, @unchecked Sendable {
     private func retryLater(_ why: String) {
         let delay = retryDelay
         retryDelay = min(retryDelay * 2, Self.maxRetryDelay)
-        state("\(why); trying again in \(Int(delay)) s")
+        state(why, trouble: true, retryIn: Int(delay))
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + delay)
         timer.setEventHandler { [weak self] in
@@ -212,13 +212,13 @@ public final class GeoClueLocator: Locator, @unchecked Sendable {
         switch error.name {
         case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner":
             // Nothing to retry until it appears: NameOwnerChanged says when.
-            state("not on the system bus (\(Self.service): \(error.name)); install and enable geoclue (geoclue-2.0)")
+            state("not on the system bus (\(Self.service): \(error.name)); install and enable geoclue (geoclue-2.0)", trouble: true)
         case "org.freedesktop.DBus.Error.AccessDenied":
             let said = error.message.isEmpty ? "" : " (\(error.message))"
             if error.message.lowercased().contains("disabled for") || error.message.lowercased().contains("disabled by user") {
-                state("refused\(said): location services are off for this user; turn them on in the desktop's privacy settings")
+                state("refused\(said): location services are off for this user; turn them on in the desktop's privacy settings", trouble: true)
             } else {
-                state("refused\(said): no location agent allows appearanced; " + Self.withoutAgent)
+                state("refused\(said): no location agent allows appearanced; " + Self.withoutAgent, trouble: true)
             }
             // A refusal stands until something changes (geoclue restarted with a new config, an agent):
             // NameOwnerChanged (GeoClue restarted) asks again; nothing polls.
@@ -227,7 +227,7 @@ public final class GeoClueLocator: Locator, @unchecked Sendable {
             retryLater("no answer to \(method) within \(Self.callTimeout / 1000) s (it waits for a location agent; "
                        + Self.withoutAgent.replacingNewlines() + ")")
         case _ where error.name.hasPrefix("org.freedesktop.DBus.Error.Spawn"):
-            state("the system bus could not start GeoClue (\(error))")
+            state("the system bus could not start GeoClue (\(error))", trouble: true)
         case "org.freedesktop.DBus.Error.Disconnected":
             lose(connection, "the system bus went away")
         default:
@@ -303,12 +303,14 @@ public final class GeoClueLocator: Locator, @unchecked Sendable {
 
     // MARK: - Helpers
 
-    /// Reports why there is no fix now (once per change).
-    private func state(_ text: String) {
-        guard text != lastState else { return }
-        lastState = text
-        log(.info, "GeoClue: " + text.replacingNewlines())
-        report?(.state(text))
+    /// Reports why there is no fix now (once per change). A trouble is the daemon's to log (a warning, once
+    /// per trouble however many retries); the rest is logged here.
+    private func state(_ text: String, trouble: Bool = false, retryIn: Int? = nil) {
+        let report = LocatorReport.state(text, trouble: trouble, retryIn: retryIn)
+        guard report != lastState else { return }
+        lastState = report
+        if !trouble { log(.info, "GeoClue: " + text.replacingNewlines()) }
+        self.report?(report)
     }
 
     private func call(_ connection: BusConnection, _ destination: String, _ path: String, _ interface: String,

@@ -57,6 +57,8 @@ public enum LocatorReport: Equatable, Sendable {
     /// A new fix.
     case fix(LocationFix)
     /// Why there is no fix from it now, in words for `status` ("waiting for GeoClue's first fix",
-    /// "GeoClue refused: …"); the last fix, if any, stays in use.
-    case state(String)
+    /// "refused: …"); the last fix, if any, stays in use. `trouble` when something is wrong (the journal
+    /// warns, once per trouble), `retryIn` the seconds until it tries again when it will (said apart, so
+    /// that a retry is not a new trouble).
+    case state(String, trouble: Bool = false, retryIn: Int? = nil)
 }

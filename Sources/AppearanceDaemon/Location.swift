@@ -87,17 +87,15 @@ final class LocationRoom: @unchecked Sendable {
     private func reported(_ report: LocatorReport) {
         guard following else { return }
         switch report {
-        case .state(let text):
-            detail = text
-            // One warning per trouble, not one per retry ("…; trying again in 8 s").
-            let trouble = text.firstRange(of: "; trying again").map { String(text[..<$0.lowerBound]) } ?? text
-            if trouble.contains("refused") || trouble.contains("not on the system bus") || trouble.contains("no system bus")
-                || trouble.contains("no answer") {
-                if trouble != lastWarning {
-                    log.warning("GeoClue: \(text.split(separator: "\n").joined(separator: " "))"
+        case .state(let text, let trouble, let retryIn):
+            detail = text + (retryIn.map { "; trying again in \($0) s" } ?? "")
+            // One warning per trouble, not one per retry.
+            if trouble {
+                if text != lastWarning {
+                    log.warning("GeoClue: \(detail.split(separator: "\n").joined(separator: " "))"
                                 + (fix == nil ? "" : "; the schedule keeps the last place"))
                 }
-                lastWarning = trouble
+                lastWarning = text
             } else if text.hasPrefix("following") || text.hasPrefix("started") {
                 lastWarning = nil
             }

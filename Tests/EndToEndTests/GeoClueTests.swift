@@ -186,6 +186,12 @@ import class TestSupport.Subprocess
             try Self.detail(none).hasPrefix("GeoClue: no system bus (")
         }
         #expect(try none.ctl("get").status == 0)
+        // Said once in the journal, a warning with its retry, however many retries follow.
+        try waitUntil("a second retry; status: \((try? Self.detail(none)) ?? "")") {
+            try Self.detail(none).hasSuffix("; trying again in 4 s")
+        }
+        let said = lone.stderr.split(separator: "\n").filter { $0.contains("GeoClue") && $0.contains("no system bus") }
+        #expect(said.count == 1 && said[0].contains("warning") && said[0].hasSuffix("; trying again in 1 s"), "\(lone.stderr)")
         withExtendedLifetime(bus) {}
     }
 
