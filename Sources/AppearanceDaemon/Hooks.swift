@@ -39,7 +39,8 @@ final class HookRunner: @unchecked Sendable {
 
     private let queue: DispatchQueue
     private let log: Logger
-    private let home: String
+    /// Where the hook directories are (the XDG base directories).
+    private let paths: Paths
     /// Told when a round had failures (the daemon says it in its journal; `status` shows the last round).
     var onFailure: ((Outcome) -> Void)?
     var enabled = true
@@ -66,10 +67,10 @@ final class HookRunner: @unchecked Sendable {
         }
     }
 
-    init(queue: DispatchQueue, log: Logger, home: String) {
+    init(queue: DispatchQueue, log: Logger, paths: Paths) {
         self.queue = queue
         self.log = log
-        self.home = home
+        self.paths = paths
     }
 
     /// Listens for SIGCHLD. Done once, well before the first hook: a Dispatch signal source is armed
@@ -154,15 +155,12 @@ final class HookRunner: @unchecked Sendable {
 
     /// The hooks for `mode`, in the order they run.
     func hooks(for mode: Mode) -> [(name: String, path: String)] {
-        let env = { (name: String) in Posix.environment(name) }
-        let dataHome = env("XDG_DATA_HOME") ?? home + "/.local/share"
-        let dataDirs = (env("XDG_DATA_DIRS") ?? "/usr/local/share:/usr/share").split(separator: ":").map(String.init)
-        let configHome = env("XDG_CONFIG_HOME") ?? home + "/.config"
         let sub = mode == .dark ? "dark-mode.d" : "light-mode.d"
         var found: [String: (order: Int, path: String)] = [:]
         var own: [(String, String)] = []
-        for name in Self.entries(configHome + "/appearanced/hooks.d") { own.append((name, configHome + "/appearanced/hooks.d/" + name)) }
-        for dir in [dataHome] + dataDirs where dir.hasPrefix("/") {
+        let hooksD = paths.configHome + "/appearanced/hooks.d"
+        for name in Self.entries(hooksD) { own.append((name, hooksD + "/" + name)) }
+        for dir in [paths.dataHome] + paths.dataDirs {
             for name in Self.entries(dir + "/" + sub) where found[name] == nil {
                 found[name] = (1, dir + "/" + sub + "/" + name)
             }

@@ -20,7 +20,8 @@ import Dispatch
 final class Integrations: @unchecked Sendable {
     private let queue: DispatchQueue
     private let log: Logger
-    private let home: String
+    /// Where the integrations are looked up (the XDG base directories).
+    private let paths: Paths
     /// `integrations.json`, next to state.json.
     let file: String
     /// Where each integration keeps its own files (APPEARANCE_INTEGRATION_DIR): `integrations/NAME` next to it.
@@ -48,11 +49,11 @@ final class Integrations: @unchecked Sendable {
         case restore
     }
 
-    init(queue: DispatchQueue, log: Logger, home: String, stateFile: String) {
+    init(queue: DispatchQueue, log: Logger, paths: Paths) {
         self.queue = queue
         self.log = log
-        self.home = home
-        let dir = FileSystem.directory(of: stateFile)
+        self.paths = paths
+        let dir = FileSystem.directory(of: paths.stateFile)
         file = dir + "/integrations.json"
         filesRoot = dir + "/integrations"
     }
@@ -61,13 +62,8 @@ final class Integrations: @unchecked Sendable {
 
     /// The directories searched, in order.
     func directories() -> [String] {
-        let env = { (name: String) in Posix.environment(name).flatMap { $0.hasPrefix("/") ? $0 : nil } }
-        var dirs = [(env("XDG_CONFIG_HOME") ?? home + "/.config") + "/appearanced/integrations"]
-        if let d = env("APPEARANCED_INTEGRATIONS_DIR") { dirs.append(d) }
-        dirs.append((env("XDG_DATA_HOME") ?? home + "/.local/share") + "/appearanced/integrations")
-        let dataDirs = (Posix.environment("XDG_DATA_DIRS") ?? "/usr/local/share:/usr/share").split(separator: ":")
-        dirs += dataDirs.filter { $0.hasPrefix("/") }.map { $0 + "/appearanced/integrations" }
-        return dirs
+        [paths.configHome + "/appearanced/integrations"] + (paths.integrationsDir.map { [$0] } ?? [])
+            + ([paths.dataHome] + paths.dataDirs).map { $0 + "/appearanced/integrations" }
     }
 
     /// The file that wins for one name (the first directory that holds it as a regular file), or nil.

@@ -16,6 +16,14 @@ public struct Paths: Sendable {
     public var defaultPaletteFile: String
     /// Expands `~/` in palette paths.
     public var home: String
+    /// The XDG base directories the hooks and integrations are looked up in: `$XDG_CONFIG_HOME` (default
+    /// `~/.config`), `$XDG_DATA_HOME` (default `~/.local/share`), `$XDG_DATA_DIRS` (default
+    /// `/usr/local/share:/usr/share`). A relative path in any of them is ignored, as the XDG spec says.
+    public var configHome: String
+    public var dataHome: String
+    public var dataDirs: [String]
+    /// `$APPEARANCED_INTEGRATIONS_DIR`: integrations of a build run from its source tree (absolute only).
+    public var integrationsDir: String?
     /// `--state-dir DIR`: a trial instance. Its state file is DIR/state.json, and what would touch the session
     /// (hooks unless `trialHooks`, the desktop's own setting, the portal backend, darkman's bus name) is off.
     public var trial = false
@@ -46,6 +54,11 @@ public struct Paths: Sendable {
             configExplicit: config != nil,
             defaultPaletteFile: configHome + "/appearanced/palette.toml",
             home: home,
+            configHome: configHome,
+            dataHome: xdg("XDG_DATA_HOME", ".local/share"),
+            dataDirs: (environment("XDG_DATA_DIRS") ?? "/usr/local/share:/usr/share").split(separator: ":")
+                .filter { $0.hasPrefix("/") }.map(String.init),
+            integrationsDir: environment("APPEARANCED_INTEGRATIONS_DIR").flatMap { $0.hasPrefix("/") ? $0 : nil },
             trial: stateDir != nil,
             trialHooks: trialHooks)
     }

@@ -103,6 +103,20 @@ struct ConfigFileTests {
         #expect(paths.paletteFile(for: Config(palette: "~/colors.toml")) == "/home/u/colors.toml")
         #expect(paths.paletteFile(for: Config(palette: "themes/p.toml")) == "/etc/x/themes/p.toml")
     }
+
+    /// The XDG base directories hooks and integrations are looked up in: defaults, and a relative path in
+    /// any variable ignored, as the XDG spec says.
+    @Test func xdgBaseDirectories() {
+        let unset = Paths.resolve(socket: "/tmp/s", config: nil) { ["HOME": "/home/u"][$0] }
+        #expect((unset.configHome, unset.dataHome, unset.dataDirs, unset.integrationsDir)
+                == ("/home/u/.config", "/home/u/.local/share", ["/usr/local/share", "/usr/share"], nil))
+        let env = ["HOME": "/home/u", "XDG_CONFIG_HOME": "cfg", "XDG_DATA_HOME": "/d", "XDG_DATA_DIRS": "/a:rel::/b",
+                   "APPEARANCED_INTEGRATIONS_DIR": "integrations"]
+        let set = Paths.resolve(socket: "/tmp/s", config: nil) { env[$0] }
+        #expect((set.configHome, set.dataHome, set.dataDirs, set.integrationsDir) == ("/home/u/.config", "/d", ["/a", "/b"], nil))
+        #expect(Paths.resolve(socket: "/tmp/s", config: nil) { ["APPEARANCED_INTEGRATIONS_DIR": "/src/integrations"][$0] }
+            .integrationsDir == "/src/integrations")
+    }
 }
 
 /// A directory from mkdtemp(3) for one test, removed with what the test put in it.
