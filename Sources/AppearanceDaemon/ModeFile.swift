@@ -11,10 +11,16 @@ import AppearancePosix
 ///
 /// The spare is used only while it is the very file written for it (device, inode, size, time of the last
 /// write); anything else (gone, replaced, written to, a file system that cannot exchange) writes the mode
-/// file in full, as before, and the spare again.
+/// file in full, as before, and the spare again. The check and the swap look up the two names in their
+/// directory, opened at the first write, not along the whole path: the path walks were most of the swap's
+/// time in the kernel. A directory moved away keeps them (and the socket beside them).
 struct ModeFile {
     let path: String
     let spare: String
+    private let name: String
+    private static let spareName = ".mode-other"
+    /// The directory of both, once a spare was written.
+    private var directory: Descriptor?
     /// What the mode file says, and the versions of both files, while the spare holds the other mode.
     private var ready: (mode: Mode, file: FileVersion, spare: FileVersion)?
     /// False once the file system refused an exchange: no spare from then on.
@@ -22,16 +28,18 @@ struct ModeFile {
 
     init(path: String) {
         self.path = path
-        spare = FileSystem.directory(of: path) + "/.mode-other"
+        spare = FileSystem.directory(of: path) + "/" + Self.spareName
+        name = String(path.split(separator: "/").last ?? "mode")
     }
 
     private static func content(_ mode: Mode) -> [UInt8] { Array("\(mode.rawValue)\n".utf8) }
 
     /// Makes the mode file say `mode`.
     mutating func write(_ mode: Mode) throws(Errno) {
-        if let r = ready, r.mode == mode.opposite, (try? FileSystem.status(spare, followLinks: false))?.version == r.spare {
+        if let r = ready, r.mode == mode.opposite, let directory,
+           (try? FileSystem.status(Self.spareName, in: directory))?.version == r.spare {
             do {
-                try FileSystem.exchange(spare, path)
+                try FileSystem.exchange(Self.spareName, name, in: directory)
                 ready = (mode, r.spare, r.file)
                 return
             } catch where error.code == Errno.invalid || error.code == Errno.notImplemented {
@@ -44,8 +52,9 @@ struct ModeFile {
         // The other mode, ready for the next change; without it, the next change writes in full again.
         do {
             try FileSystem.writeAtomically(spare, Self.content(mode.opposite), permissions: 0o644, durable: false)
-            ready = (mode, try FileSystem.status(path, followLinks: false).version,
-                     try FileSystem.status(spare, followLinks: false).version)
+            let dir = try directory ?? Descriptor.open(FileSystem.directory(of: path), [.readOnly, .directory])
+            directory = dir
+            ready = (mode, try FileSystem.status(name, in: dir).version, try FileSystem.status(Self.spareName, in: dir).version)
         } catch {
             try? FileSystem.remove(spare)
         }
@@ -54,6 +63,7 @@ struct ModeFile {
     /// Both files gone (a clean stop: no mode file, no daemon).
     mutating func remove() {
         ready = nil
+        directory = nil
         try? FileSystem.remove(path)
         try? FileSystem.remove(spare)
     }

@@ -115,28 +115,61 @@ final class Publisher: @unchecked Sendable {
         guard !subscribers.isEmpty else { return }
         // Within one pass every notification for the same app carries the same state (and palette, for
         // those that asked): they differ only in `previous` and in carrying the palette. Each state, palette
-        // and encoding is made once per app.
-        var states: [String: AppearanceState] = [:]
-        var palettes: [String: ResolvedPalette] = [:]
-        var encoded: [String: [UInt8]] = [:]
+        // and encoding is made once per app, and the last one used is at hand without a lookup: subscribers
+        // mostly speak for no app, and one change then builds no dictionary at all.
+        var prepared = Prepared(engine: engine, palette: palette)
         for c in subscribers {
             let interest = c.delivery!.interest
-            let key = interest.app ?? ""
-            let state = states[key] ?? engine.state(for: interest.app)
-            states[key] = state
-            var resolved: ResolvedPalette?
-            if interest.palette {
-                resolved = palettes[key] ?? palette.resolved(state.variant, accent: state.traits.accentColor)
-                palettes[key] = resolved
-            }
+            let (state, resolved) = prepared.state(for: interest.app, palette: interest.palette)
             c.delivery!.offer(state, palette: resolved)
-            c.deliverIfIdle { n in
-                let k = "\(key) \(n.previous.rawValue) \(n.palette != nil)"
-                if let bytes = encoded[k] { return bytes }
-                let bytes = Outgoing.changed(n)
-                encoded[k] = bytes
-                return bytes
+            c.deliverIfIdle { n in prepared.encoded(n, app: interest.app) }
+        }
+    }
+
+    /// One pass's states, palettes and encodings, by app (`offer`).
+    private struct Prepared {
+        struct Encoding: Hashable {
+            let app: String?
+            let previous: Mode
+            let palette: Bool
+        }
+
+        let engine: Engine
+        let palette: Palette
+        private var last: (app: String?, state: AppearanceState, palette: ResolvedPalette?)?
+        private var states: [String?: (state: AppearanceState, palette: ResolvedPalette?)] = [:]
+        private var lastEncoded: (key: Encoding, bytes: [UInt8])?
+        private var encodings: [Encoding: [UInt8]] = [:]
+
+        init(engine: Engine, palette: Palette) {
+            self.engine = engine
+            self.palette = palette
+        }
+
+        mutating func state(for app: String?, palette wanted: Bool) -> (AppearanceState, ResolvedPalette?) {
+            var entry: (state: AppearanceState, palette: ResolvedPalette?)
+            if let last, last.app == app {
+                entry = (last.state, last.palette)
+            } else if let known = states[app] {
+                entry = known
+            } else {
+                entry = (engine.state(for: app), nil)
             }
+            if wanted, entry.palette == nil {
+                entry.palette = palette.resolved(entry.state.variant, accent: entry.state.traits.accentColor)
+            }
+            if let last, last.app != app { states[last.app] = (last.state, last.palette) }
+            last = (app, entry.state, entry.palette)
+            return (entry.state, wanted ? entry.palette : nil)
+        }
+
+        mutating func encoded(_ n: Notification, app: String?) -> [UInt8] {
+            let key = Encoding(app: app, previous: n.previous, palette: n.palette != nil)
+            if let lastEncoded, lastEncoded.key == key { return lastEncoded.bytes }
+            let bytes = encodings[key] ?? Outgoing.changed(n)
+            if let lastEncoded { encodings[lastEncoded.key] = lastEncoded.bytes }
+            lastEncoded = (key, bytes)
+            return bytes
         }
     }
 

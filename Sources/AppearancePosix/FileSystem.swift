@@ -131,10 +131,18 @@ public enum FileSystem {
         guard Glibc.rename(from, to) == 0 else { throw Errno.current("rename \(from) to", path: to) }
     }
 
-    /// Swaps two names atomically (renameat2 with RENAME_EXCHANGE): a reader of either sees one file or the
-    /// other, never none. `EINVAL` where the file system cannot.
-    public static func exchange(_ a: String, _ b: String) throws(Errno) {
-        guard cposix_exchange(a, b) == 0 else { throw Errno.current("exchange \(a) with", path: b) }
+    /// Swaps two names in the directory `dir` atomically (renameat2 with RENAME_EXCHANGE): a reader of either
+    /// sees one file or the other, never none. `EINVAL` where the file system cannot. Each name is looked up
+    /// in `dir` alone, not along a path from the root.
+    public static func exchange(_ a: String, _ b: String, in dir: Descriptor) throws(Errno) {
+        guard cposix_exchange(dir.raw, a, b) == 0 else { throw Errno.current("exchange \(a) with", path: b) }
+    }
+
+    /// lstat(2) of `name` in the directory `dir` (fstatat with AT_SYMLINK_NOFOLLOW).
+    public static func status(_ name: String, in dir: Descriptor) throws(Errno) -> FileStatus {
+        var st = stat()
+        guard fstatat(dir.raw, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { throw Errno.current("lstat", path: name) }
+        return FileStatus(st)
     }
 
     /// unlink(2).

@@ -19,8 +19,8 @@ int cposix_pipe(int fds[2]) {
     return pipe2(fds, O_CLOEXEC);
 }
 
-int cposix_exchange(const char *a, const char *b) {
-    return renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE);
+int cposix_exchange(int dir, const char *a, const char *b) {
+    return renameat2(dir, a, dir, b, RENAME_EXCHANGE);
 }
 
 int cposix_peer_credentials(int fd, cposix_credentials *out) {

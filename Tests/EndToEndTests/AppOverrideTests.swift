@@ -23,6 +23,36 @@ import class TestSupport.TemporaryDirectory
         return lines
     }
 
+    /// One change told to subscribers of several apps, with and without the palette, in mixed order: each
+    /// gets its own app's state, the palette when it asked, and the same bytes as the others of its kind.
+    @Test func aPassOverMixedSubscribersTellsEachItsOwn() throws {
+        let s = try Sandbox()
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        let kinds: [(app: String?, palette: Bool)] = [(nil, false), ("B", false), (nil, true), ("B", true), ("C", false), (nil, false), ("C", true)]
+        let clients = try kinds.map { kind in
+            let c = try RawClient(s.socket)
+            let params = [kind.app.map { #""app":"\#($0)""# }, kind.palette ? #""palette":true"# : nil].compactMap { $0 }
+            try c.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"# + params.joined(separator: ",") + "}}\n")
+            _ = try c.line()
+            return c
+        }
+        #expect(try s.ctl("set", "dark").out == "dark\n")
+        var seen: [String: String] = [:]
+        for (kind, c) in zip(kinds, clients) {
+            let told = try Self.told(c)
+            #expect(told.count == 1, "\(kind): \(told)")
+            guard let line = told.first else { continue }
+            #expect(line.contains(#""mode":"dark""#) && line.contains(#""previous":"light""#), "\(kind): \(line)")
+            #expect(line.contains(#""app":"B""#) == (kind.app == "B") && line.contains(#""app":"C""#) == (kind.app == "C")
+                    && line.contains(#""palette":"#) == kind.palette, "\(kind): \(line)")
+            let key = "\(kind.app ?? "-") \(kind.palette)"
+            if let other = seen[key] { #expect(other == line, "\(kind)") }
+            seen[key] = line
+        }
+        #expect(seen.count == 6)
+    }
+
     @Test func eachSubscriberIsToldOfItsOwnAppOnly() async throws {
         let dir = try TemporaryDirectory()
         let bus = try await PrivateBus(in: dir)

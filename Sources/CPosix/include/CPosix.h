@@ -23,7 +23,7 @@ int cposix_pipe(int fds[2]);
 
 /// renameat2(2) with RENAME_EXCHANGE: swaps the two names atomically (both must exist). 0, or -1 with errno
 /// (EINVAL where the file system cannot exchange, ENOSYS before Linux 3.15).
-int cposix_exchange(const char *a, const char *b);
+int cposix_exchange(int dir, const char *a, const char *b);
 
 /// getsockopt(SO_PEERCRED). 0, or -1 with errno.
 int cposix_peer_credentials(int fd, cposix_credentials *out);
