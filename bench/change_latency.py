@@ -236,11 +236,51 @@ STEPS = ["t0 → the daemon has read the signal", "→ its Read written", "→ t
          "→ the subscriber's notification written", "→ the probe has it"]
 
 
-def breakdown(st, probe, rounds, into=None):
+class SpanProfile:
+    """The daemon's CPU samples (perf cpu-clock, with call chains, on CLOCK_MONOTONIC) inside the own share's two
+    spans (the signal's arrival → the Read written, the reply read → the notification written), by the
+    sampled function and the daemon's own function that led to it: where the daemon's part of a change goes."""
+
+    def __init__(self, path, pid):
+        self.path = path
+        self.p = subprocess.Popen(["perf", "record", "-q", "-k", "CLOCK_MONOTONIC", "-e", "cpu-clock", "-F", "20000",
+                                   "-g", "-p", str(pid), "-o", path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def stop(self, spans, into):
+        """Adds the samples inside `spans` ({"signal": [(a, b)], "reply": [...]}) to `into` (Counters by span)."""
+        self.p.send_signal(signal.SIGINT)
+        self.p.wait()
+        out = subprocess.run(["perf", "script", "-i", self.path, "-F", "time,ip,sym,dso"], capture_output=True,
+                             text=True).stdout
+        os.unlink(self.path)
+        starts = {k: [a for a, _ in sorted(v)] for k, v in spans.items()}
+        ordered = {k: sorted(v) for k, v in spans.items()}
+        for block in out.split("\n\n"):
+            lines = [x.strip() for x in block.strip().splitlines()]
+            if len(lines) < 2:
+                continue
+            try:
+                t = int(round(float(lines[0].split()[0].rstrip(":")) * 1e9))
+            except (ValueError, IndexError):
+                continue
+            frames = [x.split(None, 1)[1] if " " in x else x for x in lines[1:]]
+            leaf = re.sub(r"\+0x[0-9a-f]+", "", frames[0]).split(" (")[0]
+            dso = frames[0].rsplit("(", 1)[-1].rstrip(")").rsplit("/", 1)[-1]
+            own = next((re.sub(r"\+0x[0-9a-f]+", "", f).split(" (")[0] for f in frames
+                        if "/appearanced)" in f and not f.startswith(("_dispatch", "swift_", "$sI", "dispatch_"))), "")
+            for k in spans:
+                i = bisect.bisect_right(starts[k], t) - 1
+                if i >= 0 and ordered[k][i][0] <= t <= ordered[k][i][1]:
+                    into.setdefault(k, collections.Counter())[(f"{leaf} ({dso})", own)] += 1
+                    break
+
+
+def breakdown(st, probe, rounds, into=None, profile=False):
     """Where the added latency goes, round by round: the daemon's syscalls (perf, syscall tracepoints on
     CLOCK_MONOTONIC like the probe's stamps) between the probe's t0 and its last: the recvmsg that read the
     signal, the sendmsg of the Read, the recvmsg of the reply, the send of the notification. The samples are
-    added to `into` (a dict from an earlier block of the same build) when given; `summarize` makes the figures."""
+    added to `into` (a dict from an earlier block of the same build) when given; `summarize` makes the figures.
+    With `profile`, the daemon's CPU samples inside the own share's spans too (`SpanProfile`)."""
     path = os.path.join(st.root, "breakdown.data")
     bus_pid = st.bus_proc.pid
     bus_fd = bus_side_fd(bus_pid, st.daemon.pid)
@@ -249,6 +289,7 @@ def breakdown(st, probe, rounds, into=None):
     rec = subprocess.Popen(["perf", "record", "-q", "-k", "CLOCK_MONOTONIC", "-a", "-o", path, "-e",
                             "syscalls:sys_exit_recvmsg,syscalls:sys_enter_sendmsg,syscalls:sys_enter_sendto"],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    prof = SpanProfile(os.path.join(st.root, "profile.data"), st.daemon.pid) if profile else None
     time.sleep(1)
     if rec.poll() is not None:
         return None
@@ -294,6 +335,7 @@ def breakdown(st, probe, rounds, into=None):
     acc = into if into is not None else {"steps": [[] for _ in STEPS], "whole": [], "own": [], "own_read": [],
                                          "own_arrival": [], "cpu": collections.Counter(), "window": 0, "sched": False}
     steps, whole, own, own_read, cpu = acc["steps"], acc["whole"], acc["own"], acc["own_read"], acc["cpu"]
+    spans = {"signal": [], "reply": []}
     acc["sched"] = acc["sched"] or sched.available
     for x in rows:
         t0, last = int(x["t0"]), int(x["last"])
@@ -324,6 +366,8 @@ def breakdown(st, probe, rounds, into=None):
         arrivals = [e[0] for e in seq[:a] if e[1] == "arrival"]
         if arrivals:
             acc["own_arrival"].append(seq[d][0] - arrivals[-1] - rtt)
+            spans["signal"].append((arrivals[-1], seq[b][0]))
+            spans["reply"].append((seq[c][0], seq[d][0]))
             if sched.available:
                 # The part of it in which the daemon waited for a CPU: woken by the signal but not yet
                 # running, or preempted while at work (the machine's share, not the daemon's).
@@ -334,6 +378,8 @@ def breakdown(st, probe, rounds, into=None):
             acc["window"] += last - t0
             for (pid, comm), ns in sched.usage(t0, last).items():
                 cpu[process_group(pid, comm, st.daemon.pid, names)] += ns
+    if prof:
+        prof.stop(spans, acc.setdefault("profile", {}))
     return acc
 
 
@@ -353,6 +399,12 @@ def summarize(acc):
                                               "own_arrival": acc["own_arrival"],
                                               "cpu_wait": acc.get("cpu_wait", []),
                                               "steps": dict(zip(STEPS, steps))}}
+    if acc.get("profile"):
+        result["profile"] = {}
+        for span, counts in acc["profile"].items():
+            total = sum(counts.values())
+            result["profile"][span] = {"samples": total, "top": [
+                {"share": round(v / total, 4), "function": f, "from": own} for (f, own), v in counts.most_common(25)]}
     if acc["sched"] and n:
         # Mean CPU per round inside t0 → last, by process: what the added latency is made of, beside the time
         # in which none of them ran (waiting for another CPU, or a wake-up).
@@ -388,6 +440,8 @@ def main():
     ap.add_argument("--keep-callgrind", metavar="DIR", help="keep the per-change callgrind dumps there (one a build)")
     ap.add_argument("--breakdown-rounds", type=int, default=100,
                     help="rounds whose added latency is taken apart with perf (0: none)")
+    ap.add_argument("--profile-rounds", type=int, default=0,
+                    help="rounds per build whose own-share spans are profiled (perf cpu-clock; 0: none)")
     ap.add_argument("--fanout-callgrind-rounds", type=int, default=10,
                     help="fan-out rounds of each kind counted under callgrind (0: none)")
     ap.add_argument("--runtime-on-disk", action="store_true",
@@ -441,6 +495,14 @@ def main():
                 done += k
                 log(f"breakdown: {done}/{a.breakdown_rounds} rounds per build")
             R["breakdown"] = {label: summarize(v) for label, v in acc.items()}
+        if a.profile_rounds and os.geteuid() == 0 and shutil.which("perf"):
+            R["profile"] = {}
+            for label, bin_dir in builds.items():
+                use(st, bin_dir)
+                got = breakdown(st, probe, a.profile_rounds, profile=True)
+                if got is not None:
+                    R["profile"][label] = summarize(got).get("profile", {})
+                log(f"profile: {label}")
 
         # --- instructions per change (callgrind) ---
         if a.callgrind_rounds and shutil.which("valgrind"):
@@ -564,6 +626,13 @@ def summary(R):
             if "cpu_us_per_round" in v:
                 o.append(f"\n{b}: CPU per round inside t0 → last (mean window {v['window_us_per_round']:.0f} µs): "
                          + ", ".join(f"{k} {us:.0f} µs" for k, us in v["cpu_us_per_round"].items()))
+    for b, spans in R.get("profile", {}).items():
+        for span, v in spans.items():
+            o += ["", f"{b}: the daemon's CPU samples inside the own share's "
+                  + ("signal's arrival → Read written" if span == "signal" else "reply read → notification written")
+                  + f" span ({v['samples']} samples, perf cpu-clock):", "",
+                  "| share | function (where) | from the daemon's |", "|---|---|---|"]
+            o += [f"| {x['share'] * 100:.1f} % | `{x['function'][:90]}` | `{x['from'][:80]}` |" for x in v["top"][:15]]
     if "fanout" in R:
         n = R["fanout"]["subscribers"]
         o += ["", f"| build | fan-out to {n:,} after | rounds | t0 → last p50 | p99 | t0 → first p50 | first → last p50 | "
