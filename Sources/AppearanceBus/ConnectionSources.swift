@@ -53,7 +53,10 @@ final class WatchBox: @unchecked Sendable {
         let flags = dbus_watch_get_flags(watch)
         if flags & DBUS_WATCH_READABLE.rawValue != 0 {
             let queue = owner.queue
-            let reader = ReadingThread(dbus_watch_get_unix_fd(watch)) { [weak self] reader in
+            // Short turns: a portal signal arrives when the portal, its backend and the bus are all busy,
+            // and this thread's few tens of microseconds should not wait for the end of one of theirs
+            // (docs/decisions.md, "A short slice for the bus's reader").
+            let reader = ReadingThread(dbus_watch_get_unix_fd(watch), slice: 100_000) { [weak self] reader in
                 // On the reader's thread: at once when the queue is idle, else after its current turn.
                 queue.sync {
                     guard let self, self.reader === reader else { return }

@@ -65,3 +65,24 @@ int cposix_clock_set_watch(void) {
     }
     return fd;
 }
+
+#include <sys/syscall.h>
+#include <stdint.h>
+
+int cposix_set_slice(unsigned long long ns) {
+    struct {
+        uint32_t size;
+        uint32_t sched_policy;
+        uint64_t sched_flags;
+        int32_t sched_nice;
+        uint32_t sched_priority;
+        uint64_t sched_runtime;
+        uint64_t sched_deadline;
+        uint64_t sched_period;
+    } attr;
+    memset(&attr, 0, sizeof attr);
+    attr.size = sizeof attr;
+    attr.sched_policy = 0;  /* SCHED_OTHER */
+    attr.sched_runtime = ns;
+    return (int)syscall(SYS_sched_setattr, 0, &attr, 0);
+}

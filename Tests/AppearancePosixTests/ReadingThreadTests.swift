@@ -24,6 +24,42 @@ import TestSupport
         }
     }
 
+    /// A slice asked for is the thread's own, where the kernel shows slices (/proc/thread-self/sched, Linux
+    /// 6.12 or later with its scheduler's debug file); elsewhere the thread reads all the same.
+    /// A value set on one thread and read on another.
+    final class Locked<T>: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value: T
+        init(_ value: T) { self.value = value }
+        func set(_ v: T) { lock.lock(); value = v; lock.unlock() }
+        func get() -> T { lock.lock(); defer { lock.unlock() }; return value }
+    }
+
+    @Test func theSliceAskedForIsTheReadingThreadsOwn() async throws {
+        let (a, b) = try Descriptor.socketPair()
+        b.setNonBlocking()
+        let seen = Seen()
+        let sched = Locked<String?>(nil)
+        let reader = ReadingThread(b.raw, slice: 100_000) { _ in
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16, alignment: 1)
+            defer { buffer.deallocate() }
+            while let n = try? b.read(into: buffer), n > 0 {
+                sched.set(try? String(contentsOfFile: "/proc/thread-self/sched", encoding: .utf8))
+                for byte in buffer.prefix(n) { seen.add(byte, on: UInt(pthread_self())) }
+            }
+        }
+        defer { reader.cancel() }
+        try a.writeAll([7])
+        _ = try await waitUntil("the byte read", seen: { "\(seen.snapshot.0)" }) { seen.snapshot.0 == [7] ? true : nil }
+        var kernel = utsname()
+        uname(&kernel)
+        let release = withUnsafeBytes(of: kernel.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let version = release.split(separator: ".").prefix(2).compactMap { Int($0.prefix { $0.isNumber }) }
+        guard let text = sched.get(), let line = text.split(separator: "\n").first(where: { $0.hasPrefix("se.slice") }),
+              version.count == 2, (version[0], version[1]) >= (6, 12) else { return }
+        #expect(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) == "100000", "\(line)")
+    }
+
     @Test func callsBackForWhatArrivesAndEndsWithItsDescriptorsWhenCancelled() async throws {
         let (a, b) = try Descriptor.socketPair()
         b.setNonBlocking()
