@@ -118,8 +118,7 @@ extension BusFace {
 
     /// dbus/io.github.appearanced.Appearance1.xml, byte for byte (BusFaceTests compare them).
     static let introspection = """
-        <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
-         "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
+        \(Introspection.doctype)
         <!-- appearanced's own D-Bus interface: the name io.github.appearanced.Appearance1 owns the object
              /io/github/appearanced/Appearance1. The state object (a{sv}) has the socket protocol's fields
              (docs/protocol.md): mode, darkMode, system, override, source, seq, instance, traits, temporary and,
@@ -155,38 +154,7 @@ extension BusFace {
             <property name="Seq" type="t" access="read"/>
             <property name="Instance" type="s" access="read"/>
           </interface>
-          <interface name="org.freedesktop.DBus.Properties">
-            <method name="Get">
-              <arg name="interface_name" type="s" direction="in"/>
-              <arg name="property_name" type="s" direction="in"/>
-              <arg name="value" type="v" direction="out"/>
-            </method>
-            <method name="GetAll">
-              <arg name="interface_name" type="s" direction="in"/>
-              <arg name="properties" type="a{sv}" direction="out"/>
-            </method>
-            <method name="Set">
-              <arg name="interface_name" type="s" direction="in"/>
-              <arg name="property_name" type="s" direction="in"/>
-              <arg name="value" type="v" direction="in"/>
-            </method>
-            <signal name="PropertiesChanged">
-              <arg name="interface_name" type="s"/>
-              <arg name="changed_properties" type="a{sv}"/>
-              <arg name="invalidated_properties" type="as"/>
-            </signal>
-          </interface>
-          <interface name="org.freedesktop.DBus.Introspectable">
-            <method name="Introspect">
-              <arg name="xml_data" type="s" direction="out"/>
-            </method>
-          </interface>
-          <interface name="org.freedesktop.DBus.Peer">
-            <method name="Ping"/>
-            <method name="GetMachineId">
-              <arg name="machine_uuid" type="s" direction="out"/>
-            </method>
-          </interface>
+        \(Introspection.standardInterfaces(propertiesChanged: true))
         </node>
 
         """

@@ -280,8 +280,7 @@ public final class PortalBackend: Outlet, @unchecked Sendable {
 
     /// The interface as xdg-desktop-portal's org.freedesktop.impl.portal.Settings.xml declares it.
     static let introspection = """
-        <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
-         "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
+        \(Introspection.doctype)
         <node>
           <interface name="org.freedesktop.impl.portal.Settings">
             <method name="ReadAll">
@@ -300,33 +299,7 @@ public final class PortalBackend: Outlet, @unchecked Sendable {
             </signal>
             <property name="version" type="u" access="read"/>
           </interface>
-          <interface name="org.freedesktop.DBus.Properties">
-            <method name="Get">
-              <arg name="interface_name" type="s" direction="in"/>
-              <arg name="property_name" type="s" direction="in"/>
-              <arg name="value" type="v" direction="out"/>
-            </method>
-            <method name="GetAll">
-              <arg name="interface_name" type="s" direction="in"/>
-              <arg name="properties" type="a{sv}" direction="out"/>
-            </method>
-            <method name="Set">
-              <arg name="interface_name" type="s" direction="in"/>
-              <arg name="property_name" type="s" direction="in"/>
-              <arg name="value" type="v" direction="in"/>
-            </method>
-          </interface>
-          <interface name="org.freedesktop.DBus.Introspectable">
-            <method name="Introspect">
-              <arg name="xml_data" type="s" direction="out"/>
-            </method>
-          </interface>
-          <interface name="org.freedesktop.DBus.Peer">
-            <method name="Ping"/>
-            <method name="GetMachineId">
-              <arg name="machine_uuid" type="s" direction="out"/>
-            </method>
-          </interface>
+        \(Introspection.standardInterfaces(propertiesChanged: false))
         </node>
 
         """
