@@ -111,6 +111,11 @@ def bus_side_fd(bus_pid, daemon_pid):
     return fds[0] if len(fds) == 1 else None
 
 
+def cpu_ticks():
+    """/proc/stat's first line: user, nice, system, idle, iowait, irq, softirq, steal, … (ticks)."""
+    return [int(x) for x in open("/proc/stat").readline().split()[1:]]
+
+
 def stats(samples):
     return {"n": len(samples), "p50": median(samples), "p90": pct(samples, 90), "p99": pct(samples, 99)} if samples else None
 
@@ -483,6 +488,7 @@ def main():
         # --- where the time goes (perf, as root) ---
         if a.breakdown_rounds and os.geteuid() == 0 and shutil.which("perf"):
             # In alternating blocks, like the rounds above: a noisy minute falls on every build alike.
+            cpu_before = cpu_ticks()
             acc = {}
             done = 0
             while done < a.breakdown_rounds:
@@ -495,6 +501,11 @@ def main():
                 done += k
                 log(f"breakdown: {done}/{a.breakdown_rounds} rounds per build")
             R["breakdown"] = {label: summarize(v) for label, v in acc.items()}
+            # The share of the machine's CPU time its host took (a virtual machine's steal time) meanwhile:
+            # a round in which a CPU is taken away shows as the daemon running long.
+            after = cpu_ticks()
+            total = sum(after) - sum(cpu_before)
+            R["steal_during_breakdown"] = round((after[7] - cpu_before[7]) / total, 4) if total and len(after) > 7 else None
         if a.profile_rounds and os.geteuid() == 0 and shutil.which("perf"):
             R["profile"] = {}
             for label, bin_dir in builds.items():
@@ -571,8 +582,10 @@ def ms(ns):
 
 
 def summary(R):
+    steal = R.get("steal_during_breakdown")
     o = [f"{R['date']}, load {' '.join(R['load_before'])} → {' '.join(R['load_after'])}; XDG_RUNTIME_DIR on "
-         f"{R['runtime_dir']['fs']}\n",
+         f"{R['runtime_dir']['fs']}" + (f"; steal time during the breakdown {steal * 100:.1f} % of the CPUs'" if steal
+                                        is not None else "") + "\n",
          "| build | added change latency p50 | p99 | n | Read alone p50 | p99 | instructions per change |",
          "|---|---|---|---|---|---|---|"]
     for b in R["builds"]:
