@@ -57,6 +57,7 @@ struct ModeFile {
             ready = (mode, try FileSystem.status(name, in: dir).version, try FileSystem.status(Self.spareName, in: dir).version)
         } catch {
             try? FileSystem.remove(spare)
+            directory = nil  // opened again next time: the directory may be another one by then
         }
     }
 

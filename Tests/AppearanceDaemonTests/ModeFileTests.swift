@@ -57,4 +57,30 @@ import Testing
         }
         file.remove()
     }
+
+    /// The directory removed and made again (a new runtime directory): the files are written in the new one,
+    /// and the spare is swapped there again from the change after.
+    @Test func aDirectoryMadeAgainGetsTheFilesAndTheSpareAgain() throws {
+        let root = TemporaryDirectory()
+        let dir = root.path + "/appearanced"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: false)
+        var file = ModeFile(path: dir + "/mode")
+        try file.write(.dark)
+        try file.write(.light)
+        try FileManager.default.removeItem(atPath: dir)
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: false)
+        let inode = { (path: String) in try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int }
+        var mode = Mode.light
+        for _ in 0..<3 {
+            mode = mode.opposite
+            try file.write(mode)
+            #expect(Self.read(file.path) == mode.rawValue + "\n")
+        }
+        // Swapped again: the two names trade their files.
+        let (a, b) = (try inode(file.path), try inode(file.spare))
+        try file.write(mode.opposite)
+        #expect(Self.read(file.path) == mode.opposite.rawValue + "\n")
+        #expect(try inode(file.path) == b && inode(file.spare) == a)
+        file.remove()
+    }
 }
