@@ -25,6 +25,10 @@ struct ModeFile {
     private var ready: (mode: Mode, file: FileVersion, spare: FileVersion)?
     /// False once the file system refused an exchange: no spare from then on.
     private var exchanges = true
+    /// The swap (renameat2 with RENAME_EXCHANGE); a test stands in a file system that cannot.
+    var exchange: (String, String, Descriptor) throws(Errno) -> Void = { a, b, dir throws(Errno) in
+        try FileSystem.exchange(a, b, in: dir)
+    }
 
     init(path: String) {
         self.path = path
@@ -39,7 +43,7 @@ struct ModeFile {
         if let r = ready, r.mode == mode.opposite, let directory,
            (try? FileSystem.status(Self.spareName, in: directory))?.version == r.spare {
             do {
-                try FileSystem.exchange(Self.spareName, name, in: directory)
+                try exchange(Self.spareName, name, directory)
                 ready = (mode, r.spare, r.file)
                 return
             } catch where error.code == Errno.invalid || error.code == Errno.notImplemented {

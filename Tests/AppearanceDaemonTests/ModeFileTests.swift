@@ -1,5 +1,6 @@
 import AppearanceCore
 @testable import AppearanceDaemon
+import AppearancePosix
 import Foundation
 import Testing
 
@@ -56,6 +57,28 @@ import Testing
             #expect(Self.read(elsewhere) == "mine\n", "spare \(what)")
         }
         file.remove()
+    }
+
+    /// A file system that cannot exchange two names (EINVAL, as before Linux 3.15 or on some file systems):
+    /// that change is written in full, and every one after it, without trying the swap again.
+    @Test func aFileSystemThatCannotExchangeGetsTheFullWriteForGood() throws {
+        let dir = TemporaryDirectory()
+        var file = ModeFile(path: dir.path + "/mode")
+        final class Count: @unchecked Sendable { var n = 0 }
+        let tries = Count()
+        file.exchange = { _, _, _ throws(Errno) in
+            tries.n += 1
+            throw Errno(Errno.invalid, "renameat2")
+        }
+        var mode = Mode.dark
+        for _ in 0..<4 {
+            try file.write(mode)
+            #expect(Self.read(file.path) == mode.rawValue + "\n")
+            mode = mode.opposite
+        }
+        #expect(tries.n == 1)
+        file.remove()
+        #expect(!FileManager.default.fileExists(atPath: file.path) && !FileManager.default.fileExists(atPath: file.spare))
     }
 
     /// The directory removed and made again (a new runtime directory): the files are written in the new one,
