@@ -66,8 +66,10 @@ int cposix_clock_set_watch(void) {
     return fd;
 }
 
-#include <sys/syscall.h>
+#include <errno.h>
 #include <stdint.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 
 int cposix_set_slice(unsigned long long ns) {
     struct {
@@ -83,6 +85,12 @@ int cposix_set_slice(unsigned long long ns) {
     memset(&attr, 0, sizeof attr);
     attr.size = sizeof attr;
     attr.sched_policy = 0;  /* SCHED_OTHER */
+    /* sched_setattr sets the nice value too: the thread's own (inherited from its creator, per thread on
+       Linux) is kept, where 0 would raise a niced daemon's priority (refused) or lower a favoured one's. */
+    errno = 0;
+    int nice = getpriority(PRIO_PROCESS, 0);
+    if (nice == -1 && errno != 0) return -1;
+    attr.sched_nice = nice;
     attr.sched_runtime = ns;
     return (int)syscall(SYS_sched_setattr, 0, &attr, 0);
 }

@@ -24,8 +24,6 @@ import TestSupport
         }
     }
 
-    /// A slice asked for is the thread's own, where the kernel shows slices (/proc/thread-self/sched, Linux
-    /// 6.12 or later with its scheduler's debug file); elsewhere the thread reads all the same.
     /// A value set on one thread and read on another.
     final class Locked<T>: @unchecked Sendable {
         private let lock = NSLock()
@@ -35,27 +33,39 @@ import TestSupport
         func get() -> T { lock.lock(); defer { lock.unlock() }; return value }
     }
 
-    @Test func theSliceAskedForIsTheReadingThreadsOwn() async throws {
+    /// A slice asked for is the thread's own, where the kernel shows slices (/proc/thread-self/sched, Linux
+    /// 6.12 or later with its scheduler's debug file); elsewhere the thread reads all the same. Its nice value
+    /// stays the one it was started with (sched_setattr sets both): a thread started niced is not raised.
+    @Test func theSliceAskedForIsTheReadingThreadsOwnAndItsNiceValueStays() async throws {
         let (a, b) = try Descriptor.socketPair()
         b.setNonBlocking()
         let seen = Seen()
-        let sched = Locked<String?>(nil)
-        let reader = ReadingThread(b.raw, slice: 100_000) { _ in
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16, alignment: 1)
-            defer { buffer.deallocate() }
-            while let n = try? b.read(into: buffer), n > 0 {
-                sched.set(try? String(contentsOfFile: "/proc/thread-self/sched", encoding: .utf8))
-                for byte in buffer.prefix(n) { seen.add(byte, on: UInt(pthread_self())) }
-            }
-        }
-        defer { reader.cancel() }
+        let sched = Locked<(text: String?, nice: Int32)?>(nil)
+        let reader = Locked<ReadingThread?>(nil)
+        // Started from a thread of its own niced to 3 (per thread on Linux, inherited by the threads it starts).
+        #expect(Posix.startThread {
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 3)
+            reader.set(ReadingThread(b.raw, slice: 100_000) { _ in
+                let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16, alignment: 1)
+                defer { buffer.deallocate() }
+                while let n = try? b.read(into: buffer), n > 0 {
+                    sched.set((try? String(contentsOfFile: "/proc/thread-self/sched", encoding: .utf8),
+                               getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)))
+                    for byte in buffer.prefix(n) { seen.add(byte, on: UInt(pthread_self())) }
+                }
+            })
+        })
+        _ = try await waitUntil("the reading thread started") { reader.get() != nil ? true : nil }
+        defer { reader.get()?.cancel() }
         try a.writeAll([7])
         _ = try await waitUntil("the byte read", seen: { "\(seen.snapshot.0)" }) { seen.snapshot.0 == [7] ? true : nil }
+        let got = try #require(sched.get())
+        #expect(got.nice == 3)
         var kernel = utsname()
         uname(&kernel)
         let release = withUnsafeBytes(of: kernel.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         let version = release.split(separator: ".").prefix(2).compactMap { Int($0.prefix { $0.isNumber }) }
-        guard let text = sched.get(), let line = text.split(separator: "\n").first(where: { $0.hasPrefix("se.slice") }),
+        guard let text = got.text, let line = text.split(separator: "\n").first(where: { $0.hasPrefix("se.slice") }),
               version.count == 2, (version[0], version[1]) >= (6, 12) else { return }
         #expect(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) == "100000", "\(line)")
     }

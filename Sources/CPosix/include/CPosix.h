@@ -24,7 +24,8 @@ int cposix_pipe(int fds[2]);
 /// renameat2(2) with RENAME_EXCHANGE: swaps the two names atomically (both must exist). 0, or -1 with errno
 /// (EINVAL where the file system cannot exchange, ENOSYS before Linux 3.15).
 int cposix_exchange(int dir, const char *a, const char *b);
-/// sched_setattr(2) on the calling thread: SCHED_OTHER with a slice of `ns` (EEVDF's request size). 0 or -1.
+/// sched_setattr(2) on the calling thread: SCHED_OTHER with a slice of `ns` (EEVDF's request size), its nice
+/// value kept. 0 or -1.
 int cposix_set_slice(unsigned long long ns);
 
 /// getsockopt(SO_PEERCRED). 0, or -1 with errno.
