@@ -358,7 +358,8 @@ struct JSONOut {
         first = false
         bytes.append(0x22)
         bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-        bytes.append(contentsOf: [0x22, UInt8(ascii: ":")])
+        bytes.append(0x22)
+        bytes.append(UInt8(ascii: ":"))
     }
 
     mutating func string(_ s: String) { JSON.writeString(s, to: &bytes) }
