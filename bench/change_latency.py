@@ -39,7 +39,7 @@ def use(st, bin_dir, wrapper=()):
     """Stops the running daemon (if any) and starts `bin_dir`'s on the stack, optionally under `wrapper`."""
     if st.daemon is not None:
         st.daemon.terminate()
-        st.daemon.wait()
+        st.daemon.wait(timeout=60)
         st.procs.remove(st.daemon)
         st.daemon = None
     st.bin_dir = bin_dir
@@ -63,14 +63,14 @@ def without_debug_info(st, bin_dir):
     d = os.path.join(st.root, f"nodebug-{abs(hash(bin_dir))}")
     if not os.path.isdir(d):
         os.makedirs(d)
-        subprocess.run(["objcopy", "--strip-debug", bin_dir + "/appearanced", d + "/appearanced"], check=True)
+        subprocess.run(["objcopy", "--strip-debug", bin_dir + "/appearanced", d + "/appearanced"], check=True, timeout=120)
         os.symlink(bin_dir + "/appearancectl", d + "/appearancectl")
     return d
 
 
 def sock(st, probe, n, rounds, trigger):
     r = subprocess.run([probe, "sock", st.socket, str(n), str(rounds), trigger], env=st.env, capture_output=True,
-                       text=True)
+                       text=True, timeout=120 + 10 * rounds)  # the probe gives each round 5 s
     if r.returncode != 0:
         raise SystemExit(f"probe sock {n} {trigger} failed: {r.stderr}")
     lost = [line for line in r.stderr.splitlines() if "timed out" in line]
@@ -79,7 +79,8 @@ def sock(st, probe, n, rounds, trigger):
 
 
 def readrtt(st, probe, n):
-    r = subprocess.run([probe, "readrtt", str(n + 1)], env=st.env, capture_output=True, text=True, check=True)
+    r = subprocess.run([probe, "readrtt", str(n + 1)], env=st.env, capture_output=True, text=True, check=True,
+                       timeout=120 + n)
     return [int(x) for x in r.stdout.split()[1:]]  # the first call (printed as "first,NS") is left out
 
 
@@ -123,10 +124,10 @@ def stats(samples):
 def callgrind_total(st, pid, action, keep=None):
     """Instructions the daemon (under callgrind) executes during `action()`; the dump is copied to `keep` (a
     path) when given, for callgrind_annotate."""
-    subprocess.run(["callgrind_control", "-z", str(pid)], check=True, capture_output=True)
+    subprocess.run(["callgrind_control", "-z", str(pid)], check=True, capture_output=True, timeout=120)
     before = set(glob.glob(st.root + "/callgrind.out.*"))
     action()
-    subprocess.run(["callgrind_control", "-d", str(pid)], check=True, capture_output=True)
+    subprocess.run(["callgrind_control", "-d", str(pid)], check=True, capture_output=True, timeout=120)
     dumps = sorted(set(glob.glob(st.root + "/callgrind.out.*")) - before, key=os.path.getmtime)
     if keep:
         os.makedirs(os.path.dirname(keep), exist_ok=True)
@@ -162,7 +163,7 @@ class SchedTrace:
         if not self.p:
             return
         self.p.send_signal(signal.SIGINT)
-        self.p.wait()
+        self.p.wait(timeout=120)
         # Each event ends the running interval of the task it switches out (the header names it).
         self.intervals = []
         self.waits = []
@@ -170,7 +171,7 @@ class SchedTrace:
         runnable = {}  # watched tid → since when it waits for a CPU
         running = set()
         out = subprocess.run(["perf", "script", "-i", self.path, "-F", "comm,pid,tid,cpu,time,trace"],
-                             capture_output=True, text=True).stdout
+                             capture_output=True, timeout=600, text=True).stdout
         for line in out.splitlines():
             if watched:
                 woken = re.search(r": comm=.* pid=(\d+) prio=", line)
@@ -254,8 +255,8 @@ class SpanProfile:
     def stop(self, spans, into):
         """Adds the samples inside `spans` ({"signal": [(a, b)], "reply": [...]}) to `into` (Counters by span)."""
         self.p.send_signal(signal.SIGINT)
-        self.p.wait()
-        out = subprocess.run(["perf", "script", "-i", self.path, "-F", "time,ip,sym,dso"], capture_output=True,
+        self.p.wait(timeout=120)
+        out = subprocess.run(["perf", "script", "-i", self.path, "-F", "time,ip,sym,dso"], capture_output=True, timeout=600,
                              text=True).stdout
         os.unlink(self.path)
         starts = {k: [a for a, _ in sorted(v)] for k, v in spans.items()}
@@ -310,9 +311,9 @@ def breakdown(st, probe, rounds, into=None, profile=False):
                 pass
     tids = {int(t) for t in os.listdir(f"/proc/{st.daemon.pid}/task")}
     rec.send_signal(signal.SIGINT)
-    rec.wait()
+    rec.wait(timeout=120)
     sched.stop(watched=tids)
-    out = subprocess.run(["perf", "script", "-i", path, "-F", "pid,time,event,trace"], capture_output=True,
+    out = subprocess.run(["perf", "script", "-i", path, "-F", "pid,time,event,trace"], capture_output=True, timeout=600,
                          text=True).stdout
     os.unlink(path)
     events = []
@@ -462,7 +463,7 @@ def main():
          "load_before": open("/proc/loadavg").read().split()[:3], "lost": {}}
     st = Stack(a.bin_dir, runtime_on_disk=a.runtime_on_disk)
     R["runtime_dir"] = {"path": st.runtime, "fs": subprocess.run(["stat", "-f", "-c", "%T", st.runtime],
-                                                                 capture_output=True, text=True).stdout.strip()}
+                                                                 capture_output=True, text=True, timeout=30).stdout.strip()}
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
         start_session(st, probe)
@@ -504,7 +505,8 @@ def main():
             # The share of the machine's CPU time its host took (a virtual machine's steal time) meanwhile:
             # a round in which a CPU is taken away shows as the daemon running long.
             after = cpu_ticks()
-            total = sum(after) - sum(cpu_before)
+            # guest and guest_nice (after steal) are counted in user and nice already
+            total = sum(after[:8]) - sum(cpu_before[:8])
             R["steal_during_breakdown"] = round((after[7] - cpu_before[7]) / total, 4) if total and len(after) > 7 else None
         if a.profile_rounds and os.geteuid() == 0 and shutil.which("perf"):
             R["profile"] = {}
