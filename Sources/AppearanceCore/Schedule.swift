@@ -61,6 +61,29 @@ public struct Schedule: Equatable, Sendable {
             return d
         }
 
+        /// The local days from the day before `time` to `after` days after it, in a zone given by its offset
+        /// from UTC at each instant (seconds east, as `tm_gmtoff`).
+        public static func days(around time: Int64, after: Int = 3, utcOffset: @escaping @Sendable (Int64) -> Int64) -> [LocalDay] {
+            (-1...after).map { k in
+                let t = time + Int64(k) * 86_400
+                let (year, month, day) = civilDate(days: (t + utcOffset(t)).floorDays)
+                return .inZone(year: year, month: month, day: day, utcOffset: utcOffset)
+            }
+        }
+
+        /// The calendar date of a day numbered from 1970-01-01 (Howard Hinnant's algorithm).
+        static func civilDate(days: Int64) -> (year: Int, month: Int, day: Int) {
+            let z = days + 719_468
+            let era = (z >= 0 ? z : z - 146_096) / 146_097
+            let doe = z - era * 146_097
+            let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+            let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+            let mp = (5 * doy + 2) / 153
+            let day = Int(doy - (153 * mp + 2) / 5 + 1)
+            let month = Int(mp < 10 ? mp + 3 : mp - 9)
+            return (Int(yoe + era * 400) + (month <= 2 ? 1 : 0), month, day)
+        }
+
         /// The Unix time of a local wall-clock time, given as the Unix time it would be in UTC (`wall`).
         ///
         /// On the days the clocks change (a zone's offset changes at most once around any local time):
@@ -111,57 +134,84 @@ public struct Schedule: Equatable, Sendable {
     /// What the schedule says now, and its next change.
     public struct Plan: Equatable, Sendable {
         public var mode: Mode
+        /// The event that made it ("sunset", "dark-at", "polar night").
+        public var cause: String
         /// The next change of mode; nil when none falls in the days given (a long polar day or night).
         public var next: Event?
         /// When to plan again at the latest (the next change, else the start of the last day given).
         public var replanAt: Int64
     }
 
-    /// Every event on `days` (consecutive local days, in order), sorted by time. A polar day or night is an
-    /// event at its local midnight.
+    /// Every event on `days` (consecutive local days, in order), sorted by time. Fixed times are placed on
+    /// each local day; the sun's events are absolute times, taken from the solar days around the local
+    /// days and kept where they fall within them. A polar day or night has no event: the sun's state then
+    /// decides (`plan`).
     public func events(on days: [LocalDay]) -> [Event] {
+        guard let first = days.first, let last = days.last else { return [] }
         var events: [Event] = []
         for d in days {
-            var rise: Event?, set: Event?
-            if let latitude, let longitude {
-                switch Sun.day(utcMidnight: d.utcMidnight, latitude: latitude, longitude: longitude) {
-                case .riseAndSet(let r, let s):
-                    let (r, s) = (r + sunriseOffset, s + sunsetOffset)
-                    set = Event(time: s, mode: .dark, cause: "sunset" + Self.describeOffset(sunsetOffset))
-                    // Offsets that leave no daylight leave the day dark (the evening's event alone, which
-                    // changes nothing after the night before).
-                    if r < s || lightAt != nil || darkAt != nil {
-                        rise = Event(time: r, mode: .light, cause: "sunrise" + Self.describeOffset(sunriseOffset))
-                    }
-                case .alwaysUp:
-                    if lightAt == nil && darkAt == nil { events.append(Event(time: d.at(0), mode: .light, cause: "polar day")) }
-                case .alwaysDown:
-                    if lightAt == nil && darkAt == nil { events.append(Event(time: d.at(0), mode: .dark, cause: "polar night")) }
-                }
-            }
-            if let lightAt { rise = Event(time: d.at(lightAt), mode: .light, cause: "light-at") }
-            if let darkAt { set = Event(time: d.at(darkAt), mode: .dark, cause: "dark-at") }
-            // Two events of a day on one instant (both fixed times in a daylight-saving gap, which all land at
-            // its end): the one configured later in the day happens, as it would have on any other day (and a
-            // fixed time wins over the sun's event of the other kind).
+            let rise = lightAt.map { Event(time: d.at($0), mode: .light, cause: "light-at") }
+            let set = darkAt.map { Event(time: d.at($0), mode: .dark, cause: "dark-at") }
+            // Both fixed times on one instant (in a daylight-saving gap, where all times land at its end):
+            // the one configured later in the day happens, as it would have on any other day.
             if let r = rise, let s = set, r.time == s.time {
-                let riseLater = (lightAt ?? -1) > (darkAt ?? -1)
-                events.append(riseLater ? r : s)
+                events.append((lightAt ?? -1) > (darkAt ?? -1) ? r : s)
             } else {
                 events += [rise, set].compactMap { $0 }
+            }
+        }
+        if let latitude, let longitude, lightAt == nil || darkAt == nil {
+            let start = first.at(0), end = last.at(24 * 60)
+            let fixed = Set(events.map(\.time))  // a fixed time wins over the sun's event on the same instant
+            for e in sunEvents(from: start, to: end, latitude: latitude, longitude: longitude)
+            where (e.mode == .light ? lightAt : darkAt) == nil && !fixed.contains(e.time) && (start..<end).contains(e.time) {
+                events.append(e)
             }
         }
         return events.sorted { $0.time < $1.time }
     }
 
+    /// The sun's events, moved by the offsets, over the solar days from a day before `start` to a day after
+    /// `end`. Offsets that leave a day no daylight (its sunrise moved past its sunset) leave it dark: its
+    /// sunrise goes, and the sunset changes nothing after the night before. Offsets that leave a night no
+    /// darkness (a sunset moved past the next sunrise) leave it light the same way.
+    func sunEvents(from start: Int64, to end: Int64, latitude: Double, longitude: Double) -> [Event] {
+        let days = (start.floorDays - 1)...(end.floorDays + 1)
+        let crossings = days.map { Sun.crossings(day: $0, latitude: latitude, longitude: longitude) }
+        let rise = "sunrise" + Self.describeOffset(sunriseOffset), set = "sunset" + Self.describeOffset(sunsetOffset)
+        var events: [Event] = []
+        for (i, c) in crossings.enumerated() {
+            let r = c.rise.map { $0 + sunriseOffset }, s = c.set.map { $0 + sunsetOffset }
+            let nextRise = i + 1 < crossings.count ? crossings[i + 1].rise.map { $0 + sunriseOffset } : nil
+            if let r, s.map({ r < $0 }) ?? true { events.append(Event(time: r, mode: .light, cause: rise)) }
+            if let s, nextRise.map({ s < $0 }) ?? true { events.append(Event(time: s, mode: .dark, cause: set)) }
+        }
+        return events
+    }
+
     /// The mode at `now` and the next change, from the events of `days` (give the day before today up to a
-    /// few days after). nil when the schedule is empty.
+    /// few days after). With no event before `now` in them, a place's sun decides as it is now (a polar day
+    /// or night). nil when the schedule is empty.
     public func plan(now: Int64, days: [LocalDay]) -> Plan? {
         guard !isEmpty, let last = days.last else { return nil }
         let all = events(on: days)
-        guard let first = all.first else { return nil }
-        let current = all.last(where: { $0.time <= now }) ?? Event(time: first.time, mode: first.mode.opposite, cause: "")
+        let current: Event
+        if let e = all.last(where: { $0.time <= now }) {
+            current = e
+        } else if let latitude, let longitude {
+            let up = Sun.isUp(at: now, latitude: latitude, longitude: longitude)
+            current = Event(time: now, mode: up ? .light : .dark, cause: up ? "polar day" : "polar night")
+        } else if let first = all.first {
+            current = Event(time: first.time, mode: first.mode.opposite, cause: "planned")
+        } else {
+            return nil
+        }
         let next = all.first { $0.time > now && $0.mode != current.mode }
-        return Plan(mode: current.mode, next: next, replanAt: next?.time ?? last.at(0))
+        return Plan(mode: current.mode, cause: current.cause, next: next, replanAt: next?.time ?? last.at(0))
     }
+}
+
+extension Int64 {
+    /// Days since 1970-01-01 of a Unix time (rounded down, before 1970 too).
+    var floorDays: Int64 { self >= 0 ? self / 86_400 : -((-self - 1) / 86_400) - 1 }
 }

@@ -8,32 +8,43 @@ import Glibc
 #endif
 
 public enum Sun {
-    /// What the sun does on one UTC day at one place.
-    public enum Day: Equatable, Sendable {
-        /// Sunrise and sunset as Unix times (seconds).
-        case riseAndSet(rise: Int64, set: Int64)
-        /// The sun stays above the horizon all day (polar day), or below it (polar night).
-        case alwaysUp, alwaysDown
+    /// The sun's crossings of the horizon around one solar noon: the sunrise before it and the sunset after
+    /// it, as Unix times (seconds); nil where the sun does not cross that way (polar day or night, or the
+    /// day one of them begins or ends).
+    public struct Crossings: Equatable, Sendable {
+        public var rise: Int64?
+        public var set: Int64?
     }
 
-    /// The sun's rise and set on the UTC day that starts at `utcMidnight` (Unix seconds, a multiple of 86,400).
-    public static func day(utcMidnight: Int64, latitude: Double, longitude: Double) -> Day {
-        let julianDay = Double(utcMidnight) / 86_400 + 2_440_587.5
-        guard let rise = event(julianDay, latitude, longitude, rising: true),
-              let set = event(julianDay, latitude, longitude, rising: false) else {
-            // No crossing: up or down all day, by the sun's height at local noon.
-            let noon = julianDay + (720 - 4 * longitude) / 1440
-            let decl = declination(century(noon))
-            let elevation = 90 - abs(latitude - decl)
-            return elevation > 90 - zenith ? .alwaysUp : .alwaysDown
-        }
-        return .riseAndSet(rise: utcMidnight + Int64((rise * 60).rounded()), set: utcMidnight + Int64((set * 60).rounded()))
+    /// The crossings of the solar day numbered `day` (days since 1970-01-01): around the place's solar noon
+    /// on that UTC date. They are absolute times and need not fall on that UTC date (east of about 100°E
+    /// the sunrise is the evening before in UTC, far west the sunset the morning after): one solar day after
+    /// another, every crossing comes exactly once, whatever the time zone.
+    public static func crossings(day: Int64, latitude: Double, longitude: Double) -> Crossings {
+        let utcMidnight = day * 86_400
+        let julianDay = Double(day) + 2_440_587.5
+        func instant(_ minutes: Double?) -> Int64? { minutes.map { utcMidnight + Int64(($0 * 60).rounded()) } }
+        return Crossings(rise: instant(event(julianDay, latitude, longitude, rising: true)),
+                         set: instant(event(julianDay, latitude, longitude, rising: false)))
+    }
+
+    /// Whether the sun's upper limb is above the horizon at `time` (refraction included, as for the
+    /// crossings): what a polar day or night is.
+    public static func isUp(at time: Int64, latitude: Double, longitude: Double) -> Bool {
+        let latitude = max(-89.8, min(89.8, latitude))
+        let t = century(Double(time) / 86_400 + 2_440_587.5)
+        let utcMinutes = Double(((time % 86_400) + 86_400) % 86_400) / 60
+        let hourAngle = (utcMinutes + equationOfTime(t) + 4 * longitude) / 4 - 180
+        let decl = declination(t)
+        let cosZenith = sin(rad(latitude)) * sin(rad(decl)) + cos(rad(latitude)) * cos(rad(decl)) * cos(rad(hourAngle))
+        return deg(acos(max(-1, min(1, cosZenith)))) < zenith
     }
 
     static let zenith = 90.78910713534157
 
-    /// Minutes after UTC midnight of sunrise or sunset: computed with the sun's position at midnight, then
-    /// once more at the time found; nil when the sun does not cross the horizon that day.
+    /// Minutes after UTC midnight of sunrise or sunset around that date's solar noon (negative, or past
+    /// 1,440, where it falls on the date before or after): computed with the sun's position at midnight, then
+    /// once more at the time found; nil when the sun does not cross the horizon that way.
     private static func event(_ julianDay: Double, _ latitude: Double, _ longitude: Double, rising: Bool) -> Double? {
         let latitude = max(-89.8, min(89.8, latitude))
         var minutes = 0.0
@@ -43,9 +54,7 @@ public enum Sun {
             let cosH = (cos(rad(zenith)) - sin(rad(latitude)) * sin(rad(decl))) / (cos(rad(latitude)) * cos(rad(decl)))
             guard cosH >= -1, cosH <= 1 else { return nil }
             let hourAngle = deg(acos(cosH)) * (rising ? 1 : -1)
-            var offset = -4 * (longitude + hourAngle) - equationOfTime(t)
-            if offset < -720 { offset += 1440 }
-            minutes = 720 + offset
+            minutes = 720 - 4 * (longitude + hourAngle) - equationOfTime(t)
         }
         return minutes
     }

@@ -40,10 +40,7 @@ public struct Clock: Sendable {
     /// day the clocks change follows `Schedule.LocalDay.instant(wall:utcOffset:)`: one the clocks skip happens
     /// when the gap ends, one they show twice happens the first time.
     public static func localDays(around time: Int64, after: Int = 3) -> [Schedule.LocalDay] {
-        (-1...after).map { k in
-            let day = Posix.localTime(time + Int64(k) * 86_400)
-            return Schedule.LocalDay.inZone(year: day.year, month: day.month, day: day.day, utcOffset: utcOffset(at:))
-        }
+        Schedule.LocalDay.days(around: time, after: after, utcOffset: utcOffset(at:))
     }
 
     /// The local time zone's offset from UTC at `time`, in seconds east: how far the local wall clock

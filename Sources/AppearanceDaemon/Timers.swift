@@ -69,10 +69,9 @@ final class Timers: @unchecked Sendable {
         let now = clock.now()
         let days = Clock.localDays(around: now)
         plan = schedule.plan(now: now, days: days)
-        let cause = schedule.events(on: days).last { $0.time <= now }?.cause ?? "planned"
-        guard let plan else { return (nil, cause) }
+        guard let plan else { return (nil, "planned") }
         scheduleTimer = oneShot(at: plan.replanAt) { [weak self] in self?.onScheduleDue() }
-        return (plan.mode, cause)
+        return (plan.mode, plan.cause)
     }
 
     /// What `status` says of the schedule.

@@ -49,8 +49,19 @@ import Testing
     @Test func polarDaysAndNightsAreNotMoved() {
         var s = Schedule(latitude: 78.22, longitude: 15.63)  // Longyearbyen: midnight sun in June
         s.sunriseOffset = -3600
-        let e = s.events(on: Self.days())
-        #expect(e.allSatisfy { $0.cause == "polar day" && $0.mode == .light }, "\(e)")
+        #expect(s.events(on: Self.days()).isEmpty)
+        let plan = s.plan(now: Self.days()[2].at(0), days: Self.days())
+        #expect(plan?.mode == .light && plan?.cause == "polar day" && plan?.next == nil, "\(String(describing: plan))")
+    }
+
+    @Test func offsetsThatLeaveNoNightLeaveItLight() {
+        // Helsinki in June: the sun sets around 22:50 local and rises around 03:55; +6 h and -6 h leave no night.
+        var s = Schedule(latitude: 60.17, longitude: 24.94)
+        s.sunriseOffset = -6 * 3600
+        s.sunsetOffset = 6 * 3600
+        let all = s.events(on: Self.days())
+        #expect(!all.contains { $0.mode == .dark }, "\(all)")
+        #expect(s.plan(now: Self.days()[2].at(0), days: Self.days())?.mode == .light)
     }
 
     static let shown: [(Int64, String)] = [(0, ""), (30 * 60, "+30m"), (-3600, "-1h"), (5400, "+1h30m"), (-45, "-45s"), (3600 + 30, "+1h30s")]

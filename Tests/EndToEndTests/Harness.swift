@@ -75,9 +75,9 @@ final class Sandbox: @unchecked Sendable {
         try run(Bin.ctl, Array(args))
     }
 
-    func run(_ exe: String, _ args: [String]) throws -> (status: Int32, out: String, err: String) {
+    func run(_ exe: String, _ args: [String], timeout: Double = 60) throws -> (status: Int32, out: String, err: String) {
         let c = try Child(exe, args, env: env)
-        let status = try c.waitForEnd()
+        let status = try c.waitForEnd(timeout: timeout)
         return (status, c.stdout, c.stderr)
     }
 }
