@@ -39,7 +39,7 @@ public enum DaemonOptions {
         OptionSpec(names: ["--log-level"], value: "LEVEL", completion: .words(["error", "warning", "notice", "info", "debug"]), scopes: [],
                    summary: "error, warning, notice, info or debug (default: info, or the config's log-level)"),
         OptionSpec(names: ["--state-dir"], value: "DIR", completion: .files, scopes: [],
-                   summary: "a trial instance: its state in DIR; no hooks, no desktop setting, portal or bus names"),
+                   summary: "a trial instance: its state and socket in DIR; no hooks, desktop setting, portal or bus names"),
         OptionSpec(names: ["--hooks"], value: nil, completion: .nothing, scopes: [],
                    summary: "with --state-dir, run the hooks all the same"),
         OptionSpec(names: ["--check"], value: nil, completion: .nothing, scopes: [],

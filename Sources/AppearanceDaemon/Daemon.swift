@@ -37,6 +37,8 @@ public final class Daemon: @unchecked Sendable {
     let location: LocationRoom
     let integrations: Integrations
     private var signalSources: [DispatchSourceSignal] = []
+    /// The state folder, held while the daemon runs (`holdStateFolder`).
+    private var stateFolderLock: Descriptor?
 
     /// How long client requests wait for the first system reading at start-up before being answered anyway.
     static let firstReadingGrace: DispatchTimeInterval = .seconds(3)
@@ -102,7 +104,15 @@ public final class Daemon: @unchecked Sendable {
         if let w = paths.socket.warning { log.warning(w) }
         settings.loadPalette()
         clients.maxConnections = config.maxConnections
+        // The socket first, so that a second start of the same instance says it runs there; then the state
+        // folder (another instance on another socket), which leaves no socket behind when it is refused.
+        let stateFolder = FileSystem.directory(of: paths.stateFile)
+        try? FileSystem.makeDirectories(stateFolder)  // a trial's socket is in it; what fails is said below
         let listener = try clients.listen(paths.socket)
+        do { stateFolderLock = try Self.holdStateFolder(paths, log: log) } catch {
+            clients.closeAll()
+            throw error
+        }
         // The status file only goes in appearanced's own directory (the default socket's, 0700 and ours): a
         // socket named with --socket or APPEARANCED_SOCKET may sit in a directory with files of the user's.
         if paths.socket.ownsDirectory, listener.path == paths.socket.path {
@@ -142,6 +152,30 @@ public final class Daemon: @unchecked Sendable {
         // Connections wait in the backlog until the first reading, so the first `get` is already right.
         sentry.start { [weak self] reading in self?.systemReading(reading) }
         queue.asyncAfter(deadline: .now() + Self.firstReadingGrace) { [weak self] in self?.serve() }
+    }
+
+    /// Takes the state folder for this instance's lifetime (flock on the folder itself; the kernel lets it go
+    /// when the process ends): two instances never share one, and a trial instance never uses the session's.
+    /// A folder that cannot be made or opened is no reason not to serve (the saves report it): nil then.
+    static func holdStateFolder(_ paths: Paths, log: Logger) throws(StartupError) -> Descriptor? {
+        let dir = FileSystem.directory(of: paths.stateFile)
+        if paths.trial, dir == paths.sessionStateDirectory
+            || (try? FileSystem.status(dir).version.sameFile(as: FileSystem.status(paths.sessionStateDirectory).version)) == true {
+            throw StartupError("--state-dir \(dir) is the session daemon's own state folder: a trial instance keeps its state "
+                + "in a folder of its own (T=$(mktemp -d); appearanced --state-dir $T)", exitCode: 64)
+        }
+        let fd: Descriptor
+        do {
+            fd = try Descriptor.open(dir, [.readOnly, .directory])
+        } catch {
+            log.warning("cannot hold the state folder \(dir) (\(error.message)): another instance could use it too")
+            return nil
+        }
+        guard (try? fd.tryLock()) != false else {
+            throw StartupError("another appearanced instance uses the state folder \(dir); stop it first, or give this one "
+                + "a folder of its own (--state-dir)")
+        }
+        return fd
     }
 
     /// The state file as the last instance left it (temporary files it left behind removed; a file that

@@ -28,6 +28,8 @@ public struct Paths: Sendable {
     /// (hooks unless `trialHooks`, the desktop's own setting, the portal backend, darkman's bus name) is off.
     public var trial = false
     public var trialHooks = false
+    /// The session daemon's state folder (`$XDG_STATE_HOME/appearanced`), which a trial instance never uses.
+    public var sessionStateDirectory = ""
 
     /// The palette file `config` asks for: its `palette` key (absolute, `~/…`, or relative to the config
     /// file's directory), else the default.
@@ -46,10 +48,13 @@ public struct Paths: Sendable {
             return home + "/" + fallback
         }
         let configHome = xdg("XDG_CONFIG_HOME", ".config")
+        let sessionState = xdg("XDG_STATE_HOME", ".local/state") + "/appearanced"
+        let trialDir = stateDir.map { $0.hasSuffix("/") && $0.count > 1 ? String($0.dropLast()) : $0 }
         return Paths(
-            socket: SocketLocation.resolve(explicit: socket, environment: environment),
-            stateFile: stateDir.map { ($0.hasSuffix("/") && $0.count > 1 ? String($0.dropLast()) : $0) + "/state.json" }
-                ?? xdg("XDG_STATE_HOME", ".local/state") + "/appearanced/state.json",
+            // A trial instance listens in its own folder unless told otherwise: never on the session's socket
+            // (not even the one APPEARANCED_SOCKET names), so no client, prompt or `watch` talks to it by mistake.
+            socket: SocketLocation.resolve(explicit: socket ?? trialDir.map { $0 + "/socket" }, environment: environment),
+            stateFile: (trialDir ?? sessionState) + "/state.json",
             configFile: config ?? configHome + "/appearanced/config.toml",
             configExplicit: config != nil,
             defaultPaletteFile: configHome + "/appearanced/palette.toml",
@@ -60,7 +65,8 @@ public struct Paths: Sendable {
                 .filter { $0.hasPrefix("/") }.map(String.init),
             integrationsDir: environment("APPEARANCED_INTEGRATIONS_DIR").flatMap { $0.hasPrefix("/") ? $0 : nil },
             trial: stateDir != nil,
-            trialHooks: trialHooks)
+            trialHooks: trialHooks,
+            sessionStateDirectory: sessionState)
     }
 
     private static func passwdHome() -> String? {

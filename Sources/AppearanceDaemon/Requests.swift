@@ -115,6 +115,13 @@ extension Daemon {
                    configDetail: settings.configDetail, appOverrides: engine.inputs.apps.count,
                    desktopDetail: publisher.follower.statusDetail, busDetail: faceDetail, location: locationInfo)
         s.integrationsDetail = integrations.statusDetail
+        if paths.trial {
+            // What a trial instance leaves to the session's daemon, said as such (not as a missing feature).
+            s.trial = FileSystem.directory(of: paths.stateFile)
+            s.portalBackendDetail = "off (trial instance: the session's daemon serves the portal)"
+            s.busDetail = "off (trial instance: it takes no name on the session bus)"
+            if !paths.trialHooks { s.hooksDetail = "off (trial instance: --hooks runs them)" }
+        }
         if s.scheduleDetail != nil { s.scheduleView = scheduleReply(days: 2) }
         return s
     }

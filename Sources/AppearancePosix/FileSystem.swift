@@ -32,6 +32,9 @@ public struct FileStatus: Equatable, Sendable {
 /// A file and a version of its content: its device and inode, its size and the time of its last write (ns).
 public struct FileVersion: Equatable, Sendable {
     public var device: UInt64, inode: UInt64, size: Int64, modified: Int64
+
+    /// The same file (device and inode), whatever its content.
+    public func sameFile(as other: FileVersion) -> Bool { device == other.device && inode == other.inode }
 }
 
 extension Descriptor {

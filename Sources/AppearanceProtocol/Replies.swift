@@ -39,6 +39,8 @@ public struct StatusInfo: Equatable, Sendable {
     /// With a `[schedule]`: what `schedule` answers for the next two days (`scheduleView`), the structured form
     /// of `scheduleDetail`; nil without one (or from a daemon older than protocol 6).
     public var scheduleView: ScheduleInfo? = nil
+    /// A trial instance's state folder (`appearanced --state-dir DIR`); nil for the session's daemon.
+    public var trial: String? = nil
 
     public init(state: AppearanceState, systemDetail: String, defaultMode: Mode, subscribers: Int,
                 protocolVersion: Int = AppearanceProtocol.protocolVersion, version: String, pid: Int,
@@ -268,7 +270,8 @@ extension StatusInfo {
           + (busDetail.map { [("bus", JSON.string($0))] } ?? [])
           + (location.map { [("location", $0.json)] } ?? [])
           + (integrationsDetail.map { [("integrations", JSON.string($0))] } ?? [])
-          + (scheduleView.map { [("scheduleView", $0.json)] } ?? []))
+          + (scheduleView.map { [("scheduleView", $0.json)] } ?? [])
+          + (trial.map { [("trial", JSON.string($0))] } ?? []))
     }
 
     public init(json: JSON) throws(RPCError) {
@@ -287,6 +290,7 @@ extension StatusInfo {
                   busDetail: json["bus"]?.stringValue, location: json["location"].map(LocationInfo.init(json:)))
         integrationsDetail = json["integrations"]?.stringValue
         scheduleView = json["scheduleView"].flatMap { try? ScheduleInfo(json: $0) }
+        trial = json["trial"]?.stringValue
     }
 }
 

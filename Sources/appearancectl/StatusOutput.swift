@@ -43,6 +43,7 @@ func printStatus(_ st: StatusInfo, socket: String) {
         daemon:      appearanced \(st.version), pid \(st.pid), instance \(s.instance), seq \(s.seq), protocol \(st.protocolVersion)
         socket:      \(socket)
         """)
+    if let dir = st.trial { out("trial:       yes: its state is in \(dir); the session's daemon is another instance") }
 }
 
 extension String {

@@ -43,4 +43,47 @@ import Testing
         let left = try FileManager.default.contentsOfDirectory(atPath: s.root).filter { $0.hasPrefix("tmp.") }
         #expect(left.isEmpty, "\(left)")
     }
+
+    /// With the session's daemon stopped, a trial instance without --socket listens in its own folder: never on
+    /// the session's socket, nor writing the session's mode file; `status` says it is a trial and why the
+    /// portal, the bus and the hooks are off.
+    @Test func aTrialWithoutASocketListensInItsOwnFolder() throws {
+        let s = try Sandbox()
+        s.env["APPEARANCED_SOCKET"] = s.socket  // even the socket the environment names is the session's
+        let dir = s.root + "/trial"
+        let trial = try Child(Bin.daemon, ["--state-dir", dir], env: s.env)
+        defer { trial.stop() }
+        try waitUntil("the trial to answer on \(dir)/socket; stderr: \(trial.stderr)") {
+            try s.run(Bin.ctl, ["--socket", dir + "/socket", "get"]).status == 0
+        }
+        #expect(!FileManager.default.fileExists(atPath: s.socket), "the trial took the session's socket")
+        #expect(!FileManager.default.fileExists(atPath: s.root + "/runtime/appearanced/mode"))
+        #expect(try s.ctl("get").status == 69, "a client of the session reached the trial")
+        let status = try s.run(Bin.ctl, ["--socket", dir + "/socket", "status"]).out
+        for line in ["trial:       yes: its state is in \(dir);", "portal:      off (trial instance:", "bus:         off (trial instance:",
+                     "hooks:       off (trial instance: --hooks runs them)"] {
+            #expect(status.contains(line), "\(line) in \(status)")
+        }
+        #expect(!status.contains("older than protocol") && !status.contains("has no D-Bus face"), "\(status)")
+    }
+
+    /// The session daemon's own state folder is never a trial's, and no two instances share a state folder.
+    @Test func aStateFolderInUseIsRefused() throws {
+        let s = try Sandbox()
+        let own = try s.run(Bin.daemon, ["--state-dir", s.root + "/state/appearanced/", "--socket", s.root + "/t.sock"])
+        #expect(own.status == 64 && own.err.contains("is the session daemon's own state folder"), "\(own)")
+        let session = try s.startDaemon()
+        defer { session.stop() }
+        let dir = s.root + "/trial"
+        let first = try Child(Bin.daemon, ["--state-dir", dir], env: s.env)
+        defer { first.stop() }
+        try waitUntil("the first trial to answer; stderr: \(first.stderr)") { try s.run(Bin.ctl, ["--socket", dir + "/socket", "get"]).status == 0 }
+        let second = try s.run(Bin.daemon, ["--state-dir", dir, "--socket", s.root + "/second.sock"])
+        #expect(second.status == 1 && second.err.contains("another appearanced instance uses the state folder \(dir)"), "\(second)")
+        // The session's daemon keeps its folder too: a second one on another socket is refused the same way.
+        s.env["APPEARANCED_SOCKET"] = s.root + "/other.sock"
+        let twin = try s.run(Bin.daemon, [])
+        #expect(twin.status == 1 && twin.err.contains("another appearanced instance uses the state folder \(s.root)/state/appearanced"), "\(twin)")
+        #expect(try s.run(Bin.ctl, ["--socket", s.socket, "get"]).status == 0, "the session's daemon still answers")
+    }
 }
