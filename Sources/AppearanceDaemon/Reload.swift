@@ -41,7 +41,7 @@ extension Daemon {
             readAgain()
         }
         if let configError { return .failure(configError) }
-        return .success(ReloadReply(config: settings.configDetail, palette: settings.paletteDetail))
+        return .success(ReloadReply(config: settings.configDetail, palette: settings.paletteDetail, paletteUsed: settings.paletteUsed))
     }
 }
 

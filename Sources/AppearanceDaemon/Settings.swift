@@ -11,6 +11,8 @@ final class Settings: @unchecked Sendable {
     /// The palette in force (at start-up: the empty palette).
     private(set) var palette = Palette.empty
     private(set) var paletteDetail = "not read yet"
+    /// Whether the last read of the palette file was taken (false: a mistake in it; the previous one stays).
+    private(set) var paletteUsed = true
     /// The config file and how it was read.
     private(set) var configDetail = "not read yet"
     /// Why the config file on disk is not the one in force ("FILE:LINE: problem; using the defaults until it
@@ -80,6 +82,7 @@ final class Settings: @unchecked Sendable {
     /// Reads the palette the config names. Returns true when the palette in force changed.
     @discardableResult
     func loadPalette() -> Bool {
+        paletteUsed = false
         let path = paths.paletteFile(for: config)
         let next: Palette
         do {
@@ -97,6 +100,7 @@ final class Settings: @unchecked Sendable {
             return false
         }
         log.info(paletteDetail)
+        paletteUsed = true
         guard next != palette else { return false }
         palette = next
         return true

@@ -352,6 +352,11 @@ case .reload:
     let reply: ReloadReply
     do { reply = try connect(socket).reload() } catch { fail(error) }
     out("reloaded \(shown(reply.config))")
+    // A palette with a mistake is not taken: say what stays in force, and that the reload did not all work.
+    if !reply.paletteUsed {
+        Posix.printError("appearancectl: palette \(shown(reply.palette))\n")
+        Posix.exit(Exit.rejected)
+    }
 
 case .importDarkman(let given, let outputFile, let force):
     refuseToReplace(outputFile, force: force)

@@ -261,6 +261,14 @@ extension RawClient {
         #expect(d.stderr.contains("keeping the previous palette"))
         #expect(try s.ctlOK("color", "fill.bg") == "#fdfdfd\n")
         #expect(try s.ctlOK("status").contains("not used"))
+        // `reload` says so too, and does not claim success.
+        let reload = try s.ctl("reload")
+        #expect(reload.status == 65 && reload.err.contains("palette \(s.paletteFile): not used, fill.bg.dark: invalid color \"#12345\"")
+                && reload.err.hasSuffix("(line 3); keeping the previous palette\n"), "\(reload)")
+        try s.write("[fill.bg]\nlight = \"#FFFFFG\"\n", to: s.paletteFile)
+        let again = try s.ctl("reload")
+        #expect(again.status == 65 && again.err.contains("not used") && again.err.contains("#FFFFFG"), "\(again)")
+        #expect(try s.ctlOK("color", "fill.bg") == "#fdfdfd\n")
 
         // A reload that changes nothing tells nobody: the next line each subscriber reads is the mode change.
         try s.write(shipped.replacingOccurrences(of: "light = \"#FFFFFF\"\ndark = \"#262626\"", with: "light = \"#FDFDFD\"\ndark = \"#262626\""),
