@@ -16,8 +16,19 @@ public struct DesktopWrites: Equatable, Sendable {
 
     private(set) var inFlight: [Write] = []
     private var nextID = 0
+    /// The desktop's own value from before appearanced first wrote to it, while what the desktop shows is
+    /// appearanced's (nil: it shows its own). It is what the merge rule takes as the desktop's value then, and
+    /// what the desktop gets back when nothing of appearanced's decides any more (DesktopFollower).
+    public var original: SystemScheme?
+    /// How the desktop reports appearanced's last write (a reading equal to it, with `original` set, is still
+    /// appearanced's value: after a restart, say).
+    public var lastWritten: SystemScheme?
+    /// The desktop's last reading (nil: none yet through `Decide.desktopReading`).
+    public var shown: SystemScheme?
 
-    public init() {}
+    public init(original: SystemScheme? = nil, lastWritten: SystemScheme? = nil) {
+        (self.original, self.lastWritten) = (original, lastWritten)
+    }
 
     /// A write is starting: the desktop will report `scheme` once it lands. Returns its number, for `finished`.
     public mutating func wrote(_ scheme: SystemScheme) -> Int {

@@ -121,6 +121,7 @@ public final class Daemon: @unchecked Sendable {
             log.info("no status file: \(listener.path) is not in appearanced's own directory")
         }
         let saved = loadState()
+        publisher.follower.remember(in: stateFolder + "/desktop.json")
         integrations.load()
         integrations.allowed = !paths.trial || paths.trialHooks
         publisher.openChangeLog(paths.changeLogFile, queue: queue)
@@ -202,6 +203,7 @@ public final class Daemon: @unchecked Sendable {
         publisher.started(s, describe())
         configureHooks()
         publisher.hooks.changed(to: s.mode, from: nil, cause: "start")
+        publisher.followDesktop(Transition(state: s, previous: s), engine: engine)  // gives back what a stop kept
         integrations.refresh(mode: modeOf, cause: "start", all: true)
         clients.startAccepting()
         publisher.writeModeFile(s.mode)

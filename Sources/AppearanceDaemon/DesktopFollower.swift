@@ -34,10 +34,44 @@ final class DesktopFollower: @unchecked Sendable {
     private var lastResult = "nothing written yet"
     /// Told of every write's outcome, for `appearancectl log`.
     var onWritten: ((Mode, String) -> Void)?
+    /// `desktop.json` beside state.json: the desktop's own value while it shows appearanced's (nil: not kept).
+    private var file: String?
+    private var saved = DesktopWrites()
 
     init(queue: DispatchQueue, log: Logger) {
         self.queue = queue
         self.log = log
+    }
+
+    /// Reads what a previous instance left in `path`: the desktop's own value, if it still shows appearanced's.
+    func remember(in path: String) {
+        file = path
+        guard let bytes = try? FileSystem.readAll(path, limit: 4096) else { return }
+        guard let json = try? JSON.parse(bytes), let o = json["original"]?.stringValue.flatMap(SystemScheme.init(rawValue:)),
+              let w = json["written"]?.stringValue.flatMap(SystemScheme.init(rawValue:)) else {
+            log.warning("\(path): not the desktop's own value as appearanced writes it; ignored")
+            return
+        }
+        (inFlight.original, inFlight.lastWritten) = (o, w)
+        saved = inFlight
+    }
+
+    /// Writes desktop.json when what it keeps changed (removes it when nothing is kept). Small and rare: at the
+    /// first write over the desktop's own value, and when that value is given back or the user set another.
+    func saveIfChanged() {
+        guard let file, (inFlight.original, inFlight.lastWritten) != (saved.original, saved.lastWritten) else { return }
+        saved = inFlight
+        do throws(Errno) {
+            if let o = inFlight.original, let w = inFlight.lastWritten {
+                let json = JSON.object([("original", .string(o.rawValue)), ("written", .string(w.rawValue))])
+                try FileSystem.makeDirectories(FileSystem.directory(of: file))
+                try FileSystem.writeAtomically(file, json.bytes + [0x0A], durable: false)
+            } else if FileSystem.exists(file) {
+                try FileSystem.remove(file)
+            }
+        } catch {
+            log.warning("desktop: cannot keep the desktop's own value in \(file): \(error.message)")
+        }
     }
 
     /// Chooses what to drive: `follow = "gnome"|"kde"`, or for "auto" the desktop in `XDG_CURRENT_DESKTOP`;
@@ -45,7 +79,8 @@ final class DesktopFollower: @unchecked Sendable {
     func configure(_ s: Settings, portalServed: Bool) {
         settings = s
         let before = kind
-        defer { if kind != before { inFlight = DesktopWrites() } }  // another desktop (or none): no echo to await
+        // Another desktop (or none): no echo to await; the desktop's own value is kept to give back.
+        defer { if kind != before { inFlight = DesktopWrites(original: inFlight.original, lastWritten: inFlight.lastWritten) } }
         let desktops = (Posix.environment("XDG_CURRENT_DESKTOP") ?? "").lowercased().split(separator: ":")
         switch s.follow {
         case "gnome": kind = .gnome
@@ -63,7 +98,8 @@ final class DesktopFollower: @unchecked Sendable {
         case .kde: settings.kdeLookAndFeelLight == nil && settings.kdeLookAndFeelDark == nil
             ? "KDE Plasma's color scheme" : "KDE Plasma's look-and-feel"
         }
-        return "drives \(what); \(writes) write\(writes == 1 ? "" : "s"), last: \(lastResult)"
+        let own = inFlight.original.map { "; its own value (\(Self.value(for: $0, kind: kind, settings: settings))) is given back when nothing of appearanced's decides" } ?? ""
+        return "drives \(what); \(writes) write\(writes == 1 ? "" : "s"), last: \(lastResult)\(own)"
     }
 
     /// How the desktop will report `mode` once written.
@@ -74,17 +110,44 @@ final class DesktopFollower: @unchecked Sendable {
         }
     }
 
-    /// Writes `mode` to the desktop unless it shows it already (`desktop`, the last reading).
-    func write(_ mode: Mode, desktop: SystemScheme) {
+    /// Writes `mode` to the desktop unless it shows it already. `own`: the desktop's own value in the merge
+    /// (remembered, at the first write over it, to be given back).
+    func write(_ mode: Mode, desktop own: SystemScheme) {
         guard let kind else { return }
         // What the desktop shows, or will once the last write lands: nothing to write when that is `mode`.
-        let shown = inFlight.expected ?? desktop
+        let shown = inFlight.expected ?? inFlight.shown ?? own
         guard Decide.mode(of: shown) != mode else { return }
-        let id = inFlight.wrote(reported(mode))
+        if inFlight.original == nil, Decide.mode(of: own) != nil { inFlight.original = own }
+        inFlight.lastWritten = reported(mode)
+        start(mode, value: mode == .dark ? "prefer-dark" : settings.gnomeLight, kind: kind, reported: reported(mode))
+    }
+
+    /// Nothing of appearanced's decides any more: the desktop gets back the value it had before appearanced
+    /// first wrote, and shows its own from then on (DESIGN rule 4).
+    func giveBack() {
+        guard let kind, let original = inFlight.original, let mode = Decide.mode(of: original) else { return }
+        inFlight.original = nil
+        inFlight.lastWritten = nil
+        saveIfChanged()
+        guard (inFlight.expected ?? inFlight.shown) != original else { return }
+        log.info("desktop: giving back its own value (\(Self.value(for: original, kind: kind, settings: settings)))")
+        start(mode, value: Self.value(for: original, kind: kind, settings: settings), kind: kind, reported: original)
+    }
+
+    /// GNOME's color-scheme for a reading of it, or KDE's scheme for its mode: what the desktop is told.
+    static func value(for scheme: SystemScheme, kind: Kind, settings: Settings) -> String {
+        switch kind {
+        case .gnome: scheme == .dark ? "prefer-dark" : scheme == .light ? "prefer-light" : "default"
+        case .kde: scheme == .dark ? settings.kdeDark : settings.kdeLight
+        }
+    }
+
+    private func start(_ mode: Mode, value: String, kind: Kind, reported: SystemScheme) {
+        let id = inFlight.wrote(reported)
+        saveIfChanged()
         var commands: [[String]]
         switch kind {
         case .gnome:
-            let value = mode == .dark ? "prefer-dark" : settings.gnomeLight
             commands = [["gsettings", "set", "org.gnome.desktop.interface", "color-scheme", value]]
             if let theme = mode == .dark ? settings.gtkThemeDark : settings.gtkThemeLight {
                 commands.append(["gsettings", "set", "org.gnome.desktop.interface", "gtk-theme", theme])

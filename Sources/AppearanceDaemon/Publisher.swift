@@ -62,14 +62,21 @@ final class Publisher: @unchecked Sendable {
         }
         appChanges = [:]
         if t.modeChanged, serving { hooks.changed(to: t.state.mode, from: t.previous.mode, cause: last.cause) }
-        // The desktop follows what the user told appearanced (not what the desktop itself said).
-        if t.modeChanged, serving, [.override, .temporary, .schedule].contains(t.state.source) {
-            follower.write(t.state.mode, desktop: engine.inputs.system)
-        }
+        if serving { followDesktop(t, engine: engine) }
         if t.modeChanged {
             log.notice("appearance is now \(t.state.mode.rawValue) (source: \(t.state.source.rawValue))")
         }
         updateStatus(status)
+    }
+
+    /// The desktop follows what the user told appearanced (not what the desktop itself said); once nothing of
+    /// appearanced's decides, it gets its own value back.
+    func followDesktop(_ t: Transition, engine: Engine) {
+        if t.modeChanged, [.override, .temporary, .schedule].contains(t.state.source) {
+            follower.write(t.state.mode, desktop: engine.inputs.system)
+        } else if [.system, .default].contains(t.state.source) {
+            follower.giveBack()
+        }
     }
 
     /// The state for the session bus's queue: the portal backend and the D-Bus faces (handed over, not waited

@@ -43,10 +43,11 @@ extension Daemon {
         let before = (engine.inputs.system, engine.systemDetail)
         let traitsBefore = engine.inputs.traits
         let outcome = Decide.desktopReading(reading, engine: &engine, writes: &publisher.follower.inFlight,
-                                            following: publisher.serving && publisher.follower.kind != nil)
+                                            following: publisher.follower.kind != nil)
         if outcome.echo {
             log.info("desktop: \(reading.scheme.rawValue) is the echo of appearanced's write")
         }
+        publisher.follower.saveIfChanged()
         if before != (reading.scheme, reading.detail) {
             log.info("system: \(reading.scheme.rawValue) (\(reading.detail))")
         }

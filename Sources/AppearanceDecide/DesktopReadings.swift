@@ -45,15 +45,31 @@ extension Decide {
     public static func desktopReading(_ reading: SystemReading, engine: inout Engine, writes: inout DesktopWrites,
                                       following: Bool) -> DesktopOutcome {
         var outcome = DesktopOutcome()
-        let changed = following && reading.scheme != engine.inputs.system
-            && mode(of: reading.scheme) != nil && mode(of: engine.inputs.system) != nil
+        let before = writes.shown ?? engine.inputs.system
+        writes.shown = reading.scheme
+        let said = mode(of: reading.scheme) != nil
+        let changed = following && reading.scheme != before && said && mode(of: before) != nil
         // Every reading of a value goes through the queue while following, changed or not: one that matches
         // no write lets the finished writes go, so none can stay behind to swallow a later flip.
-        let matched = following && mode(of: reading.scheme) != nil && writes.reading(reading.scheme)
-        outcome.echo = changed && matched
+        let matched = following && said && writes.reading(reading.scheme)
         let raw = reading.scheme == .unavailable ? "unavailable" : reading.scheme.rawValue
+        let cause = "desktop: \(raw) (\(reading.detail))"
+        if following, let original = writes.original, matched || reading.scheme == writes.lastWritten {
+            // The desktop shows appearanced's value (its echo, or still so after a restart): the desktop's own
+            // value stays the one it had, never appearanced's read back.
+            outcome.echo = changed
+            let own = SystemReading(original, detail: reading.detail, traits: reading.traits)
+            if let t = engine.apply(.systemEcho(own)) { outcome.steps.append(Step(t, cause: cause)) }
+            return outcome
+        }
+        outcome.echo = changed && matched
+        if following, said, !matched {
+            // A value of the user's: the desktop shows its own again, and nothing is left to give back.
+            writes.original = nil
+            writes.lastWritten = nil
+        }
         if let t = engine.apply(outcome.echo ? .systemEcho(reading) : .system(reading)) {
-            outcome.steps.append(Step(t, cause: "desktop: \(raw) (\(reading.detail))"))
+            outcome.steps.append(Step(t, cause: cause))
         }
         if changed, !outcome.echo, let manual = mode(of: reading.scheme), manual != engine.state.mode {
             outcome.manualFlip = manual

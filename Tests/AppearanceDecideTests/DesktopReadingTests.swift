@@ -71,6 +71,40 @@ import Testing
     }
 }
 
+/// The desktop's own value (DESIGN rule 4): while it shows appearanced's write, the merge takes the value it
+/// had before, never appearanced's read back; once the user sets another there, that one is the desktop's.
+@Suite struct DesktopOwnValueTests {
+    @Test func theEchoLeavesTheDesktopsOwnValueInTheMerge() {
+        var e = DesktopReadingTests.engine(system: .noPreference, override: .dark)
+        var w = DesktopWrites(original: .noPreference, lastWritten: .dark)
+        _ = w.wrote(.dark)
+        let o = Decide.desktopReading(DesktopReadingTests.reading(.dark), engine: &e, writes: &w, following: true)
+        #expect(o.echo && o.manualFlip == nil)
+        #expect(e.inputs.system == .noPreference && e.state.mode == .dark)
+        // `set system`: the desktop's own value decides, not appearanced's write read back.
+        _ = e.apply(.override(.system))
+        #expect(e.state.mode == .light && e.state.source == .default)
+        #expect(w.original == .noPreference)
+    }
+
+    @Test func afterARestartTheDesktopStillShowingAppearancedsValueIsNotItsOwn() {
+        var e = DesktopReadingTests.engine(system: .unavailable)
+        var w = DesktopWrites(original: .noPreference, lastWritten: .dark)
+        let o = Decide.desktopReading(DesktopReadingTests.reading(.dark), engine: &e, writes: &w, following: true)
+        #expect(o.manualFlip == nil && e.inputs.system == .noPreference && e.state.mode == .light)
+        #expect(w.original == .noPreference)
+    }
+
+    @Test func aValueTheUserSetThereIsTheDesktopsOwnAndNothingIsGivenBack() {
+        var e = DesktopReadingTests.engine(system: .noPreference, override: .dark)
+        var w = DesktopWrites(original: .noPreference, lastWritten: .dark)
+        w.shown = .dark
+        let o = Decide.desktopReading(DesktopReadingTests.reading(.light), engine: &e, writes: &w, following: true)
+        #expect(o.manualFlip == .light && e.inputs.system == .light)
+        #expect(w.original == nil && w.lastWritten == nil)
+    }
+}
+
 /// A finished write whose echo never came as a change (the reading equalled the system value already) does
 /// not stay queued to swallow the user's later flip to that value.
 @Suite struct StaleWriteTests {

@@ -85,6 +85,37 @@ import Testing
         #expect(try s.ctl("get").out == "dark\n")
     }
 
+    /// `set dark` then `set system`: GNOME gets back the value it had ('default'), and appearanced follows it
+    /// (light) instead of reading its own write back as the desktop's answer; across a restart too.
+    @Test func setSystemGivesGnomeItsOwnValueBack() throws {
+        let s = try Sandbox()
+        let stack = try RealPortalStack(s, desktop: "GNOME", portals: ["gtk"], desktopFollows: true)
+        defer { stack.close() }
+        try s.write("[desktop]\nfollow = \"gnome\"\n", to: s.configFile)
+        try stack.gsettings("default")
+        var d = try s.startDaemon()
+        #expect(try s.ctl("set", "dark").out == "dark\n")
+        try waitUntil("GNOME to be dark") { try Self.gsettingsValue(stack) == "'prefer-dark'" }
+        try d.waitForStderr("desktop: dark is the echo of appearanced's write")
+        #expect(try s.ctl("status").out.contains("its own value (default) is given back when nothing of appearanced's decides"))
+        #expect(try s.ctl("set", "system").out == "light\n")
+        try waitUntil("GNOME to get 'default' back") { try Self.gsettingsValue(stack) == "'default'" }
+        #expect(try s.ctl("get", "--json").out.contains(#""source":"default""#))
+        #expect(!(try s.ctl("status").out.contains("given back")))
+
+        // Kept across a restart: the daemon stopped while GNOME shows its write.
+        #expect(try s.ctl("set", "dark").out == "dark\n")
+        try waitUntil("GNOME to be dark again") { try Self.gsettingsValue(stack) == "'prefer-dark'" }
+        d.stop()
+        _ = try d.waitForExit()
+        d = try s.startDaemon()
+        defer { d.stop() }
+        #expect(try s.ctl("get").out == "dark\n")  // the override, not GNOME's (appearanced's) value
+        #expect(try s.ctl("set", "system").out == "light\n", "\(d.stderr) \((try? String(contentsOfFile: s.root + "/state/appearanced/desktop.json", encoding: .utf8)) ?? "no desktop.json")")
+        try waitUntil("GNOME to get 'default' back after the restart") { try Self.gsettingsValue(stack) == "'default'" }
+        #expect(try s.ctl("get").out == "light\n")
+    }
+
     /// A user who flips GNOME to light and straight back to dark right after appearanced wrote dark: both flips
     /// are theirs (only a reading that matches a write in flight is appearanced's echo). The first is a
     /// temporary override; the second, a change of the desktop's value, ends it: back to the user's `set dark`,
