@@ -29,6 +29,15 @@ final class LocationRoom: @unchecked Sendable {
     private var lastWarning: String?
     /// The place changed: plan the schedule again.
     var onChange: () -> Void = {}
+    /// A new place plans the schedule again at most once in this many seconds, and location.json is written as
+    /// often: a storm of fixes (a source gone wild, a VPN flapping between exits) waits, and the newest place
+    /// is planned with when the spacing ends. Without it, 1,000 fixes a second between far places flipped the
+    /// mode a thousand times and pushed the user's history out of the log.
+    static let replanSpacing = 300
+    private var lastPlanned: DispatchTime?
+    private var lastSaved: DispatchTime?
+    /// The re-plan waiting for the spacing to end, and when it comes (wall-clock, for `status`).
+    private var pendingPlan: (work: DispatchWorkItem, at: Int64)?
 
     init(queue: DispatchQueue, log: Logger, clock: Clock, stateFile: String, locator: Locator?) {
         self.queue = queue
@@ -45,6 +54,8 @@ final class LocationRoom: @unchecked Sendable {
         guard wanted != following else { return }
         following = wanted
         guard wanted else {
+            pendingPlan?.work.cancel()
+            pendingPlan = nil
             locator?.stop()
             detail = "not started"
             return
@@ -81,7 +92,8 @@ final class LocationRoom: @unchecked Sendable {
         }
         guard config.scheduleFromGeoClue else { return nil }
         return LocationInfo(latitude: fix?.latitude, longitude: fix?.longitude, source: fix == nil ? nil : source,
-                            time: fix?.time, age: fix.map { max(0, clock.now() - $0.time) }, detail: "GeoClue: " + detail)
+                            time: fix?.time, age: fix.map { max(0, clock.now() - $0.time) }, detail: "GeoClue: " + detail
+                                + (pendingPlan.map { "; the newest place is planned with at \(Clock.describe($0.at, from: clock.now()))" } ?? ""))
     }
 
     private func reported(_ report: LocatorReport) {
@@ -110,12 +122,39 @@ final class LocationRoom: @unchecked Sendable {
             let moved = fix.map { $0.latitude != f.latitude || $0.longitude != f.longitude } ?? true
             fix = f
             source = .geoclue
-            save(f)
             // The place itself goes to the log only at debug level: it is the user's whereabouts.
-            log.info(moved ? "GeoClue gave a new place: planning the schedule again" : "GeoClue confirmed the place")
             log.debug("GeoClue's place: \(LocationInfo.degrees(f.latitude)), \(LocationInfo.degrees(f.longitude))")
-            if moved { onChange() }
+            let now = DispatchTime.now()
+            let spacing = DispatchTimeInterval.seconds(Self.replanSpacing)
+            guard moved else {
+                if lastSaved.map({ now >= $0 + spacing }) ?? true { lastSaved = now; save(f) }
+                log.info("GeoClue confirmed the place")
+                return
+            }
+            guard let last = lastPlanned, now < last + spacing else {
+                planNewPlace()
+                return
+            }
+            guard pendingPlan == nil else { return }  // the waiting re-plan takes the newest place
+            let work = DispatchWorkItem { [weak self] in self?.planNewPlace() }
+            let elapsed = Int64((now.uptimeNanoseconds - last.uptimeNanoseconds) / 1_000_000_000)
+            let at = clock.now() + Int64(Self.replanSpacing) - elapsed
+            pendingPlan = (work, at)
+            queue.asyncAfter(deadline: last + spacing, execute: work)
+            log.info("GeoClue gave another new place within \(Self.replanSpacing / 60) min of the last: the schedule follows the newest at \(Clock.describe(at, from: clock.now()))")
         }
+    }
+
+    /// Plans the schedule for the newest place, and keeps it in location.json.
+    private func planNewPlace() {
+        pendingPlan?.work.cancel()
+        pendingPlan = nil
+        guard following, let fix else { return }
+        lastPlanned = .now()
+        lastSaved = lastPlanned
+        save(fix)
+        log.info("GeoClue gave a new place: planning the schedule again")
+        onChange()
     }
 
     // MARK: The cache

@@ -98,7 +98,7 @@ final class Publisher: @unchecked Sendable {
     /// entry is also written there.
     func openChangeLog(_ path: String, queue: DispatchQueue) {
         let store = ChangeLogStore(path: path, queue: queue, log: log)
-        for e in store.load() { transitions.append(e) }
+        for e in store.load() { transitions.append(e, folding: false) }
         changeLog = store
     }
 
@@ -112,7 +112,7 @@ final class Publisher: @unchecked Sendable {
     /// An entry in `log`, and in the file after the reply went (on the change log's own queue).
     private func record(_ entry: LogEntry) {
         let kept = transitions.append(entry)
-        changeLog?.append(kept, all: transitions)
+        changeLog?.append(kept.entry, replacing: kept.replaced, all: transitions)
     }
 
     /// Offers the published state and palette to every subscriber; each is told only what changes its view.

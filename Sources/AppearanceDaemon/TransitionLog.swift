@@ -16,10 +16,25 @@ struct TransitionLog {
     /// The mode of the newest entry for everyone (nil: none yet).
     private(set) var lastMode: Mode?
 
-    /// Appends `entry` with its cause bounded; returns it as kept.
+    /// A run of automatic changes faster than this folds into one entry: with two automatic entries already
+    /// within `foldWindow` seconds, the next one replaces the newest (`changes` counts them). So a flood of
+    /// them (a desktop or a location service gone wild) evicts at most about two entries a minute.
+    static let foldWindow: Int64 = 60
+
+    /// Appends `entry` with its cause bounded, or folds it into the newest; returns it as kept, and whether it
+    /// replaced the newest.
     @discardableResult
-    mutating func append(_ entry: Entry) -> Entry {
+    mutating func append(_ entry: Entry, folding: Bool = true) -> (entry: Entry, replaced: Bool) {
         var e = entry
+        if folding, Self.automatic(e), let last = newest(0), let before = newest(1), Self.automatic(last), Self.automatic(before),
+           e.time >= before.time, e.time - before.time <= Self.foldWindow {
+            let changes = last.changes + 1
+            e = Entry(time: e.time, from: last.from, to: e.to, source: e.source,
+                      cause: Self.bounded("\(changes) automatic changes within a minute; the last: \(entry.cause)"), changes: changes)
+            entries[(start + entries.count - 1) % entries.count] = e
+            lastMode = e.to
+            return (e, true)
+        }
         e.cause = Self.bounded(e.cause)
         if entries.count < Self.capacity {
             entries.append(e)
@@ -28,7 +43,18 @@ struct TransitionLog {
             start = (start + 1) % Self.capacity
         }
         if e.app == nil { lastMode = e.to }
-        return e
+        return (e, false)
+    }
+
+    /// The entry `back` places before the newest (0: the newest).
+    private func newest(_ back: Int) -> Entry? {
+        guard back < entries.count else { return nil }
+        return entries[(start + entries.count - 1 - back) % entries.count]
+    }
+
+    /// A change of everyone's mode that nobody asked for (the desktop, the schedule, the default).
+    static func automatic(_ e: Entry) -> Bool {
+        e.app == nil && [.system, .schedule, .default].contains(e.source)
     }
 
     /// `cause`, cut to at most `ReplyBounds.logCause` bytes as JSON (what `log`'s reply is sized for), ending
@@ -119,14 +145,15 @@ final class ChangeLogStore: @unchecked Sendable {
         return []
     }
 
-    /// Writes `entry`, the newest of `all` (what the log holds now), once everything queued before it is.
-    func append(_ entry: LogEntry, all: TransitionLog) {
+    /// Writes `entry`, the newest of `all` (what the log holds now), once everything queued before it is;
+    /// `replacing`: it stands for the newest line too.
+    func append(_ entry: LogEntry, replacing: Bool = false, all: TransitionLog) {
         if rewriteNext || lines + 1 > ChangeLogFile.rewriteAfter {
             rewrite(all.ordered)
             return
         }
         lines += 1
-        let line = ChangeLogFile.line(entry)
+        let line = ChangeLogFile.line(entry, replacing: replacing)
         let path = path
         queue.async { [self] in
             finished { () throws(Errno) in

@@ -64,8 +64,8 @@ public enum ChangeLogFile {
             let line = bytes[start..<(end ?? bytes.count)]
             start = (end ?? bytes.count) + 1
             switch entry(line) {
-            case .success(let e):
-                entries.append(e)
+            case .success((let e, let replaces)):
+                if replaces, !entries.isEmpty { entries[entries.count - 1] = e } else { entries.append(e) }
                 lines += 1
                 if end == nil { needsRewrite = true }  // the next append must not run on into it
             case .failure(let problem):
@@ -88,11 +88,14 @@ public enum ChangeLogFile {
     /// How every line the daemon writes begins.
     private static let tornPrefix = Array(#"{"time":"#.utf8)
 
-    /// One line: the entry's JSON and a newline.
-    public static func line(_ entry: LogEntry) -> [UInt8] {
+    /// One line: the entry's JSON and a newline. `replacing`: the entry stands for the line before it too (a
+    /// run of automatic changes folded into one entry), which the file keeps until it is rewritten.
+    public static func line(_ entry: LogEntry, replacing: Bool = false) -> [UInt8] {
         var e = entry
         e.time = min(max(e.time, 0), latestTime)
-        var bytes = e.json.bytes
+        var json = e.json
+        if replacing, case .object(let members) = json { json = .object(members + [("replaces", .bool(true))]) }
+        var bytes = json.bytes
         bytes.append(0x0A)
         return bytes
     }
@@ -106,7 +109,7 @@ public enum ChangeLogFile {
 
     /// One line, without its newline, read strictly: fields the daemon does not write are ignored, but each
     /// it does write must be of its type and in its range.
-    static func entry(_ line: ArraySlice<UInt8>) -> Result<LogEntry, Problem> {
+    static func entry(_ line: ArraySlice<UInt8>) -> Result<(LogEntry, replaces: Bool), Problem> {
         guard line.count < longestLine else { return .failure("\(line.count + 1) bytes, and appearanced writes \(longestLine) at most") }
         let json: JSON
         do { json = try JSON.parse(line) } catch { return .failure("not JSON (\(error))") }
@@ -153,7 +156,19 @@ public enum ChangeLogFile {
         guard JSON.string(cause).bytes.count - 2 <= ReplyBounds.logCause else {
             return .failure("\"cause\" is longer than \(ReplyBounds.logCause) bytes as JSON")
         }
-        return .success(LogEntry(time: time, from: from, to: to, source: source, cause: cause, app: app))
+        var changes = 1
+        if let v = json["changes"], v != .null {
+            guard let n = v.intValue, n >= 1 else { return .failure("invalid \"changes\" \(shown(v)), expected a whole number from 1") }
+            changes = n
+        }
+        let replaces: Bool
+        switch json["replaces"] {
+        case nil, .null?: replaces = false
+        case let v?:
+            guard let b = v.boolValue else { return .failure("invalid \"replaces\" \(shown(v)), expected true or false") }
+            replaces = b
+        }
+        return .success((LogEntry(time: time, from: from, to: to, source: source, cause: cause, app: app, changes: changes), replaces))
     }
 
     /// What is wrong with one line.

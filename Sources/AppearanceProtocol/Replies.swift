@@ -111,16 +111,24 @@ public struct LogEntry: Equatable, Sendable {
     public var cause: String
     /// The app whose own mode changed (its override set or removed); nil for everyone's mode.
     public var app: String?
+    /// How many changes the entry stands for: more than 1 where a run of automatic changes within a minute was
+    /// folded into one entry (`from` is the first one's, `to` and `time` the last one's).
+    public var changes: Int
 
-    public init(time: Int64, from: Mode?, to: Mode, source: Source?, cause: String, app: String? = nil) {
+    public init(time: Int64, from: Mode?, to: Mode, source: Source?, cause: String, app: String? = nil, changes: Int = 1) {
         (self.time, self.from, self.to, self.source, self.cause, self.app) = (time, from, to, source, cause, app)
+        self.changes = changes
     }
 
-    /// `{"time", "from", "to", "source", "app", "cause"}`; `app` only in an app's entry.
+    /// `{"time", "from", "to", "source", "app", "cause", "changes"}`; `app` only in an app's entry, `changes`
+    /// only in a folded one.
     public var json: JSON {
-        .object([("time", .int(UInt64(max(0, time)))), ("from", from.map { .string($0.rawValue) } ?? .null),
-                 ("to", .string(to.rawValue)), ("source", source.map { .string($0.rawValue) } ?? .null)]
-                + (app.map { [("app", .string($0))] } ?? []) + [("cause", .string(cause))])
+        var members: [(String, JSON)] = [("time", .int(UInt64(max(0, time)))), ("from", from.map { .string($0.rawValue) } ?? .null),
+                                         ("to", .string(to.rawValue)), ("source", source.map { .string($0.rawValue) } ?? .null)]
+        if let app { members.append(("app", .string(app))) }
+        members.append(("cause", .string(cause)))
+        if changes > 1 { members.append(("changes", .int(UInt64(changes)))) }
+        return .object(members)
     }
 
     public init?(json: JSON) {
@@ -129,7 +137,7 @@ public struct LogEntry: Equatable, Sendable {
               let to = json["to"]?.stringValue.flatMap(Mode.init(rawValue:)) else { return nil }
         self.init(time: t, from: json["from"]?.stringValue.flatMap(Mode.init(rawValue:)), to: to,
                   source: json["source"]?.stringValue.flatMap(Source.init(rawValue:)), cause: json["cause"]?.stringValue ?? "",
-                  app: json["app"]?.stringValue)
+                  app: json["app"]?.stringValue, changes: json["changes"]?.intValue ?? 1)
     }
 }
 

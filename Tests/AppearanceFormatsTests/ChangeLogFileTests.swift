@@ -51,9 +51,20 @@ struct ChangeLogFileTests {
         #expect(try ChangeLogFile.parse(ChangeLogFile.line(late)).get().entries[0].time == ChangeLogFile.latestTime)
     }
 
+    /// A folded entry's line stands for the line before it; `changes` round-trips.
+    @Test func aReplacingLineStandsForTheOneBefore() throws {
+        var folded = Self.entry(3)
+        folded.changes = 5
+        let bytes = ChangeLogFile.line(Self.entry(1)) + ChangeLogFile.line(Self.entry(2)) + ChangeLogFile.line(folded, replacing: true)
+        let loaded = try ChangeLogFile.parse(bytes).get()
+        #expect(loaded.entries == [Self.entry(1), folded] && loaded.lines == 3)
+        #expect(String(decoding: ChangeLogFile.line(folded, replacing: true), as: UTF8.self).hasSuffix(#""changes":5,"replaces":true}"# + "\n"))
+        #expect(Self.problem(#"{"time":1,"from":null,"to":"dark","source":null,"cause":"","changes":0}"# + "\n")?.contains("invalid \"changes\" 0") == true)
+    }
+
     @Test func theNewestThousandAreKept() throws {
         let entries = (0..<2_500).map { Self.entry($0) }
-        let loaded = try ChangeLogFile.parse(entries.flatMap(ChangeLogFile.line)).get()
+        let loaded = try ChangeLogFile.parse(entries.flatMap { ChangeLogFile.line($0) }).get()
         #expect(loaded.entries == Array(entries.suffix(ChangeLogFile.kept)))
         #expect(loaded.lines == 2_500 && loaded.needsRewrite)  // more lines than the daemon lets the file hold
         let written = ChangeLogFile.encode(entries)

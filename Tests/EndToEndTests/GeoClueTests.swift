@@ -141,6 +141,36 @@ import class TestSupport.Subprocess
         withExtendedLifetime(bus) {}
     }
 
+    /// A storm of fixes between far places (New York in the night, Tokyo in the afternoon): the mode does not
+    /// follow each one (a new place plans again at most once in 5 minutes, the newest then), and the user's
+    /// own history stays in the log.
+    @Test func aStormOfFixesFlipsNothingAndEvictsNoHistory() async throws {
+        let s = try Self.sandbox()
+        s.env["APPEARANCED_TEST_CLOCK_FILE"] = s.root + "/clock-offset"
+        let real = Int64(Date().timeIntervalSince1970)
+        let then: Int64 = real / 86_400 * 86_400 + 5 * 3600 + 47 * 60  // today 05:47 UTC
+        try s.write("\(then - real)\n", to: s.root + "/clock-offset")
+        let bus = try SystemBus(s)
+        let geoclue = try await FakeGeoClue(s, bus)
+        let d = try s.startDaemon()
+        defer { d.stop(); _ = try? d.waitForExit() }
+        try waitUntil("the client to start") { try Self.detail(s).contains("waiting for a first fix") }
+        try await geoclue.send("fix 40.71 -74.01")  // New York: 00:47, night
+        try waitUntil("New York's night") { try s.ctl("get").out == "dark\n" }
+        for mode in ["light", "dark", "system"] { #expect(try s.ctl("set", mode).status == 0) }
+        let before = try s.ctl("log").out.split(separator: "\n")
+        try await geoclue.send("storm 1000 35.68 139.69 40.71 -74.01")
+        try await geoclue.send("fix -33.87 151.21")  // Sydney, last: once it is the place, every fix was read
+        try waitUntil("the last fix to be read") { (try Self.location(s, from: "schedule")["latitude"] as? Double) == -33.87 }
+        #expect(try s.ctl("get").out == "dark\n", "the storm flipped the mode")
+        let after = try s.ctl("log").out.split(separator: "\n")
+        #expect(after == before, "\(after.count) entries after the storm, \(before.count) before; the last: \(after.suffix(3))")
+        let detail = try Self.detail(s)
+        #expect(detail.contains("; the newest place is planned with at "), "\(detail)")
+        try d.waitForStderr("GeoClue gave another new place within 5 min of the last: the schedule follows the newest at ")
+        withExtendedLifetime(bus) {}
+    }
+
     /// GeoClue refuses for want of an agent: status names the cause and the geoclue.conf stanza that allows it;
     /// refused because the user turned location off: status says so. `get` answers either way.
     @Test(arguments: [("deny", "no location agent allows appearanced; without one (GNOME and KDE run theirs), start /usr/libexec/geoclue-2.0/demos/agent, or add to /etc/geoclue/geoclue.conf:\n[appearanced]\nallowed=true\nsystem=false\nusers=\nthen restart geoclue"),

@@ -9,6 +9,7 @@ Accuracy, Timestamp, ...), as GeoClue 2 does. Driven line by line on stdin; "rea
 then one "ok" (or "error <why>") per command, after its effects are on the bus:
 
   fix LAT LON [SECONDS]  a new Location object; every started client gets LocationUpdated(old, new)
+  storm N LAT LON LAT2 LON2  N fixes one after the other, alternating between the two places
   props                  print "prop NAME VALUE" for each property of the last client made
   clients                print "clients N": clients made so far
   quit                   exit (also on end of stdin)
@@ -161,6 +162,9 @@ def main():
                     old = c.values["Location"]
                     c.values["Location"] = dbus.ObjectPath(path)
                     c.LocationUpdated(old, dbus.ObjectPath(path))
+        elif cmd == "storm":
+            for i in range(int(rest[0])):
+                run(["fix", rest[1], rest[2]] if i % 2 == 0 else ["fix", rest[3], rest[4]])
         elif cmd == "props":
             if not manager.clients:
                 raise ValueError("no client yet")
