@@ -21,6 +21,7 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
     private static let dbus = "org.freedesktop.DBus"
     static let invalidArgsName = "org.freedesktop.DBus.Error.InvalidArgs"
     private static let darkmanMatch = "type='signal',sender='\(dbus)',interface='\(dbus)',member='NameOwnerChanged',arg0='\(darkmanName)'"
+    private static let ownMatch = "type='signal',sender='\(dbus)',interface='\(dbus)',member='NameOwnerChanged',arg0='\(busName)'"
 
     private let queue: DispatchQueue
     private let log: (LogLevel, String) -> Void
@@ -105,7 +106,7 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
         switch own {
         case .owned?: parts.append(BusFace.busName)
         case .asking?, nil: parts.append("\(BusFace.busName) (name requested)")
-        case .taken?: parts.append("not \(BusFace.busName): another process owns it")
+        case .taken?: parts.append("not \(BusFace.busName): another process owns it (taken when it lets it go)")
         case .refused(let why)?: parts.append("not \(BusFace.busName): \(why)")
         }
         if !options.darkman {
@@ -149,12 +150,19 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
             previousSignal?(message)
             self?.signal(message)
         }
-        requestName(BusFace.busName, on: connection) { [weak self] name in
-            self?.own = name
-            if name == .taken { self?.log(.warning, "another process owns \(BusFace.busName) (another appearanced?); D-Bus clients will not see this daemon") }
-        }
+        // To hear another owner of our name leave: then it is asked for again, as darkman's is.
+        call(on: connection, "AddMatch", [.string(BusFace.ownMatch)]) { _ in }
+        askForOwnName(on: connection)
         if options.darkman { askForDarkman(on: connection) }
         changed()
+    }
+
+    private func askForOwnName(on connection: BusConnection) {
+        own = .asking
+        requestName(BusFace.busName, on: connection) { [weak self] name in
+            self?.own = name
+            if name == .taken { self?.log(.warning, "another process owns \(BusFace.busName) (another appearanced?); D-Bus clients will not see this daemon until it lets the name go") }
+        }
     }
 
     func disconnected(_ detail: String) {
@@ -210,14 +218,19 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
         try? connection.call(message, reply: reply)
     }
 
-    /// NameOwnerChanged for darkman's name: once nobody holds it, ask again.
+    /// NameOwnerChanged for our name or darkman's, held by another process: once nobody holds it, ask again.
     private func signal(_ message: Message) {
-        guard let bus, options.darkman, darkman == .taken,
-              message.isSignal(interface: BusFace.dbus, member: "NameOwnerChanged"), message.hasSignature("sss"),
+        guard let bus, message.isSignal(interface: BusFace.dbus, member: "NameOwnerChanged"), message.hasSignature("sss"),
               let args = message.arguments(within: DecodeBounds(depth: 0, values: 3, bytes: 3 * 256)),
-              args.count == 3, args[0] == .string(BusFace.darkmanName), args[2] == .string("")
+              args.count == 3, args[2] == .string("")
         else { return }
-        askForDarkman(on: bus)
+        if args[0] == .string(BusFace.busName), own == .taken {
+            askForOwnName(on: bus)
+        } else if args[0] == .string(BusFace.darkmanName), options.darkman, darkman == .taken {
+            askForDarkman(on: bus)
+        } else {
+            return
+        }
         changed()
     }
 

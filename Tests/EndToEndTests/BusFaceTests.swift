@@ -315,6 +315,31 @@ import Testing
         try waitUntil("the name to be taken again") { try Self.status(s) == "bus:         \(Self.name); \(Self.darkman)" }
     }
 
+    /// Another process holds appearanced's own name at start-up: status says so; once it lets the name go,
+    /// the daemon takes it (NameOwnerChanged), as it does darkman's.
+    @Test func ourNameHeldElsewhereIsTakenOnceItIsFree() throws {
+        let s = try Sandbox()
+        let bus = try FaceBus(s)
+        defer { bus.close() }
+        let holder = try Child("/usr/bin/python3", ["-c", """
+            bus, signal, sys = __import__("dbus.bus").bus, __import__("signal"), __import__("sys")
+            b = bus.BusConnection(sys.argv[1])
+            r = b.request_name(sys.argv[2], bus.NAME_FLAG_DO_NOT_QUEUE)
+            print("owned" if r == bus.REQUEST_NAME_REPLY_PRIMARY_OWNER else "not owned", flush=True)
+            signal.pause()
+            """, bus.address, Self.name], env: s.env)
+        defer { holder.stop(SIGKILL); _ = try? holder.waitForExit() }
+        #expect(try holder.waitForLines(1) == ["owned"])
+        let d = try s.startDaemon()
+        defer { d.stop(); _ = try? d.waitForExit() }
+        try waitUntil("status to say the name is held; have: \((try? Self.status(s)) ?? "")") {
+            try Self.status(s).hasPrefix("bus:         not \(Self.name): another process owns it (taken when it lets it go)")
+        }
+        holder.stop(SIGKILL)
+        try waitUntil("appearanced to take its name; have: \((try? Self.status(s)) ?? "")") { try Self.status(s) == "bus:         \(Self.name); \(Self.darkman)" }
+        #expect(try Self.gdbus(s, Self.name, Self.path, "org.freedesktop.DBus.Properties.Get", ["io.github.appearanced.Appearance1", "Mode"]).ok)
+    }
+
     /// A trial instance (--state-dir) takes no name on the session bus, so the session's daemon, started after
     /// it, has both.
     @Test func aTrialTakesNoNameOnTheBus() throws {
