@@ -96,7 +96,7 @@ public struct Config: Equatable, Sendable {
             darkmanDBus = b
         case "hook-timeout":
             guard let v = value.float ?? value.integer.map(Double.init), v.isFinite, v > 0, v <= 3600 else {
-                throw fail("a number of seconds from 0 to 3600")
+                throw fail("a number of seconds more than 0 and at most 3600")
             }
             hookTimeout = v
         case "max-connections":
@@ -373,9 +373,14 @@ private func quotedList(_ words: [String], last: String) -> String {
     return quoted.count < 2 ? quoted.joined() : quoted.dropLast().joined(separator: ", ") + " \(last) " + quoted.last!
 }
 
-/// How a wrong value is shown in "expected X, got Y": strings as written, other values by their type.
+/// How a wrong value is shown in "expected X, got Y": strings, numbers and booleans as written, arrays and
+/// tables by their type.
 private func shown(_ value: TOMLValue) -> String {
-    value.string?.debugDescription ?? value.typeName
+    if let s = value.string { return s.debugDescription }
+    if let n = value.integer { return "\(n)" }
+    if let x = value.float { return "\(x)" }
+    if let b = value.boolean { return b ? "true" : "false" }
+    return value.typeName
 }
 
 /// A file's bytes as text for the config and palette readers: an error naming `path` and the line of the first

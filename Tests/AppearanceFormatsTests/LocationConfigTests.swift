@@ -25,7 +25,7 @@ struct LocationConfigTests {
         ("[schedule]\nlocation = \"gps\"",
          #"/home/u/.config/appearanced/config.toml:2: schedule.location: unknown location "gps", expected "geoclue" (or latitude and longitude instead of location)"#),
         ("[schedule]\nlocation = true",
-         #"/home/u/.config/appearanced/config.toml:2: schedule.location: expected "geoclue" (or latitude and longitude instead of location), got a boolean"#),
+         #"/home/u/.config/appearanced/config.toml:2: schedule.location: expected "geoclue" (or latitude and longitude instead of location), got true"#),
         ("[schedule]\nlocation = \"geoclue\"\nlight-at = \"07:00\"\ndark-at = \"07:00\"",
          "/home/u/.config/appearanced/config.toml:4: schedule: light-at and dark-at are the same time"),
         ("[schedule]\nplace = \"geoclue\"",
