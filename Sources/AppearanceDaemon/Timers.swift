@@ -125,10 +125,17 @@ extension Daemon {
     func planSchedule() {
         location.follow(settings.config)  // GeoClue started or stopped as the config (reloaded or not) says
         let schedule = scheduleInForce
-        let (mode, cause) = timers.plan(schedule)
+        let hadPlan = timers.plan != nil
+        let (mode, event) = timers.plan(schedule)
+        // A schedule just set up (a reload, a first place): its mode comes from the configuration, not from
+        // the event that would have made it ("sunset" at 05:30 reads as a lie).
+        var cause = "schedule: \(event)"
+        if !hadPlan, let mode, let plan = timers.plan {
+            cause = "schedule set up: \(mode.rawValue)" + (plan.next.map { " until \($0.cause) \(Clock.describe($0.time, from: clock.now()))" } ?? "")
+        }
         // While appearanced drives the desktop's setting, the schedule decides before the desktop's value.
         let above = schedule.aboveDesktop || publisher.follower.kind != nil
-        if let t = engine.apply(.schedule(mode, aboveDesktop: above)) { publish([.init(t, cause: "schedule: \(cause)")]) }
+        if let t = engine.apply(.schedule(mode, aboveDesktop: above)) { publish([.init(t, cause: cause)]) }
     }
 
     func temporaryTimeCame(_ end: Int64) {

@@ -32,7 +32,7 @@ func printStatus(_ st: StatusInfo, socket: String) {
         config:      \(st.configDetail ?? "unknown (the daemon is older than protocol 3)")
         palette:     \(st.paletteDetail ?? "unknown (the daemon is older than protocol 2)")
         schedule:    \(st.scheduleDetail.map { $0 + hidden } ?? "none")
-        temporary:   \(s.temporary.map(describeTemporary) ?? "none")
+        temporary:   \(s.temporary.map { describeTemporary($0, automatic: st.scheduleDetail != nil || s.system != .unavailable) } ?? "none")
         portal:      \(st.portalBackendDetail ?? "unknown (the daemon is older than protocol 3)")
         desktop:     \(st.desktopDetail ?? "unknown (the daemon is older than protocol 4)")
         bus:         \(st.busDetail ?? "unknown (the daemon has no D-Bus face)")

@@ -41,8 +41,10 @@ func fail(_ error: AppearanceError) -> Never {
 }
 
 
-func describeTemporary(_ t: TemporaryOverride) -> String {
+/// `automatic`: whether anything automatic can end an `until-next` one (a schedule, or a desktop that answers).
+func describeTemporary(_ t: TemporaryOverride, automatic: Bool = true) -> String {
     switch t.expiry {
+    case .nextChange where !automatic: return "\(t.mode.rawValue) until appearancectl set system (nothing automatic is set up)"
     case .nextChange: return "\(t.mode.rawValue) until the next automatic change"
     case .at(let end):
         let l = Posix.localTime(end)
@@ -115,11 +117,14 @@ func printState(_ s: AppearanceState, json: Bool) {
 /// the state object). The schedule's next change comes from `status` (`dark until 07:00 (light-at: light)`).
 func sayWhatEndsIt(_ s: AppearanceState, _ c: AppearanceConnection) {
     guard let t = s.temporary, t.expiry == .nextChange else { return }
-    let detail = (try? c.status())?.scheduleDetail ?? ""
+    let status = try? c.status()
+    let detail = status?.scheduleDetail ?? ""
     var next = detail.firstRange(of: " until ").map { String(detail[$0.upperBound...].prefix { $0 != "(" }) } ?? ""
     while next.last == " " { next.removeLast() }
     if !next.isEmpty {
         Posix.printError("appearancectl: \(t.mode.rawValue) until the schedule's next change at \(next), or until the desktop's own setting changes if that comes first\n")
+    } else if s.system == .unavailable {
+        Posix.printError("appearancectl: \(t.mode.rawValue): nothing automatic is set up (no schedule, and the desktop gives no answer): this lasts until appearancectl set system\n")
     } else {
         Posix.printError("appearancectl: \(t.mode.rawValue) until the desktop's own setting changes (appearancectl set system ends it now)\n")
     }

@@ -41,6 +41,20 @@ import class TestSupport.TemporaryDirectory
         #expect(log.contains("light → dark") && log.contains("schedule: dark-at"), "\(log)")
     }
 
+    /// A schedule added at 05:30 (a reload): the log's cause is the new configuration and what ends it, not
+    /// the event that would have made the mode ("dark-at" of last night).
+    @Test func aScheduleSetUpIsLoggedAsSuch() throws {
+        let (s, _) = try Self.sandbox(at: 5 * 3600 + 30 * 60, config: "")
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        #expect(try s.ctl("get").out == "light\n")
+        try s.write(Self.fixed, to: s.configFile)
+        #expect(try s.ctl("reload").status == 0)
+        #expect(try s.ctl("get").out == "dark\n")
+        let log = try s.ctl("log").out
+        #expect(log.contains("light → dark   schedule set up: dark until light-at 07:00") && !log.contains("schedule: dark-at"), "\(log)")
+    }
+
     @Test func aTransitionDueDuringSuspendIsAppliedOnResume() async throws {
         let (s, offset) = try Self.sandbox(at: 12 * 3600, config: Self.fixed)
         let dir = try TemporaryDirectory()
