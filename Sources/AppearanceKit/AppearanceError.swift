@@ -20,6 +20,10 @@ public enum AppearanceError: Error, Equatable, Sendable, CustomStringConvertible
     public var description: String {
         switch self {
         case .daemonNotRunning(let socket, let reason):
+            // The unit and a bare `appearanced` make the default socket only: for another, say how to make it.
+            guard socket == SocketLocation.resolve(explicit: nil).path else {
+                return "appearanced is not running on \(socket) (\(reason)). Start one there with 'appearanced --socket \(socket)'."
+            }
             return "appearanced is not running: cannot connect to \(socket) (\(reason)). "
                 + "Start it with 'systemctl --user start appearanced.socket', or run 'appearanced'."
         case .rejected(let e):

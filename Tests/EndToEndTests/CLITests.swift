@@ -82,6 +82,10 @@ import Testing
             #expect(r.err.contains(s.socket), "\(r.err)")
             #expect(r.err.contains("appearanced is not running"), "\(r.err)")
         }
+        // Another socket than the default: the unit would not make it; say what would.
+        let other = try s.ctl("--socket", s.root + "/other.sock", "get")
+        #expect(other.status == 69 && other.err.contains("appearanced is not running on \(s.root)/other.sock (")
+                && other.err.contains("Start one there with 'appearanced --socket \(s.root)/other.sock'.") && !other.err.contains("systemctl"), "\(other.err)")
     }
 
     @Test(arguments: [
