@@ -166,7 +166,17 @@ final class HookRunner: @unchecked Sendable {
             }
         }
         let all = own.map { (name: $0.0, path: $0.1, order: 0) } + found.map { (name: $0.key, path: $0.value.path, order: 1) }
-        return all.sorted { ($0.name, $0.order) < ($1.name, $1.order) }.map { (name: $0.name, path: $0.path) }
+        return all.sorted { ($0.name, $0.order) < ($1.name, $1.order) }.map { (name: $0.name, path: $0.path) }.filter(runnable)
+    }
+
+    /// The hooks left out because they are regular files nobody may run (a README, a .bak), as run-parts
+    /// leaves them out: said once each, not a failure.
+    private var skipped: Set<String> = []
+
+    private func runnable(_ hook: (name: String, path: String)) -> Bool {
+        guard (try? FileSystem.status(hook.path))?.kind == .regular, FileSystem.executableProblem(hook.path) != nil else { return true }
+        if skipped.insert(hook.path).inserted { log.info("hook \(hook.name): \(hook.path) is not executable; skipped (chmod +x runs it)") }
+        return false
     }
 
     /// Names in `dir`, without dot files and editor leftovers (`~` suffix).
