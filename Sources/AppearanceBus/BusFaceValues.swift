@@ -79,12 +79,14 @@ extension BusFace {
         ]
     }
 
-    /// A socket JSON value as a D-Bus value: objects as a{sv} (null members left out), arrays as av.
+    /// A socket JSON value as a D-Bus value: objects as a{sv} (null members left out), arrays as av; `seq` as
+    /// t (uint64), the `Seq` property's type, whatever its size.
     static func value(_ json: JSON) -> BusValue {
         switch json {
         case .object(let members):
             return .container(signature: "a{sv}", members.compactMap { k, v in
-                v == .null ? nil : .container(signature: "{sv}", [.string(k), .variant(value(v))])
+                if k == "seq", case .number(let n) = v, let u = UInt64(n) { return .container(signature: "{sv}", [.string(k), .variant(.uint64(u))]) }
+                return v == .null ? nil : .container(signature: "{sv}", [.string(k), .variant(value(v))])
             })
         case .array(let items): return .container(signature: "av", items.map { .variant(value($0)) })
         case .string(let s): return .string(s)
@@ -121,8 +123,9 @@ extension BusFace {
         \(Introspection.doctype)
         <!-- appearanced's own D-Bus interface: the name io.github.appearanced.Appearance1 owns the object
              /io/github/appearanced/Appearance1. The state object (a{sv}) has the socket protocol's fields
-             (docs/protocol.md): mode, darkMode, system, override, source, seq, instance, traits, temporary and,
-             for an app, app, globalMode, globalSource. Options (a{sv}) are the socket's params: "app" (s),
+             (docs/protocol.md): mode, darkMode, system, override, source, seq (t), instance, traits, temporary
+             and, for an app, app, globalMode, globalSource; a member the socket gives as null is left out (a
+             trait the desktop does not give, no temporary override). Options (a{sv}) are the socket's params: "app" (s),
              "until" ("next"), "for" (seconds, any integer type). Errors: ….Error.InvalidParams,
              ….Error.RequestFailed, with the socket's messages. -->
         <node>

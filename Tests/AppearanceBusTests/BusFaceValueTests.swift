@@ -13,7 +13,7 @@ struct BusFaceValueTests {
             if case .container(_, let kv) = e, case .string(let k)? = kv.first { k } else { nil }
         }
         #expect(keys == ["mode", "darkMode", "system", "override", "source", "seq", "instance", "traits"])  // temporary: null, left out
-        #expect(entries.contains(.container(signature: "{sv}", [.string("seq"), .variant(.int64(7))])))
+        #expect(entries.contains(.container(signature: "{sv}", [.string("seq"), .variant(.uint64(7))])))
         #expect(entries.contains(.container(signature: "{sv}", [.string("darkMode"), .variant(.boolean(true))])))
     }
 

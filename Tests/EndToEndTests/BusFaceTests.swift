@@ -163,10 +163,12 @@ import Testing
         let m = "\(Self.name)."
         var r = try Self.call(s, m + "Get", ["{}"])
         #expect(r.ok && r.out.contains("'mode': <'light'>") && r.out.contains("'source': <'default'>"), "\(r.out)")
+        // seq is uint64 in every reply, as the Seq property.
+        #expect(r.out.contains("'seq': <uint64 ") && !r.out.contains("'seq': <int64"), "\(r.out)")
         r = try Self.call(s, m + "Get", ["{'app': <'kitty'>}"])
         #expect(r.ok && r.out.contains("'app': <'kitty'>") && r.out.contains("'globalMode': <'light'>"), "\(r.out)")
         r = try Self.call(s, m + "Set", ["dark", "{}"])
-        #expect(r.ok && r.out.contains("'mode': <'dark'>") && r.out.contains("'override': <'dark'>"), "\(r.out)")
+        #expect(r.ok && r.out.contains("'mode': <'dark'>") && r.out.contains("'override': <'dark'>") && r.out.contains("'seq': <uint64 "), "\(r.out)")
         #expect(try s.ctl("get").out == "dark\n")
         r = try Self.call(s, m + "Set", ["light", "{'until': <'next'>}"])
         #expect(r.ok && r.out.contains("'source': <'temporary'>") && r.out.contains("'until': <'next'>"), "\(r.out)")
