@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import datetime
 import re
+import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any, Dict
 
 import pytest
 
@@ -22,6 +24,18 @@ def test_the_installed_package_is_the_one_tested() -> None:
     from importlib import metadata
 
     assert not metadata.requires("appearanced"), "the client has no runtime dependencies"
+
+
+def test_the_public_names() -> None:
+    names: Dict[str, Any] = {}
+    exec("from appearanced import *", names)
+    assert {"get", "state", "toggle", "watch", "Error", "NotRunning", "Refused", "aio"} <= names.keys()
+    assert "set" not in names, "a star import must not hide the builtin set"
+    assert issubclass(appearanced.NotRunning, appearanced.Error) and issubclass(appearanced.Refused, appearanced.Error)
+    # appearanced.aio without importing it; asyncio only once it is used.
+    r = subprocess.run([sys.executable, "-c", "import sys, appearanced; assert 'asyncio' not in sys.modules; "
+                        "print(appearanced.aio.watch.__module__)"], capture_output=True, text=True, timeout=60)
+    assert (r.returncode, r.stdout) == (0, "appearanced.aio\n"), r.stderr
 
 
 def test_get_and_state(daemon: Daemon) -> None:

@@ -16,11 +16,12 @@
 `ProtocolError`. Standard library only.
 """
 
+from typing import TYPE_CHECKING
+
 from ._core import DEFAULT_KEEPALIVE, DEFAULT_TIMEOUT, Mode, State, Traits, socket_path
 from ._errors import ConnectionLost, Error, NotAnswering, NotRunning, ProtocolError, Refused, UntrustedSocket
-from ._sync import Watch, call, get, set, state, status, toggle, watch
-
-from typing import TYPE_CHECKING
+from ._sync import Watch, call, get, state, status, toggle, watch
+from ._sync import set as set  # not in __all__: `from appearanced import *` must not hide the builtin set
 
 if TYPE_CHECKING:
     from . import aio as aio
@@ -54,7 +55,6 @@ __all__ = [
     "aio",
     "call",
     "get",
-    "set",
     "socket_path",
     "state",
     "status",

@@ -364,4 +364,5 @@ def watch(app: Optional[str] = None, *, socket: Optional[str] = None, timeout: f
     return Watch(app, socket=socket, timeout=timeout, keepalive=keepalive, reconnect=reconnect)
 
 
-__all__ = ["Watch", "call", "get", "set", "state", "status", "toggle", "watch"]
+# `set` is left out: `from … import *` must not hide the builtin set.
+__all__ = ["Watch", "call", "get", "state", "status", "toggle", "watch"]
