@@ -114,7 +114,7 @@ def test_watch_survives_a_daemon_restart(sandbox: Sandbox, daemon: Daemon) -> No
 
 def test_watch_keepalive_finds_a_stopped_daemon(daemon: Daemon) -> None:
     async def main() -> None:
-        w = appearanced.aio.watch(keepalive=0.2, timeout=0.5, reconnect=False)
+        w = appearanced.aio.watch(keepalive=0.2, reconnect=False)
         assert (await take(w))["mode"] == "light"
         daemon.send(signal.SIGSTOP)
         try:
