@@ -146,7 +146,7 @@ def state(app: Optional[str] = None, *, socket: Optional[str] = None, timeout: f
 
 
 def get(app: Optional[str] = None, *, socket: Optional[str] = None, timeout: float = DEFAULT_TIMEOUT) -> Mode:
-    """"light" or "dark": what the UI should be now (for `app`, its own mode)."""
+    """What the UI should be now, "light" or "dark" (for `app`, its own mode)."""
     return state(app, socket=socket, timeout=timeout)["mode"]
 
 

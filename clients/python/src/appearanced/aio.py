@@ -146,7 +146,7 @@ async def state(app: Optional[str] = None, *, socket: Optional[str] = None,
 
 
 async def get(app: Optional[str] = None, *, socket: Optional[str] = None, timeout: float = DEFAULT_TIMEOUT) -> Mode:
-    """"light" or "dark"."""
+    """What the UI should be now, "light" or "dark" (for `app`, its own mode)."""
     return (await state(app, socket=socket, timeout=timeout))["mode"]
 
 
