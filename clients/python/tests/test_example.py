@@ -9,7 +9,7 @@ import signal
 import subprocess
 import sys
 import threading
-from typing import Dict, Iterator, List, Tuple
+from typing import IO, Dict, Iterator, List, Tuple
 
 import pytest
 
@@ -33,9 +33,10 @@ class Output:
             threading.Thread(target=self._read, args=(stream, into), daemon=True).start()
 
     @staticmethod
-    def _read(stream: "Iterator[str]", into: List[str]) -> None:
-        for line in stream:
-            into.append(line.rstrip("\n"))
+    def _read(stream: IO[str], into: List[str]) -> None:
+        with stream:  # closed at the end of the output, by the thread that reads it
+            for line in stream:
+                into.append(line.rstrip("\n"))
 
     def wait_for(self, count: int) -> List[str]:
         wait_until(f"{count} lines from the example; have {self.lines}, stderr {self.err}",
