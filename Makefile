@@ -132,12 +132,31 @@ test: deps-test deps-astral man check-imports
 	done
 	set -o pipefail; APPEARANCED_ASTRAL_PYTHON=$(CURDIR)/$(ASTRAL_VENV)/bin/python APPEARANCED_BIN_DIR=$$($(SWIFT) build --show-bin-path) \
 		APPEARANCED_PACKAGE_TEST=1 $(SWIFT) test --skip-build --disable-xctest --no-parallel 2>&1 | tee out/test.log
+	$(MAKE) --no-print-directory test-python
 	@# Swift Testing's summary counts skipped tests as passed: name them, with their reasons.
 	@skipped=$$(grep -E '^.{1,4}Test .* skipped' out/test.log || true); \
 	if [ -n "$$skipped" ]; then echo "Skipped (not run here):"; echo "$$skipped" | sed 's/^/  /'; fi; \
 	total=$$(sed -n 's/.*Test run with \([0-9]*\) tests\{0,1\} in .* passed.*/\1/p' out/test.log | tail -1); \
 	count=$$(printf '%s' "$$skipped" | grep -c . || true); \
 	echo "$$((total - count)) passed, 0 failed, $$count skipped"
+
+# The Python client (clients/python, docs/python.md) and its GTK example, tested with pytest against the release
+# build, in a venv of its own inside .build: the client goes in with `pip install ./clients/python`, as users
+# install it (pip fetches setuptools for the build, and pytest and mypy, from PyPI). The venv sees the system's
+# packages for Debian's PyGObject (python3-gi), which the GTK example needs and pip would have to compile.
+PYTHON_VENV := .build/python-venv
+PYTHON_TEST_PKGS := python3 python3-venv python3-gi gir1.2-gtk-4.0 libgtk-4-bin
+.PHONY: test-python
+test-python: deps-run
+	$(call ensure_packages,$(PYTHON_TEST_PKGS))
+	$(SWIFT) build $(RELEASE_FLAGS)
+	@$(PYTHON_VENV)/bin/python -c 'import pytest, mypy' 2>/dev/null || { \
+		rm -rf $(PYTHON_VENV); /usr/bin/python3 -m venv --system-site-packages $(PYTHON_VENV) \
+			&& $(PYTHON_VENV)/bin/pip install -q pytest==9.0.3 mypy==2.4.1; }
+	$(PYTHON_VENV)/bin/pip install -q --force-reinstall --no-deps ./clients/python
+	cd clients/python && $(CURDIR)/$(PYTHON_VENV)/bin/python -m mypy --cache-dir $(CURDIR)/.build/mypy-cache src tests ../../examples/python/gtk_follow.py
+	cd clients/python && APPEARANCED_BIN_DIR=$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) \
+		$(CURDIR)/$(PYTHON_VENV)/bin/python -m pytest -q -p no:cacheprovider tests
 
 # Man pages: scdoc sources in man/, built into out/.
 MAN_PAGES := out/appearanced.1 out/appearancectl.1 out/appearanced.7

@@ -44,6 +44,7 @@ import Testing
     static func kind(_ block: [String]) -> String? {
         let text = block.joined(separator: "\n")
         if text.contains("import AppearanceKit") { return "Swift" }
+        if text.contains("import appearanced") { return "Python" }  // run by clients/python/tests/test_docs.py
         if block[0].hasPrefix("→") { return "protocol lines" }
         if text.contains("██") { return "a picture of palette --preview" }
         if block[0].hasPrefix("mode = a temporary override") { return "the decision rule" }
