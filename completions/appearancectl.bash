@@ -62,7 +62,7 @@ _appearancectl() {
             asset) opts+=' --mode --contrast' ;;
             palette) opts+=' --mode --contrast --format --preview --color' ;;
             'palette import') opts+=' --light --dark --output -o --force' ;;
-            import-darkman) opts+=' --output -o --force' ;;
+            import-darkman) opts+=' --output -o --force --merge' ;;
         esac
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))
     elif [[ -z $command ]]; then

@@ -69,3 +69,4 @@ complete -c appearancectl -n "__fish_seen_subcommand_from import-darkman" -l out
 complete -c appearancectl -n "__fish_seen_subcommand_from palette; and __fish_seen_subcommand_from import" -l output -s o -r -F -d 'write to this file'
 complete -c appearancectl -n "__fish_seen_subcommand_from import-darkman" -l force -d 'with -o, replace a file that exists'
 complete -c appearancectl -n "__fish_seen_subcommand_from palette; and __fish_seen_subcommand_from import" -l force -d 'with -o, replace a file that exists'
+complete -c appearancectl -n "__fish_seen_subcommand_from import-darkman" -l merge -d 'with -o, add to a config that exists what it lacks (conflicts refused by name)'

@@ -64,11 +64,12 @@ public let helpText = """
                                  convert LFLDarkModeKit color plists (key -> RRGGBB or AARRGGBB) to
                                  palette.toml (stdout without -o); keys found in one file only are
                                  reported and kept as that value for both modes
-      import-darkman [FILE] [-o|--output FILE [--force]]
+      import-darkman [FILE] [-o|--output FILE [--force|--merge]]
                                  darkman's config.yaml (default: $XDG_CONFIG_HOME/darkman/config.yaml) as
                                  appearanced's config.toml (stdout without -o), saying what has no
                                  equivalent; darkman's dark-mode.d/light-mode.d hooks run as they are;
-                                 -o makes missing folders and never replaces a file without --force
+                                 -o makes missing folders and never replaces a file without --force;
+                                 --merge adds to a config that exists what it lacks, refusing conflicts
       completions bash|zsh|fish  print the completion script for the shell (installed by make install
                                  and the Debian package already)
       help [COMMAND]             print this help, or one command's (also COMMAND --help)

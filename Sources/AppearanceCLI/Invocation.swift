@@ -45,8 +45,9 @@ public enum Command: Equatable, Sendable {
     case palettePreview(contrast: Contrast?, color: ColorChoice)
     /// `force`: `-o FILE` may replace a file that exists.
     case paletteImport(light: String, dark: String, output: String?, force: Bool = false)
-    /// `file` nil: darkman's own config file in the user's config folder.
-    case importDarkman(file: String?, output: String?, force: Bool = false)
+    /// `file` nil: darkman's own config file in the user's config folder. `merge`: add to `-o FILE` if it
+    /// exists, what it lacks, refusing conflicts.
+    case importDarkman(file: String?, output: String?, force: Bool = false, merge: Bool = false)
 }
 
 /// `watch` printing lines: what each line carries and what happens when the daemon goes away.

@@ -291,7 +291,11 @@ private struct Parser {
             return .palette(variant: variant, format: format)
         case "import-darkman":
             if operands.count > 1 { throw UsageError("import-darkman: unexpected argument \"\(operands[1])\"") }
-            return .importDarkman(file: operands.first, output: values["--output"], force: try force(command: command))
+            let merge = flags.contains("--merge")
+            if merge, values["--output"] == nil { throw UsageError("import-darkman: --merge goes with -o FILE (it adds to FILE what it lacks)") }
+            let force = try force(command: command)
+            if merge, force { throw UsageError("import-darkman: --merge or --force, not both (--force replaces FILE, --merge adds to it)") }
+            return .importDarkman(file: operands.first, output: values["--output"], force: force, merge: merge)
         case "completions":
             // `completions list WHAT`, for the scripts themselves: not in the help or the completions.
             if operands.first == "list", operands.count == 2, let what = CompletionList(rawValue: operands[1]) {

@@ -116,6 +116,8 @@ public enum Table {
                    summary: "write to this file"),
         OptionSpec(names: ["--force"], value: nil, completion: .nothing, scopes: ["palette import", "import-darkman"],
                    summary: "with -o, replace a file that exists"),
+        OptionSpec(names: ["--merge"], value: nil, completion: .nothing, scopes: ["import-darkman"],
+                   summary: "with -o, add to a config that exists what it lacks (conflicts refused by name)"),
     ]
 
     /// The entries for an option name (`--format` has one per command), or none.

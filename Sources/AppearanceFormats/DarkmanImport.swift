@@ -5,14 +5,17 @@
 public struct DarkmanImport: Equatable, Sendable {
     public var toml: String
     public var notes: [String]
+    /// The settings `toml` holds, for `--merge` into a config that exists.
+    public var entries: [ConfigMerge.Setting] = []
 
     /// How many settings the config has (its `key = value` lines, not comments or table headers).
     public var settings: Int { toml.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.hasPrefix("[") && $0.contains(" = ") }.count }
 }
 
 /// Reads darkman's flat YAML (`key: value` lines, `#` comments): `lat`, `lng`, `usegeoclue`, `portal`,
-/// `dbusserver` (as `darkman-dbus`). An unknown key or a bad value is an error naming the file and line.
-public func convertDarkman(_ text: String, file: String) throws(ImportError) -> DarkmanImport {
+/// `dbusserver` (as `darkman-dbus`). What it cannot use (an unknown key, a bad value, a line that is no
+/// `key: value`) is left out and named in `notes` with its file and line: the rest is converted.
+public func convertDarkman(_ text: String, file: String) -> DarkmanImport {
     var latitude: Double?, longitude: Double?
     var notes: [String] = []
     var portal: Bool?
@@ -27,59 +30,68 @@ public func convertDarkman(_ text: String, file: String) throws(ImportError) -> 
         while let last = line.last, last == " " || last == "\t" || last == "\r" { line = line.dropLast() }
         if line.isEmpty || line == "---" { continue }
         guard let colon = line.firstIndex(of: ":") else {
-            throw ImportError(description: "\(commentSafe(file)):\(lineNumber): expected \"key: value\"")
+            notes.append("left out \(commentSafe(file)):\(lineNumber): expected \"key: value\"")
+            continue
         }
         let key = String(line[..<colon]).trimmingSpaces
         var value = String(line[line.index(after: colon)...]).trimmingSpaces
         if value.count >= 2, let q = value.first, q == "\"" || q == "'", value.last == q { value = String(value.dropFirst().dropLast()) }
-        func fail(_ what: String) -> ImportError {
-            ImportError(description: "\(commentSafe(file)):\(lineNumber): \(key): expected \(what), got \"\(commentSafe(value))\"")
-        }
-        func bool() throws(ImportError) -> Bool {
+        let at = "\(commentSafe(file)):\(lineNumber)"
+        func leftOut(_ what: String) { notes.append("left out \(at): \(key): expected \(what), got \"\(commentSafe(value))\"") }
+        func bool() -> Bool? {
             switch value.lowercased() {
             case "true", "yes", "on": return true
             case "false", "no", "off": return false
-            default: throw fail("true or false")
+            default: leftOut("true or false"); return nil
             }
         }
         switch key {
         case "lat", "lng":
             guard let v = Double(value), v.isFinite, abs(v) <= (key == "lat" ? 90 : 180) else {
-                throw fail(key == "lat" ? "a latitude from -90 to 90" : "a longitude from -180 to 180")
+                leftOut(key == "lat" ? "a latitude from -90 to 90" : "a longitude from -180 to 180")
+                continue
             }
             if key == "lat" { latitude = v } else { longitude = v }
         case "usegeoclue":
-            geoclue = try bool()
+            geoclue = bool() ?? geoclue
         case "portal":
-            portal = try bool()
+            portal = bool() ?? portal
         case "dbusserver":
-            darkmanDBus = try bool()
+            darkmanDBus = bool() ?? darkmanDBus
         default:
-            throw ImportError(description: "\(commentSafe(file)):\(lineNumber): unknown darkman setting \"\(commentSafe(key))\"")
+            notes.append("left out \(at): unknown darkman setting \"\(commentSafe(key))\"")
         }
     }
     if (latitude == nil) != (longitude == nil) {
-        throw ImportError(description: "\(commentSafe(file)): \(latitude == nil ? "lat" : "lng") is missing (the schedule needs both)")
+        notes.append("left out \(latitude == nil ? "lng" : "lat"): \(commentSafe(file)) has no \(latitude == nil ? "lat" : "lng") (the schedule needs both)")
+        (latitude, longitude) = (nil, nil)
     }
-    var toml = "# appearanced configuration, imported from darkman's \(commentSafe(file)) by `appearancectl import-darkman`.\n"
+    var entries: [ConfigMerge.Setting] = []
     if let darkmanDBus {
         // appearanced serves darkman's D-Bus interface (nl.whynothugo.darkman) itself, where darkman is not running.
-        toml += "\n# darkman dbusserver: \(darkmanDBus)\ndarkman-dbus = \(darkmanDBus)\n"
+        entries.append(.init("darkman-dbus", "\(darkmanDBus)", comment: "darkman dbusserver: \(darkmanDBus)"))
     }
     if let portal {
         // darkman's portal: true serves the portal's Settings; appearanced's "auto" does so where no other
         // backend does, which is where darkman's users turn it on.
-        toml += "\n# darkman portal: \(portal)\nportal-backend = \"\(portal ? "auto" : "off")\"\n"
+        entries.append(.init("portal-backend", portal ? "\"auto\"" : "\"off\"", comment: "darkman portal: \(portal)"))
     }
     if let latitude, let longitude {
         // darkman asks GeoClue when told to and falls back on lat/lng; appearanced takes a typed place over
         // GeoClue (both at once is a config error), so the typed one is kept and the other way is said.
         if geoclue { notes.append("usegeoclue: kept the lat and lng written here, which win over a location service (for GeoClue instead, replace them with location = \"geoclue\" under [schedule])") }
-        toml += "\n[schedule]\nlatitude = \(latitude)\nlongitude = \(longitude)\n"
+        entries += [.init(table: "schedule", "latitude", "\(latitude)"), .init(table: "schedule", "longitude", "\(longitude)")]
     } else if geoclue {
-        toml += "\n# darkman usegeoclue: true\n[schedule]\nlocation = \"geoclue\"\n"
+        entries.append(.init(table: "schedule", "location", "\"geoclue\"", comment: "darkman usegeoclue: true"))
     } else {
         notes.append("no lat/lng: without a [schedule] the mode changes only when the desktop or a user changes it")
     }
-    return DarkmanImport(toml: toml, notes: notes)
+    var toml = "# appearanced configuration, imported from darkman's \(commentSafe(file)) by `appearancectl import-darkman`.\n"
+    for e in entries where e.table == nil { toml += "\n" + (e.comment.map { "# \($0)\n" } ?? "") + "\(e.key) = \(e.literal)\n" }
+    let schedule = entries.filter { $0.table == "schedule" }
+    if !schedule.isEmpty {
+        toml += "\n" + schedule.compactMap { $0.comment.map { "# \($0)\n" } }.joined() + "[schedule]\n"
+        for e in schedule { toml += "\(e.key) = \(e.literal)\n" }
+    }
+    return DarkmanImport(toml: toml, notes: notes, entries: entries)
 }

@@ -55,9 +55,8 @@ public enum FuzzHarness {
             }
         }
         // The imports: a darkman config's translation is a config appearanced reads.
-        if let imported = try? convertDarkman(text, file: "config.yaml") {
-            expect((try? Config.parse(imported.toml, path: "imported.toml")) != nil, "an imported darkman config does not parse", &broken)
-        }
+        let imported = convertDarkman(text, file: "config.yaml")
+        expect((try? Config.parse(imported.toml, path: "imported.toml")) != nil, "an imported darkman config does not parse", &broken)
         _ = try? convertLFL(light: text, lightFile: "light.plist", dark: text, darkFile: "dark.plist")
     }
 

@@ -163,11 +163,37 @@ func writeFile(_ path: String, _ text: String) {
     }
 }
 
+/// `import-darkman -o FILE --merge` with a FILE that exists: adds what it lacks, keeping every byte of it and
+/// its permissions; a conflict, a file that is not valid TOML, or a symlink (whose target is the user's to
+/// edit) leave it untouched, exit 65.
+func mergeInto(_ path: String, _ result: DarkmanImport) {
+    func refuse(_ why: String) -> Never {
+        Posix.printError("appearancectl: \(shown(why))\n")
+        Posix.exit(Exit.rejected)
+    }
+    let st: FileStatus
+    do { st = try FileSystem.status(path, followLinks: false) } catch { refuse("cannot read \(path): \(error.message)") }
+    guard st.kind == .regular else { refuse("\(path) is not a regular file (a symlink?): merge by hand; nothing written") }
+    let merged: ConfigMerge.Result
+    do { merged = try ConfigMerge.merge(readFile(path), file: path, adding: result.entries) } catch { refuse(error.description) }
+    do { _ = try Config.parse(merged.text, path: path) } catch { refuse("\(path): the merged config would not be valid (\(error)); nothing written") }
+    for note in result.notes { Posix.printError("appearancectl: \(shown(note))\n") }
+    guard !merged.added.isEmpty else {
+        Posix.printError("appearancectl: \(shown(path)) has every setting already; nothing written\n")
+        return
+    }
+    do throws(Errno) { try FileSystem.writeAtomically(path, Array(merged.text.utf8), permissions: st.permissions & 0o7777) } catch {
+        Posix.printError("appearancectl: cannot write \(shown(path)): \(error.message)\n")
+        Posix.exit(73)
+    }
+    Posix.printError("appearancectl: added to \(shown(path)): \(merged.added.joined(separator: ", "))\n")
+}
+
 /// `-o FILE` of the imports: a file that exists (a symlink too) is not replaced without `--force`; exits 73
 /// (EX_CANTCREAT) naming it, before anything is read or converted.
-func refuseToReplace(_ path: String?, force: Bool) {
+func refuseToReplace(_ path: String?, force: Bool, mergeable: Bool = false) {
     guard let path, !force, FileSystem.exists(path) else { return }
-    Posix.printError("appearancectl: \(shown(path)) exists; give --force to replace it\n")
+    Posix.printError("appearancectl: \(shown(path)) exists; give \(mergeable ? "--merge to add to it what it lacks, or " : "")--force to replace it\n")
     Posix.exit(73)
 }
 
@@ -363,17 +389,18 @@ case .reload:
         Posix.exit(Exit.rejected)
     }
 
-case .importDarkman(let given, let outputFile, let force):
-    refuseToReplace(outputFile, force: force)
+case .importDarkman(let given, let outputFile, let force, let merge):
+    let merging = merge && outputFile.map(FileSystem.exists) == true
+    if !merging { refuseToReplace(outputFile, force: force, mergeable: true) }
     let configHome = Posix.environment("XDG_CONFIG_HOME") ?? (Posix.environment("HOME") ?? "") + "/.config"
     let file = given ?? configHome + "/darkman/config.yaml"
-    let result: DarkmanImport
-    do { result = try convertDarkman(readFile(file), file: file) } catch {
-        Posix.printError("appearancectl: \(shown("\(error)"))\n")
-        Posix.exit(Exit.rejected)
+    let result = convertDarkman(readFile(file), file: file)
+    if merging, let outputFile {
+        mergeInto(outputFile, result)
+    } else {
+        if let outputFile { writeFile(outputFile, result.toml) } else { print(result.toml, terminator: "") }
+        for note in result.notes { Posix.printError("appearancectl: \(shown(note))\n") }
+        if let outputFile { Posix.printError("appearancectl: wrote \(shown(outputFile)) (\(result.settings) setting\(result.settings == 1 ? "" : "s"))\n") }
     }
-    if let outputFile { writeFile(outputFile, result.toml) } else { print(result.toml, terminator: "") }
-    for note in result.notes { Posix.printError("appearancectl: \(shown(note))\n") }
-    if let outputFile { Posix.printError("appearancectl: wrote \(shown(outputFile)) (\(result.settings) setting\(result.settings == 1 ? "" : "s"))\n") }
 }
 Posix.exit(Exit.ok)

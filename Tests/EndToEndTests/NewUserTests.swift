@@ -103,16 +103,43 @@ import Testing
         #expect(try s.run(Bin.daemon, ["--check"]).status == 0)
     }
 
+    /// The README's order: the schedule step wrote config.toml, then import-darkman -o it: refused (73) with
+    /// the way to merge; --merge adds what the file lacks, keeping every byte of it, and names what it added.
+    @Test func importDarkmanMergesIntoAConfigThatExists() throws {
+        let s = try Sandbox()
+        let mine = "# mine\n[schedule]\nlight-at = \"07:00\"\ndark-at = \"19:30\"\n"
+        try s.write(mine, to: s.configFile)
+        #expect(chmod(s.configFile, 0o640) == 0)
+        try s.write("lat: 52.3\nlng: 4.8\ndbusserver: false\n", to: s.root + "/config/darkman/config.yaml")
+        let refused = try s.run(Bin.ctl, ["import-darkman", "-o", s.configFile])
+        #expect(refused.status == 73 && refused.err.contains("exists; give --merge to add to it what it lacks, or --force to replace it"), "\(refused)")
+        let r = try s.run(Bin.ctl, ["import-darkman", "-o", s.configFile, "--merge"])
+        #expect(r.status == 0 && r.err.contains("added to \(s.configFile): darkman-dbus, schedule.latitude, schedule.longitude"), "\(r)")
+        let merged = try String(contentsOfFile: s.configFile, encoding: .utf8)
+        #expect(merged == "# mine\n# darkman dbusserver: false\ndarkman-dbus = false\n\n[schedule]\nlight-at = \"07:00\"\ndark-at = \"19:30\"\nlatitude = 52.3\nlongitude = 4.8\n", "\(merged)")
+        let mode = try FileManager.default.attributesOfItem(atPath: s.configFile)[.posixPermissions] as? Int
+        #expect(mode == 0o640)
+        #expect(try s.run(Bin.daemon, ["--check"]).status == 0)
+        // Again: nothing to add. A conflict: named, the file untouched.
+        #expect(try s.run(Bin.ctl, ["import-darkman", "-o", s.configFile, "--merge"]).err.contains("has every setting already; nothing written"))
+        try s.write("lat: 48.1\nlng: 11.6\n", to: s.root + "/config/darkman/config.yaml")
+        let conflict = try s.run(Bin.ctl, ["import-darkman", "-o", s.configFile, "--merge"])
+        #expect(conflict.status == 65 && conflict.err.contains("schedule.latitude is 52.3 there, 48.1 in the import"), "\(conflict)")
+        #expect(try String(contentsOfFile: s.configFile, encoding: .utf8) == merged)
+    }
+
+    /// A setting it does not know (`foo: bar`) or cannot use is named and left out; the rest is converted.
     @Test(arguments: [
-        ("lat: 95\nlng: 4\n", "config.yaml:1: lat: expected a latitude from -90 to 90, got \"95\""),
-        ("lat: 52\n", "config.yaml: lng is missing (the schedule needs both)"),
-        ("latitude: 52\n", "config.yaml:1: unknown darkman setting \"latitude\""),
-        ("portal: maybe\n", "config.yaml:1: portal: expected true or false, got \"maybe\""),
+        ("lat: 95\nlng: 4\ndbusserver: false\n", "config.yaml:1: lat: expected a latitude from -90 to 90, got \"95\""),
+        ("lat: 52\ndbusserver: false\n", "left out lat: "),
+        ("foo: bar\ndbusserver: false\n", "config.yaml:1: unknown darkman setting \"foo\""),
+        ("portal: maybe\ndbusserver: false\n", "config.yaml:1: portal: expected true or false, got \"maybe\""),
     ])
-    func badDarkmanConfigsNameTheLine(text: String, message: String) throws {
+    func whatCannotBeUsedIsNamedAndTheRestConverted(text: String, message: String) throws {
         let s = try Sandbox()
         try s.write(text, to: s.root + "/d/config.yaml")
         let r = try s.run(Bin.ctl, ["import-darkman", s.root + "/d/config.yaml"])
-        #expect(r.status == 65 && r.err.contains(message), "\(r.err)")
+        #expect(r.status == 0 && r.err.contains("appearancectl: left out ") && r.err.contains(message), "\(r.err)")
+        #expect(r.out.contains("darkman-dbus = false"), "\(r.out)")
     }
 }
