@@ -70,7 +70,7 @@ run: build
 	fi; \
 	sock=$${APPEARANCED_SOCKET:-$${XDG_RUNTIME_DIR:-/run/user/$$(id -u)}/appearanced/socket}; \
 	echo "Running $$bin/appearanced (Ctrl-C stops it; in another terminal: $$bin/appearancectl --socket $$sock get)"; \
-	exec $$bin/appearanced
+	APPEARANCED_INTEGRATIONS_DIR=$(CURDIR)/integrations exec $$bin/appearanced
 
 # Every import must be a declared dependency of its target (Package.swift is the map), and only the POSIX layer
 # (and the libdbus wrapper) imports the C library: scripts/check-imports.py. `make test` also builds with SwiftPM's
