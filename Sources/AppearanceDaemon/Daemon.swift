@@ -37,6 +37,8 @@ public final class Daemon: @unchecked Sendable {
     let location: LocationRoom
     let integrations: Integrations
     private var signalSources: [DispatchSourceSignal] = []
+    /// The palette file watched and its source (`watchPalette`).
+    var paletteWatch: (path: String, source: DispatchSourceRead)?
     /// The state folder, held while the daemon runs (`holdStateFolder`).
     private var stateFolderLock: Descriptor?
 
@@ -103,6 +105,7 @@ public final class Daemon: @unchecked Sendable {
         log.level = logLevelOption ?? config.logLevel ?? .info
         if let w = paths.socket.warning { log.warning(w) }
         settings.loadPalette()
+        watchPalette()
         clients.maxConnections = config.maxConnections
         // The socket first, so that a second start of the same instance says it runs there; then the state
         // folder (another instance on another socket), which leaves no socket behind when it is refused.

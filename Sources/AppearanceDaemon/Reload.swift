@@ -35,13 +35,52 @@ extension Daemon {
             configError = error
         }
         // The palette is reloaded even when the config is bad: it is its own file.
-        if settings.loadPalette() {
-            publisher.offer(engine, settings.palette)
-            publisher.outlet?.publish(Publisher.served(engine, settings.palette))
-            readAgain()
-        }
+        readPalette()
+        watchPalette()
         if let configError { return .failure(configError) }
         return .success(ReloadReply(config: settings.configDetail, palette: settings.paletteDetail, paletteUsed: settings.paletteUsed))
+    }
+}
+
+extension Daemon {
+    /// Reads the palette file again; subscribers, the portal and the desktop's reading follow a change.
+    func readPalette() {
+        guard settings.loadPalette() else { return }
+        publisher.offer(engine, settings.palette)
+        publisher.outlet?.publish(Publisher.served(engine, settings.palette))
+        readAgain()
+    }
+
+    /// Watches the palette file (inotify on its folder, or on the folder above while that one is missing):
+    /// a palette copied or edited there is read at once, without a reload. The config is not watched: a
+    /// file half-saved by an editor would be taken; `reload` says when it is ready.
+    func watchPalette() {
+        let path = paths.paletteFile(for: settings.config)
+        guard path != paletteWatch?.path else { return }
+        paletteWatch?.source.cancel()
+        paletteWatch = nil
+        let folder = FileSystem.directory(of: path)
+        let folderMissing = (try? FileSystem.status(folder))?.kind != .directory
+        let watched = folderMissing ? folder : path  // the folder's own name in the folder above, or the file's
+        do {
+            let fd = try FileWatch.changes(of: watched)
+            let source = DispatchSource.makeReadSource(fileDescriptor: fd.raw, queue: queue)
+            source.setEventHandler { [weak self] in
+                guard let self, FileWatch.changed(fd, file: watched) else { return }
+                if folderMissing {
+                    self.paletteWatch = nil
+                    self.watchPalette()  // the folder is there now: watch the file in it
+                } else {
+                    self.log.info("\(path) changed: reading the palette again")
+                }
+                self.readPalette()
+            }
+            source.setCancelHandler { fd.close() }
+            source.resume()
+            paletteWatch = (path, source)
+        } catch {
+            log.info("not watching \(path) (\(error.message)): appearancectl reload reads it after a change")
+        }
     }
 }
 

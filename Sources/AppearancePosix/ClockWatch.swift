@@ -32,41 +32,11 @@ public enum ClockWatch {
         return "/usr/share/zoneinfo/" + tz
     }
 
-    /// An inotify descriptor watching the directory of `file` for it being replaced or changed. Watching the
-    /// directory, not the file: a replacement (rename, a new symlink) leaves a watch on the old file behind.
-    public static func zoneChanges(of file: String) throws(Errno) -> Descriptor {
-        let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard fd >= 0 else { throw Errno.current("inotify_init1", path: nil) }
-        let d = Descriptor(adopting: fd, name: "inotify")
-        let dir = FileSystem.directory(of: file)
-        let mask = UInt32(IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE | IN_ATTRIB)
-        guard inotify_add_watch(fd, dir, mask) >= 0 else { throw Errno.current("inotify_add_watch", path: dir) }
-        return d
-    }
+    /// An inotify descriptor that becomes readable when the time-zone `file` is replaced or changed.
+    public static func zoneChanges(of file: String) throws(Errno) -> Descriptor { try FileWatch.changes(of: file) }
 
-    /// Reads what `fd` has (everything, up to 64 KiB a call): true when an event names `file`'s own name.
-    public static func zoneFileChanged(_ fd: Descriptor, file: String) -> Bool {
-        let name = String(file.split(separator: "/").last ?? "")
-        var changed = false
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 8)
-        defer { buffer.deallocate() }
-        while true {
-            let n = read(fd.raw, buffer.baseAddress, buffer.count)
-            guard n > 0 else { return changed }
-            var offset = 0
-            while offset + MemoryLayout<inotify_event>.size <= n {
-                let event = buffer.load(fromByteOffset: offset, as: inotify_event.self)
-                let start = offset + MemoryLayout<inotify_event>.size
-                let length = Int(event.len)
-                if length > 0 {
-                    let bytes = UnsafeRawBufferPointer(rebasing: buffer[start..<min(start + length, n)])
-                    let eventName = String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
-                    if eventName == name { changed = true }
-                }
-                offset = start + length
-            }
-        }
-    }
+    /// Reads what `fd` has: true when the time-zone file changed.
+    public static func zoneFileChanged(_ fd: Descriptor, file: String) -> Bool { FileWatch.changed(fd, file: file) }
 
     /// Makes the C library read the time zone again (localtime_r then uses the new one). Touches the
     /// environment: call it on the daemon's queue, where the environment is read.

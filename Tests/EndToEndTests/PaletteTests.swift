@@ -282,6 +282,23 @@ extension RawClient {
         #expect(p.contains(#""mode":"dark""#) && !p.contains(#""palette""#), "\(p)")
     }
 
+    /// A palette copied into the config folder is used at once, and an edit of it too, without a reload;
+    /// the folder may not even exist when the daemon starts.
+    @Test func aPaletteCopiedOrEditedIsPickedUpWithoutAReload() throws {
+        let s = try Sandbox()
+        #expect(!FileManager.default.fileExists(atPath: s.root + "/config/appearanced"))
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        #expect(try s.ctl("color", "fill.bg").status != 0)
+        try s.installShippedPalette()  // makes the folder, then writes the file (atomically: a rename)
+        try waitUntil("the copied palette to be used; stderr: \(d.stderr)") { try s.ctl("color", "fill.bg").out == "#ffffff\n" }
+        #expect(try s.ctlOK("status").contains("palette.toml: 9 tokens"))
+        let shipped = try String(contentsOfFile: s.paletteFile, encoding: .utf8)
+        try s.write(shipped.replacingOccurrences(of: "light = \"#FFFFFF\"", with: "light = \"#FAFAFA\""), to: s.paletteFile)
+        try waitUntil("the edited palette to be used") { try s.ctl("color", "fill.bg").out == "#fafafa\n" }
+        try d.waitForStderr("palette.toml changed: reading the palette again")
+    }
+
     @Test func appearanceKitChangesWithPalette() async throws {
         let s = try Sandbox()
         try s.installShippedPalette()
