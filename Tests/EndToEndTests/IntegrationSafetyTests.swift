@@ -112,6 +112,11 @@ import TestSupport
         #expect(listed.contains("last run: apply dark at ") && listed.contains(said), "\(listed)")
         try d.waitForStderr("integration kitty apply failed: exit status 1: \(said)")
         #expect(try String(contentsOfFile: path, encoding: .utf8) == damaged)
+        // Disabled: appearanced.conf goes, kitty.conf stays as it is, and the run's result says why.
+        let disabled = try s.ctl("integrations", "disable", "kitty")
+        #expect(disabled.status == 65 && disabled.out.contains("kitty: disabled; restore at ") && disabled.out.contains(said), "\(disabled)")
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == damaged)
+        #expect(!FileManager.default.fileExists(atPath: s.root + "/config/kitty/appearanced.conf"))
     }
 
     /// kitty.conf made a symlink after the apply (a dotfiles manager): restore edits the target in place when it

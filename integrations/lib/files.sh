@@ -302,20 +302,22 @@ _ai_restore_one() {
     rm -f -- "$_ai_k.strip"
 }
 
-# Undoes every ai_edit of this integration, then forgets it; a file that cannot be restored keeps its record
-# and fails the run (after the others are done).
+# Undoes every ai_edit of this integration, then forgets it. A file that cannot be restored keeps its record,
+# and the run fails once the others are done, with one line saying why for each (the last line of the run's
+# output, which the daemon shows).
 ai_restore_files() {
     _ai_files=$(_ai_files)
     _ai_any= _ai_failed=
     for _ai_p in "$_ai_files"/*.path; do
         [ -e "$_ai_p" ] || continue
         _ai_any=1
-        if (_ai_restore_one "${_ai_p%.path}"); then
+        if { _ai_why=$( (_ai_restore_one "${_ai_p%.path}") 2>&1 >&3 3>&-); } 3>&1; then
             rm -f -- "${_ai_p%.path}".*
         else
-            _ai_failed=1
+            _ai_why=${_ai_why##*"$_ai_nl"}
+            _ai_failed="${_ai_failed:+$_ai_failed; }${_ai_why#"$AI_NAME: "}"
         fi
     done
     [ -n "$_ai_any" ] || ai_say "no file to restore"
-    [ -z "$_ai_failed" ] || exit 1
+    [ -z "$_ai_failed" ] || ai_die "$_ai_failed"
 }
