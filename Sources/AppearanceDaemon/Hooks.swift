@@ -19,9 +19,10 @@ import Dispatch
 /// - A hook still running at its timeout (`hook-timeout`) is stopped with its whole process group: SIGTERM
 ///   to the group, SIGKILL to what is left of it 2 s later. That includes the programs it started that are
 ///   still in its group (not those that left it with `setsid`).
-/// - A hook someone else could have written is not run (unlike darkman): one whose file or directory is
-///   writable by every user, or is owned by a user other than root and the daemon's own. `status` and the
-///   log say why.
+/// - A hook someone else could have written is not run (unlike darkman): one whose file, directory or anything
+///   in that directory (what it may source or run from there) is writable by every user, or is owned by a user
+///   other than root and the daemon's own (`Trust`, the check the integrations share). `status` and the log
+///   say why.
 ///
 /// Output (standard output and error, of the hook and of what it leaves in the background) goes to the
 /// daemon's log, at most `logLines` lines or `logBytes` bytes per run, each line cut at 1,000 bytes; the
