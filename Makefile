@@ -194,6 +194,7 @@ INSTALLED := \
 	$(PREFIX)/share/doc/appearanced/palette.toml \
 	$(PREFIX)/share/doc/appearanced/protocol.md \
 	$(PREFIX)/share/appearanced/integrations/lib/common.sh \
+	$(PREFIX)/share/appearanced/integrations/lib/files.sh \
 	$(addprefix $(PREFIX)/share/appearanced/,$(INTEGRATIONS))
 
 install: build man
@@ -251,7 +252,7 @@ install-files: $(MAN_PAGES)
 	install -Dm644 docs/protocol.md '$(DESTDIR)$(PREFIX)/share/doc/appearanced/protocol.md'
 	install -d '$(DESTDIR)$(PREFIX)/share/appearanced/integrations/lib'
 	install -m755 $(INTEGRATIONS) '$(DESTDIR)$(PREFIX)/share/appearanced/integrations/'
-	install -m644 integrations/lib/common.sh '$(DESTDIR)$(PREFIX)/share/appearanced/integrations/lib/common.sh'
+	install -m644 integrations/lib/common.sh integrations/lib/files.sh '$(DESTDIR)$(PREFIX)/share/appearanced/integrations/lib/'
 
 # Removes the installed files, and share/doc/appearanced once it is empty (the only directory that is ours).
 uninstall:

@@ -19,9 +19,10 @@ import Dispatch
 /// - A hook still running at its timeout (`hook-timeout`) is stopped with its whole process group: SIGTERM
 ///   to the group, SIGKILL to what is left of it 2 s later. That includes the programs it started that are
 ///   still in its group (not those that left it with `setsid`).
-/// - A hook someone else could have written is not run (unlike darkman): one whose file or directory is
-///   writable by every user, or is owned by a user other than root and the daemon's own. `status` and the
-///   log say why.
+/// - A hook someone else could have written is not run (unlike darkman): one whose file, directory or anything
+///   in that directory (what it may source or run from there) is writable by every user, or is owned by a user
+///   other than root and the daemon's own (`Trust`, the check the integrations share). `status` and the log
+///   say why.
 ///
 /// Output (standard output and error, of the hook and of what it leaves in the background) goes to the
 /// daemon's log, at most `logLines` lines or `logBytes` bytes per run, each line cut at 1,000 bytes; the
@@ -190,7 +191,9 @@ final class HookRunner: @unchecked Sendable {
         let st: FileStatus
         do { st = try FileSystem.status(hook.path) } catch { return .failure(HookError("cannot stat: \(error.message)")) }
         guard st.kind == .regular else { return .failure(HookError("not a regular file")) }
-        if let problem = Self.writableByOthers(hook.path, st) ?? Self.directoryProblem(FileSystem.directory(of: hook.path)) {
+        // The hook, its folder and everything in it (what the hook may source or run from there): one check,
+        // shared with the integrations.
+        if let problem = Trust.problem(program: hook.path) {
             return .failure(HookError(problem))
         }
         guard FileSystem.executableProblem(hook.path) == nil else { return .failure(HookError("not executable")) }
@@ -224,20 +227,6 @@ final class HookRunner: @unchecked Sendable {
         case .failure(let e):
             return .failure(HookError("cannot run: \(e.message)", code: e.code))
         }
-    }
-
-    /// Why a file or directory with status `st` could have been written by another user, or nil: writable by
-    /// every user, or owned by someone other than root and the daemon's user. (Group write is not looked at:
-    /// a user's own group is usually theirs alone, and /usr/local is group-writable on some systems.)
-    static func writableByOthers(_ path: String, _ st: FileStatus) -> String? {
-        if st.permissions & 0o002 != 0 { return "\(path) is writable by every user" }
-        if st.owner != 0, st.owner != Posix.userID { return "\(path) is owned by uid \(st.owner), not by root or this user" }
-        return nil
-    }
-
-    private static func directoryProblem(_ dir: String) -> String? {
-        guard let st = try? FileSystem.status(dir) else { return nil }  // it was just listed; gone meanwhile: the run fails anyway
-        return writableByOthers(dir, st)
     }
 
     private func finished(_ child: Running, _ ending: ChildRunner.Ending) {

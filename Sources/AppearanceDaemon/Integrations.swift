@@ -236,8 +236,10 @@ final class Integrations: @unchecked Sendable {
             finish(name, job, "not found in \(directories().joined(separator: ", "))")
             return
         }
-        if let problem = Self.trustProblem(path) {
-            finish(name, job, problem)
+        // Nothing runs that another user could have written: the file, its folder and all in it, the library
+        // it sources (the check appearancectl integrations makes too).
+        if let problem = Trust.integrationProblem(path) {
+            finish(name, job, problem + "; not run")
             return
         }
         running.insert(name)
@@ -302,15 +304,5 @@ final class Integrations: @unchecked Sendable {
             log.debug("integration \(name) \(action) done" + (mode.map { " (\($0.rawValue))" } ?? ""))
         }
         runNext(name)
-    }
-
-    /// Why a file someone else could have written is not run (as for hooks): the file or its directory is
-    /// writable by every user, or owned by another user than root and this one.
-    static func trustProblem(_ path: String) -> String? {
-        for p in [path, FileSystem.directory(of: path)] {
-            guard let st = try? FileSystem.status(p) else { return "cannot stat \(p)" }
-            if let problem = HookRunner.writableByOthers(p, st) { return problem + "; not run" }
-        }
-        return FileSystem.executableProblem(path).map { _ in "\(path) is not executable" }
     }
 }

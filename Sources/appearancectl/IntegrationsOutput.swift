@@ -72,12 +72,17 @@ func runIntegrations(_ jobs: [(path: String, verb: String)], deadline: Deadline)
     return results
 }
 
-/// What each integration in `list` says of itself, all asked at once under one 2 s deadline.
+/// What each integration in `list` says of itself, all asked at once under one 2 s deadline. One the daemon would
+/// not run (another user could have written it, its folder or the library it sources) is not asked either.
 func facts(_ list: [IntegrationInfo]) -> [IntegrationFacts] {
-    let jobs = list.flatMap { info in info.path.map { [(path: $0, verb: "available"), (path: $0, verb: "describe")] } ?? [] }
+    let problems = list.map { info in info.path.flatMap { Trust.integrationProblem($0) } }
+    let jobs = zip(list, problems).flatMap { info, problem in
+        (problem == nil ? info.path : nil).map { [(path: $0, verb: "available"), (path: $0, verb: "describe")] } ?? []
+    }
     var answers = runIntegrations(jobs, deadline: Deadline(seconds: 2))[...]
-    return list.map { info in
+    return zip(list, problems).map { info, problem in
         guard let path = info.path else { return IntegrationFacts(available: nil, availability: "not found (the file is gone)") }
+        if let problem { return IntegrationFacts(available: nil, availability: "not run: \(problem)") }
         let (available, described) = (answers.popFirst() ?? nil, answers.popFirst() ?? nil)
         var f = IntegrationFacts(available: nil, availability: "unknown (\(path) available did not answer within 2 s)")
         if let r = available {

@@ -32,7 +32,7 @@ import Testing
 
     /// The shipped integrations and their library (docs/integrations.md), under SHARE/appearanced/integrations.
     static func integrationFiles(share: String) -> [String] {
-        (IntegrationScripts.names + ["lib/common.sh"]).map { share + "/appearanced/integrations/" + $0 }
+        (IntegrationScripts.names + ["lib/common.sh", "lib/files.sh"]).map { share + "/appearanced/integrations/" + $0 }
     }
 
     /// Runs make in the checkout; fails the test with make's output when it fails.

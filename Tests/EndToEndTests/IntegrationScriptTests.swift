@@ -79,6 +79,19 @@ final class IntegrationRig: @unchecked Sendable {
     /// given, the settings as APPEARANCE_OPT_<KEY>.
     func run(_ name: String, _ verb: String, mode: String? = nil, settings: [String: String] = [:],
              env extra: [String: String] = [:], arguments: [String]? = nil) throws -> ScriptRun {
+        let child = try start(name, verb, mode: mode, settings: settings, env: extra, arguments: arguments)
+        let status = try child.waitForEnd(timeout: 30)
+        return ScriptRun(status: status, out: child.stdout, err: child.stderr)
+    }
+
+    /// As `run`, without waiting for its end.
+    func start(_ name: String, _ verb: String, mode: String? = nil, settings: [String: String] = [:],
+               env extra: [String: String] = [:], arguments: [String]? = nil) throws -> Child {
+        try Child(IntegrationScripts.path(name), arguments ?? [verb], env: env(for: name, mode: mode, settings: settings, extra: extra))
+    }
+
+    /// The environment the daemon gives integration `name` (its private folder made here).
+    func env(for name: String, mode: String? = nil, settings: [String: String] = [:], extra: [String: String] = [:]) throws -> [String: String] {
         var env = self.env
         let state = root + "/integration/" + name
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -94,9 +107,7 @@ final class IntegrationRig: @unchecked Sendable {
             env["APPEARANCE_OPT_" + key.uppercased().replacingOccurrences(of: "-", with: "_")] = value
         }
         env.merge(extra) { $1 }
-        let child = try Child(IntegrationScripts.path(name), arguments ?? [verb], env: env)
-        let status = try child.waitForEnd(timeout: 30)
-        return ScriptRun(status: status, out: child.stdout, err: child.stderr)
+        return env
     }
 
     /// A program run to its end (with a deadline), in this rig's environment.
@@ -252,7 +263,9 @@ func stopAndReap(_ child: Child) {
         let rig = try IntegrationRig()
         let share = rig.home + "/.local/share/appearanced/integrations/lib"
         try FileManager.default.createDirectory(atPath: share, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: IntegrationScripts.dir + "/lib/common.sh", toPath: share + "/common.sh")
+        for file in ["common.sh", "files.sh"] {
+            try FileManager.default.copyItem(atPath: IntegrationScripts.dir + "/lib/" + file, toPath: share + "/" + file)
+        }
         let copy = rig.config + "/appearanced/integrations/kitty"
         try FileManager.default.createDirectory(atPath: (copy as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try rig.writeExecutable(String(contentsOfFile: IntegrationScripts.path("kitty"), encoding: .utf8), to: copy)
@@ -262,6 +275,11 @@ func stopAndReap(_ child: Child) {
         let lost = try rig.program(copy, ["describe"])
         #expect(lost.status == 70, "\(lost)")
         #expect(lost.err.contains("lib/common.sh"), "\(lost)")
+        // common.sh without the files.sh it sources beside it: the same exit, naming it.
+        try FileManager.default.copyItem(atPath: IntegrationScripts.dir + "/lib/common.sh", toPath: share + "/common.sh")
+        try FileManager.default.removeItem(atPath: share + "/files.sh")
+        let half = try rig.program(copy, ["describe"])
+        #expect(half.status == 70 && half.errLines == ["kitty: lib/files.sh is not next to lib/common.sh (\(share)/common.sh)"], "\(half)")
     }
 }
 

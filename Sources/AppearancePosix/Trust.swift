@@ -1,0 +1,98 @@
+import Glibc
+
+/// Who could have changed what is about to run: one check for the daemon's hooks and integrations and for
+/// `appearancectl integrations`, which runs each integration's `available` and `describe` (docs/decisions.md,
+/// "Trust covers everything that runs").
+///
+/// A program is run only when nobody but root and this user could have written it, its folder, anything in
+/// its folder at any depth (whatever it sources or runs from there: `lib/`, helpers, the programs beside it),
+/// and, for an integration, the shared library it sources from elsewhere with everything in that library's
+/// folder. A symbolic link is judged by what it leads to, and by the folder that holds that.
+public enum Trust {
+    /// The most files and folders looked at for one program; a folder holding more is not trusted.
+    public static let maxEntries = 2048
+
+    /// Why a file or folder with status `st` could have been written by another user, or nil: writable by
+    /// every user, or owned by someone other than root and this user. (Group write is not looked at: a user's
+    /// own group is usually theirs alone, and /usr/local is group-writable on some systems.)
+    public static func writableByOthers(_ path: String, _ st: FileStatus) -> String? {
+        if st.permissions & 0o002 != 0 { return "\(path) is writable by every user" }
+        if st.owner != 0, st.owner != Posix.userID { return "\(path) is owned by uid \(st.owner), not by root or this user" }
+        return nil
+    }
+
+    /// Why the program at `path` could have been changed by another user, or nil: the program, its folder with
+    /// everything in it, then each folder in `libraries` with everything in it (see the type).
+    public static func problem(program path: String, libraries: [String] = []) -> String? {
+        var walk = Walk()
+        if let problem = entryProblem(path) { return problem }
+        for folder in [FileSystem.directory(of: path)] + libraries {
+            if let problem = treeProblem(folder, &walk) { return problem }
+        }
+        return nil
+    }
+
+    /// Why the integration at `path` must not be run, or nil: `problem(program:)` with the shared library it
+    /// sources when that is not in its own folder, and an integration that is not an executable file.
+    public static func integrationProblem(_ path: String, environment: (String) -> String? = Posix.environment) -> String? {
+        let own = FileSystem.directory(of: path)
+        let libraries = integrationLibrary(of: path, environment: environment).map { $0.hasPrefix(own + "/") ? [] : [$0] } ?? []
+        if let problem = problem(program: path, libraries: libraries) { return problem }
+        return FileSystem.executableProblem(path).map { _ in "\(path) is not executable" }
+    }
+
+    /// The folder of the shared library an integration at `path` sources, as the shipped scripts look for it
+    /// (docs/integrations.md) in the environment they run with: `lib/` next to it, else
+    /// `appearanced/integrations/lib` under `$XDG_DATA_HOME` (`~/.local/share`), then under each of
+    /// `$XDG_DATA_DIRS` (`/usr/local/share:/usr/share`); the first holding a readable `common.sh`, or nil.
+    public static func integrationLibrary(of path: String, environment: (String) -> String? = Posix.environment) -> String? {
+        func set(_ name: String) -> String? { environment(name).flatMap { $0.isEmpty ? nil : $0 } }
+        let dataHome = set("XDG_DATA_HOME") ?? (environment("HOME") ?? "") + "/.local/share"
+        let dataDirs = (set("XDG_DATA_DIRS") ?? "/usr/local/share:/usr/share").split(separator: ":").map(String.init)
+        let candidates = [FileSystem.directory(of: path) + "/lib"] + ([dataHome] + dataDirs).map { $0 + "/appearanced/integrations/lib" }
+        return candidates.first { access($0 + "/common.sh", R_OK) == 0 }
+    }
+
+    /// One file or folder: what it is (a link: what it leads to), and for a link the folder that holds its target.
+    private static func entryProblem(_ path: String) -> String? {
+        let st: FileStatus
+        do { st = try FileSystem.status(path) } catch { return "cannot check \(path): \(error.message)" }
+        if let problem = writableByOthers(path, st) { return problem }
+        guard (try? FileSystem.status(path, followLinks: false))?.kind == .symbolicLink else { return nil }
+        guard let real = realPath(path) else { return "cannot resolve \(path)" }
+        let folder = FileSystem.directory(of: real)
+        guard let held = try? FileSystem.status(folder) else { return "cannot check \(folder)" }
+        return writableByOthers(folder, held)
+    }
+
+    /// What a check has looked at: how many entries, and which folders (a folder reached again through a
+    /// symbolic link, or a loop of them, is looked through once).
+    private struct Walk {
+        var budget = Trust.maxEntries
+        var seen: Set<[UInt64]> = []
+    }
+
+    /// A folder and everything in it, at any depth, within the walk's budget.
+    private static func treeProblem(_ folder: String, _ walk: inout Walk) -> String? {
+        if let problem = entryProblem(folder) { return problem }
+        if let st = try? FileSystem.status(folder), !walk.seen.insert([st.version.device, st.version.inode]).inserted { return nil }
+        guard let names = FileSystem.names(in: folder) else { return "cannot read \(folder)" }
+        for name in names.sorted() {
+            walk.budget -= 1
+            guard walk.budget >= 0 else { return "\(folder) holds more than \(maxEntries) files and folders to check" }
+            let path = folder + "/" + name
+            if (try? FileSystem.status(path))?.kind == .directory {
+                if let problem = treeProblem(path, &walk) { return problem }
+            } else if let problem = entryProblem(path) {
+                return problem
+            }
+        }
+        return nil
+    }
+
+    private static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+}
