@@ -55,6 +55,8 @@ _appearancectl() {
             toggle) opts+=' --json --app --until-next --for' ;;
             log) opts+=' --json --app -n' ;;
             schedule) opts+=' --json --days' ;;
+            postpone) opts+=' --json --cancel' ;;
+            skip) opts+=' --json --cancel' ;;
             apps) opts+=' --json' ;;
             integrations) opts+=' --json' ;;
             watch) opts+=' --json --app --traits --palette --exit-on-disconnect --exec --no-initial' ;;
@@ -66,17 +68,18 @@ _appearancectl() {
         esac
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))
     elif [[ -z $command ]]; then
-        COMPREPLY=($(compgen -W 'get status set toggle reload log schedule apps integrations watch color asset palette import-darkman completions help' -- "$cur"))
+        COMPREPLY=($(compgen -W 'get status set toggle reload log schedule postpone skip apps integrations watch color asset palette import-darkman completions help' -- "$cur"))
     elif [[ -z $sub ]]; then
         case $command in
             set) COMPREPLY=($(compgen -W 'dark light system' -- "$cur")) ;;
+            postpone) COMPREPLY=($(compgen -W '15m 30m 1h 2h' -- "$cur")) ;;
             integrations) COMPREPLY=($(compgen -W 'enable disable' -- "$cur")) ;;
             color) COMPREPLY=($(compgen -W "$(_appearancectl_list colors)" -- "$cur")) ;;
             asset) COMPREPLY=($(compgen -W "$(_appearancectl_list assets)" -- "$cur")) ;;
             palette) COMPREPLY=($(compgen -W 'import' -- "$cur")) ;;
             import-darkman) COMPREPLY=($(compgen -f -- "$cur")) ;;
             completions) COMPREPLY=($(compgen -W 'bash zsh fish' -- "$cur")) ;;
-            help) COMPREPLY=($(compgen -W 'get status set toggle reload log schedule apps integrations watch color asset palette import-darkman completions' -- "$cur")) ;;
+            help) COMPREPLY=($(compgen -W 'get status set toggle reload log schedule postpone skip apps integrations watch color asset palette import-darkman completions' -- "$cur")) ;;
         esac
     fi
 }

@@ -1,6 +1,6 @@
 # fish completion for appearancectl, generated from its option table (Sources/AppearanceCLI/Table.swift)
 # by `appearancectl completions fish`: `make completions` writes it, do not edit it by hand.
-set -l commands get status set toggle reload log schedule apps integrations watch color asset palette import-darkman completions help
+set -l commands get status set toggle reload log schedule postpone skip apps integrations watch color asset palette import-darkman completions help
 complete -c appearancectl -f
 # Words from the running daemon (nothing when none answers within appearancectl's 0.5 s), on the
 # line's own --socket if it names one.
@@ -24,6 +24,8 @@ complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a togg
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a reload -d 'read the config and palette files again'
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a log -d 'the recent changes of the mode and their causes'
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a schedule -d 'the schedule\'s next changes, day by day'
+complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a postpone -d 'put the next automatic change off by a duration'
+complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a skip -d 'drop the next automatic change; the one after it happens'
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a apps -d 'the app overrides'
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a integrations -d 'the integrations, or enable or disable some'
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a watch -d 'print the mode, then one line per change'
@@ -34,20 +36,22 @@ complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a impo
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a completions -d 'print the completion script for bash, zsh or fish'
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a help -d 'print the help, or the help of one command'
 complete -c appearancectl -n "__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from dark light system" -a "dark light system"
+complete -c appearancectl -n "__fish_seen_subcommand_from postpone; and not __fish_seen_subcommand_from 15m 30m 1h 2h" -a "15m 30m 1h 2h"
 complete -c appearancectl -n "__fish_seen_subcommand_from integrations; and not __fish_seen_subcommand_from enable disable" -a "enable disable"
 complete -c appearancectl -n "__fish_seen_subcommand_from color" -a "(__appearancectl_list colors)"
 complete -c appearancectl -n "__fish_seen_subcommand_from asset" -a "(__appearancectl_list assets)"
 complete -c appearancectl -n "__fish_seen_subcommand_from palette; and not __fish_seen_subcommand_from import" -a import -d 'convert LFLDarkModeKit color plists to palette.toml'
 complete -c appearancectl -n "__fish_seen_subcommand_from import-darkman" -F
 complete -c appearancectl -n "__fish_seen_subcommand_from completions; and not __fish_seen_subcommand_from bash zsh fish" -a "bash zsh fish"
-complete -c appearancectl -n "__fish_seen_subcommand_from help; and not __fish_seen_subcommand_from get status set toggle reload log schedule apps integrations watch color asset palette import-darkman completions" -a "get status set toggle reload log schedule apps integrations watch color asset palette import-darkman completions"
+complete -c appearancectl -n "__fish_seen_subcommand_from help; and not __fish_seen_subcommand_from get status set toggle reload log schedule postpone skip apps integrations watch color asset palette import-darkman completions" -a "get status set toggle reload log schedule postpone skip apps integrations watch color asset palette import-darkman completions"
 complete -c appearancectl -l socket -r -F -d 'talk to the daemon on this socket'
 complete -c appearancectl -l version -d 'print the version'
 complete -c appearancectl -l help -s h -d 'print the help'
-complete -c appearancectl -n "__fish_seen_subcommand_from get status set toggle log schedule apps integrations watch" -l json -d 'print JSON'
+complete -c appearancectl -n "__fish_seen_subcommand_from get status set toggle log schedule postpone skip apps integrations watch" -l json -d 'print JSON'
 complete -c appearancectl -n "__fish_seen_subcommand_from get set toggle watch log" -l app -x -a "(__appearancectl_list apps)" -d 'for this app id'
 complete -c appearancectl -n "__fish_seen_subcommand_from set toggle" -l until-next -d 'until the next automatic change'
 complete -c appearancectl -n "__fish_seen_subcommand_from set toggle" -l for -x -a "30m 1h 2h 8h 1d" -d 'for a duration'
+complete -c appearancectl -n "__fish_seen_subcommand_from postpone skip" -l cancel -d 'undo it (the next change as planned)'
 complete -c appearancectl -n "__fish_seen_subcommand_from log" -s n -x -d 'the last N changes'
 complete -c appearancectl -n "__fish_seen_subcommand_from schedule" -l days -x -a "1 7 14 31" -d 'the next N days, 1 to 31 (default 7)'
 complete -c appearancectl -n "__fish_seen_subcommand_from watch" -l traits -d 'also trait changes, with --json'

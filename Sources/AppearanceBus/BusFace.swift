@@ -279,7 +279,8 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
         switch (call.interface, member) {
         case (BusFace.interface?, "Get"), (nil, "Get"),
              (BusFace.interface?, "Set"), (nil, "Set"),
-             (BusFace.interface?, "Toggle"), (nil, "Toggle"):
+             (BusFace.interface?, "Toggle"), (nil, "Toggle"),
+             (BusFace.interface?, "Postpone"), (nil, "Postpone"), (BusFace.interface?, "Skip"), (nil, "Skip"):
             return method(call, member, requests, published)
         case (BusFace.properties?, "Get"):
             return Result { () throws(Refused) in
@@ -342,7 +343,7 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
         }
     }
 
-    /// Get, Set and Toggle: the options become the socket's params, so the socket's own checks and messages
+    /// Get, Set, Toggle, Postpone and Skip: the options become the socket's params, so the socket's own checks and messages
     /// apply (`Request.decode`), and the call goes to the same decision as a socket client's.
     private func method(_ call: Message, _ member: String, _ requests: FaceRequests, _ published: AppearanceState) -> Result<[BusValue], BusError>? {
         let signature = member == "Set" ? "sa{sv}" : "a{sv}"
@@ -385,6 +386,13 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
             return nil
         case .set, .toggle, .setTemporary, .toggleTemporary:
             write(request.call, app: request.app, for: call, requests) { [BusFace.value($0.json)] }
+            return nil
+        case .nextChange(let word):
+            let connection = bus
+            requests.nextChange(word, by: "D-Bus \(call.sender ?? "peer")") { [weak self] result in
+                guard let self, let connection, self.bus === connection else { return }
+                self.reply(to: call, result.map { [BusFace.value($0.json)] }.mapError(BusFace.busError))
+            }
             return nil
         default:
             return .failure(unknownMethod(call, member, BusFace.path))

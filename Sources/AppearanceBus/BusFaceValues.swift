@@ -126,7 +126,8 @@ extension BusFace {
              (docs/protocol.md): mode, darkMode, system, override, source, seq (t), instance, traits, temporary
              and, for an app, app, globalMode, globalSource; a member the socket gives as null is left out (a
              trait the desktop does not give, no temporary override). Options (a{sv}) are the socket's params: "app" (s),
-             "until" ("next"), "for" (seconds, any integer type). Errors: ….Error.InvalidParams,
+             "until" ("next"), "for" (seconds, any integer type); Postpone's "for" and "cancel" (b) and Skip's
+             "cancel", answered with what the socket's schedule method gives for two days. Errors: ….Error.InvalidParams,
              ….Error.RequestFailed, with the socket's messages. -->
         <node>
           <interface name="io.github.appearanced.Appearance1">
@@ -142,6 +143,14 @@ extension BusFace {
             <method name="Toggle">
               <arg name="options" type="a{sv}" direction="in"/>
               <arg name="state" type="a{sv}" direction="out"/>
+            </method>
+            <method name="Postpone">
+              <arg name="options" type="a{sv}" direction="in"/>
+              <arg name="schedule" type="a{sv}" direction="out"/>
+            </method>
+            <method name="Skip">
+              <arg name="options" type="a{sv}" direction="in"/>
+              <arg name="schedule" type="a{sv}" direction="out"/>
             </method>
             <signal name="ModeChanged">
               <arg name="mode" type="s"/>

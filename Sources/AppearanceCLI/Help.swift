@@ -33,6 +33,11 @@ public let helpText = """
                                  what the schedule says now, what hides it (an override, a temporary
                                  one, or the desktop when it ranks first), and its changes over the
                                  next N days (default 7), one line each, by local date
+      postpone DURATION|--cancel [--json]
+                                 put the next automatic change off (30m, 1h, 1h30m; postpones add up),
+                                 or undo that; refused (exit 65) when no automatic change is coming
+      skip [--cancel] [--json]   the next automatic change does not happen, the one after it does;
+                                 --cancel undoes it
       integrations [--json]      the integrations (programs made to follow the mode: docs/integrations.md):
                                  enabled or not, whether the program is installed, the last run
       integrations enable|disable NAME...

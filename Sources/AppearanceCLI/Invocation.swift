@@ -32,6 +32,8 @@ public enum Command: Equatable, Sendable {
     case log(count: Int?, app: String? = nil, json: Bool)
     /// The schedule's changes over the next `days` days.
     case schedule(days: Int, json: Bool)
+    /// `postpone DURATION`, `postpone --cancel`, `skip`, `skip --cancel`.
+    case nextChange(NextChange.Request, json: Bool)
     case apps(json: Bool)
     /// The integrations, after enabling or disabling the ones named.
     case integrations(enable: [String], disable: [String], json: Bool)

@@ -223,6 +223,19 @@ private struct Parser {
         case "schedule":
             try none()
             return .schedule(days: values["--days"].flatMap { Int($0) } ?? Call.defaultScheduleDays, json: json)
+        case "postpone":
+            if flags.contains("--cancel") {
+                try none()
+                return .nextChange(.cancelPostpone, json: json)
+            }
+            let text = try one("duration (such as 30m, 1h or 1h30m), or --cancel")
+            guard let seconds = parseDuration(text), seconds <= NextChange.maxPostpone else {
+                throw UsageError("postpone: invalid duration \"\(shown(text))\" (expected such as 30m, 1h or 1h30m, up to 1d)")
+            }
+            return .nextChange(.postpone(seconds: seconds), json: json)
+        case "skip":
+            try none()
+            return .nextChange(flags.contains("--cancel") ? .cancelSkip : .skip, json: json)
         case "apps":
             try none()
             return .apps(json: json)

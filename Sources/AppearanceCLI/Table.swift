@@ -58,6 +58,8 @@ public enum Table {
         CommandSpec("reload", "read the config and palette files again"),
         CommandSpec("log", "the recent changes of the mode and their causes"),
         CommandSpec("schedule", "the schedule's next changes, day by day"),
+        CommandSpec("postpone", "put the next automatic change off by a duration", operand: .words(["15m", "30m", "1h", "2h"])),
+        CommandSpec("skip", "drop the next automatic change; the one after it happens"),
         CommandSpec("apps", "the app overrides"),
         CommandSpec("integrations", "the integrations, or enable or disable some", operand: .words(["enable", "disable"])),
         CommandSpec("watch", "print the mode, then one line per change"),
@@ -71,11 +73,11 @@ public enum Table {
     ]
 
     /// The commands' names and their subcommands' scopes, for the parser (the same as `commands` says: tested).
-    public static let commandNames = ["get", "status", "set", "toggle", "reload", "log", "schedule", "apps", "integrations", "watch", "color", "asset", "palette",
+    public static let commandNames = ["get", "status", "set", "toggle", "reload", "log", "schedule", "postpone", "skip", "apps", "integrations", "watch", "color", "asset", "palette",
                                       "import-darkman", "completions", "help"]
     public static let subcommandScopes = ["palette import"]
 
-    static let stateCommands = ["get", "status", "set", "toggle", "log", "schedule", "apps", "integrations", "watch"]
+    static let stateCommands = ["get", "status", "set", "toggle", "log", "schedule", "postpone", "skip", "apps", "integrations", "watch"]
     static let appCommands = ["get", "set", "toggle", "watch"]
     static let variantCommands = ["color", "asset", "palette"]
 
@@ -90,6 +92,8 @@ public enum Table {
                    summary: "until the next automatic change"),
         OptionSpec(names: ["--for"], value: "DURATION", completion: .words(["30m", "1h", "2h", "8h", "1d"]),
                    scopes: ["set", "toggle"], summary: "for a duration"),
+        OptionSpec(names: ["--cancel"], value: nil, completion: .nothing, scopes: ["postpone", "skip"],
+                   summary: "undo it (the next change as planned)"),
         OptionSpec(names: ["-n"], value: "N", completion: .nothing, scopes: ["log"], summary: "the last N changes"),
         OptionSpec(names: ["--days"], value: "N", completion: .words(["1", "7", "14", "31"]), scopes: ["schedule"],
                    summary: "the next N days, 1 to 31 (default 7)"),

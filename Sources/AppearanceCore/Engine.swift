@@ -52,6 +52,9 @@ public enum Event: Equatable, Sendable {
     case schedule(Mode?, aboveDesktop: Bool)
     /// An app's override set, or removed (nil).
     case app(String, Mode?)
+    /// The user's word on the next automatic change, given or ended (nil). It changes no state by itself: the
+    /// schedule is planned again with it.
+    case nextChange(NextChange?)
 }
 
 /// A change of the published state.
@@ -131,6 +134,8 @@ public struct Engine: Sendable {
             if let old = inputs.schedule, let m, old != m, next.temporary?.expiry == .nextChange { next.temporary = nil }
             next.schedule = m
             next.scheduleAboveDesktop = above
+        case .nextChange(let n):
+            next.nextChange = n
         }
         inputs = next
         let r = resolve(next)

@@ -15,6 +15,9 @@ public struct Inputs: Equatable, Sendable {
     public var scheduleAboveDesktop: Bool
     /// Per-app overrides (app id → mode): the top input, for that app only.
     public var apps: [String: Mode] = [:]
+    /// The user's word on the next automatic change (`postpone`, `skip`): the schedule's plan follows it;
+    /// the merge rule does not look at it. Kept here to be saved with the rest of the user's words.
+    public var nextChange: NextChange?
 
     public init(system: SystemScheme, override: Override, defaultMode: Mode, traits: Traits = .unavailable,
                 temporary: TemporaryOverride? = nil, schedule: Mode? = nil, scheduleAboveDesktop: Bool = false) {

@@ -129,6 +129,14 @@ public struct Schedule: Equatable, Sendable {
         public var time: Int64
         public var mode: Mode
         public var cause: String
+        /// Put off by the user (`postpone`): the time it had.
+        public var postponedFrom: Int64? = nil
+        /// Dropped by the user (`skip`): listed, but it changes nothing.
+        public var skipped = false
+
+        public init(time: Int64, mode: Mode, cause: String, postponedFrom: Int64? = nil, skipped: Bool = false) {
+            (self.time, self.mode, self.cause, self.postponedFrom, self.skipped) = (time, mode, cause, postponedFrom, skipped)
+        }
     }
 
     /// What the schedule says now, and its next change.
@@ -192,9 +200,9 @@ public struct Schedule: Equatable, Sendable {
     /// The mode at `now` and the next change, from the events of `days` (give the day before today up to a
     /// few days after). With no event before `now` in them, a place's sun decides as it is now (a polar day
     /// or night). nil when the schedule is empty.
-    public func plan(now: Int64, days: [LocalDay]) -> Plan? {
+    public func plan(now: Int64, days: [LocalDay], adjusting next: NextChange? = nil) -> Plan? {
         guard !isEmpty, let last = days.last else { return nil }
-        let all = events(on: days)
+        let all = events(on: days, adjusting: next).filter { !$0.skipped }
         let current: Event
         if let e = all.last(where: { $0.time <= now }) {
             current = e
@@ -207,7 +215,11 @@ public struct Schedule: Equatable, Sendable {
             return nil
         }
         let next = all.first { $0.time > now && $0.mode != current.mode }
-        return Plan(mode: current.mode, cause: current.cause, next: next, replanAt: next?.time ?? last.at(0))
+        // Planned again at the next event even where it changes nothing (the day's other event after a
+        // skipped one): the user's word on a change is over then.
+        let replan = all.first { $0.time > now }?.time ?? last.at(0)
+        let cause = current.postponedFrom.map { current.cause + " (postponed by \(Self.describeOffset(current.time - $0).dropFirst()))" } ?? current.cause
+        return Plan(mode: current.mode, cause: cause, next: next, replanAt: min(replan, next?.time ?? replan))
     }
 }
 

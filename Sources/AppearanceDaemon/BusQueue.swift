@@ -118,4 +118,13 @@ final class CrossingDesk: FaceRequests, @unchecked Sendable {
             }
         }
     }
+
+    func nextChange(_ request: NextChange.Request, by who: String, answer: @escaping (Result<ScheduleInfo, RPCError>) -> Void) {
+        let answer = Across(answer)
+        crossing.daemon.sync {
+            desk.nextChange(request, by: who) { [crossing] result in
+                crossing.bus.async { answer.value(result) }
+            }
+        }
+    }
 }

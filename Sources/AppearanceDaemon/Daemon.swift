@@ -132,6 +132,7 @@ public final class Daemon: @unchecked Sendable {
         if case .at(let t)? = temporary?.expiry, t <= clock.now() { temporary = nil }  // ended while the daemon was away
         var inputs = Inputs(system: .unavailable, override: saved.override, defaultMode: config.defaultMode, temporary: temporary)
         inputs.apps = saved.apps
+        inputs.nextChange = saved.nextChange
         engine = Engine(inputs: inputs, instance: engine.state.instance, systemDetail: "not read yet")
         timers.armTemporary(engine.inputs.temporary?.expiry)
         persistence.persistIfNeeded()

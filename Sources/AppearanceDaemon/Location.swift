@@ -208,7 +208,7 @@ extension Daemon {
 
     /// The reply to `schedule`.
     func scheduleReply(days: Int) -> ScheduleInfo {
-        var info = timers.upcoming(scheduleInForce, days: days, state: engine.state)
+        var info = timers.upcoming(scheduleInForce, days: days, state: (engine.state.source, engine.inputs.nextChange))
         info.location = locationInfo
         // Waiting for GeoClue's first place, with no fixed time to go by: a schedule, with nothing planned yet.
         if !info.configured, settings.config.scheduleFromGeoClue { info.configured = true }
@@ -221,7 +221,7 @@ extension Daemon {
     /// 13.40 (geoclue, fix 2 h old)", or while GeoClue has given none: "waiting for a place: …".
     var scheduleDetail: String? {
         let place = locationInfo
-        guard let plan = timers.scheduleDetail else {
+        guard let plan = timers.scheduleDetail(engine.inputs.nextChange) else {
             guard settings.config.scheduleFromGeoClue, let place else { return nil }
             return "waiting for a place (\(place.summary))"
         }

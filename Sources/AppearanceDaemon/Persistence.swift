@@ -79,7 +79,8 @@ final class Persistence: @unchecked Sendable {
     func persistIfNeeded() {
         guard idle else { return }  // the next save writes the engine's inputs anyway
         let i = engine().inputs
-        guard saved.override != i.override || saved.temporary != i.temporary || saved.apps != i.apps else { return }
+        guard saved.override != i.override || saved.temporary != i.temporary || saved.apps != i.apps
+            || saved.nextChange != i.nextChange else { return }
         startSave()  // an empty batch: the save writes the engine's inputs
     }
 
@@ -90,7 +91,8 @@ final class Persistence: @unchecked Sendable {
         inFlight = batch
         var after = engine()
         for w in batch { if let event = w.event { _ = after.apply(event) } }
-        let next = StateStore.Saved(override: after.inputs.override, temporary: after.inputs.temporary, apps: after.inputs.apps)
+        let next = StateStore.Saved(override: after.inputs.override, temporary: after.inputs.temporary, apps: after.inputs.apps,
+                                    nextChange: after.inputs.nextChange)
         guard next != saved else {
             queue.async { [weak self] in self?.finishSave(next, error: nil) }  // nothing new to write
             return

@@ -97,4 +97,8 @@ final class FaceDesk: FaceRequests {
     func write(_ call: Call, app: String?, by who: String, answer: @escaping (Result<AppearanceState, RPCError>) -> Void) {
         daemon?.write(call, app: app, by: who, answer: answer)
     }
+
+    func nextChange(_ request: NextChange.Request, by who: String, answer: @escaping (Result<ScheduleInfo, RPCError>) -> Void) {
+        daemon?.adjustNextChange(request, by: who, answer: answer)
+    }
 }

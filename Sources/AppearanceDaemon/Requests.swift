@@ -54,6 +54,11 @@ extension Daemon {
             result = reload().map(\.json).mapError { RPCError(.requestFailed, "\($0); keeping the previous configuration") }
         case .schedule(let days):
             result = .success(scheduleReply(days: days).json)
+        case .nextChange(let word):
+            answerLater(c, id: request.id) { reply in
+                adjustNextChange(word, by: requester(c)) { reply($0.map(\.json)) }
+            }
+            return
         case .integrations(let enable, let disable):
             // Answered once the change is durable, as a write is.
             answerLater(c, id: request.id) { reply in
@@ -182,6 +187,7 @@ extension Daemon {
         for (w, state) in answers { w.answer(.success(state)) }
         if batch.contains(where: { $0.event != nil }) { timers.armTemporary(engine.inputs.temporary?.expiry) }
         if !steps.isEmpty { publish(steps) }
+        if batch.contains(where: { if case .nextChange? = $0.event { true } else { false } }) { planSchedule() }
     }
 
     func saveFailed(_ refused: [Persistence.Write], _ error: Errno) {

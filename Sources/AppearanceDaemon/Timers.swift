@@ -63,38 +63,41 @@ final class Timers: @unchecked Sendable {
 
     /// Plans `schedule` from now and sets one timer for its next change: the mode it gives now (nil without
     /// a schedule) and the event that made it ("sunset", "dark-at", "polar night").
-    func plan(_ schedule: Schedule) -> (mode: Mode?, cause: String) {
+    func plan(_ schedule: Schedule, adjusting next: NextChange?) -> (mode: Mode?, cause: String) {
         scheduleTimer?.cancel()
         scheduleTimer = nil
         let now = clock.now()
         let days = Clock.localDays(around: now)
-        plan = schedule.plan(now: now, days: days)
+        plan = schedule.plan(now: now, days: days, adjusting: next)
         guard let plan else { return (nil, "planned") }
         scheduleTimer = oneShot(at: plan.replanAt) { [weak self] in self?.onScheduleDue() }
         return (plan.mode, plan.cause)
     }
 
-    /// What `status` says of the schedule.
-    var scheduleDetail: String? {
+    /// What `status` says of the schedule, with the user's word on the next change.
+    func scheduleDetail(_ word: NextChange?) -> String? {
         guard let plan else { return nil }
-        guard let next = plan.next else { return "\(plan.mode.rawValue) (no change in the next days: polar day or night)" }
-        return "\(plan.mode.rawValue) until \(Clock.describe(next.time, from: clock.now())) (\(next.cause): \(next.mode.rawValue))"
+        let now = clock.now()
+        let skipped = word.flatMap { w in w.skipped ? "; the next change, \(w.mode.rawValue) at \(Clock.describe(w.time, from: now)), is skipped" : nil } ?? ""
+        guard let next = plan.next else { return "\(plan.mode.rawValue) (no change in the next days: polar day or night)" + skipped }
+        let postponed = next.postponedFrom.map { " postponed from \(Clock.describe($0, from: now))" } ?? ""
+        return "\(plan.mode.rawValue) until \(Clock.describe(next.time, from: now)) (\(next.cause): \(next.mode.rawValue)\(postponed))" + skipped
     }
 
     /// The schedule's changes from now over the next `days` local days (`schedule`), and what hides it now.
-    func upcoming(_ schedule: Schedule, days: Int, state: AppearanceState) -> ScheduleInfo {
+    func upcoming(_ schedule: Schedule, days: Int, state: (source: Source, nextChange: NextChange?)) -> ScheduleInfo {
         guard !schedule.isEmpty else { return ScheduleInfo(configured: false, mode: nil, hiddenBy: nil, changes: []) }
         let now = clock.now()
         // Today and the days after it, `days` local calendar days in all: up to the start of the day after.
         let local = Clock.localDays(around: now, after: days + 1)
         let end = local[days + 1].at(0)
-        let events = schedule.events(on: local)
-        let current = events.last { $0.time <= now }?.mode ?? plan?.mode
+        let events = schedule.events(on: local, adjusting: state.nextChange)
+        let current = events.last { $0.time <= now && !$0.skipped }?.mode ?? plan?.mode
         var mode = current
         var changes: [ScheduleInfo.Change] = []
-        for e in events where e.time > now && e.time < end && e.mode != mode {
-            changes.append(.init(time: e.time, mode: e.mode, cause: e.cause))
-            mode = e.mode
+        for e in events where e.time > now && e.time < end && (e.mode != mode || e.skipped) {
+            changes.append(.init(time: e.time, mode: e.mode, cause: e.cause, postponedFrom: e.postponedFrom, skipped: e.skipped))
+            if !e.skipped { mode = e.mode }
         }
         let decides = state.source
         let hiddenBy: Source? = [.temporary, .override, .system].contains(decides) ? decides : nil
@@ -126,7 +129,16 @@ extension Daemon {
         location.follow(settings.config)  // GeoClue started or stopped as the config (reloaded or not) says
         let schedule = scheduleInForce
         let hadPlan = timers.plan != nil
-        let (mode, event) = timers.plan(schedule)
+        let (mode, event) = timers.plan(schedule, adjusting: engine.inputs.nextChange)
+        // The user's word on the next change, once that change is over: the plan without it agrees from now on
+        // (planned with it first, so the change it moved says so).
+        if let word = engine.inputs.nextChange, schedule.isOver(word, now: clock.now(), days: Clock.localDays(around: clock.now())) {
+            _ = engine.apply(.nextChange(nil))
+            persistence.engineChanged()
+            persistence.persistIfNeeded()
+            log.info("the word on the next change (\(word.mode.rawValue) at \(Clock.describe(word.time, from: clock.now()))) is over")
+            _ = timers.plan(schedule, adjusting: nil)
+        }
         // A schedule just set up (a reload, a first place): its mode comes from the configuration, not from
         // the event that would have made it ("sunset" at 05:30 reads as a lie).
         var cause = "schedule: \(event)"
@@ -136,6 +148,25 @@ extension Daemon {
         // While appearanced drives the desktop's setting, the schedule decides before the desktop's value.
         let above = schedule.aboveDesktop || publisher.follower.kind != nil
         if let t = engine.apply(.schedule(mode, aboveDesktop: above)) { publish([.init(t, cause: cause)]) }
+    }
+
+    /// `postpone` and `skip` (and their `cancel`), from any face: decided on the schedule in force and the word
+    /// already given (with every accepted change), saved durably, then the schedule is planned again; the
+    /// answer is what `schedule` says of the next two days.
+    func adjustNextChange(_ request: NextChange.Request, by who: String, answer: @escaping (Result<ScheduleInfo, RPCError>) -> Void) {
+        let now = clock.now()
+        let name = Call.nextChange(request).method.rawValue
+        let current = persistence.deciding().inputs.nextChange
+        switch scheduleInForce.deciding(request, current: current, now: now, days: Clock.localDays(around: now),
+                                        show: { Clock.describe($0, from: now) }) {
+        case .failure(let refusal):
+            answer(.failure(RPCError(.requestFailed, "\(name): \(refusal.text)")))
+        case .success(let word):
+            persistence.enqueue(.init(event: .nextChange(word), app: nil, cause: "\(name) by \(who)") { [weak self] result in
+                guard let self else { return }
+                answer(result.map { _ in self.scheduleReply(days: 2) })
+            })
+        }
     }
 
     func temporaryTimeCame(_ end: Int64) {

@@ -22,7 +22,7 @@ public enum Decide {
             return .success(temporaryChange(mode, lifetime, engine, now: now))
         case .toggleTemporary(let lifetime):
             return .success(temporaryChange(engine.state.mode.opposite, lifetime, engine, now: now))
-        case .get, .subscribe, .status, .resolve, .palette, .log, .apps, .reload, .schedule, .integrations:
+        case .get, .subscribe, .status, .resolve, .palette, .log, .apps, .reload, .schedule, .integrations, .nextChange:
             return .success(nil)
         }
     }
@@ -62,6 +62,9 @@ public enum Decide {
         case .override(let o): "override \(o.rawValue)"
         case .temporary(let t): "temporary override \(t?.mode.rawValue ?? "ended")"
         case .app(let app, let mode): "app override \(app): \(mode?.rawValue ?? "system"),"
+        case .nextChange(let n?) where n.skipped: "next change (\(n.mode.rawValue)) skipped"
+        case .nextChange(let n?): "next change (\(n.mode.rawValue)) postponed by \(Schedule.describeOffset(n.postponedBy).dropFirst())"
+        case .nextChange(nil): "next change as planned"
         default: "\(event)"
         }
     }
@@ -77,6 +80,9 @@ public enum Decide {
             case .at(let end): "temporary override: \(t.mode.rawValue) until \(time(end))"
             }
         case .temporary(nil): "temporary override ended"
+        case .nextChange(let n?) where n.skipped: "the next change, \(n.mode.rawValue) at \(time(n.time)), is skipped"
+        case .nextChange(let n?): "the next change, \(n.mode.rawValue) at \(time(n.time)), is postponed to \(time(n.time + n.postponedBy))"
+        case .nextChange(nil): "the next change comes as planned"
         default: "\(event)"
         }
     }

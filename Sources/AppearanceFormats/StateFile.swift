@@ -13,9 +13,11 @@ public enum StateFile {
 
     /// The largest file `encode` writes: the override and a temporary override with the longest `until`
     /// (`{"override":"system","temporary":{"mode":"light","until":253402300799},"apps":{` and `}}` and a newline:
-    /// 82 bytes, rounded up to 128), and the most app overrides the daemon keeps (`AppID.maxOverrides`), each
-    /// id at its longest and written as `"ID":"light",` (11 bytes more): 128 + 4,096 × 266 = 1,089,664 bytes.
-    public static let largestWritten = 128 + AppID.maxOverrides * (maxAppIDBytes + 11)
+    /// 82 bytes), the word on the next change (`,"next":{"time":253402300799,"mode":"light","postpone":86400,
+    /// "skip":false}`: 76), rounded up to 256, and the most app overrides the daemon keeps
+    /// (`AppID.maxOverrides`), each id at its longest and written as `"ID":"light",` (11 bytes more):
+    /// 256 + 4,096 × 266 = 1,089,792 bytes.
+    public static let largestWritten = 256 + AppID.maxOverrides * (maxAppIDBytes + 11)
 
     /// What is persisted: the override and the temporary one with its expiry.
     public struct Saved: Equatable, Sendable {
@@ -23,15 +25,19 @@ public enum StateFile {
         public var temporary: TemporaryOverride?
         /// App overrides (app id → mode).
         public var apps: [String: Mode]
+        /// The user's word on the next automatic change (`postpone`, `skip`).
+        public var nextChange: NextChange?
         /// What `parse` left out of the file, each a sentence naming the entry ("dropped app override \".x\":
         /// not a valid app id (…)"; `StateStore.load` puts the file's path first), for the daemon's log. Empty
         /// for a file the daemon wrote, and never saved.
         public var dropped: [String]
 
-        public init(override: Override, temporary: TemporaryOverride? = nil, apps: [String: Mode] = [:], dropped: [String] = []) {
+        public init(override: Override, temporary: TemporaryOverride? = nil, apps: [String: Mode] = [:],
+                    nextChange: NextChange? = nil, dropped: [String] = []) {
             self.override = override
             self.temporary = temporary
             self.apps = apps
+            self.nextChange = nextChange
             self.dropped = dropped
         }
     }
@@ -103,7 +109,24 @@ public enum StateFile {
             dropped.append("dropped \(over.count) app overrides over the limit of \(AppID.maxOverrides) (kept the first "
                 + "\(AppID.maxOverrides) in sorted order): \(names)")
         }
-        return .success(Saved(override: o, temporary: temporary, apps: apps, dropped: dropped))
+        var nextChange: NextChange?
+        if let n = json["next"], n != .null {
+            nextChange = Self.nextChange(n)
+            if nextChange == nil {
+                dropped.append(#"dropped "next" \#(shown(n)): expected {"time": UNIX_SECONDS, "mode": "light"|"dark", "postpone": SECONDS, "skip": true|false}"#)
+            }
+        }
+        return .success(Saved(override: o, temporary: temporary, apps: apps, nextChange: nextChange, dropped: dropped))
+    }
+
+    /// `{"time": UNIX_SECONDS, "mode": "dark", "postpone": SECONDS, "skip": false}`, within the ranges the
+    /// daemon writes; nil otherwise.
+    static func nextChange(_ json: JSON) -> NextChange? {
+        guard let t = json["time"]?.uint64Value.flatMap({ Int64(exactly: $0) }), TemporaryOverride.untilRange.contains(t),
+              let mode = json["mode"]?.stringValue.flatMap(Mode.init(rawValue:)),
+              let by = json["postpone"]?.uint64Value.flatMap({ Int64(exactly: $0) }), by <= NextChange.maxPostpone,
+              let skip = json["skip"]?.boolValue, by > 0 || skip else { return nil }
+        return NextChange(time: t, mode: mode, postponedBy: by, skipped: skip)
     }
 
     /// A value from the file as JSON, cut at 80 bytes: enough to find it, not a flood in the log.
@@ -119,6 +142,10 @@ public enum StateFile {
         if let t = saved.temporary { members.append(("temporary", t.json)) }
         if !saved.apps.isEmpty {
             members.append(("apps", .object(saved.apps.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value.rawValue)) })))
+        }
+        if let n = saved.nextChange {
+            members.append(("next", .object([("time", .int(UInt64(max(0, n.time)))), ("mode", .string(n.mode.rawValue)),
+                                             ("postpone", .int(UInt64(max(0, n.postponedBy)))), ("skip", .bool(n.skipped))])))
         }
         var bytes = JSON.object(members).bytes
         bytes.append(0x0A)

@@ -148,6 +148,12 @@ public final class AppearanceConnection {
         do { return try ScheduleInfo(json: json) } catch { throw .protocolError(error.message) }
     }
 
+    /// `postpone`, `skip` and their `cancel` (protocol 7): what the schedule then says of the next two days.
+    public func nextChange(_ request: NextChange.Request) throws(AppearanceError) -> ScheduleInfo {
+        let json = try call(.nextChange(request))
+        do { return try ScheduleInfo(json: json) } catch { throw .protocolError(error.message) }
+    }
+
     /// The changes of the mode with their causes, oldest first (`log`; the daemon keeps the last 1,000, across
     /// restarts): everyone's mode, and each app's own (`LogEntry.app`). With `app`, only that app's entries.
     public func log(limit: Int? = nil, app: String? = nil) throws(AppearanceError) -> [LogEntry] {

@@ -24,6 +24,9 @@ public protocol FaceRequests: AnyObject {
     /// A write (`set`, `toggle` and their temporary forms), decided as the socket's are and answered once the
     /// save that covers it is durable. `who` names the asker in `log`.
     func write(_ call: Call, app: String?, by who: String, answer: @escaping (Result<AppearanceState, RPCError>) -> Void)
+    /// `postpone` and `skip` (and their `cancel`), as the socket's: answered once durable with what the
+    /// schedule then says of the next two days.
+    func nextChange(_ request: NextChange.Request, by who: String, answer: @escaping (Result<ScheduleInfo, RPCError>) -> Void)
 }
 
 /// The config's say in what a face serves.

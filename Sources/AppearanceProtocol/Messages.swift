@@ -9,7 +9,7 @@ import AppearanceCore
 ///    `globalMode` and `globalSource` in an app's state object; source `app`; the `apps` method.
 /// 5: the `reload` and `schedule` methods.
 /// 6: the `integrations` method; `integrations` in `status`.
-public let protocolVersion = 6
+public let protocolVersion = 7
 
 /// The longest line the daemon accepts from a client, newline excluded.
 public let maxLineLength = 65_536
@@ -74,7 +74,7 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 public enum Method: String, CaseIterable, Sendable {
-    case get, set, toggle, subscribe, status, resolve, palette, log, apps, reload, schedule, integrations
+    case get, set, toggle, subscribe, status, resolve, palette, log, apps, reload, schedule, integrations, postpone, skip
 }
 
 /// App ids (`"app"` in params): 1-255 bytes of `A-Z a-z 0-9 . _ -`, not starting with a dot; a desktop-file

@@ -69,6 +69,8 @@ public enum Call: Equatable, Sendable {
     case schedule(days: Int)
     /// The integrations, after enabling and disabling the ones named (protocol 6).
     case integrations(enable: [String], disable: [String])
+    /// The user's word on the next automatic change: `postpone` and `skip`, or their `cancel` (protocol 7).
+    case nextChange(NextChange.Request)
 
     /// A plain `subscribe`: mode changes only.
     public static let subscribe = Call.subscribe(.mode)
@@ -90,6 +92,8 @@ public enum Call: Equatable, Sendable {
         case .status: .status
         case .resolve: .resolve
         case .palette: .palette
+        case .nextChange(.postpone), .nextChange(.cancelPostpone): .postpone
+        case .nextChange(.skip), .nextChange(.cancelSkip): .skip
         }
     }
 
@@ -114,6 +118,9 @@ public enum Call: Equatable, Sendable {
         case .resolve(let tokens, let v): return .object([("tokens", .array(tokens.map(JSON.string)))] + v.members)
         case .palette(let v): return v.members.isEmpty ? nil : .object(v.members)
         case .get, .toggle, .status: return nil
+        case .nextChange(.postpone(let seconds)): return .object([("for", .int(UInt64(max(0, seconds))))])
+        case .nextChange(.cancelPostpone), .nextChange(.cancelSkip): return .object([("cancel", .bool(true))])
+        case .nextChange(.skip): return nil
         }
     }
 }
@@ -214,6 +221,8 @@ extension Request {
         case .status, .apps, .reload: []
         case .schedule: ["days"]
         case .integrations: ["enable", "disable"]
+        case .postpone: ["for", "cancel"]
+        case .skip: ["cancel"]
         }
         if let unknown = given.first(where: { !allowed.contains($0.0) }) {
             throw invalid(.invalidParams, "\(name): unknown parameter \"\(unknown.0)\"", id: id ?? .null, reply: reply)
@@ -312,6 +321,19 @@ extension Request {
                 throw invalid(.invalidParams, "integrations: \"\(both)\" is in both \"enable\" and \"disable\"", id: id ?? .null, reply: reply)
             }
             call = .integrations(enable: enable, disable: disable)
+        case .postpone:
+            let cancel = try flag("cancel")
+            switch (param("for"), cancel) {
+            case (nil, true): call = .nextChange(.cancelPostpone)
+            case (nil, false): throw invalid(.invalidParams, "postpone: missing parameter \"for\" (\(Self.expected("postpone.for"))), or \"cancel\": true", id: id ?? .null, reply: reply)
+            case (.some, true): throw invalid(.invalidParams, "postpone: give \"for\" or \"cancel\", not both", id: id ?? .null, reply: reply)
+            case (let f?, false):
+                guard let n = f.uint64Value, n >= 1, n <= UInt64(NextChange.maxPostpone) else {
+                    throw invalid(.invalidParams, "postpone: invalid \"for\" \(f.text), expected \(Self.expected("postpone.for"))", id: id ?? .null, reply: reply)
+                }
+                call = .nextChange(.postpone(seconds: Int64(n)))
+            }
+        case .skip: call = .nextChange(try flag("cancel") ? .cancelSkip : .skip)
         case .get: call = .get
         case .toggle: call = try lifetime().map(Call.toggleTemporary) ?? .toggle
         case .log:
@@ -368,6 +390,8 @@ extension Request {
         case "mode": #""light" or "dark""#
         case "contrast": #""normal" or "high""#
         case "enable", "disable": "an array of integration names"
+        case "postpone.for": "whole seconds from 1 to \(NextChange.maxPostpone)"
+        case "cancel": "true or false"
         default: "a value"
         }
     }

@@ -9,9 +9,20 @@ public struct ScheduleInfo: Equatable, Sendable {
         public var mode: Mode
         /// "sunrise", "sunset-30m", "light-at", "dark-at", "polar day", "polar night".
         public var cause: String
+        /// Put off by the user (`postpone`): the time it had (`time` is its new time).
+        public var postponedFrom: Int64? = nil
+        /// Dropped by the user (`skip`): listed, but it changes nothing.
+        public var skipped = false
 
-        public init(time: Int64, mode: Mode, cause: String) {
-            (self.time, self.mode, self.cause) = (time, mode, cause)
+        public init(time: Int64, mode: Mode, cause: String, postponedFrom: Int64? = nil, skipped: Bool = false) {
+            (self.time, self.mode, self.cause, self.postponedFrom, self.skipped) = (time, mode, cause, postponedFrom, skipped)
+        }
+
+        var json: JSON {
+            var m: [(String, JSON)] = [("time", .int(UInt64(max(0, time)))), ("mode", .string(mode.rawValue)), ("cause", .string(cause))]
+            if let p = postponedFrom { m.append(("postponedFrom", .int(UInt64(max(0, p))))) }
+            if skipped { m.append(("skipped", .bool(true))) }
+            return .object(m)
         }
     }
 
@@ -34,8 +45,7 @@ public struct ScheduleInfo: Equatable, Sendable {
     public var json: JSON {
         .object([("configured", .bool(configured)), ("mode", mode.map { .string($0.rawValue) } ?? .null),
                  ("hiddenBy", hiddenBy.map { .string($0.rawValue) } ?? .null),
-                 ("events", .array(changes.map { .object([("time", .int(UInt64(max(0, $0.time)))), ("mode", .string($0.mode.rawValue)),
-                                                          ("cause", .string($0.cause))]) }))]
+                 ("events", .array(changes.map(\.json)))]
                 + (location.map { [("location", $0.json)] } ?? []))
     }
 
@@ -49,7 +59,9 @@ public struct ScheduleInfo: Equatable, Sendable {
                   let m = item["mode"]?.stringValue.flatMap(Mode.init(rawValue:)) else {
                 throw RPCError(.internalError, "the daemon's schedule reply has an event without a time or a mode")
             }
-            changes.append(Change(time: t, mode: m, cause: item["cause"]?.stringValue ?? ""))
+            changes.append(Change(time: t, mode: m, cause: item["cause"]?.stringValue ?? "",
+                                  postponedFrom: item["postponedFrom"]?.uint64Value.flatMap { Int64(exactly: $0) },
+                                  skipped: item["skipped"]?.boolValue ?? false))
         }
         self.init(configured: configured, mode: json["mode"]?.stringValue.flatMap(Mode.init(rawValue:)),
                   hiddenBy: json["hiddenBy"]?.stringValue.flatMap(Source.init(rawValue:)), changes: changes,

@@ -28,10 +28,26 @@ func printSchedule(_ info: ScheduleInfo, days: Int) {
     for c in info.changes {
         let l = Posix.localTime(c.time)
         let date = "\(weekdays[l.weekday]) \(l.date)"
-        out("\(date == day ? String(repeating: " ", count: date.count) : date)  \(l.clock)  \(c.mode.rawValue.padding(5))  \(c.cause)")
+        let word = c.skipped ? " (skipped)" : c.postponedFrom.map { " (postponed from \(Posix.localTime($0).clock))" } ?? ""
+        out("\(date == day ? String(repeating: " ", count: date.count) : date)  \(l.clock)  \(c.mode.rawValue.padding(5))  \(c.cause)\(word)")
         day = date
     }
     if info.changes.isEmpty { out("no change in the next \(days) day\(days == 1 ? "" : "s") (polar day or night)") }
+}
+
+/// After `postpone` or `skip`: the next change as it now stands, in one line.
+func printNextChange(_ info: ScheduleInfo) {
+    guard let next = info.changes.first else { out("no change in the next 2 days"); return }
+    let l = Posix.localTime(next.time)
+    let when = "\(l.date) \(l.clock)"
+    if next.skipped {
+        let after = info.changes.dropFirst().first { !$0.skipped }.map { " (then \($0.mode.rawValue) at \(Posix.localTime($0.time).date) \(Posix.localTime($0.time).clock))" } ?? ""
+        out("skipped: \(next.mode.rawValue) at \(when), \(next.cause)\(after)")
+    } else if let from = next.postponedFrom {
+        out("\(next.mode.rawValue) at \(when) (\(next.cause), postponed from \(Posix.localTime(from).clock))")
+    } else {
+        out("\(next.mode.rawValue) at \(when) (\(next.cause)), as planned")
+    }
 }
 
 /// A local time as `status`, `log`, `schedule` and `integrations` print it.

@@ -307,6 +307,11 @@ case .schedule(let days, let json):
     do { info = try connect(socket).schedule(days: days) } catch { fail(error) }
     if json { out(info.json.text) } else { printSchedule(info, days: days) }
 
+case .nextChange(let request, let json):
+    let info: ScheduleInfo
+    do { info = try connect(socket).nextChange(request) } catch { fail(error) }
+    if json { out(info.json.text) } else { printNextChange(info) }
+
 case .watch(let w):
     interruptEndsWatch()
     watchLines(w, socket: socket)

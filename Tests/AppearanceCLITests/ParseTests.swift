@@ -89,8 +89,8 @@ import Testing
     }
 
     static let errors: [(String, String)] = [
-        ("", "missing command (get, status, set, toggle, reload, log, schedule, apps, integrations, watch, color, asset, palette, import-darkman, completions)"),
-        ("frobnicate", "unknown command \"frobnicate\" (expected get, status, set, toggle, reload, log, schedule, apps, integrations, watch, color, asset, palette, import-darkman, completions or help)"),
+        ("", "missing command (get, status, set, toggle, reload, log, schedule, postpone, skip, apps, integrations, watch, color, asset, palette, import-darkman, completions)"),
+        ("frobnicate", "unknown command \"frobnicate\" (expected get, status, set, toggle, reload, log, schedule, postpone, skip, apps, integrations, watch, color, asset, palette, import-darkman, completions or help)"),
         ("get --bogus", "unknown option \"--bogus\""),
         ("get -x", "unknown option \"-x\""),
         ("get extra", "get: unexpected argument \"extra\""),
@@ -157,7 +157,7 @@ import Testing
         ("completions", "completions: missing shell (bash, zsh or fish)"),
         ("completions tcsh", "completions: unknown shell \"tcsh\" (expected bash, zsh or fish)"),
         ("completions --json", "completions does not take --json"),
-        ("help frobnicate", "help: unknown command \"frobnicate\" (expected get, status, set, toggle, reload, log, schedule, apps, integrations, watch, color, asset, palette, import-darkman, completions or help)"),
+        ("help frobnicate", "help: unknown command \"frobnicate\" (expected get, status, set, toggle, reload, log, schedule, postpone, skip, apps, integrations, watch, color, asset, palette, import-darkman, completions or help)"),
         ("help get set", "help: unexpected argument \"set\" (help takes one command)"),
         ("help --json", "help does not take --json"),
     ]

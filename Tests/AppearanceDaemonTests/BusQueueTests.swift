@@ -109,6 +109,10 @@ import Testing
             let later = Across(answer)
             BusQueueTests.daemonQueue.async { later.value(.failure(RPCError(.requestFailed, "refused"))) }
         }
+        func nextChange(_ request: NextChange.Request, by who: String, answer: @escaping (Result<ScheduleInfo, RPCError>) -> Void) {
+            record.add("next change by \(who) on \(BusQueueTests.here)")
+            answer(.failure(RPCError(.requestFailed, "refused")))
+        }
     }
 
     @Test func aFacesRequestsAreDecidedOnTheDaemonsQueueAndAnsweredOnTheBuses() throws {

@@ -33,10 +33,24 @@ struct StateFileTests {
         var apps: [String: Mode] = [:]
         for n in 0..<AppID.maxOverrides { apps[Self.appID(n)] = n % 2 == 0 ? .light : .dark }
         let saved = StateFile.Saved(override: .system, temporary: TemporaryOverride(mode: .light, expiry: .at(StateFile.latestUntil)),
-                                    apps: apps)
+                                    apps: apps, nextChange: NextChange(time: StateFile.latestUntil, mode: .light,
+                                                                       postponedBy: NextChange.maxPostpone, skipped: false))
         let bytes = StateFile.encode(saved)
         #expect(bytes.count > 1_000_000 && bytes.count <= StateFile.largestWritten, "\(bytes.count) bytes")
         #expect(try StateFile.parse(bytes).get() == saved)
+    }
+
+    /// The word on the next change reads back; one the daemon would not write is left out and said.
+    @Test func theNextChangeRoundTripsAndABadOneIsDropped() throws {
+        let saved = StateFile.Saved(override: .dark, nextChange: NextChange(time: 1_795_000_000, mode: .dark, postponedBy: 1800, skipped: true))
+        #expect(String(decoding: StateFile.encode(saved), as: UTF8.self)
+                == #"{"override":"dark","next":{"time":1795000000,"mode":"dark","postpone":1800,"skip":true}}"# + "\n")
+        #expect(try StateFile.parse(StateFile.encode(saved)).get() == saved)
+        for bad in [#"{"time":1,"mode":"grey","postpone":0,"skip":true}"#, #"{"time":1,"mode":"dark","postpone":90000,"skip":false}"#,
+                    #"{"time":1,"mode":"dark","postpone":0,"skip":false}"#, #""soon""#] {
+            let loaded = try Self.parse(#"{"override":"dark","next":\#(bad)}"#).get()
+            #expect(loaded.nextChange == nil && loaded.dropped.first?.hasPrefix(#"dropped "next""#) == true, "\(bad): \(loaded)")
+        }
     }
 
     /// `until` that does not fit (2^63, beyond 64 bits, negative, fractional, after the year 9999): the file is

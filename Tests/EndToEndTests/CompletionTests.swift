@@ -7,7 +7,7 @@ import Testing
 @Suite struct CompletionTests {
     static let files = ["bash": "completions/appearancectl.bash", "zsh": "completions/_appearancectl",
                         "fish": "completions/appearancectl.fish"]
-    static let commands = ["get", "status", "set", "toggle", "reload", "log", "schedule", "apps", "integrations", "watch", "color", "asset", "palette",
+    static let commands = ["get", "status", "set", "toggle", "reload", "log", "schedule", "postpone", "skip", "apps", "integrations", "watch", "color", "asset", "palette",
                            "import-darkman", "completions", "help"]
 
     static func shell(_ name: String) throws -> String {

@@ -129,7 +129,7 @@ import Testing
         let methodsSection = try #require(doc.range(of: "## Methods")).upperBound
         let methodsText = String(doc[methodsSection...]).components(separatedBy: "\n## ")[0]
         let methods = methodsText.matches(of: #/\n\| `([a-z]+)` \| /#).map { String($0.1) }
-        #expect(Set(methods) == ["get", "set", "toggle", "subscribe", "status", "resolve", "palette", "log", "apps", "reload", "schedule", "integrations"])
+        #expect(Set(methods) == ["get", "set", "toggle", "subscribe", "status", "resolve", "palette", "log", "apps", "reload", "schedule", "integrations", "postpone", "skip"])
         for m in methods {
             #expect(steps.contains { $0.sends && $0.text.contains(#""method":"\#(m)""#) }, "\(m) is never sent")
         }
