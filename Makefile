@@ -297,8 +297,8 @@ sanitize: deps-test
 	done
 
 # Benchmarks (bench/, docs/benchmarks.md): the real portal stack on a private bus, a release build, peers side by
-# side. `make bench` writes bench/results/ (the figures docs/benchmarks.md quotes); `make bench-quick` is a short
-# run into bench/results/quick/. Neither is part of `make test`, and no test asserts on these numbers.
+# side. `make bench` writes its raw output into out/bench/ (ignored: docs/benchmarks.md keeps the figures, each
+# with its command); `make bench-quick` is a short run into out/bench/quick/. Neither is part of `make test`, and no test asserts on these numbers.
 # BASELINE_BIN_DIR=DIR (another build's release binaries) measures change latency and fan-out beside it.
 BASELINE_BIN_DIR ?=
 BENCH_PKGS := $(TEST_PKGS) gcc libc6-dev librsvg2-bin linux-perf valgrind
@@ -308,40 +308,40 @@ deps-bench:
 
 bench: deps-bench
 	$(SWIFT) build $(RELEASE_FLAGS)
-	/usr/bin/python3 bench/bench.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results
-	/usr/bin/python3 bench/portal_backend.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results
-	/usr/bin/python3 bench/idle_schedule.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results
-	/usr/bin/python3 bench/hostile.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results
+	/usr/bin/python3 bench/bench.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench
+	/usr/bin/python3 bench/portal_backend.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench
+	/usr/bin/python3 bench/idle_schedule.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench
+	/usr/bin/python3 bench/hostile.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench
 	/usr/bin/python3 bench/hostile.py --reading-flood --non-reading-flood --chatty-hook --big-call \
-		--bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results \
+		--bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench \
 		$(if $(BASELINE_BIN_DIR),--baseline-bin-dir $(BASELINE_BIN_DIR))
-	/usr/bin/python3 bench/parsers.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results
-	/usr/bin/python3 bench/apps.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results
-	/usr/bin/python3 bench/set_throughput.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results
-	/usr/bin/python3 bench/rss.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results/rss-alone
-	/usr/bin/python3 bench/change_latency.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results \
+	/usr/bin/python3 bench/parsers.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench
+	/usr/bin/python3 bench/apps.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench
+	/usr/bin/python3 bench/set_throughput.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench
+	/usr/bin/python3 bench/rss.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench/rss-alone
+	/usr/bin/python3 bench/change_latency.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench \
 		$(if $(BASELINE_BIN_DIR),--baseline-bin-dir $(BASELINE_BIN_DIR))
-	/usr/bin/python3 bench/desktop_write.py --out bench/results
-	PATH=$(dir $(shell command -v $(SWIFT))):$$PATH /usr/bin/python3 bench/argparser.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results
-	PATH=$(dir $(shell command -v $(SWIFT))):$$PATH /usr/bin/python3 bench/swift_system.py --out bench/results
-	PATH=$(dir $(shell command -v $(SWIFT))):$$PATH /usr/bin/python3 bench/cli_floor.py --out bench/results
-	rsvg-convert -o bench/results/fanout.png bench/results/fanout.svg
+	/usr/bin/python3 bench/desktop_write.py --out out/bench
+	PATH=$(dir $(shell command -v $(SWIFT))):$$PATH /usr/bin/python3 bench/argparser.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench
+	PATH=$(dir $(shell command -v $(SWIFT))):$$PATH /usr/bin/python3 bench/swift_system.py --out out/bench
+	PATH=$(dir $(shell command -v $(SWIFT))):$$PATH /usr/bin/python3 bench/cli_floor.py --out out/bench
+	rsvg-convert -o out/bench/fanout.png out/bench/fanout.svg
 
 bench-quick: deps-bench
 	$(SWIFT) build $(RELEASE_FLAGS)
-	/usr/bin/python3 bench/bench.py --quick --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results/quick
-	/usr/bin/python3 bench/portal_backend.py --quick --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results/quick
-	/usr/bin/python3 bench/idle_schedule.py --seconds 10 --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results/quick
-	/usr/bin/python3 bench/hostile.py --quick --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results/quick
+	/usr/bin/python3 bench/bench.py --quick --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench/quick
+	/usr/bin/python3 bench/portal_backend.py --quick --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench/quick
+	/usr/bin/python3 bench/idle_schedule.py --seconds 10 --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench/quick
+	/usr/bin/python3 bench/hostile.py --quick --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench/quick
 	/usr/bin/python3 bench/hostile.py --reading-flood --non-reading-flood --chatty-hook --big-call --big-mb 20 \
-		--gets 100 --sets 5 --reps 1 --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results/quick
-	/usr/bin/python3 bench/parsers.py --runs 5 --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results/quick
-	/usr/bin/python3 bench/apps.py --quick --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results/quick
-	/usr/bin/python3 bench/set_throughput.py --seconds 2 --rounds 1 --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results/quick
-	/usr/bin/python3 bench/rss.py --reps 1 --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results/quick
+		--gets 100 --sets 5 --reps 1 --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench/quick
+	/usr/bin/python3 bench/parsers.py --runs 5 --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench/quick
+	/usr/bin/python3 bench/apps.py --quick --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench/quick
+	/usr/bin/python3 bench/set_throughput.py --seconds 2 --rounds 1 --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench/quick
+	/usr/bin/python3 bench/rss.py --reps 1 --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench/quick
 	/usr/bin/python3 bench/change_latency.py --rounds 60 --fanout 1000 --fanout-rounds 12 --fanout-reps 1 --callgrind-rounds 5 --fanout-callgrind-rounds 3 --breakdown-rounds 30 \
-		--bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out bench/results/quick
-	rsvg-convert -o bench/results/quick/fanout.png bench/results/quick/fanout.svg
+		--bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench/quick
+	rsvg-convert -o out/bench/quick/fanout.png out/bench/quick/fanout.svg
 
 # The Debian package (debian/; docs/decisions.md "The Debian package"). `make deb-build` builds it into DEB_DIR
 # with dpkg-buildpackage (binary only, unsigned; the Build-Depends are checked, and hold no Swift: debian/rules

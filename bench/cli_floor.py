@@ -15,7 +15,7 @@ appearanced):
   - appearanced (whose link did not change) from exec to answering, and its idle RSS.
 Writes cli_floor.json to --out.
 
-    make bench  (or: python3 bench/cli_floor.py --out bench/results [--runs 1000])
+    make bench  (or: python3 bench/cli_floor.py --out out/bench [--runs 1000])
 """
 import argparse
 import json

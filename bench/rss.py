@@ -9,7 +9,7 @@ reports the daemon's threads and, idle, its heap and the rest of its memory (sma
 file-backed pages), which tell a larger heap from more code touched; and how long a fresh daemon takes from
 exec to its first answered `get` (median; the socket asked every 0.2 ms by a Python client).
 
-    python3 bench/rss.py --bin-dir DIR [--also LABEL=DIR ...] [--reps 3] --out bench/results
+    python3 bench/rss.py --bin-dir DIR [--also LABEL=DIR ...] [--reps 3] --out out/bench
 """
 import argparse
 import os

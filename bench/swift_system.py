@@ -7,7 +7,7 @@ swift-system's FileDescriptor and Errno; Package.swift). Then, against one runni
 stripped size), `appearancectl get` start-to-exit wall time, alternating the two binaries run by run, and
 the instructions each `get` executes under callgrind. Writes swift_system.json to --out.
 
-    make bench  (or: python3 bench/swift_system.py --out bench/results [--runs 500])
+    make bench  (or: python3 bench/swift_system.py --out out/bench [--runs 500])
 """
 import argparse
 import json
