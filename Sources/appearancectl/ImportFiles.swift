@@ -1,0 +1,73 @@
+import AppearanceCLI
+import AppearanceFormats
+import AppearancePosix
+
+// The files the imports (`palette import`, `import-darkman`) read and write: bounded reads, atomic writes,
+// and no file of the user's replaced or merged into without being asked.
+
+/// The largest plist `palette import` reads: color bundles are a few KiB.
+let importLimit = 4 << 20
+
+/// Reads a regular file of at most `importLimit` bytes (for `palette import`); exits 66 (EX_NOINPUT) naming
+/// it when it cannot (a FIFO or device such as /dev/zero is refused, not read forever).
+func readFile(_ path: String) -> String {
+    do {
+        return String(decoding: try FileSystem.readAll(path, limit: importLimit, regularOnly: true), as: UTF8.self)
+    } catch {
+        let why = switch error.code {
+        case Errno.invalid, Errno.isDirectory: "not a regular file"
+        case Errno.tooBig: "larger than \(importLimit) bytes"
+        default: error.message
+        }
+        Posix.printError("appearancectl: cannot read \(shown(path)): \(why)\n")
+        Posix.exit(66)
+    }
+}
+
+/// Replaces `path` with `text` atomically (FileSystem.writeAtomically, as the daemon writes its state: a new
+/// file beside it, never following a symlink, synced, then renamed over it), so a reader never sees half a
+/// palette and a symlink at `path` is replaced, not written through. The folders on the way are made
+/// (`-o ~/.config/appearanced/config.toml` on a fresh account). Exits 73 (EX_CANTCREAT) when it cannot.
+func writeFile(_ path: String, _ text: String) {
+    do throws(Errno) {
+        try FileSystem.makeDirectories(FileSystem.directory(of: path), permissions: 0o755)
+        try FileSystem.writeAtomically(path, Array(text.utf8), permissions: 0o644)
+    } catch {
+        Posix.printError("appearancectl: cannot write \(shown(path)): \(error.message)\n")
+        Posix.exit(73)
+    }
+}
+
+/// `import-darkman -o FILE --merge` with a FILE that exists: adds what it lacks, keeping every byte of it and
+/// its permissions; a conflict, a file that is not valid TOML, or a symlink (whose target is the user's to
+/// edit) leave it untouched, exit 65.
+func mergeInto(_ path: String, _ result: DarkmanImport) {
+    func refuse(_ why: String) -> Never {
+        Posix.printError("appearancectl: \(shown(why))\n")
+        Posix.exit(Exit.rejected)
+    }
+    let st: FileStatus
+    do { st = try FileSystem.status(path, followLinks: false) } catch { refuse("cannot read \(path): \(error.message)") }
+    guard st.kind == .regular else { refuse("\(path) is not a regular file (a symlink?): merge by hand; nothing written") }
+    let merged: ConfigMerge.Result
+    do { merged = try ConfigMerge.merge(readFile(path), file: path, adding: result.entries) } catch { refuse(error.description) }
+    do { _ = try Config.parse(merged.text, path: path) } catch { refuse("\(path): the merged config would not be valid (\(error)); nothing written") }
+    for note in result.notes { Posix.printError("appearancectl: \(shown(note))\n") }
+    guard !merged.added.isEmpty else {
+        Posix.printError("appearancectl: \(shown(path)) has every setting already; nothing written\n")
+        return
+    }
+    do throws(Errno) { try FileSystem.writeAtomically(path, Array(merged.text.utf8), permissions: st.permissions & 0o7777) } catch {
+        Posix.printError("appearancectl: cannot write \(shown(path)): \(error.message)\n")
+        Posix.exit(73)
+    }
+    Posix.printError("appearancectl: added to \(shown(path)): \(merged.added.joined(separator: ", "))\n")
+}
+
+/// `-o FILE` of the imports: a file that exists (a symlink too) is not replaced without `--force`; exits 73
+/// (EX_CANTCREAT) naming it, before anything is read or converted.
+func refuseToReplace(_ path: String?, force: Bool, mergeable: Bool = false) {
+    guard let path, !force, FileSystem.exists(path) else { return }
+    Posix.printError("appearancectl: \(shown(path)) exists; give \(mergeable ? "--merge to add to it what it lacks, or " : "")--force to replace it\n")
+    Posix.exit(73)
+}
