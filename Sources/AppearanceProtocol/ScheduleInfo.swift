@@ -3,28 +3,9 @@ import AppearanceCore
 /// The reply to `schedule` (protocol 5): what the schedule says now and its changes over the days asked for.
 /// `{"configured": true, "mode": "light", "hiddenBy": "override", "events": [{"time", "mode", "cause"}, …]}`.
 public struct ScheduleInfo: Equatable, Sendable {
-    public struct Change: Equatable, Sendable {
-        /// Unix time, seconds.
-        public var time: Int64
-        public var mode: Mode
-        /// "sunrise", "sunset-30m", "light-at", "dark-at", "polar day", "polar night".
-        public var cause: String
-        /// Put off by the user (`postpone`): the time it had (`time` is its new time).
-        public var postponedFrom: Int64? = nil
-        /// Dropped by the user (`skip`): listed, but it changes nothing.
-        public var skipped = false
-
-        public init(time: Int64, mode: Mode, cause: String, postponedFrom: Int64? = nil, skipped: Bool = false) {
-            (self.time, self.mode, self.cause, self.postponedFrom, self.skipped) = (time, mode, cause, postponedFrom, skipped)
-        }
-
-        var json: JSON {
-            var m: [(String, JSON)] = [("time", .int(UInt64(max(0, time)))), ("mode", .string(mode.rawValue)), ("cause", .string(cause))]
-            if let p = postponedFrom { m.append(("postponedFrom", .int(UInt64(max(0, p))))) }
-            if skipped { m.append(("skipped", .bool(true))) }
-            return .object(m)
-        }
-    }
+    /// A change of the mode the schedule makes: the schedule's own event (its time, mode and cause, and the
+    /// user's word on it).
+    public typealias Change = Schedule.Event
 
     /// A schedule is configured (`[schedule]` in the config).
     public var configured: Bool
@@ -66,5 +47,15 @@ public struct ScheduleInfo: Equatable, Sendable {
         self.init(configured: configured, mode: json["mode"]?.stringValue.flatMap(Mode.init(rawValue:)),
                   hiddenBy: json["hiddenBy"]?.stringValue.flatMap(Source.init(rawValue:)), changes: changes,
                   location: json["location"].map(LocationInfo.init(json:)))
+    }
+}
+
+extension Schedule.Event {
+    /// `{"time", "mode", "cause"}`, with `postponedFrom` and `skipped` when the user moved or dropped it.
+    var json: JSON {
+        var m: [(String, JSON)] = [("time", .int(UInt64(max(0, time)))), ("mode", .string(mode.rawValue)), ("cause", .string(cause))]
+        if let p = postponedFrom { m.append(("postponedFrom", .int(UInt64(max(0, p))))) }
+        if skipped { m.append(("skipped", .bool(true))) }
+        return .object(m)
     }
 }
