@@ -362,3 +362,118 @@ deb-build: deps-deb
 
 deb: deb-build
 	lintian --fail-on error,warning '$(DEB_DIR)/$(DEB_NAME).deb'
+
+# The Arch and RPM packages (packaging/; docs/decisions.md "The Arch and RPM packages"). Both hold what
+# `make install-files PREFIX=/usr` installs, from the release build the .deb ships (packaging/release-build.mk, one
+# build in .build-deb for all three), and are made from a source tarball of the checkout as it is (every file git
+# does not ignore). Neither needs the network. On Debian, pacman's and rpm's databases know nothing of what apt
+# installed, so makepkg and rpmbuild check no build dependencies (--nodeps): apt installs them (deps-arch, deps-rpm);
+# on Arch and Fedora they check them as usual.
+#   make arch   makepkg into ARCH_DIR (default: here), appearanced-VERSION-1-ARCH.pkg.tar.zst. makepkg refuses to
+#               run as root: as root (CI), it runs as a system user made for this one build and removed after it
+#   make rpm    rpmbuild into RPM_DIR (default: here), appearanced-VERSION-1.ARCH.rpm, then rpmlint: any error fails
+include packaging/release-build.mk
+ARCH_PKGS := $(BUILD_PKGS) scdoc makepkg pacman-package-manager libarchive-tools fakeroot zstd
+# rpmbuild's brp-strip needs file and binutils' strip and objdump.
+RPM_PKGS := $(BUILD_PKGS) scdoc rpm rpmlint file binutils
+TEST_PKGS += $(ARCH_PKGS) $(RPM_PKGS)
+ARCH_DIR ?= $(CURDIR)
+override ARCH_DIR := $(abspath $(ARCH_DIR))
+RPM_DIR ?= $(CURDIR)
+override RPM_DIR := $(abspath $(RPM_DIR))
+ARCH_VERSION = $(shell sed -n 's/^pkgver=//p' packaging/arch/PKGBUILD)
+RPM_VERSION = $(shell sed -n 's/^Version: *//p' packaging/rpm/appearanced.spec)
+RPM_NAME = $(shell rpmspec -q --qf '%{name}-%{version}-%{release}.%{arch}.rpm\n' packaging/rpm/appearanced.spec 2>/dev/null | head -1)
+PACKAGE_BIN_DIR = $(shell $(SWIFT) build $(PACKAGE_SWIFT_FLAGS) --scratch-path $(PACKAGE_SCRATCH) --show-bin-path)
+.PHONY: arch rpm rpm-build deps-arch deps-rpm package-binaries package-bin-dir package-source
+
+deps-arch:
+	$(call ensure_packages,$(ARCH_PKGS))
+
+deps-rpm:
+	$(call ensure_packages,$(RPM_PKGS))
+
+# The packages' binaries (as debian/rules builds them), and where they are.
+package-binaries:
+	$(SWIFT) build $(PACKAGE_SWIFT_FLAGS) --scratch-path $(PACKAGE_SCRATCH)
+
+package-bin-dir:
+	@echo '$(PACKAGE_BIN_DIR)'
+
+# SOURCE_DIR/appearanced-VERSION.tar.gz, all in appearanced-VERSION/: the checkout's files (tracked, and new ones
+# git does not ignore), as they are on disk.
+package-source:
+	@[ -n '$(SOURCE_DIR)' ] && [ -n '$(VERSION)' ] || { echo "usage: make package-source SOURCE_DIR=DIR VERSION=V"; exit 1; }
+	@git rev-parse --git-dir >/dev/null 2>&1 || { echo "$(CURDIR) is not a git checkout: the packages are made from one"; exit 1; }
+	@set -euo pipefail; \
+	git ls-files -z --cached --others --exclude-standard | while IFS= read -r -d '' f; do [ ! -f "$$f" ] || printf '%s\0' "$$f"; done \
+		| tar --null --files-from=- --transform='flags=r;s,^,appearanced-$(VERSION)/,' --sort=name \
+			--owner=0 --group=0 --numeric-owner -czf '$(SOURCE_DIR)/appearanced-$(VERSION).tar.gz'
+
+# Stops when the binaries report another version than the package's ($(1): the package file, $(2): its version).
+define check_binary_version
+	@v=$$('$(PACKAGE_BIN_DIR)/appearancectl' --version); [ "$$v" = 'appearancectl $(2)' ] || { \
+		echo "the binary says '$$v' but $(1) is at $(2): update its version"; exit 1; }
+endef
+
+arch:
+	@if command -v dpkg-query >/dev/null; then $(MAKE) --no-print-directory deps-arch; fi
+	$(MAKE) --no-print-directory package-binaries man
+	$(call check_binary_version,packaging/arch/PKGBUILD,$(ARCH_VERSION))
+	@mkdir -p '$(ARCH_DIR)'
+	@# Everything makepkg reads is copied into a fresh folder it may write in (a build user could not reach the
+	@# checkout, whose parents may be private), and only the package comes back.
+	@set -euo pipefail; export PATH="$$PATH:/usr/sbin:/sbin"; \
+	work=$$(mktemp -d /tmp/appearanced-arch.XXXXXX); user=; \
+	trap 'rm -rf "$$work"; if [ -n "$$user" ]; then userdel "$$user" || echo "could not remove the build user $$user"; fi' EXIT; \
+	trap 'exit 1' INT TERM HUP; \
+	mkdir "$$work/bin" "$$work/out"; \
+	cp packaging/arch/PKGBUILD "$$work/"; \
+	cp '$(PACKAGE_BIN_DIR)/appearanced' '$(PACKAGE_BIN_DIR)/appearancectl' "$$work/bin/"; \
+	$(MAKE) --no-print-directory package-source SOURCE_DIR="$$work" VERSION='$(ARCH_VERSION)'; \
+	nodeps=; \
+	if [ ! -d /var/lib/pacman/local ]; then \
+		: "Not Arch: pacman knows no installed package, so makepkg checks none (--nodeps; apt installed them), and"; \
+		: ".BUILDINFO's list of installed packages comes from an empty database of its own."; \
+		nodeps=--nodeps; \
+		mkdir -p "$$work/pacman-db/local"; \
+		printf '#!/bin/sh\nexec pacman --dbpath "%s/pacman-db" "$$@"\n' "$$work" > "$$work/pacman"; \
+		chmod 755 "$$work/pacman"; export PACMAN="$$work/pacman"; \
+	fi; \
+	as=(); \
+	if [ "$$(id -u)" = 0 ]; then \
+		user=appearanced-build-$$$$; \
+		echo "makepkg does not run as root: building as $$user, a system user made for this build"; \
+		useradd --system --user-group --no-create-home --home-dir "$$work" --shell /usr/sbin/nologin "$$user"; \
+		chown -R "$$user:" "$$work"; \
+		as=(setpriv --reuid="$$user" --regid="$$user" --init-groups); \
+	fi; \
+	(cd "$$work" && "$${as[@]}" env HOME="$$work" APPEARANCED_BIN_DIR="$$work/bin" PKGEXT=.pkg.tar.zst \
+		BUILDDIR="$$work/build" SRCDEST="$$work" PKGDEST="$$work/out" \
+		makepkg $$nodeps --noconfirm --nocolor --noprogressbar); \
+	for p in "$$work"/out/*.pkg.tar.zst; do install -m644 "$$p" '$(ARCH_DIR)/'; echo "Built $(ARCH_DIR)/$${p##*/}"; done
+
+rpm-build:
+	@if command -v dpkg-query >/dev/null; then $(MAKE) --no-print-directory deps-rpm; fi
+	$(MAKE) --no-print-directory package-binaries man
+	$(call check_binary_version,packaging/rpm/appearanced.spec,$(RPM_VERSION))
+	@mkdir -p '$(RPM_DIR)'
+	@set -euo pipefail; \
+	work=$$(mktemp -d /tmp/appearanced-rpm.XXXXXX); trap 'rm -rf "$$work"' EXIT; trap 'exit 1' INT TERM HUP; \
+	mkdir "$$work/SOURCES"; \
+	$(MAKE) --no-print-directory package-source SOURCE_DIR="$$work/SOURCES" VERSION='$(RPM_VERSION)'; \
+	: "rpm's database knows the system's packages only where rpm is the package manager: elsewhere --nodeps"; \
+	nodeps=--nodeps; if rpm -q rpm >/dev/null 2>&1; then nodeps=; fi; \
+	brp=(); \
+	case "$$(readlink -f /bin/sh)" in */bash) ;; *) \
+		: "brp-compress (it gzips the man pages) is bash run as /bin/sh, as on Fedora: elsewhere (Debian's dash) run it with bash."; \
+		brp=(--define '__brp_compress bash %{_rpmconfigdir}/brp-compress %{?_prefix}') ;; \
+	esac; \
+	rpmbuild -bb $$nodeps --define "_topdir $$work" --define 'appearanced_bin_dir $(PACKAGE_BIN_DIR)' "$${brp[@]}" \
+		packaging/rpm/appearanced.spec; \
+	for p in "$$work"/RPMS/*/*.rpm; do install -m644 "$$p" '$(RPM_DIR)/'; echo "Built $(RPM_DIR)/$${p##*/}"; done
+
+# rpmlint with Fedora's settings (packaging/rpm/rpmlint.toml) and the package's filters (appearanced.rpmlintrc).
+rpm: rpm-build
+	rpmlint -c packaging/rpm/rpmlint.toml -r packaging/rpm/appearanced.rpmlintrc \
+		packaging/rpm/appearanced.spec '$(RPM_DIR)/$(RPM_NAME)'
