@@ -63,20 +63,17 @@ public struct Clock: Sendable {
         guard (earliestShown...latestShown).contains(time) else { return "never" }
         let t = Posix.localTime(time)
         guard (1...9999).contains(t.year), (0...6).contains(t.weekday) else { return "never" }
-        let hm = String(format2: t.hour) + ":" + String(format2: t.minute)
+        let hm = t.clock
         let (ahead, overflow) = time.subtractingReportingOverflow(now)
         if !overflow, ahead >= 0, ahead < 86_400 {
             let today = Posix.localTime(now)
             if (today.year, today.month, today.day) == (t.year, t.month, t.day) { return hm }
         }
-        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-        return "\(days[t.weekday]) \(String(fourDigits: t.year))-\(String(format2: t.month))-\(String(format2: t.day)) \(hm)"
+        return "\(t.weekdayName) \(t.date) \(hm)"
     }
 }
 
 extension String {
-    init(format2 n: Int) { self = n < 10 ? "0\(n)" : "\(n)" }
-    init(fourDigits n: Int) { self = n < 10 ? "000\(n)" : n < 100 ? "00\(n)" : n < 1000 ? "0\(n)" : "\(n)" }
 
     func trimmingCharacters(in set: String) -> String {
         var s = Substring(self)

@@ -126,6 +126,20 @@ public enum Posix {
         public var year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int
         /// 0 Sunday … 6 Saturday.
         public var weekday: Int
+
+        /// `2026-11-27` (the year with four digits: `0099-01-02`), as the daemon and the CLI write dates.
+        public var date: String { "\(Self.digits(year, 4))-\(Self.digits(month, 2))-\(Self.digits(day, 2))" }
+        /// `14:05`.
+        public var clock: String { "\(Self.digits(hour, 2)):\(Self.digits(minute, 2))" }
+        /// `14:05:09`.
+        public var clockWithSeconds: String { clock + ":" + Self.digits(second, 2) }
+        /// `Fri`.
+        public var weekdayName: String { ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"][max(0, min(6, weekday))] }
+
+        static func digits(_ n: Int, _ width: Int) -> String {
+            let text = String(n)
+            return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+        }
     }
 
     public static func localTime(_ time: Int64) -> LocalTime {

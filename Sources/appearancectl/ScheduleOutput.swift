@@ -23,11 +23,10 @@ func printSchedule(_ info: ScheduleInfo, days: Int) {
     } ?? ""
     out("now: \(mode.rawValue)\(hidden)")
     if let place = info.location { out("place: \(place.summary)") }
-    let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     var day = ""
     for c in info.changes {
         let l = Posix.localTime(c.time)
-        let date = "\(weekdays[l.weekday]) \(l.date)"
+        let date = "\(l.weekdayName) \(l.date)"
         let word = c.skipped ? " (skipped)" : c.postponedFrom.map { " (postponed from \(Posix.localTime($0).clock))" } ?? ""
         out("\(date == day ? String(repeating: " ", count: date.count) : date)  \(l.clock)  \(c.mode.rawValue.padding(5))  \(c.cause)\(word)")
         day = date
@@ -48,13 +47,4 @@ func printNextChange(_ info: ScheduleInfo) {
     } else {
         out("\(next.mode.rawValue) at \(when) (\(next.cause)), as planned")
     }
-}
-
-/// A local time as `status`, `log`, `schedule` and `integrations` print it.
-extension Posix.LocalTime {
-    static func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-    /// `2026-11-27`
-    var date: String { "\(year)-\(Self.two(month))-\(Self.two(day))" }
-    /// `14:05`
-    var clock: String { "\(Self.two(hour)):\(Self.two(minute))" }
 }

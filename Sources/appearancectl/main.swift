@@ -229,7 +229,7 @@ case .log(let count, let app, let json):
     for e in entries {
         if json { out(e.json.text); continue }
         let l = Posix.localTime(e.time)
-        let when = "\(l.date) \(l.clock):\(Posix.LocalTime.two(l.second))"
+        let when = "\(l.date) \(l.clockWithSeconds)"
         let change = e.from.map { "\($0.rawValue) → \(e.to.rawValue)" } ?? "start: \(e.to.rawValue)"
         // An app's own change names the app first: "[kitty] app override kitty: dark, set by …".
         out("\(when)  \(change.padding(13))  \(e.app.map { "[\($0)] " } ?? "")\(e.cause)")
