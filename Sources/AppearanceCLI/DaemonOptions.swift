@@ -54,38 +54,22 @@ public enum DaemonOptions {
     public static func parse(_ arguments: [String]) throws(UsageError) -> DaemonInvocation {
         var invocation = DaemonInvocation()
         var flags: Set<String> = []
-        var i = 0
-        while i < arguments.count {
-            let arg = arguments[i]
-            i += 1
-            var name = arg
-            var inline: String?
-            if arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") {
-                name = String(arg[..<eq])
-                inline = String(arg[arg.index(after: eq)...])
-            }
-            guard let spec = table.first(where: { $0.names.contains(name) }) else {
-                throw UsageError(arg.hasPrefix("-") ? "unknown option \"\(name)\"" : "unexpected argument \"\(arg)\" (appearanced takes options only)")
-            }
-            guard spec.value != nil else {
-                if inline != nil { throw UsageError("option \(spec.name) takes no value") }
+        for token in try Scan.tokens(arguments, spec: { name in table.first { $0.names.contains(name) } }) {
+            switch token {
+            case .operand(let arg):
+                throw UsageError("unexpected argument \"\(shown(arg))\" (appearanced takes options only)")
+            case .rest:
+                continue  // no option of appearanced's takes the rest of the line
+            case .option(let spec, nil, _):
                 flags.insert(spec.name)
-                continue
-            }
-            let value: String
-            if let inline {
-                value = inline
-            } else {
-                guard i < arguments.count else { throw UsageError("option \(spec.name) needs a value (\(spec.value!))") }
-                value = arguments[i]
-                i += 1
-            }
-            guard !value.isEmpty else { throw UsageError("option \(spec.name) needs a value (\(spec.value!)), not an empty one") }
-            switch spec.name {
-            case "--config": invocation.config = value
-            case "--socket": invocation.socket = value
-            case "--state-dir": invocation.stateDir = value
-            default: invocation.logLevel = value
+            case .option(let spec, let value?, _):
+                guard !value.isEmpty else { throw UsageError("option \(spec.name) needs a value (\(spec.value!)), not an empty one") }
+                switch spec.name {
+                case "--config": invocation.config = value
+                case "--socket": invocation.socket = value
+                case "--state-dir": invocation.stateDir = value
+                default: invocation.logLevel = value
+                }
             }
         }
         if flags.contains("--hooks") {

@@ -25,50 +25,27 @@ private struct Parser {
     var version = false
 
     mutating func read(_ arguments: [String]) throws(UsageError) {
-        var i = 0
-        while i < arguments.count {
-            let arg = arguments[i]
-            i += 1
-            if arg == "--" {
-                operands += arguments[i...]
-                return
-            }
-            guard arg.hasPrefix("-"), arg.count > 1 else {
-                operands.append(arg)
-                continue
-            }
-            let equals = arg.hasPrefix("--") ? arg.firstIndex(of: "=") : nil
-            let name = equals.map { String(arg[..<$0]) } ?? arg
-            guard let spec = Table.specs(named: name).first else { throw UsageError("unknown option \"\(arg)\"") }
-            let long = spec.name
-            guard let placeholder = spec.value else {
-                if equals != nil { throw UsageError("option \(long) takes no value") }
-                switch long {
+        let tokens = try Scan.tokens(arguments, spec: { Table.specs(named: $0).first }, takesRest: { $0.completion == .command })
+        for token in tokens {
+            switch token {
+            case .operand(let text):
+                operands.append(text)
+            case .rest(let spec, let command):
+                exec = command
+                execGiven = true
+                given.append(spec.name)
+            case .option(let spec, nil, _):
+                switch spec.name {
                 case "--help": help = true
                 case "--version": version = true
-                default: flags.insert(long)
+                default: flags.insert(spec.name)
                 }
-                given.append(long)
-                continue
+                given.append(spec.name)
+            case .option(let spec, let value?, let written):
+                try check(spec.name, value, placeholder: spec.value ?? "", written: written)
+                if spec.name == "--socket" { socket = value } else { values[spec.name] = value }
+                given.append(spec.name)
             }
-            if spec.completion == .command {
-                guard i < arguments.count || equals != nil else { throw UsageError("option \(long) needs a command") }
-                exec = (equals.map { [String(arg[arg.index(after: $0)...])] } ?? []) + arguments[i...]
-                execGiven = true
-                given.append(long)
-                return
-            }
-            let value: String
-            if let equals {
-                value = String(arg[arg.index(after: equals)...])
-            } else {
-                guard i < arguments.count else { throw UsageError("option \(name) needs a value") }
-                value = arguments[i]
-                i += 1
-            }
-            try check(long, value, placeholder: placeholder, written: equals == nil ? long : "\(long)=")
-            if long == "--socket" { socket = value } else { values[long] = value }
-            given.append(long)
         }
     }
 
