@@ -212,7 +212,13 @@ public final class Daemon: @unchecked Sendable {
         clients.startAccepting()
         publisher.writeModeFile(s.mode)
         publisher.updateStatus(describe())
+        // The start-up's code (config, state, the bus's first calls) is done with: what answers from now on
+        // faults its own pages back in (docs/decisions.md, "Idle memory").
+        if !Self.keepStartupPages { Posix.releaseCodePages() }
     }
+
+    /// `APPEARANCED_KEEP_STARTUP_PAGES=1`: keep them, for the benchmark's side-by-side figure.
+    static let keepStartupPages = Posix.environment("APPEARANCED_KEEP_STARTUP_PAGES") == "1"
 
     /// For systemd's STATUS=: "dark (system, portal v1)", "light (override)", "dark (schedule: sunset)".
     func describe() -> String {

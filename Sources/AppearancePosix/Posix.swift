@@ -75,6 +75,30 @@ public enum Posix {
     /// malloc_trim(0): gives freed heap back to the system (glibc keeps it otherwise).
     public static func returnFreeMemory() { _ = cposix_malloc_trim(0) }
 
+    /// Lets go of the code pages the process has touched so far (every file-backed executable mapping:
+    /// madvise MADV_DONTNEED), after a start-up whose code will not run again: they stay in the page cache,
+    /// and what runs later faults its pages back in from there (no read from disk). Only mappings that are
+    /// executable and never written (program text) are touched: a relocated or written page is never dropped.
+    /// Returns how many bytes were let go.
+    @discardableResult
+    public static func releaseCodePages() -> Int {
+        guard let bytes = try? FileSystem.readAll("/proc/self/maps", limit: 1 << 20, regularOnly: false) else { return 0 }
+        var released = 0
+        for line in bytes.split(separator: UInt8(ascii: "\n")) {
+            let fields = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: true)
+            // start-end perms offset dev inode path: a file's private executable text, not [vdso] or the like.
+            guard fields.count >= 6, Array(fields[1]) == Array("r-xp".utf8), fields[5].first == UInt8(ascii: "/") else { continue }
+            let range = fields[0].split(separator: UInt8(ascii: "-"))
+            guard range.count == 2, let start = UInt(String(decoding: range[0], as: UTF8.self), radix: 16),
+                  let end = UInt(String(decoding: range[1], as: UTF8.self), radix: 16), end > start,
+                  let address = UnsafeMutableRawPointer(bitPattern: start) else { continue }
+            // MADV_RANDOM first: a page that runs again comes back alone, not with the 15 around it (fault-around).
+            _ = madvise(address, Int(end - start), MADV_RANDOM)
+            if madvise(address, Int(end - start), MADV_DONTNEED) == 0 { released += Int(end - start) }
+        }
+        return released
+    }
+
     /// Sleeps for `seconds` (nanosleep(2), resumed after a signal).
     public static func sleep(seconds: Double) {
         var t = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
