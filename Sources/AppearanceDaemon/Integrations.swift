@@ -5,10 +5,7 @@ import AppearanceProtocol
 import Dispatch
 
 /// The integrations' room: programs that make one program follow the mode (docs/integrations.md), off until
-/// enabled. Each is an executable file NAME found in, first match winning:
-/// `$XDG_CONFIG_HOME/appearanced/integrations/` (a user's copy), `$APPEARANCED_INTEGRATIONS_DIR` (a build
-/// run from its source tree), `$XDG_DATA_HOME/appearanced/integrations/`, then each of `$XDG_DATA_DIRS`
-/// (`/usr/local/share`, `/usr/share`: where `make install` and the package put the shipped ones).
+/// enabled. Each is an executable file NAME in one of IntegrationFinder's directories (a user's copy first).
 ///
 /// An enabled integration is run as `NAME apply` whenever the mode of its app id (its name, or the config's
 /// `app`) changes, and once when it is enabled, at start-up and after a reload (its settings may have
@@ -21,7 +18,7 @@ final class Integrations: @unchecked Sendable {
     private let queue: DispatchQueue
     private let log: Logger
     /// Where the integrations are looked up (the XDG base directories).
-    private let paths: Paths
+    private let finder: IntegrationFinder
     /// `integrations.json`, next to state.json.
     let file: String
     /// Where each integration keeps its own files (APPEARANCE_INTEGRATION_DIR): `integrations/NAME` next to it.
@@ -41,9 +38,6 @@ final class Integrations: @unchecked Sendable {
     private var running: Set<String> = []
     private var pending: [String: Job] = [:]
 
-    /// The most files the daemon lists from its directories.
-    static let maxListed = 256
-
     enum Job {
         case apply(Mode, previous: Mode?, cause: String)
         case restore
@@ -52,7 +46,7 @@ final class Integrations: @unchecked Sendable {
     init(queue: DispatchQueue, log: Logger, paths: Paths) {
         self.queue = queue
         self.log = log
-        self.paths = paths
+        finder = IntegrationFinder(paths: paths)
         let dir = FileSystem.directory(of: paths.stateFile)
         file = dir + "/integrations.json"
         filesRoot = dir + "/integrations"
@@ -61,34 +55,13 @@ final class Integrations: @unchecked Sendable {
     // MARK: The list
 
     /// The directories searched, in order.
-    func directories() -> [String] {
-        [paths.configHome + "/appearanced/integrations"] + (paths.integrationsDir.map { [$0] } ?? [])
-            + ([paths.dataHome] + paths.dataDirs).map { $0 + "/appearanced/integrations" }
-    }
+    func directories() -> [String] { finder.directories() }
 
-    /// The file that wins for one name (the first directory that holds it as a regular file), or nil.
-    func path(of name: String) -> String? {
-        guard IntegrationName.isValid(name) else { return nil }
-        for dir in directories() {
-            let path = dir + "/" + name
-            if let st = try? FileSystem.status(path), st.kind == .regular { return path }
-        }
-        return nil
-    }
+    /// The file that wins for one name, or nil.
+    func path(of name: String) -> String? { finder.path(of: name) }
 
     /// Every integration found: name → path of the file that wins.
-    func found() -> [String: String] {
-        var all: [String: String] = [:]
-        for dir in directories() {
-            for name in (FileSystem.names(in: dir) ?? []).sorted() where all[name] == nil && IntegrationName.isValid(name) {
-                guard all.count < Self.maxListed else { break }
-                let path = dir + "/" + name
-                guard let st = try? FileSystem.status(path), st.kind == .regular else { continue }  // lib/, and the like
-                all[name] = path
-            }
-        }
-        return all
-    }
+    func found() -> [String: String] { finder.found() }
 
     func appID(_ name: String) -> String { settings[name]?["app"] ?? name }
 
