@@ -56,7 +56,7 @@ _appearancectl() {
             log) opts+=' --json --app -n' ;;
             schedule) opts+=' --json --days' ;;
             apps) opts+=' --json' ;;
-            integrations) opts+=' --json' ;;
+            integrations) opts+=' --json --force' ;;
             watch) opts+=' --json --app --traits --palette --exit-on-disconnect --exec --no-initial' ;;
             color) opts+=' --mode --contrast --format' ;;
             asset) opts+=' --mode --contrast' ;;
@@ -70,13 +70,18 @@ _appearancectl() {
     elif [[ -z $sub ]]; then
         case $command in
             set) COMPREPLY=($(compgen -W 'dark light system' -- "$cur")) ;;
-            integrations) COMPREPLY=($(compgen -W 'enable disable' -- "$cur")) ;;
+            integrations) COMPREPLY=($(compgen -W 'list enable disable' -- "$cur")) ;;
             color) COMPREPLY=($(compgen -W "$(_appearancectl_list colors)" -- "$cur")) ;;
             asset) COMPREPLY=($(compgen -W "$(_appearancectl_list assets)" -- "$cur")) ;;
             palette) COMPREPLY=($(compgen -W 'import' -- "$cur")) ;;
             import-darkman) COMPREPLY=($(compgen -f -- "$cur")) ;;
             completions) COMPREPLY=($(compgen -W 'bash zsh fish' -- "$cur")) ;;
             help) COMPREPLY=($(compgen -W 'get status set toggle reload log schedule apps integrations watch color asset palette import-darkman completions' -- "$cur")) ;;
+        esac
+    else
+        case "$command $sub" in
+            'integrations enable') COMPREPLY=($(compgen -W "$(_appearancectl_list integrations)" -- "$cur")) ;;
+            'integrations disable') COMPREPLY=($(compgen -W "$(_appearancectl_list enabled-integrations)" -- "$cur")) ;;
         esac
     fi
 }

@@ -34,7 +34,9 @@ complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a impo
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a completions -d 'print the completion script for bash, zsh or fish'
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a help -d 'print the help, or the help of one command'
 complete -c appearancectl -n "__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from dark light system" -a "dark light system"
-complete -c appearancectl -n "__fish_seen_subcommand_from integrations; and not __fish_seen_subcommand_from enable disable" -a "enable disable"
+complete -c appearancectl -n "__fish_seen_subcommand_from integrations; and not __fish_seen_subcommand_from list enable disable" -a "list enable disable"
+complete -c appearancectl -n "__fish_seen_subcommand_from integrations; and __fish_seen_subcommand_from enable" -a "(__appearancectl_list integrations)"
+complete -c appearancectl -n "__fish_seen_subcommand_from integrations; and __fish_seen_subcommand_from disable" -a "(__appearancectl_list enabled-integrations)"
 complete -c appearancectl -n "__fish_seen_subcommand_from color" -a "(__appearancectl_list colors)"
 complete -c appearancectl -n "__fish_seen_subcommand_from asset" -a "(__appearancectl_list assets)"
 complete -c appearancectl -n "__fish_seen_subcommand_from palette; and not __fish_seen_subcommand_from import" -a import -d 'convert LFLDarkModeKit color plists to palette.toml'
@@ -69,4 +71,5 @@ complete -c appearancectl -n "__fish_seen_subcommand_from import-darkman" -l out
 complete -c appearancectl -n "__fish_seen_subcommand_from palette; and __fish_seen_subcommand_from import" -l output -s o -r -F -d 'write to this file'
 complete -c appearancectl -n "__fish_seen_subcommand_from import-darkman" -l force -d 'with -o, replace a file that exists'
 complete -c appearancectl -n "__fish_seen_subcommand_from palette; and __fish_seen_subcommand_from import" -l force -d 'with -o, replace a file that exists'
+complete -c appearancectl -n "__fish_seen_subcommand_from integrations" -l force -d 'with enable, also one whose program is not installed (its files are prepared)'
 complete -c appearancectl -n "__fish_seen_subcommand_from import-darkman" -l merge -d 'with -o, add to a config that exists what it lacks (conflicts refused by name)'

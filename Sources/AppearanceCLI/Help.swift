@@ -33,10 +33,14 @@ public let helpText = """
                                  what the schedule says now, what hides it (an override, a temporary
                                  one, or the desktop when it ranks first), and its changes over the
                                  next N days (default 7), one line each, by local date
-      integrations [--json]      the integrations (programs made to follow the mode: docs/integrations.md):
+      integrations [list] [--json]
+                                 the integrations (programs made to follow the mode: docs/integrations.md):
                                  enabled or not, whether the program is installed, the last run
-      integrations enable|disable NAME...
-                                 enable (the mode is applied at once and on every change of it) or
+      integrations enable [--force] NAME...
+                                 enable (the mode is applied at once and on every change of it); one
+                                 whose program is not installed is refused, unless --force (its files
+                                 are prepared); one whose first run fails is left off, saying why
+      integrations disable NAME...
                                  disable (what the integration changed in your files is restored)
       watch [--json [--traits] [--palette]] [--exit-on-disconnect]
                                  print the mode, then one line per change, until interrupted

@@ -33,8 +33,9 @@ public enum Command: Equatable, Sendable {
     /// The schedule's changes over the next `days` days.
     case schedule(days: Int, json: Bool)
     case apps(json: Bool)
-    /// The integrations, after enabling or disabling the ones named.
-    case integrations(enable: [String], disable: [String], json: Bool)
+    /// The integrations, after enabling or disabling the ones named; `force`: enable one whose program is not
+    /// installed (its `available` fails) too.
+    case integrations(enable: [String], disable: [String], force: Bool = false, json: Bool)
     /// The daemon reads its config and palette again (as on SIGHUP).
     case reload
     case watch(Watch)

@@ -41,10 +41,6 @@ struct IntegrationFinder: Sendable {
         }
         return all
     }
-
-    /// How to get the shipped integrations, for a message that found none (or not the one asked for).
-    static let howToGet = "the shipped ones come with the package, or `make install PREFIX=~/.local` in the source tree; "
-        + "`make run` there runs the daemon with the checkout's integrations/"
 }
 
 /// The check of `[integrations.NAME]` against the integrations installed (docs/decisions.md, "The config's
@@ -113,7 +109,7 @@ public final class IntegrationCheck: @unchecked Sendable {
         }
         // Every name found, for the message about one that is not (listing the folders only then).
         let found = named.contains { $0.path == nil } ? Set(finder.found().keys) : Set(named.map(\.name))
-        let hint = found.isEmpty ? "; searched \(finder.directories().joined(separator: ", ")); \(IntegrationFinder.howToGet)" : ""
+        let hint = found.isEmpty ? "; searched \(finder.directories().joined(separator: ", ")); \(IntegrationName.howToGet)" : ""
         return (config.integrationProblem(found: found, described: descriptions, path: path, notFoundHint: hint), notes)
     }
 }

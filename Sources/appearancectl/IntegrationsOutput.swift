@@ -15,18 +15,21 @@ struct IntegrationFacts {
     var description = IntegrationDescription(output: "")
 }
 
-/// What each integration in `list` says of itself, all asked at once under one 2 s deadline. One the daemon would
-/// not run (another user could have written it, its folder or the library it sources) is not asked either.
-func facts(_ list: [IntegrationInfo]) -> [IntegrationFacts] {
+/// What each integration in `list` says of itself (`available`, and `describe` unless told not to), all asked at
+/// once under one 2 s deadline. One the daemon would not run (another user could have written it, its folder or
+/// the library it sources) is not asked either.
+func facts(_ list: [IntegrationInfo], describe: Bool = true) -> [IntegrationFacts] {
     let problems = list.map { info in info.path.flatMap { Trust.integrationProblem($0) } }
+    let verbs = describe ? ["available", "describe"] : ["available"]
     let jobs = zip(list, problems).flatMap { info, problem in
-        (problem == nil ? info.path : nil).map { [(path: $0, verb: "available"), (path: $0, verb: "describe")] } ?? []
+        (problem == nil ? info.path : nil).map { path in verbs.map { (path: path, verb: $0) } } ?? []
     }
     var answers = SideBySide.run(jobs.map { [$0.path, $0.verb] }, deadline: Deadline(seconds: 2))[...]
     return zip(list, problems).map { info, problem in
         guard let path = info.path else { return IntegrationFacts(available: nil, availability: "not found (the file is gone)") }
         if let problem { return IntegrationFacts(available: nil, availability: "not run: \(problem)") }
-        let (available, described) = (answers.popFirst() ?? nil, answers.popFirst() ?? nil)
+        let available = answers.popFirst() ?? nil
+        let described = describe ? answers.popFirst() ?? nil : nil
         var f = IntegrationFacts(available: nil, availability: "unknown (\(path) available did not answer within 2 s)")
         if let r = available {
             f.available = r.ok
@@ -54,8 +57,7 @@ func integrationJSON(_ info: IntegrationInfo, _ f: IntegrationFacts) -> JSON {
 /// `integrations [--json]`: one block per integration, or one JSON object per line.
 func printIntegrations(_ list: [IntegrationInfo], json: Bool) {
     if list.isEmpty, !json {
-        out("no integrations found (they are installed in /usr/share/appearanced/integrations or /usr/local/share/…; "
-            + "a copy of yours goes in ~/.config/appearanced/integrations)")
+        out("no integrations found: \(IntegrationName.howToGet) (a copy of yours goes in ~/.config/appearanced/integrations)")
         return
     }
     for (info, f) in zip(list, facts(list)) {
@@ -77,11 +79,13 @@ func printIntegrations(_ list: [IntegrationInfo], json: Bool) {
 }
 
 /// `integrations enable|disable NAME...`: the change, then each one's run as it ends (up to `wait` seconds).
-/// Exit 65 when one of them failed.
-func changeIntegrations(socket: String?, enable: [String], disable: [String], json: Bool) -> Never {
+/// Exit 65 when one of them failed (a first run that fails leaves it off: the daemon says so), or when one to
+/// enable says its program is not installed (unless `force`): then nothing is changed.
+func changeIntegrations(socket: String?, enable: [String], disable: [String], force: Bool, json: Bool) -> Never {
     let c = connect(socket)
     let current: [IntegrationInfo]
     do { current = try c.integrations() } catch { fail(error) }
+    if !force { refuseMissingPrograms(current.filter { enable.contains($0.name) && !$0.enabled && $0.path != nil }) }
     let before = Dictionary(current.map { ($0.name, $0.runs) }, uniquingKeysWith: { a, _ in a })
     let wasEnabled = Set(current.filter(\.enabled).map(\.name))
     let run: Bool
@@ -102,7 +106,7 @@ func changeIntegrations(socket: String?, enable: [String], disable: [String], js
     }
     var failed = false
     for name in names {
-        let verb = enable.contains(name) ? "enabled" : "disabled"
+        let verb = !enable.contains(name) ? "disabled" : results[name]?.enabled == false ? "enabling failed" : "enabled"
         guard let info = results[name] else {
             out(json ? JSON.object([("name", .string(name)), ("result", .null)]).text
                 : "\(name): \(verb); " + (!run ? "not run: this instance runs none (a trial instance: --state-dir without --hooks)"
@@ -113,4 +117,17 @@ func changeIntegrations(socket: String?, enable: [String], disable: [String], js
         out(json ? integrationJSON(info, IntegrationFacts(available: nil, availability: "")).text : "\(name): \(verb); \(describeRun(info.last))")
     }
     Posix.exit(failed ? Exit.rejected : Exit.ok)
+}
+
+/// Ends the run (exit 65, nothing changed) when one of `list` says its program is not installed (`available`
+/// fails) or does not say within the deadline. One the trust check refuses is left to the daemon, which says so.
+func refuseMissingPrograms(_ list: [IntegrationInfo]) {
+    let refused = zip(list, facts(list, describe: false)).filter { _, f in
+        f.available == false || (f.available == nil && !f.availability.hasPrefix("not run:"))
+    }
+    guard !refused.isEmpty else { return }
+    for (info, f) in refused { note("integrations enable: \(info.name): \(f.availability)") }
+    let it = refused.count == 1 ? "it" : "them"
+    note("nothing enabled (--force enables \(it) anyway: \(refused.count == 1 ? "its" : "their") files are prepared for when the program is installed)")
+    Posix.exit(Exit.rejected)
 }

@@ -246,6 +246,8 @@ case .completionList(let what):
     case .colors: ((try? c.palette())?.colors.map(\.name)) ?? []
     case .assets: ((try? c.palette())?.assets.map(\.name)) ?? []
     case .apps: ((try? c.apps())?.map(\.app)) ?? []
+    case .integrations: ((try? c.integrations())?.filter { !$0.enabled && $0.path != nil }.map(\.name)) ?? []
+    case .enabledIntegrations: ((try? c.integrations())?.filter(\.enabled).map(\.name)) ?? []
     }
     // Only names a shell takes as they are: a quoted TOML key may hold a space, a quote or `$(…)`, which a
     // script's word list would split or expand. Such a token is typed by hand.
@@ -375,8 +377,8 @@ case .apps(let json):
         out(json ? JSON.object([("app", .string(app)), ("override", .string(mode.rawValue))]).text : "\(app)\t\(mode.rawValue)")
     }
 
-case .integrations(let enable, let disable, let json):
-    if !enable.isEmpty || !disable.isEmpty { changeIntegrations(socket: socket, enable: enable, disable: disable, json: json) }
+case .integrations(let enable, let disable, let force, let json):
+    if !enable.isEmpty || !disable.isEmpty { changeIntegrations(socket: socket, enable: enable, disable: disable, force: force, json: json) }
     do { printIntegrations(try connect(socket).integrations(), json: json) } catch { fail(error) }
 
 case .reload:
