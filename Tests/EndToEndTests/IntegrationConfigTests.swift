@@ -27,7 +27,7 @@ import Testing
         try s.write("[integrations.kitty]\ndark = \"night.conf\"\n\n# a typo\ndarkk = \"x\"\n", to: s.configFile)
         let key = try s.run(Bin.daemon, ["--check"])
         #expect(key.status == 78, "\(key)")
-        #expect(key.err == "appearanced: \(s.configFile):5: integrations.kitty.darkk: unknown setting (kitty's settings: dark, light, socket, app)\n", "\(key.err)")
+        #expect(key.err == "appearanced: \(s.configFile):5: integrations.kitty.darkk: unknown setting (kitty's settings: dark, light, socket, method, app)\n", "\(key.err)")
 
         // What describe lists, and the daemon's own `app`, are fine.
         try s.write("[integrations.kitty]\ndark = \"night.conf\"\nlight = \"day.conf\"\napp = \"term\"\n[integrations.neovim]\ndark-colorscheme = \"habamax\"\n", to: s.configFile)
@@ -63,7 +63,7 @@ import Testing
         try s.write("default-mode = \"dark\"\n[integrations.kitty]\ndarkk = \"x\"\n", to: s.configFile)
         let d = try s.startDaemon()
         defer { d.stop() }
-        try d.waitForStderr("\(s.configFile):3: integrations.kitty.darkk: unknown setting (kitty's settings: dark, light, socket, app); using the defaults until it is fixed")
+        try d.waitForStderr("\(s.configFile):3: integrations.kitty.darkk: unknown setting (kitty's settings: dark, light, socket, method, app); using the defaults until it is fixed")
         #expect(try s.ctl("get").out == "light\n")
         let status = try s.ctl("status").out
         #expect(status.contains("config:      \(s.configFile): not used, integrations.kitty.darkk: unknown setting"), "\(status)")
