@@ -53,8 +53,6 @@ struct IntegrationFinder: Sendable {
 public final class IntegrationCheck: @unchecked Sendable {
     private let finder: IntegrationFinder
     private var described: [String: (version: FileVersion, outcome: Result<IntegrationDescription, Note>)] = [:]
-    /// How many times `describe` was run (the tests count them).
-    private(set) var asked = 0
     static let deadline = 2.0
 
     struct Note: Error { var text: String }
@@ -86,7 +84,6 @@ public final class IntegrationCheck: @unchecked Sendable {
             if let version { ask.append((name, file, version)) }
         }
         if !ask.isEmpty {
-            asked += ask.count
             let outcomes = SideBySide.run(ask.map { [$0.path, "describe"] }, deadline: Deadline(seconds: Self.deadline))
             for (job, outcome) in zip(ask, outcomes) {
                 let result: Result<IntegrationDescription, Note>
