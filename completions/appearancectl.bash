@@ -58,7 +58,7 @@ _appearancectl() {
             postpone) opts+=' --json --cancel' ;;
             skip) opts+=' --json --cancel' ;;
             apps) opts+=' --json' ;;
-            integrations) opts+=' --json' ;;
+            integrations) opts+=' --json --force' ;;
             watch) opts+=' --json --app --traits --palette --exit-on-disconnect --exec --no-initial' ;;
             color) opts+=' --mode --contrast --format' ;;
             asset) opts+=' --mode --contrast' ;;
@@ -73,13 +73,18 @@ _appearancectl() {
         case $command in
             set) COMPREPLY=($(compgen -W 'dark light system' -- "$cur")) ;;
             postpone) COMPREPLY=($(compgen -W '15m 30m 1h 2h' -- "$cur")) ;;
-            integrations) COMPREPLY=($(compgen -W 'enable disable' -- "$cur")) ;;
+            integrations) COMPREPLY=($(compgen -W 'list enable disable' -- "$cur")) ;;
             color) COMPREPLY=($(compgen -W "$(_appearancectl_list colors)" -- "$cur")) ;;
             asset) COMPREPLY=($(compgen -W "$(_appearancectl_list assets)" -- "$cur")) ;;
             palette) COMPREPLY=($(compgen -W 'import' -- "$cur")) ;;
             import-darkman) COMPREPLY=($(compgen -f -- "$cur")) ;;
             completions) COMPREPLY=($(compgen -W 'bash zsh fish' -- "$cur")) ;;
             help) COMPREPLY=($(compgen -W 'get status set toggle reload log schedule postpone skip apps integrations watch color asset palette import-darkman completions' -- "$cur")) ;;
+        esac
+    else
+        case "$command $sub" in
+            'integrations enable') COMPREPLY=($(compgen -W "$(_appearancectl_list integrations)" -- "$cur")) ;;
+            'integrations disable') COMPREPLY=($(compgen -W "$(_appearancectl_list enabled-integrations)" -- "$cur")) ;;
         esac
     fi
 }

@@ -37,7 +37,9 @@ complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a comp
 complete -c appearancectl -n "not __fish_seen_subcommand_from $commands" -a help -d 'print the help, or the help of one command'
 complete -c appearancectl -n "__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from dark light system" -a "dark light system"
 complete -c appearancectl -n "__fish_seen_subcommand_from postpone; and not __fish_seen_subcommand_from 15m 30m 1h 2h" -a "15m 30m 1h 2h"
-complete -c appearancectl -n "__fish_seen_subcommand_from integrations; and not __fish_seen_subcommand_from enable disable" -a "enable disable"
+complete -c appearancectl -n "__fish_seen_subcommand_from integrations; and not __fish_seen_subcommand_from list enable disable" -a "list enable disable"
+complete -c appearancectl -n "__fish_seen_subcommand_from integrations; and __fish_seen_subcommand_from enable" -a "(__appearancectl_list integrations)"
+complete -c appearancectl -n "__fish_seen_subcommand_from integrations; and __fish_seen_subcommand_from disable" -a "(__appearancectl_list enabled-integrations)"
 complete -c appearancectl -n "__fish_seen_subcommand_from color" -a "(__appearancectl_list colors)"
 complete -c appearancectl -n "__fish_seen_subcommand_from asset" -a "(__appearancectl_list assets)"
 complete -c appearancectl -n "__fish_seen_subcommand_from palette; and not __fish_seen_subcommand_from import" -a import -d 'convert LFLDarkModeKit color plists to palette.toml'
@@ -73,4 +75,5 @@ complete -c appearancectl -n "__fish_seen_subcommand_from import-darkman" -l out
 complete -c appearancectl -n "__fish_seen_subcommand_from palette; and __fish_seen_subcommand_from import" -l output -s o -r -F -d 'write to this file'
 complete -c appearancectl -n "__fish_seen_subcommand_from import-darkman" -l force -d 'with -o, replace a file that exists'
 complete -c appearancectl -n "__fish_seen_subcommand_from palette; and __fish_seen_subcommand_from import" -l force -d 'with -o, replace a file that exists'
+complete -c appearancectl -n "__fish_seen_subcommand_from integrations" -l force -d 'with enable, also one whose program is not installed (its files are prepared)'
 complete -c appearancectl -n "__fish_seen_subcommand_from import-darkman" -l merge -d 'with -o, add to a config that exists what it lacks (conflicts refused by name)'

@@ -108,6 +108,17 @@ private func bashCompletion() -> String {
         s += "            \(c.name)) \(action) ;;\n"
     }
     s += "        esac\n"
+    let then = Table.commands.flatMap { c in c.then.map { (scope: "\(c.name) \($0.after)", operands: $0.operands) } }
+    if !then.isEmpty {
+        // The operands after a first one (`integrations enable NAME...`).
+        s += "    else\n"
+        s += "        case \"$command $sub\" in\n"
+        for t in then {
+            guard let action = bashWords(t.operands), !action.isEmpty else { continue }
+            s += "            '\(t.scope)') \(action) ;;\n"
+        }
+        s += "        esac\n"
+    }
     s += "    fi\n"
     s += "}\n"
     s += "complete -F _appearancectl appearancectl\n"
@@ -155,8 +166,12 @@ private func zshCompletion() -> String {
         done.insert(o.name)
         let all = Table.specs(named: o.name)
         let scopes = all.flatMap(\.scopes)
-        let summary = (scopes.isEmpty ? "" : scopes.joined(separator: ", ") + ": ") + (all.count > 1 ? "output format" : o.summary)
-        let state: String? = all.count > 1 ? String(o.name.drop { $0 == "-" }) : nil
+        // An option with an entry per command: a flag says each one's meaning; one with a value (--format) has
+        // its values by command (a state).
+        let summary = all.count > 1 && o.value == nil
+            ? all.map { $0.scopes.joined(separator: ", ") + ": " + $0.summary }.joined(separator: "; ")
+            : (scopes.isEmpty ? "" : scopes.joined(separator: ", ") + ": ") + (all.count > 1 ? "output format" : o.summary)
+        let state: String? = all.count > 1 && o.value != nil ? String(o.name.drop { $0 == "-" }) : nil
         if let state { states.append((state, all)) }
         let valueMark = o.value != nil && o.completion != .command ? "=" : ""
         let written = o.names.map { $0.hasPrefix("--") ? $0 + valueMark : $0 }
@@ -172,7 +187,8 @@ private func zshCompletion() -> String {
         }
         s += "  \(spec)' \\\n"
     }
-    s += "  '1:command:->command' \\\n  '2:argument:->argument' && return\n\n"
+    let then = Table.commands.flatMap { c in c.then.map { (scope: "\(c.name) \($0.after)", operands: $0.operands) } }
+    s += "  '1:command:->command' \\\n  '2:argument:->argument'" + (then.isEmpty ? "" : " \\\n  '*:argument:->rest'") + " && return\n\n"
     s += "case $state in\n"
     s += "  command) _describe -t commands command commands ;;\n"
     s += "  argument)\n    case $line[1] in\n"
@@ -188,6 +204,16 @@ private func zshCompletion() -> String {
         }
     }
     s += "    esac ;;\n"
+    if !then.isEmpty {
+        // The operands after a first one (`integrations enable NAME...`).
+        s += "  rest)\n    case \"$line[1] $line[2]\" in\n"
+        for t in then {
+            let action = zshAction(t.operands, state: nil)
+            guard !action.isEmpty else { continue }
+            s += "      '\(t.scope)') \(action.hasPrefix("(") ? "_values argument " + action.dropFirst().dropLast() : action) ;;\n"
+        }
+        s += "    esac ;;\n"
+    }
     for (name, specs) in states {
         s += "  \(name))\n    case $line[1] in\n"
         for o in specs {
@@ -264,6 +290,15 @@ private func fishCompletion() -> String {
         case .files, .plists: s += "complete -c appearancectl -n \"\(condition)\" -F\n"
         case .daemon(let what): s += "complete -c appearancectl -n \"\(condition)\" -a \"(__appearancectl_list \(what.rawValue))\"\n"
         case .nothing, .command: break
+        }
+        for t in c.then {
+            let condition = "__fish_seen_subcommand_from \(c.name); and __fish_seen_subcommand_from \(t.after)"
+            switch t.operands {
+            case .words(let w): s += "complete -c appearancectl -n \"\(condition)\" -a \"\(w.joined(separator: " "))\"\n"
+            case .daemon(let what): s += "complete -c appearancectl -n \"\(condition)\" -a \"(__appearancectl_list \(what.rawValue))\"\n"
+            case .files, .plists: s += "complete -c appearancectl -n \"\(condition)\" -F\n"
+            case .nothing, .command: break
+            }
         }
     }
     for o in Table.options {

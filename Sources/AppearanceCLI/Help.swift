@@ -38,10 +38,14 @@ public let helpText = """
                                  or undo that; refused (exit 65) when no automatic change is coming
       skip [--cancel] [--json]   the next automatic change does not happen, the one after it does;
                                  --cancel undoes it
-      integrations [--json]      the integrations (programs made to follow the mode: docs/integrations.md):
+      integrations [list] [--json]
+                                 the integrations (programs made to follow the mode: docs/integrations.md):
                                  enabled or not, whether the program is installed, the last run
-      integrations enable|disable NAME...
-                                 enable (the mode is applied at once and on every change of it) or
+      integrations enable [--force] NAME...
+                                 enable (the mode is applied at once and on every change of it); one
+                                 whose program is not installed is refused, unless --force (its files
+                                 are prepared); one whose first run fails is left off, saying why
+      integrations disable NAME...
                                  disable (what the integration changed in your files is restored)
       watch [--json [--traits] [--palette]] [--exit-on-disconnect]
                                  print the mode, then one line per change, until interrupted

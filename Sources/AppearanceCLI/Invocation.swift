@@ -35,8 +35,9 @@ public enum Command: Equatable, Sendable {
     /// `postpone DURATION`, `postpone --cancel`, `skip`, `skip --cancel`.
     case nextChange(NextChange.Request, json: Bool)
     case apps(json: Bool)
-    /// The integrations, after enabling or disabling the ones named.
-    case integrations(enable: [String], disable: [String], json: Bool)
+    /// The integrations, after enabling or disabling the ones named; `force`: enable one whose program is not
+    /// installed (its `available` fails) too.
+    case integrations(enable: [String], disable: [String], force: Bool = false, json: Bool)
     /// The daemon reads its config and palette again (as on SIGHUP).
     case reload
     case watch(Watch)

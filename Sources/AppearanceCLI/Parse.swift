@@ -217,9 +217,16 @@ private struct Parser {
             try none()
             return .apps(json: json)
         case "integrations":
-            guard let verb = operands.first else { return .integrations(enable: [], disable: [], json: json) }
+            let force = flags.contains("--force")
+            if force, operands.first != "enable" {
+                throw UsageError("integrations: --force goes with enable (it enables one whose program is not installed)")
+            }
+            guard let verb = operands.first, verb != "list" else {
+                if operands.count > 1 { throw UsageError("integrations list: unexpected argument \"\(shown(operands[1]))\" (it lists them all)") }
+                return .integrations(enable: [], disable: [], json: json)
+            }
             guard verb == "enable" || verb == "disable" else {
-                throw UsageError("integrations: unexpected argument \"\(shown(verb))\" (expected enable NAME... or disable NAME...)")
+                throw UsageError("integrations: unexpected argument \"\(shown(verb))\" (expected list, enable NAME... or disable NAME...)")
             }
             let names = Array(operands.dropFirst())
             guard !names.isEmpty else { throw UsageError("integrations \(verb): missing integration name (appearancectl integrations lists them)") }
@@ -229,7 +236,7 @@ private struct Parser {
             guard names.count <= IntegrationName.maxPerRequest else {
                 throw UsageError("integrations \(verb): at most \(IntegrationName.maxPerRequest) names at once")
             }
-            return verb == "enable" ? .integrations(enable: names, disable: [], json: json) : .integrations(enable: [], disable: names, json: json)
+            return verb == "enable" ? .integrations(enable: names, disable: [], force: force, json: json) : .integrations(enable: [], disable: names, json: json)
         case "watch":
             try none()
             let app = try app(environment: environment)

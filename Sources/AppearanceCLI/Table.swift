@@ -16,9 +16,11 @@ public enum Completion: Equatable, Sendable {
 }
 
 /// What `appearancectl completions list WHAT` prints, one per line, for the completion scripts: the palette's
-/// color tokens or asset names, or the app ids that have an override. Not in the help: it is for the scripts.
+/// color tokens or asset names, the app ids that have an override, the integrations found and off (to
+/// enable), or the ones enabled (to disable). Not in the help: it is for the scripts.
 public enum CompletionList: String, CaseIterable, Sendable {
-    case colors, assets, apps
+    case colors, assets, apps, integrations
+    case enabledIntegrations = "enabled-integrations"
 }
 
 public struct OptionSpec: Sendable {
@@ -43,9 +45,12 @@ public struct CommandSpec: Sendable {
     public let operand: Completion
     /// Subcommands, named by the first operand (`palette import`).
     public let subcommands: [(name: String, summary: String)]
+    /// What the operands after a given first one are (`integrations enable NAME...`).
+    public let then: [(after: String, operands: Completion)]
 
-    init(_ name: String, _ summary: String, operand: Completion = .nothing, subcommands: [(name: String, summary: String)] = []) {
-        (self.name, self.summary, self.operand, self.subcommands) = (name, summary, operand, subcommands)
+    init(_ name: String, _ summary: String, operand: Completion = .nothing, subcommands: [(name: String, summary: String)] = [],
+         then: [(after: String, operands: Completion)] = []) {
+        (self.name, self.summary, self.operand, self.subcommands, self.then) = (name, summary, operand, subcommands, then)
     }
 }
 
@@ -61,7 +66,8 @@ public enum Table {
         CommandSpec("postpone", "put the next automatic change off by a duration", operand: .words(["15m", "30m", "1h", "2h"])),
         CommandSpec("skip", "drop the next automatic change; the one after it happens"),
         CommandSpec("apps", "the app overrides"),
-        CommandSpec("integrations", "the integrations, or enable or disable some", operand: .words(["enable", "disable"])),
+        CommandSpec("integrations", "the integrations, or enable or disable some", operand: .words(["list", "enable", "disable"]),
+                    then: [("enable", .daemon(.integrations)), ("disable", .daemon(.enabledIntegrations))]),
         CommandSpec("watch", "print the mode, then one line per change"),
         CommandSpec("color", "a palette color for the current or given appearance", operand: .daemon(.colors)),
         CommandSpec("asset", "a palette asset path for the current or given appearance", operand: .daemon(.assets)),
@@ -120,6 +126,8 @@ public enum Table {
                    summary: "write to this file"),
         OptionSpec(names: ["--force"], value: nil, completion: .nothing, scopes: ["palette import", "import-darkman"],
                    summary: "with -o, replace a file that exists"),
+        OptionSpec(names: ["--force"], value: nil, completion: .nothing, scopes: ["integrations"],
+                   summary: "with enable, also one whose program is not installed (its files are prepared)"),
         OptionSpec(names: ["--merge"], value: nil, completion: .nothing, scopes: ["import-darkman"],
                    summary: "with -o, add to a config that exists what it lacks (conflicts refused by name)"),
     ]

@@ -5,10 +5,7 @@ import AppearanceProtocol
 import Dispatch
 
 /// The integrations' room: programs that make one program follow the mode (docs/integrations.md), off until
-/// enabled. Each is an executable file NAME found in, first match winning:
-/// `$XDG_CONFIG_HOME/appearanced/integrations/` (a user's copy), `$APPEARANCED_INTEGRATIONS_DIR` (a build
-/// run from its source tree), `$XDG_DATA_HOME/appearanced/integrations/`, then each of `$XDG_DATA_DIRS`
-/// (`/usr/local/share`, `/usr/share`: where `make install` and the package put the shipped ones).
+/// enabled. Each is an executable file NAME in one of IntegrationFinder's directories (a user's copy first).
 ///
 /// An enabled integration is run as `NAME apply` whenever the mode of its app id (its name, or the config's
 /// `app`) changes, and once when it is enabled, at start-up and after a reload (its settings may have
@@ -21,7 +18,7 @@ final class Integrations: @unchecked Sendable {
     private let queue: DispatchQueue
     private let log: Logger
     /// Where the integrations are looked up (the XDG base directories).
-    private let paths: Paths
+    private let finder: IntegrationFinder
     /// `integrations.json`, next to state.json.
     let file: String
     /// Where each integration keeps its own files (APPEARANCE_INTEGRATION_DIR): `integrations/NAME` next to it.
@@ -41,18 +38,28 @@ final class Integrations: @unchecked Sendable {
     private var running: Set<String> = []
     private var pending: [String: Job] = [:]
 
-    /// The most files the daemon lists from its directories.
-    static let maxListed = 256
-
     enum Job {
-        case apply(Mode, previous: Mode?, cause: String)
-        case restore
+        /// `enabling`: the first run after `integrations enable`; when it fails, the integration is left off.
+        case apply(Mode, previous: Mode?, cause: String, enabling: Bool = false)
+        /// `undoing`: after a failed first run, what it changed is restored and the failure is what is shown.
+        case restore(undoing: Undo? = nil)
     }
+
+    /// A first run after `enable` that failed: the mode it was given, why, and whether it ran at all (one not
+    /// found or not trusted changed nothing: no restore).
+    struct Undo {
+        var mode: Mode
+        var failure: String
+        var ran: Bool
+    }
+
+    /// Names whose first run failed, on their way to being left off: not given the mode again meanwhile.
+    private var leaving: Set<String> = []
 
     init(queue: DispatchQueue, log: Logger, paths: Paths) {
         self.queue = queue
         self.log = log
-        self.paths = paths
+        finder = IntegrationFinder(paths: paths)
         let dir = FileSystem.directory(of: paths.stateFile)
         file = dir + "/integrations.json"
         filesRoot = dir + "/integrations"
@@ -61,34 +68,13 @@ final class Integrations: @unchecked Sendable {
     // MARK: The list
 
     /// The directories searched, in order.
-    func directories() -> [String] {
-        [paths.configHome + "/appearanced/integrations"] + (paths.integrationsDir.map { [$0] } ?? [])
-            + ([paths.dataHome] + paths.dataDirs).map { $0 + "/appearanced/integrations" }
-    }
+    func directories() -> [String] { finder.directories() }
 
-    /// The file that wins for one name (the first directory that holds it as a regular file), or nil.
-    func path(of name: String) -> String? {
-        guard IntegrationName.isValid(name) else { return nil }
-        for dir in directories() {
-            let path = dir + "/" + name
-            if let st = try? FileSystem.status(path), st.kind == .regular { return path }
-        }
-        return nil
-    }
+    /// The file that wins for one name, or nil.
+    func path(of name: String) -> String? { finder.path(of: name) }
 
     /// Every integration found: name → path of the file that wins.
-    func found() -> [String: String] {
-        var all: [String: String] = [:]
-        for dir in directories() {
-            for name in (FileSystem.names(in: dir) ?? []).sorted() where all[name] == nil && IntegrationName.isValid(name) {
-                guard all.count < Self.maxListed else { break }
-                let path = dir + "/" + name
-                guard let st = try? FileSystem.status(path), st.kind == .regular else { continue }  // lib/, and the like
-                all[name] = path
-            }
-        }
-        return all
-    }
+    func found() -> [String: String] { finder.found() }
 
     func appID(_ name: String) -> String { settings[name]?["app"] ?? name }
 
@@ -134,6 +120,8 @@ final class Integrations: @unchecked Sendable {
     private struct Change {
         var enable: [String]
         var disable: [String]
+        /// The names among `disable` left off after a failed first run.
+        var undo: [String: Undo] = [:]
         var mode: (String) -> Mode
         var answer: (Result<[IntegrationInfo], RPCError>) -> Void
     }
@@ -151,11 +139,13 @@ final class Integrations: @unchecked Sendable {
     private func nextChange() {
         guard !changes.isEmpty else { return }
         let c = changes.removeFirst()
+        // One disabled meanwhile is off already (and its restore under way).
+        for name in c.undo.keys where !enabled.contains(name) { leaving.remove(name) }
         let paths = found()
         if let unknown = c.enable.first(where: { paths[$0] == nil }) {
             let known = paths.keys.sorted().joined(separator: ", ")
             c.answer(.failure(RPCError(.invalidParams, "integrations: no integration named \"\(unknown)\" (found: \(known.isEmpty ? "none" : known); "
-                + "searched \(directories().joined(separator: ", ")))")))
+                + "searched \(directories().joined(separator: ", ")))" + (known.isEmpty ? "; \(IntegrationName.howToGet)" : ""))))
             return nextChange()
         }
         if let unknown = c.disable.first(where: { !enabled.contains($0) && paths[$0] == nil }) {
@@ -188,18 +178,24 @@ final class Integrations: @unchecked Sendable {
         guard let (c, next, newly, dropped) = saving else { return }
         saving = nil
         if let failure {
+            for name in c.undo.keys { leaving.remove(name) }
             c.answer(.failure(RPCError(.requestFailed, "could not save \(file) (\(failure)); nothing was changed")))
             return nextChange()
         }
         enabled = next
         for name in dropped {
             given[name] = nil
-            schedule(name, .restore)
+            leaving.remove(name)
+            if let undo = c.undo[name], !undo.ran {
+                record(name, action: "apply", mode: undo.mode, result: undo.failure + "; left off")
+            } else {
+                schedule(name, .restore(undoing: c.undo[name]))
+            }
         }
         for name in newly {
             let m = c.mode(appID(name))
             given[name] = m
-            schedule(name, .apply(m, previous: nil, cause: "integration enabled"))
+            schedule(name, .apply(m, previous: nil, cause: "integration enabled", enabling: true))
         }
         log.info("integrations: " + [newly.isEmpty ? nil : "enabled " + newly.joined(separator: ", "),
                                      dropped.isEmpty ? nil : "disabled " + dropped.joined(separator: ", ")].compactMap { $0 }.joined(separator: "; "))
@@ -212,7 +208,7 @@ final class Integrations: @unchecked Sendable {
     /// The published state changed (or, with `all`, everything must be given again: start-up, reload): each
     /// enabled integration whose app's mode is not the one it was given is run.
     func refresh(mode: (String) -> Mode, cause: String, all: Bool = false) {
-        for name in enabled {
+        for name in enabled where !leaving.contains(name) {
             let m = mode(appID(name))
             guard all || given[name] != m else { continue }
             let previous = given[name]
@@ -223,6 +219,11 @@ final class Integrations: @unchecked Sendable {
 
     private func schedule(_ name: String, _ job: Job) {
         guard allowed else { return }
+        var job = job
+        // A newer mode for a first run not started yet is still the first run.
+        if case .apply(let m, let previous, let cause, false) = job, case .apply(_, _, _, true)? = pending[name] {
+            job = .apply(m, previous: previous, cause: cause, enabling: true)
+        }
         pending[name] = job
         if !running.contains(name) { runNext(name) }
     }
@@ -233,13 +234,13 @@ final class Integrations: @unchecked Sendable {
             return
         }
         guard let path = path(of: name) else {
-            finish(name, job, "not found in \(directories().joined(separator: ", "))")
+            finish(name, job, "not found in \(directories().joined(separator: ", "))", ran: false)
             return
         }
         // Nothing runs that another user could have written: the file, its folder and all in it, the library
         // it sources (the check appearancectl integrations makes too).
         if let problem = Trust.integrationProblem(path) {
-            finish(name, job, problem + "; not run")
+            finish(name, job, problem + "; not run", ran: false)
             return
         }
         running.insert(name)
@@ -254,7 +255,7 @@ final class Integrations: @unchecked Sendable {
             env.append("APPEARANCE_OPT_" + String(key.uppercased().map { $0 == "-" ? "_" : $0 }) + "=" + value)
         }
         switch job {
-        case .apply(let mode, let previous, let cause):
+        case .apply(let mode, let previous, let cause, _):
             argv = [path, "apply"]
             env += ["APPEARANCE=\(mode.rawValue)", "DARKMODE=\(mode.isDark ? 1 : 0)",
                     "APPEARANCE_PREVIOUS=\(previous?.rawValue ?? "")", "APPEARANCE_CAUSE=\(cause)"]
@@ -286,23 +287,42 @@ final class Integrations: @unchecked Sendable {
                 }
                 self?.finish(name, job, result)
             })
-        if case .failure(let e) = started { finish(name, job, "cannot run \(path): \(e.message)") }
+        if case .failure(let e) = started { finish(name, job, "cannot run \(path): \(e.message)", ran: false) }
     }
 
-    private func finish(_ name: String, _ job: Job, _ result: String) {
-        let (action, mode): (String, Mode?) = switch job {
-        case .apply(let m, _, _): ("apply", m)
-        case .restore: ("restore", nil)
-        }
-        last[name] = .init(time: Posix.wallClockSeconds(), action: action, mode: mode, result: result)
-        runs[name, default: 0] += 1
-        if result != "ok" {
-            log.warning("integration \(name) \(action) failed: \(result)")
-            // Not given after all: the next change (or a reload) tries again.
-            if case .apply = job { given[name] = nil }
-        } else {
-            log.debug("integration \(name) \(action) done" + (mode.map { " (\($0.rawValue))" } ?? ""))
+    private func finish(_ name: String, _ job: Job, _ result: String, ran: Bool = true) {
+        switch job {
+        case .apply(let m, _, _, true) where result != "ok":
+            // The first run after enable failed: the integration is left off (saved like any change), and what
+            // it changed is restored; its failure is what `integrations` and the client waiting for it see.
+            log.warning("integration \(name) apply failed: \(result); left off")
+            leaving.insert(name)
+            given[name] = nil
+            if case .apply? = pending[name] { pending[name] = nil }  // a newer mode for it: it is left off instead
+            changes.append(Change(enable: [], disable: [name], undo: [name: Undo(mode: m, failure: result, ran: ran)], mode: { _ in m },
+                                  answer: { [log] in if case .failure(let e) = $0 { log.error("integration \(name) stays enabled: \(e.message)") } }))
+            if saving == nil { nextChange() }
+        case .apply(let m, _, _, _):
+            record(name, action: "apply", mode: m, result: result)
+            if result != "ok" {
+                log.warning("integration \(name) apply failed: \(result)")
+                given[name] = nil  // not given after all: the next change (or a reload) tries again
+            } else {
+                log.debug("integration \(name) apply done (\(m.rawValue))")
+            }
+        case .restore(let undo?):
+            let restored = result == "ok" ? " (what it changed is restored)" : " (and restoring what it changed failed: \(result))"
+            record(name, action: "apply", mode: undo.mode, result: undo.failure + "; left off" + restored)
+        case .restore(nil):
+            record(name, action: "restore", mode: nil, result: result)
+            if result != "ok" { log.warning("integration \(name) restore failed: \(result)") } else { log.debug("integration \(name) restore done") }
         }
         runNext(name)
+    }
+
+    /// A finished run, as `status` and `integrations` show it.
+    private func record(_ name: String, action: String, mode: Mode?, result: String) {
+        last[name] = .init(time: Posix.wallClockSeconds(), action: action, mode: mode, result: result)
+        runs[name, default: 0] += 1
     }
 }

@@ -19,9 +19,13 @@ final class Settings: @unchecked Sendable {
     /// is fixed"), or nil when it is (or there is none): `get` carries it, so a script sees it too.
     private(set) var configProblem: String?
 
+    /// `[integrations.NAME]` against the integrations installed (their `describe`, once per file version).
+    let integrationCheck: IntegrationCheck
+
     init(paths: Paths, log: Logger) {
         self.paths = paths
         self.log = log
+        integrationCheck = IntegrationCheck(paths: paths)
         // What is in force before any file is read, and when the file at start-up cannot be used: the
         // defaults, as a trial instance takes them (no hooks, no desktop, no portal, no bus names).
         config = forTrial(config)
@@ -29,9 +33,13 @@ final class Settings: @unchecked Sendable {
 
     /// Reads the config file (none: the defaults) and puts it in force. A file that cannot be used throws and
     /// leaves the config in force as it is; `configDetail` says why and what is in force instead (`fallback`).
+    /// Its `[integrations.NAME]` must name integrations installed and the settings they describe.
     func loadConfig(fallback: String) throws(ConfigError) {
-        do {
+        do throws(ConfigError) {
             if let c = try Config.load(path: paths.configFile) {
+                let (problem, notes) = integrationCheck.problem(c, path: paths.configFile)
+                for note in notes { log.warning("\(paths.configFile): \(note)") }
+                if let problem { throw problem }
                 configDetail = paths.configFile
                 configProblem = nil
                 config = forTrial(c)

@@ -30,6 +30,8 @@ public struct Config: Equatable, Sendable {
     /// `[integrations.NAME]`: each integration's settings (key → value as text), given to it as
     /// `APPEARANCE_OPT_KEY`; `app` is the app id whose mode it is given (default: its name).
     public var integrations: [String: [String: String]] = [:]
+    /// Where each `[integrations.NAME]` and its keys are in the file (`integrationProblem`'s messages).
+    public var integrationLines: [String: IntegrationLines] = [:]
     /// `[desktop]`: whether appearanced drives GNOME's or KDE's own light/dark setting.
     public var desktop = DesktopSettings()
 
@@ -139,8 +141,11 @@ public struct Config: Equatable, Sendable {
                 }
             }
         case "integrations":
-            guard let table = value.table else { throw fail("tables of settings ([integrations.NAME])") }
-            integrations = try Self.parseIntegrations(table, path: path)
+            guard let table = value.table else {
+                throw ConfigError(path: path, line: value.line, message: "integrations: expected tables of settings ([integrations.NAME]), "
+                    + "got \(shown(value)); \(Self.enablingHint)")
+            }
+            (integrations, integrationLines) = try Self.parseIntegrations(table, path: path)
         case "schedule":
             guard let table = value.table else { throw fail("a table ([schedule])") }
             (schedule, scheduleFromGeoClue) = try Self.parseSchedule(table, line: value.line, path: path)
@@ -149,43 +154,6 @@ public struct Config: Equatable, Sendable {
             throw ConfigError(path: path, line: value.line, message:
                 "unknown \(what) \(key.debugDescription) (known keys: \(Self.knownKeys.joined(separator: ", ")))")
         }
-    }
-
-    /// `[integrations.NAME]` tables: NAME an integration's name, each key 1-64 characters of a-z 0-9 -, each
-    /// value a string, a whole number or true/false (given to the integration as text). `app`, if given, is an
-    /// app id.
-    static func parseIntegrations(_ table: TOMLTable, path: String) throws(ConfigError) -> [String: [String: String]] {
-        var all: [String: [String: String]] = [:]
-        for entry in table.entries {
-            let name = entry.key
-            guard IntegrationName.isValid(name) else {
-                throw ConfigError(path: path, line: entry.value.line, message: "integrations.\(name): not an integration name (\(IntegrationName.rule))")
-            }
-            guard let settings = entry.value.table else {
-                throw ConfigError(path: path, line: entry.value.line, message: "integrations.\(name): expected a table of settings ([integrations.\(name)]), got \(shown(entry.value))")
-            }
-            var values: [String: String] = [:]
-            for setting in settings.entries {
-                let v = setting.value, key = setting.key
-                let at = "integrations.\(name).\(key)"
-                guard (1...64).contains(key.utf8.count), key.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }) else {
-                    throw ConfigError(path: path, line: v.line, message: "\(at): a setting's name is 1-64 characters of a-z 0-9 -")
-                }
-                let text: String
-                if let s = v.string { text = s } else if let n = v.integer { text = String(n) } else if let b = v.boolean { text = b ? "true" : "false" } else {
-                    throw ConfigError(path: path, line: v.line, message: "\(at): expected a string, a whole number or true/false, got \(shown(v))")
-                }
-                guard !text.utf8.contains(0), text.utf8.count <= 4096 else {
-                    throw ConfigError(path: path, line: v.line, message: "\(at): at most 4,096 bytes and no NUL character")
-                }
-                if key == "app", !AppID.isValid(text) {
-                    throw ConfigError(path: path, line: v.line, message: "\(at): not an app id (1-255 characters of A-Z a-z 0-9 . _ - not starting with a dot)")
-                }
-                values[key] = text
-            }
-            all[name] = values
-        }
-        return all
     }
 
     /// `[schedule]`: coordinates in degrees (north and east positive) or `location = "geoclue"`, times as
@@ -375,7 +343,7 @@ private func quotedList(_ words: [String], last: String) -> String {
 
 /// How a wrong value is shown in "expected X, got Y": strings, numbers and booleans as written, arrays and
 /// tables by their type.
-private func shown(_ value: TOMLValue) -> String {
+func shown(_ value: TOMLValue) -> String {
     if let s = value.string { return s.debugDescription }
     if let n = value.integer { return "\(n)" }
     if let x = value.float { return "\(x)" }

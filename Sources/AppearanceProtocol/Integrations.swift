@@ -16,6 +16,10 @@ public enum IntegrationName {
 
     /// Names one request may enable or disable at once.
     public static let maxPerRequest = 64
+
+    /// How to get the shipped integrations, for the messages that found none (the daemon's and appearancectl's).
+    public static let howToGet = "the shipped ones come with the package, or with `make install PREFIX=~/.local` in the source tree; "
+        + "`make run` there runs the daemon with the checkout's integrations/"
 }
 
 /// One integration as the daemon sees it: `{"name", "path", "enabled", "app", "runs", "last"}`.

@@ -1,3 +1,4 @@
+import AppearanceFormats
 import AppearanceKit
 import AppearancePosix
 import AppearanceProtocol
@@ -11,91 +12,30 @@ import AppearanceProtocol
 struct IntegrationFacts {
     var available: Bool?
     var availability: String
-    var what = "", touches = "", settings = ""
+    var description = IntegrationDescription(output: "")
 }
 
-/// One `path verb` under way: its process and the reading end of its output.
-private final class IntegrationRun {
-    let child: Spawned
-    let reader: Descriptor
-    var output: [UInt8] = []
-    var reading = true
-
-    init(child: Spawned, reader: Descriptor) {
-        self.child = child
-        self.reader = reader
-    }
-}
-
-/// Runs every `path verb` at once and reads their output until `deadline`: for each, (exit 0?, output), or nil
-/// when it could not start or did not finish in time (then its process group is killed). The output's end is
-/// not the child's: one that closes its output and goes on is waited for until the same deadline. Side by side,
-/// so a slow one costs the list its own time, not each one's in turn.
-func runIntegrations(_ jobs: [(path: String, verb: String)], deadline: Deadline) -> [(ok: Bool, output: String)?] {
-    let runs: [IntegrationRun?] = jobs.map { job in
-        guard let (reader, writer) = try? Descriptor.socketPair() else { return nil }
-        let spawned = Spawned.spawn([job.path, job.verb], stdout: .descriptor(writer), stderr: .descriptor(writer),
-                                    newProcessGroup: true)
-        writer.close()
-        guard case .success(let child) = spawned else { reader.close(); return nil }
-        return IntegrationRun(child: child, reader: reader)
-    }
-    defer { for run in runs { run?.reader.close() } }
-    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 1)
-    defer { buffer.deallocate() }
-    while true {
-        let open = runs.compactMap { $0 }.filter(\.reading)
-        guard !open.isEmpty, let i = try? Descriptor.firstReady(open.map(\.reader), .readable, until: deadline) else { break }
-        let run = open[i]
-        // End of output (or nothing after all), or as much as is kept: done reading this one.
-        if let n = try? run.reader.read(into: buffer), n > 0 { run.output += buffer[0..<n] } else { run.reading = false }
-        if run.output.count >= 64 * 1024 { run.reading = false }
-    }
-    var results = [(ok: Bool, output: String)?](repeating: nil, count: runs.count)
-    var waiting = Set(runs.indices.filter { runs[$0] != nil })
-    while !waiting.isEmpty {
-        for i in waiting {
-            guard let run = runs[i], let status = run.child.reap() else { continue }
-            results[i] = (status.succeeded, String(decoding: run.output, as: UTF8.self))
-            waiting.remove(i)
-        }
-        guard !waiting.isEmpty else { break }
-        if deadline.passed {
-            for i in waiting {
-                runs[i]?.child.signalGroup(.kill)
-                _ = runs[i]?.child.wait()
-            }
-            break
-        }
-        Posix.sleep(seconds: 0.005)
-    }
-    return results
-}
-
-/// What each integration in `list` says of itself, all asked at once under one 2 s deadline. One the daemon would
-/// not run (another user could have written it, its folder or the library it sources) is not asked either.
-func facts(_ list: [IntegrationInfo]) -> [IntegrationFacts] {
+/// What each integration in `list` says of itself (`available`, and `describe` unless told not to), all asked at
+/// once under one 2 s deadline. One the daemon would not run (another user could have written it, its folder or
+/// the library it sources) is not asked either.
+func facts(_ list: [IntegrationInfo], describe: Bool = true) -> [IntegrationFacts] {
     let problems = list.map { info in info.path.flatMap { Trust.integrationProblem($0) } }
+    let verbs = describe ? ["available", "describe"] : ["available"]
     let jobs = zip(list, problems).flatMap { info, problem in
-        (problem == nil ? info.path : nil).map { [(path: $0, verb: "available"), (path: $0, verb: "describe")] } ?? []
+        (problem == nil ? info.path : nil).map { path in verbs.map { (path: path, verb: $0) } } ?? []
     }
-    var answers = runIntegrations(jobs, deadline: Deadline(seconds: 2))[...]
+    var answers = SideBySide.run(jobs.map { [$0.path, $0.verb] }, deadline: Deadline(seconds: 2))[...]
     return zip(list, problems).map { info, problem in
         guard let path = info.path else { return IntegrationFacts(available: nil, availability: "not found (the file is gone)") }
         if let problem { return IntegrationFacts(available: nil, availability: "not run: \(problem)") }
-        let (available, described) = (answers.popFirst() ?? nil, answers.popFirst() ?? nil)
+        let available = answers.popFirst() ?? nil
+        let described = describe ? answers.popFirst() ?? nil : nil
         var f = IntegrationFacts(available: nil, availability: "unknown (\(path) available did not answer within 2 s)")
         if let r = available {
             f.available = r.ok
             f.availability = r.output.split(separator: "\n").first.map(String.init) ?? (r.ok ? "installed" : "not installed")
         }
-        if let r = described, r.ok {
-            for line in r.output.split(separator: "\n") {
-                if line.hasPrefix("what: ") { f.what = String(line.dropFirst(6)) }
-                if line.hasPrefix("touches: ") { f.touches = String(line.dropFirst(9)) }
-                if line.hasPrefix("settings: ") { f.settings = String(line.dropFirst(10)) }
-            }
-        }
+        if let r = described, r.ok { f.description = IntegrationDescription(output: r.output) }
         return f
     }
 }
@@ -110,17 +50,18 @@ func describeRun(_ run: IntegrationInfo.Run?) -> String {
 func integrationJSON(_ info: IntegrationInfo, _ f: IntegrationFacts) -> JSON {
     guard case .object(let members) = info.json else { return info.json }
     return .object(members + [("available", f.available.map(JSON.bool) ?? .null), ("availability", .string(f.availability)),
-                              ("what", .string(f.what)), ("touches", .string(f.touches)), ("settings", .string(f.settings))])
+                              ("what", .string(f.description.what)), ("touches", .string(f.description.touches)),
+                              ("settings", .string(f.description.settings))])
 }
 
 /// `integrations [--json]`: one block per integration, or one JSON object per line.
 func printIntegrations(_ list: [IntegrationInfo], json: Bool) {
     if list.isEmpty, !json {
-        out("no integrations found (they are installed in /usr/share/appearanced/integrations or /usr/local/share/…; "
-            + "a copy of yours goes in ~/.config/appearanced/integrations)")
+        out("no integrations found: \(IntegrationName.howToGet) (a copy of yours goes in ~/.config/appearanced/integrations)")
         return
     }
     for (info, f) in zip(list, facts(list)) {
+        let d = f.description
         if json {
             out(integrationJSON(info, f).text)
             continue
@@ -128,9 +69,9 @@ func printIntegrations(_ list: [IntegrationInfo], json: Bool) {
         out("""
             \(info.name): \(info.enabled ? "enabled" : "off")\(info.app == info.name ? "" : " (follows app \(info.app))")
               program:  \(f.availability)
-              changes:  \(f.what.isEmpty ? "?" : f.what)
-              touches:  \(f.touches.isEmpty ? "?" : f.touches)
-              settings: \(f.settings.isEmpty ? "?" : f.settings) ([integrations.\(info.name)] in config.toml)
+              changes:  \(d.what.isEmpty ? "?" : d.what)
+              touches:  \(d.touches.isEmpty ? "?" : d.touches)
+              settings: \(d.settings.isEmpty ? "?" : d.settings) ([integrations.\(info.name)] in config.toml)
               last run: \(describeRun(info.last))
               file:     \(info.path ?? "not found")
             """)
@@ -138,11 +79,13 @@ func printIntegrations(_ list: [IntegrationInfo], json: Bool) {
 }
 
 /// `integrations enable|disable NAME...`: the change, then each one's run as it ends (up to `wait` seconds).
-/// Exit 65 when one of them failed.
-func changeIntegrations(socket: String?, enable: [String], disable: [String], json: Bool) -> Never {
+/// Exit 65 when one of them failed (a first run that fails leaves it off: the daemon says so), or when one to
+/// enable says its program is not installed (unless `force`): then nothing is changed.
+func changeIntegrations(socket: String?, enable: [String], disable: [String], force: Bool, json: Bool) -> Never {
     let c = connect(socket)
     let current: [IntegrationInfo]
     do { current = try c.integrations() } catch { fail(error) }
+    if !force { refuseMissingPrograms(current.filter { enable.contains($0.name) && !$0.enabled && $0.path != nil }) }
     let before = Dictionary(current.map { ($0.name, $0.runs) }, uniquingKeysWith: { a, _ in a })
     let wasEnabled = Set(current.filter(\.enabled).map(\.name))
     let run: Bool
@@ -163,7 +106,7 @@ func changeIntegrations(socket: String?, enable: [String], disable: [String], js
     }
     var failed = false
     for name in names {
-        let verb = enable.contains(name) ? "enabled" : "disabled"
+        let verb = !enable.contains(name) ? "disabled" : results[name]?.enabled == false ? "enabling failed" : "enabled"
         guard let info = results[name] else {
             out(json ? JSON.object([("name", .string(name)), ("result", .null)]).text
                 : "\(name): \(verb); " + (!run ? "not run: this instance runs none (a trial instance: --state-dir without --hooks)"
@@ -174,4 +117,17 @@ func changeIntegrations(socket: String?, enable: [String], disable: [String], js
         out(json ? integrationJSON(info, IntegrationFacts(available: nil, availability: "")).text : "\(name): \(verb); \(describeRun(info.last))")
     }
     Posix.exit(failed ? Exit.rejected : Exit.ok)
+}
+
+/// Ends the run (exit 65, nothing changed) when one of `list` says its program is not installed (`available`
+/// fails) or does not say within the deadline. One the trust check refuses is left to the daemon, which says so.
+func refuseMissingPrograms(_ list: [IntegrationInfo]) {
+    let refused = zip(list, facts(list, describe: false)).filter { _, f in
+        f.available == false || (f.available == nil && !f.availability.hasPrefix("not run:"))
+    }
+    guard !refused.isEmpty else { return }
+    for (info, f) in refused { note("integrations enable: \(info.name): \(f.availability)") }
+    let it = refused.count == 1 ? "it" : "them"
+    note("nothing enabled (--force enables \(it) anyway: \(refused.count == 1 ? "its" : "their") files are prepared for when the program is installed)")
+    Posix.exit(Exit.rejected)
 }

@@ -173,20 +173,7 @@ case .completions(let shell):
     print(completionScript(for: shell), terminator: "")
 
 case .completionList(let what):
-    // For a Tab press: a short deadline, and silence (no words, exit 0) when no daemon answers in time.
-    guard let c = try? AppearanceConnection(socketPath: socket, timeout: 0.5) else { break }
-    let words: [String] = switch what {
-    case .colors: ((try? c.palette())?.colors.map(\.name)) ?? []
-    case .assets: ((try? c.palette())?.assets.map(\.name)) ?? []
-    case .apps: ((try? c.apps())?.map(\.app)) ?? []
-    }
-    // Only names a shell takes as they are: a quoted TOML key may hold a space, a quote or `$(…)`, which a
-    // script's word list would split or expand. Such a token is typed by hand.
-    func plain(_ u: Unicode.Scalar) -> Bool {
-        u.isASCII ? (u.properties.isAlphabetic || u.properties.numericType != nil || "._-+@/".unicodeScalars.contains(u))
-            : (u.properties.isAlphabetic || u.properties.numericType != nil)
-    }
-    for w in words where !w.isEmpty && w.unicodeScalars.allSatisfy(plain) { out(w) }
+    printCompletionList(what, socket: socket)
 
 case .get(let app, let json):
     let state: AppearanceState
@@ -313,8 +300,8 @@ case .apps(let json):
         out(json ? JSON.object([("app", .string(app)), ("override", .string(mode.rawValue))]).text : "\(app)\t\(mode.rawValue)")
     }
 
-case .integrations(let enable, let disable, let json):
-    if !enable.isEmpty || !disable.isEmpty { changeIntegrations(socket: socket, enable: enable, disable: disable, json: json) }
+case .integrations(let enable, let disable, let force, let json):
+    if !enable.isEmpty || !disable.isEmpty { changeIntegrations(socket: socket, enable: enable, disable: disable, force: force, json: json) }
     do { printIntegrations(try connect(socket).integrations(), json: json) } catch { fail(error) }
 
 case .reload:

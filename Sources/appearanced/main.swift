@@ -37,6 +37,10 @@ if checkOnly {
         let loaded = try Config.load(path: paths.configFile)
         if loaded == nil, paths.configExplicit { throw ConfigError(path: paths.configFile, message: "does not exist") }
         let config = loaded ?? Config()
+        // [integrations.NAME]: the integrations installed, and the settings each describes.
+        let (problem, notes) = IntegrationCheck(paths: paths).problem(config, path: paths.configFile)
+        for note in notes { Posix.printError("appearanced: \(paths.configFile): \(note)\n") }
+        if let problem { throw problem }
         let palettePath = paths.paletteFile(for: config)
         let palette = try PaletteFile.load(path: palettePath, home: paths.home)
         print("ok: config \(loaded == nil ? "\(paths.configFile) (none: the defaults)" : paths.configFile), palette "

@@ -43,6 +43,8 @@ import Testing
         #expect(try Self.bash(["set", ""]) == ["dark", "light", "system"])
         #expect(try Self.bash(["palette", ""]) == ["import"])
         #expect(try Self.bash(["completions", ""]) == ["bash", "zsh", "fish"])
+        #expect(try Self.bash(["integrations", ""]) == ["list", "enable", "disable"])
+        #expect(try Self.bash(["integrations", "enable", "--f"]) == ["--force"])
         #expect(try Self.bash(["color", "fill.bg", "--format", ""]) == ["hex", "rgb", "css"])
         #expect(try Self.bash(["palette", "--format", ""]) == ["json", "css", "sh", "gtk"])
         // --name=VALUE: bash splits the word at "=".
@@ -58,6 +60,7 @@ import Testing
     @Test func fishOffersCommandsOptionsAndValues() throws {
         #expect(try Self.fish("appearancectl ") == Set(Self.commands))
         #expect(try Self.fish("appearancectl set ") == ["dark", "light", "system"])
+        #expect(try Self.fish("appearancectl integrations ") == ["list", "enable", "disable"])
         #expect(try Self.fish("appearancectl color x --format ") == ["hex", "rgb", "css"])
         #expect(try Self.fish("appearancectl palette --format ") == ["json", "css", "sh", "gtk"])
         #expect(try Self.fish("appearancectl palette import --") == ["--socket", "--version", "--help", "--light", "--dark", "--output", "--force"])

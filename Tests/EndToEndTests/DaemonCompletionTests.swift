@@ -72,14 +72,14 @@ import Testing
 
     /// zsh's completion needs its line editor; the script runs as the function it is, with `_arguments`
     /// standing aside (it leaves the state given: the command in `line`) and `compadd` printing what it is handed.
-    static func zsh(_ s: Sandbox, command: String, socket: String? = nil) throws -> (words: Set<String>, err: String) {
+    static func zsh(_ s: Sandbox, command: String, socket: String? = nil, state: String = "argument") throws -> (words: Set<String>, err: String) {
         let script = """
             _arguments() { return 1 }
             compadd() { [[ $1 == -a ]] && print -l -- ${(P)2} }
             typeset -A opt_args
             \(socket.map { "opt_args[--socket]='\($0)'" } ?? "")
             _complete() {
-              state=argument; line=(\(command))
+              state=\(state); line=(\(command))
               source '\(Repo.root)/\(CompletionTests.files["zsh"]!)'
             }
             _complete
@@ -129,6 +129,29 @@ import Testing
         // --app's values come from the same function.
         let script = try String(contentsOfFile: Repo.root + "/" + CompletionTests.files["zsh"]!, encoding: .utf8)
         #expect(script.contains(":id:_appearancectl_list apps'"), "\(script)")
+    }
+
+    /// After `integrations enable` the integrations found and off, after `disable` the ones enabled, as many as
+    /// are typed, in each shell; `completions list` gives them.
+    @Test func theIntegrationsAreOfferedByName() throws {
+        let s = try Self.sandbox()
+        for name in ["alpha", "beta", "gamma"] {
+            try HookTests.script(s, s.root + "/config/appearanced/integrations/" + name, "[ \"$1\" = available ] && echo found; exit 0")
+        }
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        #expect(try s.ctl("integrations", "enable", "beta").status == 0)
+        #expect(try s.ctl("completions", "list", "integrations").out == "alpha\ngamma\n")
+        #expect(try s.ctl("completions", "list", "enabled-integrations").out == "beta\n")
+        #expect(try Self.bash(s, ["integrations", "enable", ""]).words == ["alpha", "gamma"])
+        #expect(try Self.bash(s, ["integrations", "enable", "alpha", "g"]).words == ["gamma"])
+        #expect(try Self.bash(s, ["integrations", "disable", ""]).words == ["beta"])
+        #expect(try Self.fish(s, "appearancectl integrations enable ").words == ["alpha", "gamma"])
+        #expect(try Self.fish(s, "appearancectl integrations disable ").words == ["beta"])
+        let script = try String(contentsOfFile: Repo.root + "/" + CompletionTests.files["zsh"]!, encoding: .utf8)
+        #expect(script.contains("'integrations enable') _appearancectl_list integrations ;;"), "\(script)")
+        let z = try Self.zsh(s, command: "integrations disable", state: "rest")
+        #expect(z.words == ["beta"], "\(z)")
     }
 
     /// No daemon: nothing offered, nothing printed into the prompt.

@@ -18,7 +18,7 @@ import TestSupport
             describe) echo "what: records its runs"; echo "touches: \(record)"; echo "settings: dark-color (a word)" ; exit 0 ;;
             *) exit 64 ;;
             esac
-            \(fail ? "echo 'rec: the program refused the theme' >&2; exit 3" : "")
+            \(fail ? "if [ \"$1\" = apply ]; then echo 'rec: the program refused the theme' >&2; exit 3; fi" : "")
             """)
         return record
     }
@@ -118,19 +118,20 @@ import TestSupport
         let invalid = try s.ctl("integrations", "enable", "../x")
         #expect(invalid.status == 64 && invalid.err.contains(#"invalid name "../x""#), "\(invalid)")
         let verb = try s.ctl("integrations", "start", "x")
-        #expect(verb.status == 64 && verb.err.contains("expected enable NAME... or disable NAME..."), "\(verb)")
+        #expect(verb.status == 64 && verb.err.contains("expected list, enable NAME... or disable NAME..."), "\(verb)")
         // Over the socket: a name that is not a string, and a name in both lists.
         let client = try RawClient(s.socket)
         let raw = try client.request(#"{"jsonrpc":"2.0","id":1,"method":"integrations","params":{"enable":[1]}}"#)
         #expect(raw.contains(#""code":-32602"#) && raw.contains("must be an array of at most 64 names"), "\(raw)")
         let both = try client.request(#"{"jsonrpc":"2.0","id":1,"method":"integrations","params":{"enable":["a"],"disable":["a"]}}"#)
         #expect(both.contains(#"\"a\" is in both"#), "\(both)")
-        // A failing integration: exit 65, its own words in the CLI, status and the journal.
+        // A failing integration: exit 65, its own words in the CLI, `integrations` and the journal; left off.
         let failed = try s.ctl("integrations", "enable", "broken")
-        #expect(failed.status == 65 && failed.out.contains("broken: enabled; apply light at ")
-                && failed.out.contains(": exit status 3: rec: the program refused the theme"), "\(failed)")
-        #expect(try s.ctl("status").out.contains("integrations: 1 enabled (broken): failed: broken: exit status 3: rec: the program refused the theme"))
-        try d.waitForStderr("integration broken apply failed: exit status 3")
+        #expect(failed.status == 65 && failed.out.hasPrefix("broken: enabling failed; apply light at ")
+                && failed.out.hasSuffix(": exit status 3: rec: the program refused the theme; left off (what it changed is restored)\n"), "\(failed)")
+        #expect(try s.ctl("status").out.contains("integrations: none enabled"))
+        #expect(try s.ctl("integrations").out.contains("broken: off\n"))
+        try d.waitForStderr("integration broken apply failed: exit status 3: rec: the program refused the theme; left off")
     }
 
     /// An integration that closes its output and hangs does not hang the list: each answer has a deadline.

@@ -4,8 +4,9 @@ import TestSupport
 
 /// Each integration against its real program where Debian ships it and it runs headless here (Neovim, Vim,
 /// tmux, Emacs, gsettings with dconf on a private bus, GLib's key files); for the programs that need a
-/// display (kitty, foot, alacritty), their own config reader or check on the files written, and stand-ins
-/// on PATH for the signals and commands they would get. The programs are TEST_PKGS (make test installs
+/// display (alacritty here; kitty and foot in IntegrationTerminalTests), their own config reader or check on
+/// the files written, and stand-ins on PATH for the signals and commands they would get, or for a newer
+/// version than Debian's (Neovim 0.11). The programs are TEST_PKGS (make test installs
 /// them): a missing one fails its test rather than skipping it.
 @Suite("Integration scripts: the real programs") struct IntegrationProgramTests {
     static let python = "/usr/bin/python3"
@@ -42,11 +43,12 @@ import TestSupport
                 #expect(try query(socket, "g:colors_name") == (mode == "dark" ? "blue" : "morning"), "\(socket)")
             }
         }
-        // A colorscheme that does not exist: one line naming the socket and Neovim's error.
+        // A colorscheme that does not exist: one line naming the socket and Neovim's own message, without the
+        // Lua error and stack trace nvim --remote-expr wraps around it.
         let bad = try rig.run("neovim", "apply", mode: "dark", settings: ["dark-colorscheme": "nosuchscheme"])
         #expect(bad.status == 1, "\(bad)")
-        #expect(bad.errLines.count == 1 && bad.err.contains("refused 'set background=dark | colorscheme nosuchscheme'")
-                && bad.err.contains("E185"), "\(bad)")
+        #expect(sockets.contains { bad.errLines == ["neovim: Neovim at \($0) refused 'set background=dark | colorscheme nosuchscheme': "
+                                                    + "E185: Cannot find color scheme 'nosuchscheme'"] }, "\(bad)")
         let odd = try rig.run("neovim", "apply", mode: "dark", settings: ["dark-colorscheme": "x') | call system('id"])
         #expect(odd.status == 1 && odd.errLines.count == 1 && odd.err.contains("is not a colorscheme name"), "\(odd)")
     }
@@ -77,6 +79,45 @@ import TestSupport
         let stuck = try rig.run("neovim", "apply", mode: "light")
         #expect(stuck.status == 1, "\(stuck)")
         #expect(stuck.errLines == ["neovim: Neovim did not answer within 2 s at: \(hung)"], "\(stuck)")
+    }
+
+    /// Neovim 0.11 and later set their background from their terminal: it is left to them, and only the
+    /// colorscheme set is sent. A stand-in nvim that reports 0.11 and is Debian's nvim for everything else (the servers are real).
+    static func nvim011(_ rig: IntegrationRig) throws {
+        try rig.writeExecutable("#!/bin/sh\n[ \"$1\" = --version ] && { echo 'NVIM v0.11.0'; exit 0; }\nexec /usr/bin/nvim \"$@\"\n",
+                                to: rig.root + "/bin/nvim")
+    }
+
+    @Test func neovimFrom011LeavesTheBackgroundToIt() throws {
+        let rig = try IntegrationRig()
+        try Self.nvim011(rig)
+        let socket = rig.runtime + "/nvim.1001.0"
+        let server = try Child("/usr/bin/nvim", ["--headless", "--clean", "--listen", socket], env: rig.env)
+        defer { stopAndReap(server) }
+        try waitUntil("nvim to listen on \(socket)") { FileManager.default.fileExists(atPath: socket) }
+        func query(_ expr: String) throws -> String {
+            let r = try rig.program("/usr/bin/nvim", ["--headless", "--clean", "--server", socket, "--remote-expr", expr])
+            return (r.out + r.err).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        _ = try query("execute('set background=light')")
+
+        let available = try rig.run("neovim", "available")
+        #expect(available.out.hasPrefix("found: \(rig.root)/bin/nvim (NVIM v0.11.0): Neovim 0.11.0 follows its terminal's light or dark itself"), "\(available)")
+        let none = try rig.run("neovim", "apply", mode: "dark")
+        #expect(none.status == 0 && none.out == "Neovim 0.11.0 follows its terminal's light or dark itself: nothing to send (no dark-colorscheme set)\n", "\(none)")
+        #expect(try query("&background") == "light", "left to Neovim")
+
+        // A colorscheme of the user's is still sent, alone.
+        let scheme = try rig.run("neovim", "apply", mode: "dark", settings: ["dark-colorscheme": "blue"])
+        #expect(scheme.status == 0 && scheme.out.contains("nvim \(socket): colorscheme blue\n"), "\(scheme)")
+        #expect(try query("g:colors_name") == "blue")
+
+        // background = "always": sent as to an older Neovim.
+        let always = try rig.run("neovim", "apply", mode: "light", settings: ["background": "always"])
+        #expect(always.status == 0 && always.out.contains("set background=light"), "\(always)")
+        #expect(try query("&background") == "light")
+        let bad = try rig.run("neovim", "apply", mode: "dark", settings: ["background": "never"])
+        #expect(bad.status == 1 && bad.errLines == ["neovim: background must be auto or always, not 'never'"], "\(bad)")
     }
 
     // MARK: Vim
@@ -216,111 +257,6 @@ import TestSupport
                 #expect(read.out == "\(mode == "dark" ? "True" : "False")\n\(theme)\n", "\(version) \(mode): \(read)")
             }
         }
-    }
-
-    // MARK: kitty
-
-    /// kitty's own config reader (kitty +runpy) reads kitty.conf with the block: the colors are the mode's,
-    /// and a kitty running for this HOME gets SIGUSR1 (a stand-in: kitty needs a display).
-    @Test
-    func kittyConfigReadsTheModesColors() throws {
-        let rig = try IntegrationRig()
-        try rig.write("# mine\nbackground #123456\nfont_size 13\n", to: rig.config + "/kitty/kitty.conf")
-        try rig.write("background #0a0b0c\nforeground #fefefe\n", to: rig.home + "/themes/night.conf")
-        for (mode, expected) in [("dark", "Color(10, 11, 12)"), ("light", "Color(248, 248, 248)")] {
-            let r = try rig.run("kitty", "apply", mode: mode, settings: ["dark": "~/themes/night.conf"])
-            #expect(r.status == 0, "\(r)")
-            let read = try rig.program("/usr/bin/kitty", ["+runpy", """
-                from kitty.config import load_config
-                import sys
-                o = load_config(sys.argv[-1])
-                print(o.background, o.font_size)
-                """, rig.config + "/kitty/kitty.conf"])
-            #expect(read.out == "\(expected) 13.0\n", "\(mode): \(read)")
-        }
-    }
-
-    @Test func kittyRunningGetsSIGUSR1() throws {
-        let rig = try IntegrationRig()
-        let log = rig.root + "/kitty.log"
-        let standIn = try rig.standIn("kitty", version: "kitty 0.26.5 created by Kovid Goyal", log: log)
-        let kitty = try Child(standIn, [], env: rig.env)
-        defer { stopAndReap(kitty) }
-        try waitUntil("the stand-in to start") { rig.read(log)?.contains("ready") == true }
-        let r = try rig.run("kitty", "apply", mode: "dark")
-        #expect(r.status == 0 && r.out.contains("kitty \(kitty.pid): reloading (dark)"), "\(r)")
-        try waitUntil("SIGUSR1 in \(log)") { rig.read(log) == "ready\nUSR1\n" }
-    }
-
-    /// kitty before 0.21 quits on SIGUSR1: it is sent none.
-    @Test func anOldKittyGetsNoSignal() throws {
-        let rig = try IntegrationRig()
-        let log = rig.root + "/kitty.log"
-        let standIn = try rig.standIn("kitty", version: "kitty 0.20.3 created by Kovid Goyal", log: log)
-        let kitty = try Child(standIn, [], env: rig.env)
-        defer { stopAndReap(kitty) }
-        try waitUntil("the stand-in to start") { rig.read(log)?.contains("ready") == true }
-        let r = try rig.run("kitty", "apply", mode: "dark")
-        #expect(r.status == 0 && r.out.contains("does not reload on SIGUSR1"), "\(r)")
-        #expect(kitty.isRunning && rig.read(log) == "ready\n")
-    }
-
-    // MARK: foot
-
-    /// foot's own check (foot --check-config) reads foot.ini with the block and the included files.
-    @Test
-    func footChecksTheConfig() throws {
-        let rig = try IntegrationRig()
-        try rig.write("[main]\nfont=monospace:size=11\n\n[colors]\nbackground=000000\n", to: rig.config + "/foot/foot.ini")
-        try rig.write("[colors]\nbackground=f8f8f8\nforeground=202020\n", to: rig.home + "/themes/day.ini")
-        for mode in ["dark", "light"] {
-            let r = try rig.run("foot", "apply", mode: mode, settings: ["light": "~/themes/day.ini"])
-            #expect(r.status == 0, "\(r)")
-            let check = try rig.program("/usr/bin/foot", ["--check-config"])
-            #expect(check.status == 0, "foot --check-config: \(check)")
-            #expect(check.err.contains("imported sub-configuration from \(rig.config)/foot/appearanced.ini"), "\(check)")
-            #expect(check.err.contains("imported sub-configuration from \(rig.home)/themes/day.ini") == (mode == "light"), "\(check)")
-        }
-        // The check is a real one: a line foot does not know fails it.
-        try rig.write("[main]\nno-such-option=1\n", to: rig.config + "/foot/foot.ini")
-        #expect(try rig.program("/usr/bin/foot", ["--check-config"]).status != 0)
-    }
-
-    /// foot 1.23.1 and later switch running windows: SIGUSR1 shows [colors], SIGUSR2 [colors2]; new windows
-    /// start with initial-color-theme. `dark-colors` says which set is dark.
-    @Test func footRunningGetsTheSignalOfTheSet() throws {
-        let rig = try IntegrationRig()
-        let log = rig.root + "/foot.log"
-        let standIn = try rig.standIn("foot", version: "foot version: 1.23.1 +pgo +ime +graphemes -assertions", log: log)
-        let foot = try Child(standIn, [], env: rig.env)
-        defer { stopAndReap(foot) }
-        try waitUntil("the stand-in to start") { rig.read(log)?.contains("ready") == true }
-        var expected = "ready\n"
-        for (mode, darkColors, signal, set) in [("dark", "colors", "USR1", 1), ("light", "colors", "USR2", 2),
-                                                ("dark", "colors2", "USR2", 2), ("light", "colors2", "USR1", 1)] {
-            let r = try rig.run("foot", "apply", mode: mode, settings: ["dark-colors": darkColors])
-            #expect(r.status == 0 && r.out.contains("foot \(foot.pid): SIG\(signal) (\(mode))"), "\(r)")
-            expected += signal + "\n"
-            try waitUntil("\(signal) in \(log)") { rig.read(log) == expected }
-            #expect(rig.read(rig.config + "/foot/appearanced.ini")?.contains("initial-color-theme=\(set)\n") == true)
-        }
-        let bad = try rig.run("foot", "apply", mode: "dark", settings: ["dark-colors": "colors3"])
-        #expect(bad.status == 1 && bad.errLines == ["foot: dark-colors must be colors or colors2, not 'colors3'"], "\(bad)")
-    }
-
-    /// Before 1.23.1, SIGUSR1 and SIGUSR2 would end foot: none is sent, and initial-color-theme (unknown
-    /// there) is not written.
-    @Test func anOldFootGetsNoSignal() throws {
-        let rig = try IntegrationRig()
-        let log = rig.root + "/foot.log"
-        let standIn = try rig.standIn("foot", version: "foot version: 1.13.1 +pgo +ime +graphemes -assertions", log: log)
-        let foot = try Child(standIn, [], env: rig.env)
-        defer { stopAndReap(foot) }
-        try waitUntil("the stand-in to start") { rig.read(log)?.contains("ready") == true }
-        let r = try rig.run("foot", "apply", mode: "dark")
-        #expect(r.status == 0 && r.out.contains("cannot switch running windows"), "\(r)")
-        #expect(foot.isRunning && rig.read(log) == "ready\n")
-        #expect(rig.read(rig.config + "/foot/appearanced.ini")?.contains("initial-color-theme") == false)
     }
 
     // MARK: alacritty

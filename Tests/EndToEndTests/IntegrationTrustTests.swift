@@ -46,7 +46,7 @@ import TestSupport
         let d = try s.startDaemon()
         defer { d.stop() }
         let r = try s.ctl("integrations", "enable", "rec")
-        #expect(r.status == 65 && r.out.contains("rec: enabled; apply light at ") && r.out.contains(": \(path) is writable by every user; not run"), "\(r)")
+        #expect(r.status == 65 && r.out.contains("rec: enabling failed; apply light at ") && r.out.contains(": \(path) is writable by every user; not run; left off"), "\(r)")
         #expect(!FileManager.default.fileExists(atPath: record), "\(HookTests.lines(record))")
         try d.waitForStderr("integration rec apply failed: \(path) is writable by every user; not run")
     }

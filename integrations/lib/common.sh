@@ -14,6 +14,7 @@
 #                      remembering what restore needs: a copy of F as it was (or that it was absent)
 #   ai_block_at_end / ai_block_at_top    FN for ai_edit: the integration's own marked block
 #   ai_restore_files   undoes every ai_edit: byte for byte when the file was not edited since
+#   ai_restore_file F  the same for F alone; ai_edited F: whether F is one this integration changed
 #
 # The integration found this file as $_lib (the scripts' lookup: next to it, else in the share folder).
 

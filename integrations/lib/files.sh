@@ -302,6 +302,21 @@ _ai_restore_one() {
     rm -f -- "$_ai_k.strip"
 }
 
+# ai_edited FILE: whether this integration changed (or created) FILE and has not restored it since: it keeps a
+# record of it. A file without one is the user's own.
+ai_edited() {
+    [ -e "$(_ai_files)/$(_ai_key "$1").path" ]
+}
+
+# ai_restore_file FILE: undoes the edits of FILE alone, as ai_restore_files does, then forgets it; nothing when
+# there is no record of it. A file that cannot be restored ends the run, saying why, and keeps its record.
+ai_restore_file() {
+    _ai_k1=$(_ai_files)/$(_ai_key "$1")
+    [ -e "$_ai_k1.path" ] || return 0
+    ( _ai_restore_one "$_ai_k1" ) || exit 1
+    rm -f -- "$_ai_k1".*
+}
+
 # Undoes every ai_edit of this integration, then forgets it. A file that cannot be restored keeps its record,
 # and the run fails once the others are done, with one line saying why for each (the last line of the run's
 # output, which the daemon shows).

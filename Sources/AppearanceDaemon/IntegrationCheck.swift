@@ -1,0 +1,112 @@
+import AppearanceFormats
+import AppearancePosix
+import AppearanceProtocol
+
+/// Where the integrations are: an executable file NAME found in, first match winning,
+/// `$XDG_CONFIG_HOME/appearanced/integrations/` (a user's copy), `$APPEARANCED_INTEGRATIONS_DIR` (a build run
+/// from its source tree: `make run`), `$XDG_DATA_HOME/appearanced/integrations/`, then each of `$XDG_DATA_DIRS`
+/// (`/usr/local/share`, `/usr/share`: where `make install` and the package put the shipped ones).
+struct IntegrationFinder: Sendable {
+    let paths: Paths
+
+    /// The most files listed from the directories.
+    static let maxListed = 256
+
+    /// The directories searched, in order.
+    func directories() -> [String] {
+        [paths.configHome + "/appearanced/integrations"] + (paths.integrationsDir.map { [$0] } ?? [])
+            + ([paths.dataHome] + paths.dataDirs).map { $0 + "/appearanced/integrations" }
+    }
+
+    /// The file that wins for one name (the first directory that holds it as a regular file), or nil.
+    func path(of name: String) -> String? {
+        guard IntegrationName.isValid(name) else { return nil }
+        for dir in directories() {
+            let path = dir + "/" + name
+            if let st = try? FileSystem.status(path), st.kind == .regular { return path }
+        }
+        return nil
+    }
+
+    /// Every integration found: name → path of the file that wins.
+    func found() -> [String: String] {
+        var all: [String: String] = [:]
+        for dir in directories() {
+            for name in (FileSystem.names(in: dir) ?? []).sorted() where all[name] == nil && IntegrationName.isValid(name) {
+                guard all.count < Self.maxListed else { break }
+                let path = dir + "/" + name
+                guard let st = try? FileSystem.status(path), st.kind == .regular else { continue }  // lib/, and the like
+                all[name] = path
+            }
+        }
+        return all
+    }
+}
+
+/// The check of `[integrations.NAME]` against the integrations installed (docs/decisions.md, "The config's
+/// integrations are checked"): a NAME none of the directories holds, or a key its `describe` does not list, is a
+/// mistake in the config like any other. Only the integrations the config names are asked, each through the
+/// trust check, all at once under a 2 s deadline, and at most once per version of its file (device, inode,
+/// size, modification time): a reload that changed nothing of them runs nothing. One that cannot be asked
+/// (refused by the trust check, silent, or describing its settings in another form) is not checked, and the
+/// check says so in `notes`. Used by the daemon (on its queue) and by `appearanced --check`.
+public final class IntegrationCheck: @unchecked Sendable {
+    private let finder: IntegrationFinder
+    private var described: [String: (version: FileVersion, outcome: Result<IntegrationDescription, Note>)] = [:]
+    static let deadline = 2.0
+
+    struct Note: Error { var text: String }
+
+    public init(paths: Paths) { finder = IntegrationFinder(paths: paths) }
+
+    /// The first mistake in `config`'s integrations (file, line, key, and what is known), and why some were
+    /// not checked.
+    public func problem(_ config: Config, path: String) -> (error: ConfigError?, notes: [String]) {
+        guard !config.integrations.isEmpty else { return (nil, []) }
+        let named = config.integrations.keys.sorted().map { (name: $0, path: finder.path(of: $0)) }
+        var notes: [String] = []
+        var descriptions: [String: IntegrationDescription] = [:]
+        var ask: [(name: String, path: String, version: FileVersion)] = []
+        for (name, file) in named {
+            guard let file else { continue }
+            let version = (try? FileSystem.status(file))?.version
+            if let version, let known = described[file], known.version == version {
+                switch known.outcome {
+                case .success(let d): descriptions[name] = d
+                case .failure(let note): notes.append("integrations.\(name): its settings are not checked: \(note.text)")
+                }
+                continue
+            }
+            if let problem = Trust.integrationProblem(file) {
+                notes.append("integrations.\(name): its settings are not checked: \(problem); not run")
+                continue
+            }
+            if let version { ask.append((name, file, version)) }
+        }
+        if !ask.isEmpty {
+            let outcomes = SideBySide.run(ask.map { [$0.path, "describe"] }, deadline: Deadline(seconds: Self.deadline))
+            for (job, outcome) in zip(ask, outcomes) {
+                let result: Result<IntegrationDescription, Note>
+                if let outcome, outcome.ok, case let d = IntegrationDescription(output: outcome.output), d.keys != nil {
+                    result = .success(d)
+                } else if let outcome, outcome.ok {
+                    result = .failure(Note(text: "\(job.path) describe gives no settings: line of the form key (meaning, default); …"))
+                } else if let outcome {
+                    let said = outcome.output.split(separator: "\n").last.map { ": " + $0 } ?? ""
+                    result = .failure(Note(text: "\(job.path) describe failed\(said)"))
+                } else {
+                    result = .failure(Note(text: "\(job.path) describe did not answer within \(Int(Self.deadline)) s"))
+                }
+                described[job.path] = (job.version, result)
+                switch result {
+                case .success(let d): descriptions[job.name] = d
+                case .failure(let note): notes.append("integrations.\(job.name): its settings are not checked: \(note.text)")
+                }
+            }
+        }
+        // Every name found, for the message about one that is not (listing the folders only then).
+        let found = named.contains { $0.path == nil } ? Set(finder.found().keys) : Set(named.map(\.name))
+        let hint = found.isEmpty ? "; searched \(finder.directories().joined(separator: ", ")); \(IntegrationName.howToGet)" : ""
+        return (config.integrationProblem(found: found, described: descriptions, path: path, notFoundHint: hint), notes)
+    }
+}
