@@ -32,6 +32,8 @@ public struct Config: Equatable, Sendable {
     public var integrations: [String: [String: String]] = [:]
     /// `[desktop]`: whether appearanced drives GNOME's or KDE's own light/dark setting.
     public var desktop = DesktopSettings()
+    /// `[automatic]`: the user's say over the automatic changes (a notice before each).
+    public var automatic = AutomaticSettings()
 
     public init(defaultMode: Mode = .light, logLevel: LogLevel? = nil, palette: String? = nil,
                 portalBackend: BackendPolicy = .auto) {
@@ -41,7 +43,7 @@ public struct Config: Equatable, Sendable {
         self.portalBackend = portalBackend
     }
 
-    public static let knownKeys = ["default-mode", "log-level", "palette", "portal-backend", "darkman-dbus", "hooks", "hook-timeout", "max-connections", "schedule", "desktop", "integrations"]
+    public static let knownKeys = ["default-mode", "log-level", "palette", "portal-backend", "darkman-dbus", "hooks", "hook-timeout", "max-connections", "schedule", "desktop", "integrations", "automatic"]
     public static let desktopKeys = ["follow", "gnome-light", "gtk-theme-light", "gtk-theme-dark", "icon-theme-light",
                                      "icon-theme-dark", "kde-light", "kde-dark",
                                      "kde-look-and-feel-light", "kde-look-and-feel-dark"]
@@ -141,6 +143,9 @@ public struct Config: Equatable, Sendable {
         case "integrations":
             guard let table = value.table else { throw fail("tables of settings ([integrations.NAME])") }
             integrations = try Self.parseIntegrations(table, path: path)
+        case "automatic":
+            guard let table = value.table else { throw fail("a table ([automatic])") }
+            automatic = try Self.parseAutomatic(table, path: path)
         case "schedule":
             guard let table = value.table else { throw fail("a table ([schedule])") }
             (schedule, scheduleFromGeoClue) = try Self.parseSchedule(table, line: value.line, path: path)
