@@ -41,6 +41,8 @@ public final class BusNotifier: Notifier, BusPeer, @unchecked Sendable {
     private var dismissed: Notice.Key?
     /// Whether `rules` are on this connection.
     private var listening = false
+    /// What to call once the notice is closed, after `stop`.
+    private var stopping: (@Sendable () -> Void)?
     private var lastStatus: String?
 
     /// - Parameter sentry: the sentry whose session-bus connection the notifier shares; make it before the
@@ -70,10 +72,10 @@ public final class BusNotifier: Notifier, BusPeer, @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
         report = nil
         wanted = nil
-        guard let bus, let s = shown else { return done() }
-        shown = nil
-        // Answered or not (the reply's deadline, the connection lost), `done` is called once.
-        guard call(on: bus, "CloseNotification", [.uint32(s.id)], reply: { _ in done() }) else { return done() }
+        // Once no call is under way (a notice being shown is closed too), and CloseNotification answered or not
+        // (its deadline, the connection lost).
+        stopping = done
+        sync()
     }
 
     // MARK: - The bus
@@ -91,13 +93,14 @@ public final class BusNotifier: Notifier, BusPeer, @unchecked Sendable {
         bus = nil
         (shown, server, missing, calling, listening) = (nil, nil, nil, false, false)
         busDetail = detail
-        changed()
+        sync()
     }
 
     /// Brings what shows to what is wanted, one call at a time.
     private func sync() {
         defer { changed() }
-        guard let bus, !calling else { return }
+        guard let bus else { return finishStopping() }
+        guard !calling else { return }
         if (wanted != nil) != listening {
             listening = wanted != nil
             for rule in Self.rules { bus.callBus(listening ? "AddMatch" : "RemoveMatch", [.string(rule)]) }
@@ -105,18 +108,27 @@ public final class BusNotifier: Notifier, BusPeer, @unchecked Sendable {
             if !listening { server = nil }
         }
         guard let wanted, wanted.key != dismissed else {
-            if let s = shown {
-                shown = nil
-                call(on: bus, "CloseNotification", [.uint32(s.id)]) { [weak self] reply in
-                    if let error = reply.error { self?.log(.info, "the notification server did not close the notice (\(error))") }
-                }
+            guard let s = shown else { return finishStopping() }
+            shown = nil
+            let finish = stopping
+            stopping = nil
+            let sent = call(on: bus, "CloseNotification", [.uint32(s.id)]) { [weak self] reply in
+                if let error = reply.error { self?.log(.info, "the notification server did not close the notice (\(error))") }
+                finish?()
             }
+            if !sent { finish?() }
             return
         }
         guard missing == nil else { return }
         guard let server else { return askCapabilities(on: bus) }
         if let s = shown, s.notice == wanted, s.server == server.owner { return }
         notify(wanted, replacing: shown.flatMap { $0.server == server.owner ? $0.id : nil } ?? 0, buttons: server.buttons, on: bus)
+    }
+
+    private func finishStopping() {
+        let finish = stopping
+        stopping = nil
+        finish?()
     }
 
     private func askCapabilities(on bus: BusConnection) {

@@ -125,6 +125,27 @@ import class TestSupport.Subprocess
         #expect(d.isRunning)
     }
 
+    /// A button the daemon refuses (Postpone past the change after it) is said in the notice, which stays.
+    @Test func aRefusedButtonSaysWhy() async throws {
+        let (s, _, bus) = try Self.sandbox(at: 18 * 3600 + 56 * 60)
+        defer { bus.close() }
+        try s.write(Self.config() + "postpone-by = \"12h\"\n", to: s.configFile)
+        let server = try await FakeServer(s)
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        let n = try server.waitNotices(1)[0]
+        #expect(n["actions"] as? [String] == ["postpone", "Postpone 12 hours", "skip", "Skip"], "\(n)")
+        try await server.send("invoke \(Self.id(n)) postpone")
+        let said = try server.waitNotices(2)[1]
+        #expect(said["replaces"] as? Int == Self.id(n) && said["summary"] as? String == "Dark mode at 19:00", "\(said)")
+        #expect((said["body"] as? String)?.hasPrefix("Not done: postpone: that would put dark past the change after it (light at ") == true, "\(said)")
+        #expect(try NextChangeTests.events(s).first?["postponedFrom"] == nil)
+        try d.waitForStderr("the notice's postpone was refused: postpone: that would put dark past the change after it")
+        try await server.send("invoke \(Self.id(n)) skip")
+        try server.waitClose(Self.id(n))
+        #expect(try NextChangeTests.events(s).first?["skipped"] as? Bool == true)
+    }
+
     /// appearancectl's postpone and skip while the notice shows: it follows the change (updated in place where it
     /// is still near, closed where not), comes back with a cancel, and goes when the change happens.
     @Test func postponeAndSkipFromTheCommandLineMoveOrCloseIt() async throws {
