@@ -16,6 +16,8 @@ final class Notices: @unchecked Sendable {
     var detail = "none showing"
     /// A button's request that was refused, for the notice of that change to say why.
     var refusal: (time: Int64, mode: Mode, text: String)?
+    /// The notice whose button was taken: another press on it (a double click) is not a second request.
+    var acted: Notice.Key?
 
     init(notifier: Notifier?) {
         self.notifier = notifier
@@ -24,6 +26,7 @@ final class Notices: @unchecked Sendable {
     /// Tells the notifier, when the notice wanted changed.
     func want(_ notice: Notice?) {
         guard notice != wanted else { return }
+        if notice?.key != wanted?.key { acted = nil }
         wanted = notice
         notifier?.show(notice)
     }
@@ -69,6 +72,10 @@ extension Daemon {
             guard let wanted = notices.wanted, wanted.time == notice.time, wanted.mode == notice.mode else {
                 return log.info("the notice's \(action.rawValue) came for \(notice.mode.rawValue) at \(notice.when), which is no longer the change near: ignored")
             }
+            guard notices.acted != wanted.key else {
+                return log.info("the notice's \(action.rawValue) came again before the first press was done: ignored")
+            }
+            notices.acted = wanted.key
             log.info("the notice's \(action.rawValue) button was pressed (\(notice.summary))")
             let request: NextChange.Request = action == .postpone ? .postpone(seconds: wanted.postponeBy) : .skip
             adjustNextChange(request, by: "the notice") { [weak self] result in

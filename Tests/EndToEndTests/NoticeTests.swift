@@ -96,6 +96,7 @@ import class TestSupport.Subprocess
         try Self.waitStatus(s, "Postpone 30m: showing \"Dark mode at 19:00\"")
         // Its Postpone: 30 minutes later, as `appearancectl postpone 30m`; 19:30 is far, so the notice goes.
         try await server.send("invoke \(Self.id(n)) postpone")
+        try await server.send("invoke \(Self.id(n)) postpone")  // a double click: one postponement
         try server.waitClose(Self.id(n))
         let next = try #require(try NextChangeTests.events(s).first)
         #expect(next["time"] as? Int == Int(day + 19 * 3600 + 1800) && next["postponedFrom"] as? Int == Int(day + 19 * 3600), "\(next)")
