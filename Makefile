@@ -27,6 +27,8 @@ RELEASE_FLAGS := -c release --static-swift-stdlib
 # (Tests/AppearanceFormatsTests/TOMLCorpusTests.swift; Go sources only, no dependencies).
 # The integrations are tested against their programs (Tests/EndToEndTests/Integration*Tests.swift): neovim, vim,
 # tmux, emacs-nox (the largest, about 160 MB installed), kitty's and foot's config readers, python3-yaml.
+# The notice before an automatic change is shown by a real notification server, dunst, on an Xvfb display
+# (Tests/EndToEndTests/NoticeDunstTests.swift).
 BUILD_PKGS := libdbus-1-dev pkg-config
 RUN_PKGS := $(BUILD_PKGS) dbus-bin
 # `make deb` (and the package test): debian/control's Build-Depends (the Swift toolchain is not a Debian
@@ -35,7 +37,7 @@ DEB_PKGS := $(BUILD_PKGS) scdoc debhelper dpkg-dev lintian
 TEST_PKGS := $(BUILD_PKGS) dbus-daemon dbus-bin xdg-desktop-portal xdg-desktop-portal-gtk libgtk-3-bin \
 	gsettings-desktop-schemas dconf-service dconf-cli libglib2.0-bin python3 python3-dbus python3-gi \
 	util-linux procps systemd scdoc man-db socat xdg-desktop-portal-dev gir1.2-adw-1 gir1.2-gtk-4.0 libgtk-4-bin python3-venv zsh fish golang-github-burntsushi-toml-dev tzdata geoclue-2.0 \
-	neovim vim tmux emacs-nox kitty foot python3-yaml \
+	neovim vim tmux emacs-nox kitty foot python3-yaml dunst xvfb \
 	$(DEB_PKGS)
 
 .PHONY: all build run test deps-run deps-test deps-man man install install-strip install-files install-hint uninstall clean

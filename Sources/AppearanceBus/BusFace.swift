@@ -18,10 +18,9 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
     static let darkmanInterface = "nl.whynothugo.darkman"
     static let properties = "org.freedesktop.DBus.Properties"
     private static let introspectable = "org.freedesktop.DBus.Introspectable"
-    private static let dbus = "org.freedesktop.DBus"
     static let invalidArgsName = "org.freedesktop.DBus.Error.InvalidArgs"
-    private static let darkmanMatch = "type='signal',sender='\(dbus)',interface='\(dbus)',member='NameOwnerChanged',arg0='\(darkmanName)'"
-    private static let ownMatch = "type='signal',sender='\(dbus)',interface='\(dbus)',member='NameOwnerChanged',arg0='\(busName)'"
+    private static let darkmanMatch = BusConnection.ownerRule(darkmanName)
+    private static let ownMatch = BusConnection.ownerRule(busName)
 
     private let queue: DispatchQueue
     private let log: (LogLevel, String) -> Void
@@ -145,13 +144,9 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
             if let self, self.handle(message) { return true }
             return previousCall?(message) ?? false
         }
-        let previousSignal = connection.onSignal
-        connection.onSignal = { [weak self] message in
-            previousSignal?(message)
-            self?.signal(message)
-        }
+        connection.alsoOnSignal { [weak self] message in self?.signal(message) }
         // To hear another owner of our name leave: then it is asked for again, as darkman's is.
-        call(on: connection, "AddMatch", [.string(BusFace.ownMatch)]) { _ in }
+        connection.callBus("AddMatch", [.string(BusFace.ownMatch)])
         askForOwnName(on: connection)
         if options.darkman { askForDarkman(on: connection) }
         changed()
@@ -178,7 +173,7 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
         guard darkman == nil || darkman == .taken else { return }
         if darkman == nil {
             // To hear darkman leave: then the name is asked for again.
-            call(on: connection, "AddMatch", [.string(BusFace.darkmanMatch)]) { _ in }
+            connection.callBus("AddMatch", [.string(BusFace.darkmanMatch)])
         }
         darkman = .asking
         requestName(BusFace.darkmanName, on: connection) { [weak self] name in
@@ -191,15 +186,15 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
     private func releaseDarkman(on connection: BusConnection) {
         guard darkman != nil else { return }
         if darkman == .owned || darkman == .asking {
-            call(on: connection, "ReleaseName", [.string(BusFace.darkmanName)]) { _ in }
+            connection.callBus("ReleaseName", [.string(BusFace.darkmanName)])
         }
-        call(on: connection, "RemoveMatch", [.string(BusFace.darkmanMatch)]) { _ in }
+        connection.callBus("RemoveMatch", [.string(BusFace.darkmanMatch)])
         darkman = nil
     }
 
     /// Asks for `name` with DO_NOT_QUEUE: never behind another owner's back, never taken over later.
     private func requestName(_ name: String, on connection: BusConnection, _ done: @escaping (Name) -> Void) {
-        call(on: connection, "RequestName", [.string(name), .uint32(4)]) { [weak self] reply in
+        connection.callBus("RequestName", [.string(name), .uint32(4)]) { [weak self] reply in
             guard let self, self.bus === connection else { return }
             if let error = reply.error {
                 done(.refused("the session bus refused it (\(error))"))
@@ -212,21 +207,12 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
         }
     }
 
-    private func call(on connection: BusConnection, _ method: String, _ values: [BusValue], reply: @escaping (Message) -> Void) {
-        guard let message = Message.methodCall(destination: BusFace.dbus, path: "/org/freedesktop/DBus", interface: BusFace.dbus,
-                                               method: method, values: values) else { return }
-        try? connection.call(message, reply: reply)
-    }
-
     /// NameOwnerChanged for our name or darkman's, held by another process: once nobody holds it, ask again.
     private func signal(_ message: Message) {
-        guard let bus, message.isSignal(interface: BusFace.dbus, member: "NameOwnerChanged"), message.hasSignature("sss"),
-              let args = message.arguments(within: DecodeBounds(depth: 0, values: 3, bytes: 3 * 256)),
-              args.count == 3, args[2] == .string("")
-        else { return }
-        if args[0] == .string(BusFace.busName), own == .taken {
+        guard let bus, let change = message.nameOwnerChange, change.new.isEmpty else { return }
+        if change.name == BusFace.busName, own == .taken {
             askForOwnName(on: bus)
-        } else if args[0] == .string(BusFace.darkmanName), options.darkman, darkman == .taken {
+        } else if change.name == BusFace.darkmanName, options.darkman, darkman == .taken {
             askForDarkman(on: bus)
         } else {
             return

@@ -341,12 +341,4 @@ public final class PortalBackend: Outlet, @unchecked Sendable {
     }
 }
 
-/// Something else that lives on the sentry's session-bus connection.
-protocol BusPeer: AnyObject {
-    /// The connection is registered (Hello answered); called before the sentry's own matches and reads.
-    func connected(_ connection: BusConnection)
-    /// The connection is gone, or there is none.
-    func disconnected(_ detail: String)
-}
-
 extension PortalBackend: BusPeer {}

@@ -63,7 +63,7 @@ public final class PortalSentry: Sentry, @unchecked Sendable {
         // arg0/arg1 make the bus drop xdg-desktop-portal-gtk's org.gnome.* duplicate and other keys.
         "type='signal',sender='\(portal)',path='\(path)',interface='\(settings)',member='SettingChanged',"
             + "arg0='\(namespace)',arg1='\(key)'"
-    } + ["type='signal',sender='\(busName)',interface='\(busName)',member='NameOwnerChanged',arg0='\(portal)'"]
+    } + [BusConnection.ownerRule(portal)]
 
     /// - Parameters:
     ///   - queue: its serial queue (appearanced's: the session bus's own); `start`, `stop` and every report
@@ -274,10 +274,9 @@ public final class PortalSentry: Sentry, @unchecked Sendable {
                PortalSentry.keys.contains(key) {
                 read(key)
             }
-        } else if message.isSignal(interface: PortalSentry.busName, member: "NameOwnerChanged"),
-                  message.sender == PortalSentry.busName {
-            guard message.hasSignature("sss"), let args = message.arguments(limit: 3, within: .small) else { return }
-            guard args.count == 3, args[0] == .string(PortalSentry.portal), case .string(let newOwner) = args[2] else { return }
+        } else if let change = message.nameOwnerChange {
+            guard change.name == PortalSentry.portal else { return }
+            let newOwner = change.new
             ownerEpoch += 1
             shape = nil
             if newOwner.isEmpty {

@@ -310,35 +310,6 @@ private struct Parser {
 
 private let appIDRule = "1-255 characters of A-Z a-z 0-9 . _ -, not starting with a dot"
 
-/// "90m", "2h", "1h30m", "45s", "1d", "1d2h3m4s" → seconds: ASCII digits each followed by a unit, the units
-/// d, h, m and s each at most once and in that order, 1 second to `Lifetime.maxSeconds` (366 days) in all.
-/// nil for anything else: a bare number, a unit without a number, a sign, a repeated or misplaced unit ("1h1h",
-/// "30m1h"), zero, or more than 366 days (checked as the digits come, so no length of number overflows).
-public func parseDuration(_ text: String) -> Int64? {
-    let units: [(letter: UInt8, seconds: Int64)] = [(UInt8(ascii: "d"), 86_400), (UInt8(ascii: "h"), 3600),
-                                                    (UInt8(ascii: "m"), 60), (UInt8(ascii: "s"), 1)]
-    var total: Int64 = 0
-    var number: Int64?
-    var nextUnit = 0  // the units before this one are used up
-    for c in text.utf8 {
-        if c >= UInt8(ascii: "0"), c <= UInt8(ascii: "9") {
-            // At most maxSeconds × 10 + 9 before the check: far from overflowing.
-            let n = (number ?? 0) * 10 + Int64(c - UInt8(ascii: "0"))
-            guard n <= Lifetime.maxSeconds else { return nil }
-            number = n
-        } else {
-            guard let n = number, let k = units[nextUnit...].firstIndex(where: { $0.letter == c }) else { return nil }
-            // n ≤ maxSeconds and total ≤ maxSeconds: at most about 2.7e12, no overflow.
-            total += n * units[k].seconds
-            guard total <= Lifetime.maxSeconds else { return nil }
-            number = nil
-            nextUnit = k + 1
-        }
-    }
-    guard number == nil, total >= 1 else { return nil }
-    return total
-}
-
 /// A name for a terminal: control characters (an escape sequence in a key or a file name) shown as \u{…}.
 public func shown(_ text: String) -> String {
     String(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F || (0x80...0x9F).contains($0.value)

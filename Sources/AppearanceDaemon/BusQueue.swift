@@ -78,6 +78,17 @@ public final class CrossingOutlet: Crossed<Outlet>, Outlet, @unchecked Sendable 
     public func stop() { onBus { $0.stop() } }
 }
 
+/// The notifier on the bus's queue, as the daemon sees it on its own.
+public final class CrossingNotifier: Crossed<Notifier>, Notifier, @unchecked Sendable {
+    public func start(report: @escaping (NoticeReport) -> Void) {
+        let report = crossing.toDaemon(report)
+        onBus { $0.start(report: report) }
+    }
+
+    public func show(_ notice: Notice?) { onBus { $0.show(notice) } }
+    public func stop(done: @escaping @Sendable () -> Void) { onBus { $0.stop(done: done) } }
+}
+
 /// A D-Bus face on the bus's queue, as the daemon sees it on its own; the daemon's desk goes with it, as the
 /// face sees it on the bus's queue.
 public final class CrossingFace: Crossed<Face>, Face, @unchecked Sendable {

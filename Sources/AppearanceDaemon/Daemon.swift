@@ -36,6 +36,7 @@ public final class Daemon: @unchecked Sendable {
     let timers: Timers
     let location: LocationRoom
     let integrations: Integrations
+    let notices: Notices
     private var signalSources: [DispatchSourceSignal] = []
     /// The palette file watched and its source (`watchPalette`).
     var paletteWatch: (path: String, source: DispatchSourceRead)?
@@ -46,7 +47,7 @@ public final class Daemon: @unchecked Sendable {
     static let firstReadingGrace: DispatchTimeInterval = .seconds(3)
 
     public init(paths: Paths, logLevelOption: LogLevel?, sentry: Sentry, outlet: Outlet? = nil, faces: [Face] = [],
-                locator: Locator? = nil, queue: DispatchQueue, logger: Logger) {
+                locator: Locator? = nil, notifier: Notifier? = nil, queue: DispatchQueue, logger: Logger) {
         self.paths = paths
         self.logLevelOption = logLevelOption
         self.sentry = sentry
@@ -62,6 +63,7 @@ public final class Daemon: @unchecked Sendable {
         timers = Timers(queue: queue, clock: clock)
         location = LocationRoom(queue: queue, log: logger, clock: clock, stateFile: paths.stateFile, locator: locator)
         integrations = Integrations(queue: queue, log: logger, paths: paths)
+        notices = Notices(notifier: notifier)
         publisher.faces = faces
         engine = Engine(inputs: Inputs(system: .unavailable, override: .system, defaultMode: .light),
                         instance: Self.makeInstanceID(), systemDetail: "not read yet")
@@ -78,6 +80,7 @@ public final class Daemon: @unchecked Sendable {
         timers.onScheduleDue = { [weak self] in self?.planSchedule() }
         location.onChange = { [weak self] in self?.planSchedule() }
         timers.onTemporaryDue = { [weak self] end in self?.temporaryTimeCame(end) }
+        timers.onNoticeDue = { [weak self] in self?.updateNotice() }
         publisher.follower.onWritten = { [weak self] _, result in
             self?.publisher.note("desktop written: \(result)")
         }
@@ -154,6 +157,7 @@ public final class Daemon: @unchecked Sendable {
         for face in publisher.faces {
             face.start(FaceOptions(darkman: config.darkmanDBus), state: engine.state, requests: desk) { [weak self] detail in self?.faceDetail = detail }
         }
+        notices.notifier?.start { [weak self] report in self?.noticeReport(report) }
         // Connections wait in the backlog until the first reading, so the first `get` is already right.
         sentry.start { [weak self] reading in self?.systemReading(reading) }
         queue.asyncAfter(deadline: .now() + Self.firstReadingGrace) { [weak self] in self?.serve() }
@@ -212,6 +216,7 @@ public final class Daemon: @unchecked Sendable {
         clients.startAccepting()
         publisher.writeModeFile(s.mode)
         publisher.updateStatus(describe())
+        updateNotice()
         // The start-up's code (config, state, the bus's first calls) is done with: what answers from now on
         // faults its own pages back in (docs/decisions.md, "Idle memory").
         if !Self.keepStartupPages { Posix.releaseCodePages() }
@@ -235,6 +240,7 @@ public final class Daemon: @unchecked Sendable {
         publisher.publish(steps, engine: engine, palette: settings.palette, status: describe())
         integrations.refresh(mode: modeOf, cause: steps.last?.cause ?? "")
         persistence.persistIfNeeded()
+        updateNotice()
     }
 
     func configureHooks() {
@@ -264,6 +270,7 @@ public final class Daemon: @unchecked Sendable {
         log.info("stopping")
         Systemd.notify("STOPPING=1")
         publisher.stop()
+        closeNotice()  // before the sentry closes the bus it is sent on
         sentry.stop()
         clients.closeAll()
         Posix.exit(0)

@@ -120,6 +120,7 @@ extension Daemon {
                    configDetail: settings.configDetail, appOverrides: engine.inputs.apps.count,
                    desktopDetail: publisher.follower.statusDetail, busDetail: faceDetail, location: locationInfo)
         s.integrationsDetail = integrations.statusDetail
+        s.noticesDetail = noticesDetail
         if paths.trial {
             // What a trial instance leaves to the session's daemon, said as such (not as a missing feature).
             s.trial = FileSystem.directory(of: paths.stateFile)

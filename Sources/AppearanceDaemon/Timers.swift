@@ -4,8 +4,8 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// The timers' room: one wall-clock timer for the schedule's next change and one for a temporary override's
-/// end. Nothing else wakes the daemon on its own. Wall-clock timers follow the clock when it is set; a jump
+/// The timers' room: one wall-clock timer for the schedule's next change, one for a temporary override's end,
+/// and one for the notice before the next change (`notify-before`). Nothing else wakes the daemon on its own. Wall-clock timers follow the clock when it is set; a jump
 /// (resume, a clock or time-zone change) is met by planning again (`Daemon.clockChanged`).
 /// Confined to the daemon's queue.
 final class Timers: @unchecked Sendable {
@@ -15,10 +15,13 @@ final class Timers: @unchecked Sendable {
     private(set) var plan: Schedule.Plan?
     private var scheduleTimer: DispatchSourceTimer?
     private var temporaryTimer: DispatchSourceTimer?
+    private var noticeTimer: (deadline: DispatchWallTime, timer: DispatchSourceTimer)?
     /// The schedule's timer fired: plan again.
     var onScheduleDue: () -> Void = {}
     /// The temporary override ending at this time is due.
     var onTemporaryDue: (Int64) -> Void = { _ in }
+    /// The time for the notice before the next change has come.
+    var onNoticeDue: () -> Void = {}
 
     init(queue: DispatchQueue, clock: Clock) {
         self.queue = queue
@@ -112,6 +115,18 @@ final class Timers: @unchecked Sendable {
         temporaryTimer = oneShot(at: end) { [weak self] in self?.onTemporaryDue(end) }
     }
 
+    /// A one-shot timer for the notice before the next change (nil: none); one armed for another moment is
+    /// cancelled, one for the same moment kept (this is asked after every change published).
+    func armNotice(at time: Int64?) {
+        let deadline = time.map(clock.deadline(for:))
+        guard deadline != noticeTimer?.deadline else { return }
+        noticeTimer?.timer.cancel()
+        noticeTimer = time.map { t in (clock.deadline(for: t), oneShot(at: t) { [weak self] in
+            self?.noticeTimer = nil
+            self?.onNoticeDue()
+        }) }
+    }
+
     private func oneShot(at time: Int64, _ handler: @escaping () -> Void) -> DispatchSourceTimer {
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(wallDeadline: clock.deadline(for: time))
@@ -145,10 +160,13 @@ extension Daemon {
         if !hadPlan, let mode, let plan = timers.plan {
             cause = "schedule set up: \(mode.rawValue)" + (plan.next.map { " until \($0.cause) \(Clock.describe($0.time, from: clock.now()))" } ?? "")
         }
-        // While appearanced drives the desktop's setting, the schedule decides before the desktop's value.
-        let above = schedule.aboveDesktop || publisher.follower.kind != nil
+        let above = scheduleAboveDesktop
         if let t = engine.apply(.schedule(mode, aboveDesktop: above)) { publish([.init(t, cause: cause)]) }
+        updateNotice()
     }
+
+    /// While appearanced drives the desktop's setting, the schedule decides before the desktop's value.
+    var scheduleAboveDesktop: Bool { scheduleInForce.aboveDesktop || publisher.follower.kind != nil }
 
     /// `postpone` and `skip` (and their `cancel`), from any face: decided on the schedule in force and the word
     /// already given (with every accepted change), saved durably, then the schedule is planned again; the

@@ -41,6 +41,9 @@ public struct StatusInfo: Equatable, Sendable {
     public var scheduleView: ScheduleInfo? = nil
     /// A trial instance's state folder (`appearanced --state-dir DIR`); nil for the session's daemon.
     public var trial: String? = nil
+    /// With `[automatic] notify-before`: the notices before automatic changes, and how the last one went
+    /// ("5m before an automatic change, Postpone 30m: showing "Dark mode at 19:00""); nil without it.
+    public var noticesDetail: String? = nil
 
     public init(state: AppearanceState, systemDetail: String, defaultMode: Mode, subscribers: Int,
                 protocolVersion: Int = AppearanceProtocol.protocolVersion, version: String, pid: Int,
@@ -279,7 +282,8 @@ extension StatusInfo {
           + (location.map { [("location", $0.json)] } ?? [])
           + (integrationsDetail.map { [("integrations", JSON.string($0))] } ?? [])
           + (scheduleView.map { [("scheduleView", $0.json)] } ?? [])
-          + (trial.map { [("trial", JSON.string($0))] } ?? []))
+          + (trial.map { [("trial", JSON.string($0))] } ?? [])
+          + (noticesDetail.map { [("notices", JSON.string($0))] } ?? []))
     }
 
     public init(json: JSON) throws(RPCError) {
@@ -299,6 +303,7 @@ extension StatusInfo {
         integrationsDetail = json["integrations"]?.stringValue
         scheduleView = json["scheduleView"].flatMap { try? ScheduleInfo(json: $0) }
         trial = json["trial"]?.stringValue
+        noticesDetail = json["notices"]?.stringValue
     }
 }
 

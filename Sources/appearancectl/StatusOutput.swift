@@ -38,6 +38,7 @@ func printStatus(_ st: StatusInfo, socket: String) {
         bus:         \(st.busDetail ?? "unknown (the daemon has no D-Bus face)")
         hooks:       \(st.hooksDetail ?? "unknown (the daemon is older than protocol 3)")
         integrations: \(st.integrationsDetail ?? "unknown (the daemon is older than protocol 6)")
+        notices:     \(st.noticesDetail ?? (st.protocolVersion < 7 ? "unknown (the daemon is older than protocol 7)" : "off (no notify-before in [automatic])"))
         apps:        \(st.appOverrides.map { "\($0) app override\($0 == 1 ? "" : "s") (appearancectl apps)" } ?? "unknown (the daemon is older than protocol 4)")
         subscribers: \(st.subscribers)
         daemon:      appearanced \(st.version), pid \(st.pid), instance \(s.instance), seq \(s.seq), protocol \(st.protocolVersion)

@@ -75,13 +75,16 @@ let backend = trial ? nil : PortalBackend(queue: busQueue, sentry: portalSentry,
 // After the backend: the face chains to it on the sentry's connection.
 let faces = trial ? [] : [CrossingFace(BusFace(queue: busQueue, sentry: portalSentry, log: busLog),
                                                busQueue: busQueue, daemonQueue: queue)]
+// The notice before an automatic change (`[automatic] notify-before`), on the same connection; a trial sends none.
+let notifier = trial ? nil : CrossingNotifier(BusNotifier(queue: busQueue, sentry: portalSentry, log: busLog),
+                                              busQueue: busQueue, daemonQueue: queue)
 let sentry = CrossingSentry(portalSentry, busQueue: busQueue, daemonQueue: queue)
 // The schedule's place, when the config asks GeoClue for it (started by the daemon only then).
 let locator = GeoClueLocator(queue: queue, log: { logger.log($0, $1) })
 let daemon = Daemon(paths: Paths.resolve(socket: socketPath, config: configPath, stateDir: invocation.stateDir, trialHooks: invocation.hooks),
                     logLevelOption: logLevel, sentry: sentry,
                     outlet: backend.map { CrossingOutlet($0, busQueue: busQueue, daemonQueue: queue) }, faces: faces, locator: locator,
-                    queue: queue, logger: logger)
+                    notifier: notifier, queue: queue, logger: logger)
 let sleepWatcher = SleepWatcher(queue: queue, log: { logger.log($0, $1) })
 queue.async {
     do {

@@ -127,4 +127,40 @@ import Testing
         let got = try record.wait(for: 4)
         #expect(got == ["state for org.example.App on daemon", "write by D-Bus :1.5 on daemon", "seq 7 on bus", "refused on bus"])
     }
+
+    /// The notifier: started, shown and stopped on the bus's queue; what it reports reaches the daemon's, in order;
+    /// the stop's `done` is called where the notifier calls it (the bus's queue), which the daemon waits for.
+    final class FakeNotifier: Notifier, @unchecked Sendable {
+        let record: Record
+        init(_ record: Record) { self.record = record }
+        func start(report: @escaping (NoticeReport) -> Void) {
+            record.add("start on \(BusQueueTests.here)")
+            report(.status("none showing"))
+            report(.action(.skip, Notice(time: 0, mode: .dark, when: "19:00", cause: "sunset", postponeBy: 60)))
+        }
+        func show(_ notice: Notice?) { record.add("show \(notice?.summary ?? "none") on \(BusQueueTests.here)") }
+        func stop(done: @escaping @Sendable () -> Void) {
+            record.add("stop on \(BusQueueTests.here)")
+            done()
+        }
+    }
+
+    @Test func theNotifiersCallsAndReportsCross() throws {
+        let record = Record()
+        let notifier = CrossingNotifier(FakeNotifier(record), busQueue: Self.busQueue, daemonQueue: Self.daemonQueue)
+        Self.daemonQueue.async {
+            notifier.start { report in
+                switch report {
+                case .status(let s): record.add("\(s) on \(BusQueueTests.here)")
+                case .action(let a, let n): record.add("\(a.rawValue) \(n.summary) on \(BusQueueTests.here)")
+                }
+            }
+            notifier.show(Notice(time: 0, mode: .light, when: "07:00", cause: "sunrise", postponeBy: 60))
+            notifier.show(nil)
+            notifier.stop { record.add("closed on \(BusQueueTests.here)") }
+        }
+        let got = try record.wait(for: 7)
+        #expect(got == ["start on bus", "none showing on daemon", "skip Dark mode at 19:00 on daemon", "show Light mode at 07:00 on bus",
+                        "show none on bus", "stop on bus", "closed on bus"])
+    }
 }

@@ -44,6 +44,13 @@ struct ConfigTests {
         #expect(try Self.parse("schedule = { latitude = -33.9, longitude = 18.4 }").schedule.latitude == -33.9)
     }
 
+    @Test func automatic() throws {
+        #expect(Config().automatic == AutomaticSettings(notifyBefore: nil, postponeBy: 1800))
+        #expect(try Self.parse("[automatic]\nnotify-before = \"5m\"").automatic == AutomaticSettings(notifyBefore: 300, postponeBy: 1800))
+        #expect(try Self.parse("[automatic]\nnotify-before = \"12h\"\npostpone-by = \"1d\"").automatic == AutomaticSettings(notifyBefore: 43_200, postponeBy: 86_400))
+        #expect(try Self.parse("automatic = { postpone-by = \"1h30m\" }").automatic == AutomaticSettings(notifyBefore: nil, postponeBy: 5400))
+    }
+
     @Test("light-at and dark-at take H:MM as well as HH:MM")
     func scheduleSingleDigitHour() throws {
         #expect(try Self.parse("[schedule]\nlight-at = \"7:00\"\ndark-at = \"19:05\"").schedule == Schedule(lightAt: 420, darkAt: 1145))
@@ -94,6 +101,15 @@ struct ConfigTests {
         ("[schedule]\nlight-at = \"07:00\"\ndark-at = \"19:00\"\nsunset-offset = \"-30m\"", "/home/u/.config/appearanced/config.toml:4: schedule: sunset-offset moves the sun's event: it needs latitude and longitude"),
         ("[schedule]\nover-desktop = true", "/home/u/.config/appearanced/config.toml:2: schedule: over-desktop needs latitude/longitude or light-at/dark-at"),
         ("schedule = \"sunset\"", #"/home/u/.config/appearanced/config.toml:1: schedule: expected a table ([schedule]), got "sunset""#),
+        ("[automatic]\nnotify-before = \"5\"", #"/home/u/.config/appearanced/config.toml:2: automatic.notify-before: invalid duration "5", expected a duration such as "5m", "30m" or "1h30m" (units d, h, m, s), from 1s to 12h"#),
+        ("[automatic]\nnotify-before = \"5 minutes\"", #"/home/u/.config/appearanced/config.toml:2: automatic.notify-before: invalid duration "5 minutes", expected a duration such as "5m", "30m" or "1h30m" (units d, h, m, s), from 1s to 12h"#),
+        ("[automatic]\nnotify-before = \"0m\"", #"/home/u/.config/appearanced/config.toml:2: automatic.notify-before: invalid duration "0m", expected a duration such as "5m", "30m" or "1h30m" (units d, h, m, s), from 1s to 12h"#),
+        ("[automatic]\nnotify-before = \"12h1s\"", #"/home/u/.config/appearanced/config.toml:2: automatic.notify-before: invalid duration "12h1s", expected a duration such as "5m", "30m" or "1h30m" (units d, h, m, s), from 1s to 12h"#),
+        ("[automatic]\nnotify-before = 300", #"/home/u/.config/appearanced/config.toml:2: automatic.notify-before: expected a duration such as "5m", "30m" or "1h30m" (units d, h, m, s), from 1s to 12h, got 300"#),
+        ("[automatic]\npostpone-by = \"-30m\"", #"/home/u/.config/appearanced/config.toml:2: automatic.postpone-by: invalid duration "-30m", expected a duration such as "5m", "30m" or "1h30m" (units d, h, m, s), from 1s to 24h"#),
+        ("[automatic]\npostpone-by = \"1d1s\"", #"/home/u/.config/appearanced/config.toml:2: automatic.postpone-by: invalid duration "1d1s", expected a duration such as "5m", "30m" or "1h30m" (units d, h, m, s), from 1s to 24h"#),
+        ("[automatic]\nnotify = \"5m\"", "/home/u/.config/appearanced/config.toml:2: automatic.notify: unknown key (known keys: notify-before, postpone-by)"),
+        ("automatic = \"5m\"", #"/home/u/.config/appearanced/config.toml:1: automatic: expected a table ([automatic]), got "5m""#),
         ("portal-backend = \"yes\"",
          #"/home/u/.config/appearanced/config.toml:1: portal-backend: expected "auto", "on" or "off", got "yes""#),
         ("portal-backend = false", #"/home/u/.config/appearanced/config.toml:1: portal-backend: expected "auto", "on" or "off", got false"#),
@@ -107,8 +123,8 @@ struct ConfigTests {
          #"/home/u/.config/appearanced/config.toml:1: log-level: expected one of "error", "warning", "notice", "info" or "debug", got "verbose""#),
         ("log-level = 7", #"/home/u/.config/appearanced/config.toml:1: log-level: expected one of "error", "warning", "notice", "info" or "debug", got 7"#),
         ("default-mode = \"dark\"\n\n\n\ndefualt-mode = \"dark\"",
-         #"/home/u/.config/appearanced/config.toml:5: unknown key "defualt-mode" (known keys: default-mode, log-level, palette, portal-backend, darkman-dbus, hooks, hook-timeout, max-connections, schedule, desktop, integrations)"#),
-        ("[colors]\nbackground = \"#000\"", #"/home/u/.config/appearanced/config.toml:1: unknown table "colors" (known keys: default-mode, log-level, palette, portal-backend, darkman-dbus, hooks, hook-timeout, max-connections, schedule, desktop, integrations)"#),
+         #"/home/u/.config/appearanced/config.toml:5: unknown key "defualt-mode" (known keys: default-mode, log-level, palette, portal-backend, darkman-dbus, hooks, hook-timeout, max-connections, schedule, desktop, integrations, automatic)"#),
+        ("[colors]\nbackground = \"#000\"", #"/home/u/.config/appearanced/config.toml:1: unknown table "colors" (known keys: default-mode, log-level, palette, portal-backend, darkman-dbus, hooks, hook-timeout, max-connections, schedule, desktop, integrations, automatic)"#),
         ("default-mode = \"dark\"\ndefault-mode = \"light\"",
          #"/home/u/.config/appearanced/config.toml:2:1: "default-mode" is already defined as a string on line 1"#),
         ("default-mode \"dark\"", #"/home/u/.config/appearanced/config.toml:1:14: expected '=' after key "default-mode", found '"'"#),
@@ -143,10 +159,10 @@ struct ConfigTests {
         var uncommented: [String] = []
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             let setting = line.drop { $0 == "#" || $0 == " " }
-            let isSetting = (Config.knownKeys + Config.scheduleKeys + Config.desktopKeys).contains { setting.hasPrefix("\($0) = ") || setting == "[\($0)]" }
+            let isSetting = (Config.knownKeys + Config.scheduleKeys + Config.desktopKeys + Config.automaticKeys).contains { setting.hasPrefix("\($0) = ") || setting == "[\($0)]" }
             uncommented.append(isSetting ? String(setting) : String(line))
         }
-        for key in Config.knownKeys + Config.scheduleKeys + Config.desktopKeys {
+        for key in Config.knownKeys + Config.scheduleKeys + Config.desktopKeys + Config.automaticKeys {
             #expect(uncommented.contains { $0.hasPrefix("\(key) = ") || $0 == "[\(key)]" }, "no setting for \(key)")
         }
         // location replaces latitude/longitude (both at once is an error): each is valid without the other.

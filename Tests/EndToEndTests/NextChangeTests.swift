@@ -71,7 +71,10 @@ import Testing
         try Self.moveClock(s, to: day + 86_400 + 19 * 3600 + 60)
         kill(d.pid, SIGHUP)
         try waitUntil("the next day's change") { try s.ctl("get").out == "dark\n" }
-        #expect(!(try String(contentsOfFile: s.stateFile, encoding: .utf8)).contains("\"next\""))
+        // The word is dropped as the change is published; its save follows on the save queue.
+        try waitUntil("the word to be gone from state.json") {
+            !((try? String(contentsOfFile: s.stateFile, encoding: .utf8)) ?? "\"next\"").contains("\"next\"")
+        }
         // skip --cancel with nothing skipped: refused.
         #expect(try s.ctl("skip", "--cancel").err.contains("skip: nothing is skipped"))
     }

@@ -1,0 +1,113 @@
+import AppearanceCore
+import AppearanceProtocol
+import Dispatch
+
+/// The notices' room: with `[automatic] notify-before`, a desktop notification shows once the next automatic
+/// change is that near, with buttons that postpone it by `postpone-by` or skip it (the same decision as
+/// `appearancectl postpone` and `skip`). Which notice is wanted is decided here, after every plan of the schedule
+/// and every change published; the `Notifier` (AppearanceBus/Notifications.swift, on the bus's queue) shows,
+/// updates and closes it. One wall-clock timer, for the time the next notice is due (Timers.swift).
+/// Confined to the daemon's queue.
+final class Notices: @unchecked Sendable {
+    let notifier: Notifier?
+    /// The notice the notifier was last told to show (nil: none).
+    private(set) var wanted: Notice?
+    /// What the notifier last said it does (`status`).
+    var detail = "none showing"
+    /// A button's request that was refused, for the notice of that change to say why.
+    var refusal: (time: Int64, mode: Mode, text: String)?
+    /// The notice whose button was taken: another press on it (a double click) is not a second request.
+    var acted: Notice.Key?
+
+    init(notifier: Notifier?) {
+        self.notifier = notifier
+    }
+
+    /// Tells the notifier, when the notice wanted changed.
+    func want(_ notice: Notice?) {
+        guard notice != wanted else { return }
+        if notice?.key != wanted?.key { acted = nil }
+        wanted = notice
+        notifier?.show(notice)
+    }
+
+    /// How long a stopping daemon waits for its notice to be closed.
+    static let closeGrace: DispatchTimeInterval = .seconds(2)
+}
+
+extension Daemon {
+    /// The notice wanted now: the next automatic change, once it is `notify-before` away or nearer, if it changes
+    /// the mode (not one an override, a temporary override that outlasts it, or the desktop hides); otherwise
+    /// none, and the timer is armed for when it will be. Nothing before the daemon serves (the first reading).
+    func updateNotice() {
+        let automatic = settings.config.automatic
+        guard notices.notifier != nil, publisher.serving, let before = automatic.notifyBefore, let next = timers.plan?.next else {
+            timers.armNotice(at: nil)
+            return notices.want(nil)
+        }
+        var after = engine
+        guard after.apply(.schedule(next.mode, aboveDesktop: scheduleAboveDesktop))?.modeChanged == true else {
+            timers.armNotice(at: nil)
+            return notices.want(nil)
+        }
+        let now = clock.now()
+        guard next.time - now <= before else {
+            timers.armNotice(at: next.time - before)
+            return notices.want(nil)
+        }
+        timers.armNotice(at: nil)
+        let cause = next.postponedFrom.map { "\(next.cause), postponed from \(Clock.describe($0, from: now))" } ?? next.cause
+        let refusal = notices.refusal.flatMap { $0.time == next.time && $0.mode == next.mode ? $0.text : nil }
+        notices.want(Notice(time: next.time, mode: next.mode, when: Clock.describe(next.time, from: now), cause: cause,
+                            postponeBy: automatic.postponeBy, refusal: refusal))
+    }
+
+    /// What the notifier says: its state for `status`, or a button pressed on `notice`, which is decided as
+    /// `appearancectl postpone` and `skip` are (`adjustNextChange`) if the change it names is still the one near.
+    func noticeReport(_ report: NoticeReport) {
+        switch report {
+        case .status(let detail):
+            notices.detail = detail
+        case .action(let action, let notice):
+            guard let wanted = notices.wanted, wanted.time == notice.time, wanted.mode == notice.mode else {
+                return log.info("the notice's \(action.rawValue) came for \(notice.mode.rawValue) at \(notice.when), which is no longer the change near: ignored")
+            }
+            guard notices.acted != wanted.key else {
+                return log.info("the notice's \(action.rawValue) came again before the first press was done: ignored")
+            }
+            notices.acted = wanted.key
+            log.info("the notice's \(action.rawValue) button was pressed (\(notice.summary))")
+            let request: NextChange.Request = action == .postpone ? .postpone(seconds: wanted.postponeBy) : .skip
+            adjustNextChange(request, by: "the notice") { [weak self] result in
+                guard let self else { return }
+                switch result {
+                case .success:
+                    self.notices.refusal = nil
+                case .failure(let error):
+                    self.log.warning("the notice's \(action.rawValue) was refused: \(error.message)")
+                    self.notices.refusal = (notice.time, notice.mode, error.message)
+                    self.updateNotice()
+                }
+            }
+        }
+    }
+
+    /// `status`'s `notices`: nil without `notify-before`.
+    var noticesDetail: String? {
+        let automatic = settings.config.automatic
+        guard let before = automatic.notifyBefore else { return nil }
+        let what = "\(Notice.duration(before)) before an automatic change, Postpone \(Notice.duration(automatic.postponeBy))"
+        guard !paths.trial else { return "off (trial instance: the session's daemon sends them)" }
+        guard notices.notifier != nil else { return "\(what): none sent (no notifier)" }
+        return "\(what): \(notices.detail)"
+    }
+
+    /// The daemon stops: its notice is closed before the bus goes, waiting at most `Notices.closeGrace` (a
+    /// notice left behind would show next to the one the next start sends).
+    func closeNotice() {
+        guard let notifier = notices.notifier else { return }
+        let closed = DispatchSemaphore(value: 0)
+        notifier.stop { closed.signal() }
+        _ = closed.wait(timeout: .now() + Notices.closeGrace)
+    }
+}

@@ -1,0 +1,47 @@
+import AppearanceCore
+import AppearanceProtocol
+
+/// `[automatic]` of config.toml: the user's say over the automatic changes. A notice (a desktop notification)
+/// `notify-before` each one, with buttons to put it off by `postpone-by` or to skip it.
+public struct AutomaticSettings: Equatable, Sendable {
+    /// Seconds before an automatic change its notice shows; nil: no notices (the default).
+    public var notifyBefore: Int64?
+    /// Seconds the notice's Postpone puts the change off.
+    public var postponeBy: Int64 = 30 * 60
+
+    public init(notifyBefore: Int64? = nil, postponeBy: Int64 = 30 * 60) {
+        self.notifyBefore = notifyBefore
+        self.postponeBy = postponeBy
+    }
+
+    /// The longest `notify-before`: half a day (light and dark take turns about that often).
+    public static let maxNotifyBefore: Int64 = 12 * 3600
+}
+
+extension Config {
+    public static let automaticKeys = ["notify-before", "postpone-by"]
+
+    /// `[automatic]`: durations as `appearancectl postpone` takes them ("5m", "1h30m"), each within its bounds.
+    static func parseAutomatic(_ table: TOMLTable, path: String) throws(ConfigError) -> AutomaticSettings {
+        var a = AutomaticSettings()
+        for entry in table.entries {
+            let v = entry.value, key = entry.key
+            let limit: Int64
+            switch key {
+            case "notify-before": limit = AutomaticSettings.maxNotifyBefore
+            case "postpone-by": limit = NextChange.maxPostpone
+            default:
+                throw ConfigError(path: path, line: v.line, message: "automatic.\(key): unknown key (known keys: \(automaticKeys.joined(separator: ", ")))")
+            }
+            let expected = "a duration such as \"5m\", \"30m\" or \"1h30m\" (units d, h, m, s), from 1s to \(Notice.duration(limit))"
+            guard let text = v.string else {
+                throw ConfigError(path: path, line: v.line, message: "automatic.\(key): expected \(expected), got \(shown(v))")
+            }
+            guard let seconds = parseDuration(text), seconds <= limit else {
+                throw ConfigError(path: path, line: v.line, message: "automatic.\(key): invalid duration \(text.debugDescription), expected \(expected)")
+            }
+            if key == "notify-before" { a.notifyBefore = seconds } else { a.postponeBy = seconds }
+        }
+        return a
+    }
+}
