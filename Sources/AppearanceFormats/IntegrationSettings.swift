@@ -2,7 +2,7 @@ import AppearanceProtocol
 
 // `[integrations.NAME]` of config.toml, and what an integration says of itself (`NAME describe`): the settings
 // are read here as text, and checked against the integrations installed by whoever can run them (the daemon
-// and `appearanced --check`, Sources/AppearanceDaemon/IntegrationCheck.swift).
+// and `appearanced --check`, Sources/AppearanceDaemon/Outlets/IntegrationCheck.swift).
 
 /// Where one `[integrations.NAME]` table and each of its keys are in the file, for the messages of the check.
 public struct IntegrationLines: Equatable, Sendable {

@@ -62,7 +62,7 @@ Posix.raiseFileLimit()
 
 let queue = DispatchQueue(label: "appearanced")
 let logger = Logger(level: logLevel ?? .info)
-// The session bus has a queue of its own (AppearanceDaemon/BusQueue.swift): what libdbus does with a peer's
+// The session bus has a queue of its own (AppearanceDaemon/Clients/BusQueue.swift): what libdbus does with a peer's
 // messages never stands between a socket client and its answer. Its log lines go through the daemon's queue.
 let busQueue = DispatchQueue(label: "appearanced.bus")
 let busLog: (LogLevel, String) -> Void = { level, message in queue.async { logger.log(level, message) } }
