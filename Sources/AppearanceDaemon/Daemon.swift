@@ -58,11 +58,12 @@ public final class Daemon: @unchecked Sendable {
         settings = Settings(paths: paths, log: logger)
         clients = Clients(queue: queue, log: logger, clock: clock)
         persistence = Persistence(queue: queue, saved: StateStore.Saved(override: .system)) { saved throws(Errno) in try store.save(saved) }
+        let files = SmallFiles(daemonQueue: queue)
         publisher = Publisher(clients: clients, hooks: HookRunner(queue: queue, log: logger, paths: paths),
-                              follower: DesktopFollower(queue: queue, log: logger), outlet: outlet, log: logger, clock: clock)
+                              follower: DesktopFollower(queue: queue, log: logger, files: files), outlet: outlet, log: logger, clock: clock)
         timers = Timers(queue: queue, clock: clock)
-        location = LocationRoom(queue: queue, log: logger, clock: clock, stateFile: paths.stateFile, locator: locator)
-        integrations = Integrations(queue: queue, log: logger, paths: paths)
+        location = LocationRoom(queue: queue, log: logger, clock: clock, stateFile: paths.stateFile, locator: locator, files: files)
+        integrations = Integrations(queue: queue, log: logger, paths: paths, files: files)
         notices = Notices(notifier: notifier)
         publisher.faces = faces
         engine = Engine(inputs: Inputs(system: .unavailable, override: .system, defaultMode: .light),

@@ -16,7 +16,7 @@ final class LocationRoom: @unchecked Sendable {
     private let locator: Locator?
     /// `location.json` beside state.json.
     let file: String
-    private let writes = DispatchQueue(label: "appearanced.location")
+    private let files: SmallFiles
     /// Whether the locator runs (the config asks for GeoClue).
     private var following = false
     private var cacheRead = false
@@ -39,7 +39,8 @@ final class LocationRoom: @unchecked Sendable {
     /// The re-plan waiting for the spacing to end, and when it comes (wall-clock, for `status`).
     private var pendingPlan: (work: DispatchWorkItem, at: Int64)?
 
-    init(queue: DispatchQueue, log: Logger, clock: Clock, stateFile: String, locator: Locator?) {
+    init(queue: DispatchQueue, log: Logger, clock: Clock, stateFile: String, locator: Locator?, files: SmallFiles) {
+        self.files = files
         self.queue = queue
         self.log = log
         self.clock = clock
@@ -185,16 +186,11 @@ final class LocationRoom: @unchecked Sendable {
         log.error("\(file) \(problem); " + (kept.map { "kept it as \($0); " } ?? "could not move it aside; ") + "waiting for GeoClue")
     }
 
-    /// Writes location.json on the location's own queue (durably, replacing it whole); a failure is logged.
+    /// Writes location.json (SmallFiles: durably, replacing it whole); a failure is logged.
     private func save(_ fix: LocationFix) {
-        let file = self.file, bytes = LocationFile.encode(fix)
-        writes.async { [queue, log] in
-            do throws(Errno) {
-                try FileSystem.makeDirectories(FileSystem.directory(of: file))
-                try FileSystem.writeAtomically(file, bytes)
-            } catch {
-                queue.async { log.warning("could not keep the place in \(file) (\(error)); it is used until appearanced stops") }
-            }
+        let file = self.file
+        files.write(file, LocationFile.encode(fix)) { [log] error in
+            if let error { log.warning("could not keep the place in \(file) (\(error)); it is used until appearanced stops") }
         }
     }
 }

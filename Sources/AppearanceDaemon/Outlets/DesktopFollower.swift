@@ -37,10 +37,12 @@ final class DesktopFollower: @unchecked Sendable {
     /// `desktop.json` beside state.json: the desktop's own value while it shows appearanced's (nil: not kept).
     private var file: String?
     private var saved = DesktopWrites()
+    private let files: SmallFiles
 
-    init(queue: DispatchQueue, log: Logger) {
+    init(queue: DispatchQueue, log: Logger, files: SmallFiles) {
         self.queue = queue
         self.log = log
+        self.files = files
     }
 
     /// Reads what a previous instance left in `path`: the desktop's own value, if it still shows appearanced's.
@@ -56,21 +58,18 @@ final class DesktopFollower: @unchecked Sendable {
         saved = inFlight
     }
 
-    /// Writes desktop.json when what it keeps changed (removes it when nothing is kept). Small and rare: at the
-    /// first write over the desktop's own value, and when that value is given back or the user set another.
+    /// Writes desktop.json when what it keeps changed (removes it when nothing is kept), through SmallFiles.
+    /// Small and rare: at the first write over the desktop's own value, and when that value is given back or
+    /// the user set another.
     func saveIfChanged() {
         guard let file, (inFlight.original, inFlight.lastWritten) != (saved.original, saved.lastWritten) else { return }
         saved = inFlight
-        do throws(Errno) {
-            if let o = inFlight.original, let w = inFlight.lastWritten {
-                let json = JSON.object([("original", .string(o.rawValue)), ("written", .string(w.rawValue))])
-                try FileSystem.makeDirectories(FileSystem.directory(of: file))
-                try FileSystem.writeAtomically(file, json.bytes + [0x0A], durable: false)
-            } else if FileSystem.exists(file) {
-                try FileSystem.remove(file)
-            }
-        } catch {
-            log.warning("desktop: cannot keep the desktop's own value in \(file): \(error.message)")
+        var bytes: [UInt8]?
+        if let o = inFlight.original, let w = inFlight.lastWritten {
+            bytes = JSON.object([("original", .string(o.rawValue)), ("written", .string(w.rawValue))]).bytes + [0x0A]
+        }
+        files.write(file, bytes) { [log] error in
+            if let error { log.warning("desktop: cannot keep the desktop's own value in \(file): \(error.message)") }
         }
     }
 

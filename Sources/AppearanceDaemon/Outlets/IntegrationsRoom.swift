@@ -23,7 +23,7 @@ final class Integrations: @unchecked Sendable {
     let file: String
     /// Where each integration keeps its own files (APPEARANCE_INTEGRATION_DIR): `integrations/NAME` next to it.
     private let filesRoot: String
-    private let saveQueue = DispatchQueue(label: "appearanced.integrations")
+    private let files: SmallFiles
 
     /// False in a trial instance (unless it runs hooks): nothing real is touched.
     var allowed = true
@@ -56,7 +56,8 @@ final class Integrations: @unchecked Sendable {
     /// Names whose first run failed, on their way to being left off: not given the mode again meanwhile.
     private var leaving: Set<String> = []
 
-    init(queue: DispatchQueue, log: Logger, paths: Paths) {
+    init(queue: DispatchQueue, log: Logger, paths: Paths, files: SmallFiles) {
+        self.files = files
         self.queue = queue
         self.log = log
         finder = IntegrationFinder(paths: paths)
@@ -161,17 +162,7 @@ final class Integrations: @unchecked Sendable {
         let next = Set(enabled).union(newly).subtracting(dropped).sorted()
         saving = (c, next, newly, dropped)
         let bytes = JSON.object([("enabled", .array(next.map(JSON.string)))]).bytes + [0x0A]
-        let file = file
-        let room = WeakRef(self)
-        saveQueue.async { [queue] in
-            let failure: Errno?
-            do throws(Errno) {
-                try FileSystem.makeDirectories(FileSystem.directory(of: file))
-                try FileSystem.writeAtomically(file, bytes)
-                failure = nil
-            } catch { failure = error }
-            queue.async { room.value?.saved(failure) }
-        }
+        files.write(file, bytes) { [weak self] failure in self?.saved(failure) }
     }
 
     private func saved(_ failure: Errno?) {

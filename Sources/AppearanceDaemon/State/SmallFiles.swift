@@ -1,0 +1,38 @@
+import AppearancePosix
+import Dispatch
+
+/// The one writer of appearanced's small files beside state.json (integrations.json, location.json,
+/// desktop.json): each replaced whole, atomically and durably, or removed, on one queue of its own, so the
+/// daemon's queue never waits for a disk; each result comes back on the daemon's queue, in order.
+/// (state.json keeps its group commit, Persistence; log.jsonl its appends, ChangeLogStore.)
+final class SmallFiles: @unchecked Sendable {
+    // Immutable.
+    private let queue = DispatchQueue(label: "appearanced.files")
+    private let daemonQueue: DispatchQueue
+
+    init(daemonQueue: DispatchQueue) {
+        self.daemonQueue = daemonQueue
+    }
+
+    /// Replaces `path` with `bytes` (its folder made if missing), or removes it for nil (absent already is
+    /// fine); then `done` on the daemon's queue with nil, or the call that failed.
+    func write(_ path: String, _ bytes: [UInt8]?, done: @escaping (Errno?) -> Void = { _ in }) {
+        let done = Across(done)
+        queue.async { [daemonQueue] in
+            let failure: Errno?
+            do throws(Errno) {
+                if let bytes {
+                    try FileSystem.makeDirectories(FileSystem.directory(of: path))
+                    try FileSystem.writeAtomically(path, bytes)
+                } else if FileSystem.exists(path) {
+                    try FileSystem.remove(path)
+                }
+                failure = nil
+            } catch { failure = error }
+            daemonQueue.async { done.value(failure) }
+        }
+    }
+
+    /// Waits until every write queued is done (at a clean stop, and in tests).
+    func flush() { queue.sync {} }
+}
