@@ -18,7 +18,7 @@ public final class GeoClueLocator: Locator, @unchecked Sendable {
     private var report: ((LocatorReport) -> Void)?
     private var bus: BusConnection?
     private var retryTimer: DispatchSourceTimer?
-    private var retryDelay = GeoClueLocator.firstRetryDelay
+    private var backoff = Backoff(firstMilliseconds: 1_000, longestMilliseconds: 300_000)
     /// The client object GeoClue made for this connection; nil until GetClient answers.
     private var client: String?
     /// Bumped for every new attempt (a new connection, GeoClue back on the bus): answers to an earlier
@@ -37,8 +37,6 @@ public final class GeoClueLocator: Locator, @unchecked Sendable {
     public static let timeThreshold: UInt32 = 14_400
     /// Milliseconds each call may take before it counts as unanswered.
     static let callTimeout: Int32 = 25_000
-    static let firstRetryDelay = 1.0
-    static let maxRetryDelay = 300.0
 
     static let service = "org.freedesktop.GeoClue2"
     private static let managerPath = "/org/freedesktop/GeoClue2/Manager"
@@ -72,7 +70,7 @@ public final class GeoClueLocator: Locator, @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
         guard self.report == nil else { return }
         self.report = report
-        retryDelay = Self.firstRetryDelay
+        backoff.reset()
         connect()
     }
 
@@ -131,8 +129,7 @@ public final class GeoClueLocator: Locator, @unchecked Sendable {
     /// Tries again after the back-off (1 s doubling to 5 min): a new connection if there is none, else a new
     /// client on it.
     private func retryLater(_ why: String) {
-        let delay = retryDelay
-        retryDelay = min(retryDelay * 2, Self.maxRetryDelay)
+        let delay = backoff.next()
         state(why, trouble: true, retryIn: Int(delay))
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + delay)
@@ -193,7 +190,7 @@ public final class GeoClueLocator: Locator, @unchecked Sendable {
                 self.failed(error, doing: "Start", on: connection)
                 return
             }
-            self.retryDelay = Self.firstRetryDelay
+            self.backoff.reset()
             self.log(.info, "GeoClue started a client for appearanced (\(path), city accuracy)")
             self.state("started (city accuracy), waiting for a first fix")
             // A fix GeoClue had already may have come before the match rule: read the client's Location.
@@ -256,7 +253,7 @@ public final class GeoClueLocator: Locator, @unchecked Sendable {
                 state("left the system bus; waiting for it to return")
             } else {
                 log(.info, "GeoClue is on the system bus (\(owner)): asking it for a client")
-                retryDelay = Self.firstRetryDelay
+                backoff.reset()
                 getClient(on: connection)
             }
         }

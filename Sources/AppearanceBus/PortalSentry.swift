@@ -29,7 +29,7 @@ public final class PortalSentry: Sentry, @unchecked Sendable {
     weak var peer: BusPeer?
     private(set) var bus: BusConnection?
     private var retryTimer: DispatchSourceTimer?
-    private var retryDelay = PortalSentry.firstRetryDelay
+    private var backoff = Backoff(firstMilliseconds: 250, longestMilliseconds: 30_000)
     /// The portal API detected for the current owner of the portal name; nil until a read succeeds.
     var shape: Shape?
     /// The Read/ReadOne calls sent so far, by "method key": each read sends a copy.
@@ -45,8 +45,6 @@ public final class PortalSentry: Sentry, @unchecked Sendable {
 
     enum Shape { case readOne, read }
 
-    static let firstRetryDelay = 0.25
-    static let maxRetryDelay = 30.0
 
     static let portal = "org.freedesktop.portal.Desktop"
     private static let path = "/org/freedesktop/portal/desktop"
@@ -140,7 +138,7 @@ public final class PortalSentry: Sentry, @unchecked Sendable {
             return
         }
         log(.info, "connected to the session bus")
-        retryDelay = PortalSentry.firstRetryDelay
+        backoff.reset()
         shape = nil
         // The backend's name request goes out first: no read below can be answered before it is ours.
         peer?.connected(connection)
@@ -171,9 +169,9 @@ public final class PortalSentry: Sentry, @unchecked Sendable {
         peer?.disconnected(detail)
         scheme = nil
         emit(.unavailable, detail)
-        let delay = retryDelay
-        retryDelay = min(retryDelay * 2, PortalSentry.maxRetryDelay)
-        log(delay == PortalSentry.firstRetryDelay ? .warning : .debug, "\(detail); trying again in \(delay) s")
+        let first = backoff.atFirst
+        let delay = backoff.next()
+        log(first ? .warning : .debug, "\(detail); trying again in \(delay) s")
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + delay)
         timer.setEventHandler { [weak self] in

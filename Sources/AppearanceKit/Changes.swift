@@ -144,7 +144,7 @@ struct SubscriptionLoop: Sendable {
     }
 
     mutating func run() {
-        var backoff = Backoff()
+        var backoff = Backoff.client
         while true {
             switch session() {
             case .cancelled:

@@ -71,7 +71,7 @@ func watchLines(_ w: Watch, socket: String?) -> Never {
     }
     var lastKey: String?
     var lastMode: Mode?
-    var backoff = Backoff()
+    var backoff = Backoff.client
     var away = false
     while true {
         do {

@@ -1,10 +1,10 @@
-import AppearanceKit
+import AppearanceCore
 import Testing
 
 /// The pauses between attempts to reach the daemon again, for `changes()` and `appearancectl watch`.
 @Suite struct BackoffTests {
     @Test func fiftyMillisecondsDoublingToTwoSeconds() {
-        var b = Backoff()
+        var b = Backoff.client
         let pauses = (0..<9).map { _ in b.next() }
         #expect(pauses == [0.05, 0.1, 0.2, 0.4, 0.8, 1.6, 2.0, 2.0, 2.0])
     }
@@ -12,7 +12,7 @@ import Testing
     /// After a success the next pause is the first again, whatever came before.
     @Test(arguments: [0, 1, 3, 7, 20])
     func aResetStartsOver(failures: Int) {
-        var b = Backoff()
+        var b = Backoff.client
         for _ in 0..<failures { _ = b.next() }
         b.reset()
         #expect(b.next() == 0.05)
@@ -20,6 +20,6 @@ import Testing
     }
 
     @Test func theBoundsAreTheDocumentedOnes() {
-        #expect(Backoff.first == 0.05 && Backoff.longest == 2.0)
+        #expect(Backoff.client.first == 0.05 && Backoff.client.longest == 2.0)
     }
 }
