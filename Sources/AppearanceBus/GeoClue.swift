@@ -44,9 +44,8 @@ public final class GeoClueLocator: Locator, @unchecked Sendable {
     private static let clientInterface = "org.freedesktop.GeoClue2.Client"
     private static let locationInterface = "org.freedesktop.GeoClue2.Location"
     private static let properties = "org.freedesktop.DBus.Properties"
-    private static let busName = "org.freedesktop.DBus"
     private static let matchRules = [
-        "type='signal',sender='\(busName)',interface='\(busName)',member='NameOwnerChanged',arg0='\(service)'",
+        BusConnection.ownerRule(service),
         "type='signal',sender='\(service)',interface='\(clientInterface)',member='LocationUpdated'",
     ]
     /// What geoclue.conf needs for appearanced when no agent runs (a desktop without one: sway, i3).
@@ -102,18 +101,22 @@ public final class GeoClueLocator: Locator, @unchecked Sendable {
         bus = connection
         client = nil
         connection.onSignal = { [weak self, unowned connection] message in self?.handle(message, from: connection) }
-        call(connection, Self.busName, "/org/freedesktop/DBus", Self.busName, "Hello", []) { [weak self] reply in
+        let asked = connection.callBus("Hello", []) { [weak self] reply in
             guard let self, self.bus === connection else { return }
             if let error = reply.error {
                 self.lose(connection, "the system bus refused appearanced (\(error))")
                 return
             }
             for rule in Self.matchRules {
-                self.call(connection, Self.busName, "/org/freedesktop/DBus", Self.busName, "AddMatch", [.string(rule)]) { [weak self] reply in
+                connection.callBus("AddMatch", [.string(rule)]) { [weak self] reply in
                     if let error = reply.error { self?.log(.warning, "the system bus refused a match rule (\(error)); GeoClue's fixes may be missed") }
                 }
             }
             self.getClient(on: connection)
+        }
+        if !asked {
+            let connection = connection
+            queue.async { [weak self] in self?.lose(connection, "the system bus went away") }
         }
     }
 
@@ -242,9 +245,9 @@ public final class GeoClueLocator: Locator, @unchecked Sendable {
             guard let client, message.path == client, message.hasSignature("oo"),
                   let args = message.arguments(limit: 2), case .objectPath(let new)? = args.last else { return }
             read(new, on: connection, attempt: attempt)
-        } else if message.isSignal(interface: Self.busName, member: "NameOwnerChanged"), message.sender == Self.busName {
-            guard message.hasSignature("sss"), let args = message.arguments(limit: 3),
-                  args.count == 3, args[0] == .string(Self.service), case .string(let owner) = args[2] else { return }
+        } else if let change = message.nameOwnerChange {
+            guard change.name == Self.service else { return }
+            let owner = change.new
             retryTimer?.cancel()
             retryTimer = nil
             if owner.isEmpty {

@@ -37,14 +37,14 @@ public final class SleepWatcher: @unchecked Sendable {
         }
         bus = connection
         connection.onSignal = { [weak self, unowned connection] message in self?.handle(message, connection) }
-        call(connection, "Hello", []) { [weak self] reply in
+        connection.callBus("Hello", []) { [weak self] reply in
             guard let self, self.bus === connection else { return }
             if let error = reply.error {
                 self.log(.info, "the system bus refused us (\(error)): resume from suspend is noticed by the clock alone")
                 self.stop()
                 return
             }
-            self.call(connection, "AddMatch", [.string(SleepWatcher.rule)]) { _ in }
+            connection.callBus("AddMatch", [.string(SleepWatcher.rule)])
         }
     }
 
@@ -63,9 +63,4 @@ public final class SleepWatcher: @unchecked Sendable {
         }
     }
 
-    private func call(_ connection: BusConnection, _ method: String, _ values: [BusValue], reply: @escaping (Message) -> Void) {
-        guard let m = Message.methodCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                                         interface: "org.freedesktop.DBus", method: method, values: values) else { return }
-        try? connection.call(m, reply: reply)
-    }
 }
