@@ -272,7 +272,7 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
             return Result { () throws(Refused) in
                 let args = try strings(of: call, "Get", "ss")
                 guard args[0] == BusFace.interface || args[0].isEmpty, let value = emitted[args[1]] else {
-                    throw Refused(error: BusError(name: "org.freedesktop.DBus.Error.UnknownProperty", message: "no property \(args[0]).\(args[1])"))
+                    throw Refused(error: BusError.unknownProperty(args[0], args[1]))
                 }
                 return [.variant(value)]
             }.mapError(\.error)
@@ -299,7 +299,7 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
             return Result { () throws(Refused) in
                 let args = try strings(of: call, "Get", "ss")
                 guard args[0] == BusFace.darkmanInterface || args[0].isEmpty, args[1] == "Mode" else {
-                    throw Refused(error: BusError(name: "org.freedesktop.DBus.Error.UnknownProperty", message: "no property \(args[0]).\(args[1])"))
+                    throw Refused(error: BusError.unknownProperty(args[0], args[1]))
                 }
                 return [.variant(mode)]
             }.mapError(\.error)
@@ -315,7 +315,7 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
                   args.count == 3, case .string(let iface) = args[0], case .string(let name) = args[1], case .variant(let value) = args[2]
             else { return .failure(invalidArgs("Set: the mode is \"light\" or \"dark\"")) }
             guard iface == BusFace.darkmanInterface, name == "Mode" else {
-                return .failure(BusError(name: "org.freedesktop.DBus.Error.UnknownProperty", message: "no property \(iface).\(name)"))
+                return .failure(BusError.unknownProperty(iface, name))
             }
             guard case .string(let s) = value, let m = Mode(rawValue: s) else {
                 return .failure(invalidArgs("Mode is \"light\" or \"dark\", not \(value)"))

@@ -40,6 +40,13 @@ extension BusConnection {
     }
 }
 
+extension BusError {
+    /// A property an object does not have: one error for every object appearanced serves.
+    static func unknownProperty(_ interface: String, _ name: String) -> BusError {
+        BusError(name: "org.freedesktop.DBus.Error.UnknownProperty", message: "no property \(interface).\(name)")
+    }
+}
+
 extension Message {
     /// The bus's NameOwnerChanged: the name, its old owner and its new one ("" for none), three names of at most
     /// 255 bytes; nil for any other message, one from another sender, or one past those bounds.

@@ -272,7 +272,7 @@ public final class PortalBackend: Outlet, @unchecked Sendable {
         Result { () throws(Refused) in
             let args = try strings(of: call, "Get", "ss")
             guard args[0] == PortalBackend.interface, args[1] == "version" else {
-                throw Refused(error: invalidArgs("no property \(args[0]).\(args[1])"))
+                throw Refused(error: BusError.unknownProperty(args[0], args[1]))
             }
             return [.variant(.uint32(PortalBackend.version))]
         }.mapError(\.error)

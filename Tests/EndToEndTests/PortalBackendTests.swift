@@ -164,7 +164,7 @@ import Testing
             (["org.freedesktop.impl.portal.Settings.Read", "uint32:1", "uint32:2"], "org.freedesktop.DBus.Error.InvalidArgs"),
             (["org.freedesktop.impl.portal.Settings.ReadAll", "string:x"], "org.freedesktop.DBus.Error.InvalidArgs"),
             (["org.freedesktop.impl.portal.Settings.Write", "string:x"], "org.freedesktop.DBus.Error.UnknownMethod"),
-            (["org.freedesktop.DBus.Properties.Get", "string:org.freedesktop.impl.portal.Settings", "string:nope"], "org.freedesktop.DBus.Error.InvalidArgs"),
+            (["org.freedesktop.DBus.Properties.Get", "string:org.freedesktop.impl.portal.Settings", "string:nope"], "org.freedesktop.DBus.Error.UnknownProperty"),
             (["org.freedesktop.DBus.Properties.Set", "string:org.freedesktop.impl.portal.Settings", "string:version", "variant:uint32:3"],
              "org.freedesktop.DBus.Error.PropertyReadOnly"),
         ]
