@@ -26,11 +26,9 @@ extension BusFace {
             }
             params.append((key, json))
         }
-        let line = JSON.object([("jsonrpc", .string("2.0")), ("id", .int(1)), ("method", .string(member.lowercased())),
-                                ("params", .object(params))]).bytes
         let request: Request
         do {
-            request = try Request.decode(line)
+            request = try Request.decode(method: member.lowercased(), params: .object(params))
         } catch {
             return .failure(BusFace.busError(error.error))
         }

@@ -182,6 +182,19 @@ extension Request {
         } catch {
             throw invalid(.parseError, "parse error \(error)")
         }
+        return try decode(json: json)
+    }
+
+    /// A request given as a value (the D-Bus face's calls, as the socket's params), with the same checks
+    /// and messages as a line.
+    public static func decode(method: String, params: JSON) throws(RequestFailure) -> Request {
+        try decode(json: .object([("jsonrpc", .string("2.0")), ("id", .int(1)), ("method", .string(method)), ("params", params)]))
+    }
+
+    static func decode(json: JSON) throws(RequestFailure) -> Request {
+        func invalid(_ code: ErrorCode, _ msg: String, id: JSON? = .null, reply: Bool = true) -> RequestFailure {
+            RequestFailure(id: id, wantsReply: reply, error: RPCError(code, msg))
+        }
         guard case .object = json else {
             if case .array = json { throw invalid(.invalidRequest, "batch requests are not supported: send one object per line") }
             throw invalid(.invalidRequest, "a request must be a JSON object")
