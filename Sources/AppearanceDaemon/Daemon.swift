@@ -35,7 +35,7 @@ public final class Daemon: @unchecked Sendable {
     let publisher: Publisher
     let timers: Timers
     let location: LocationRoom
-    let integrations: Integrations
+    var integrations: Integrations { publisher.integrations }
     let notices: Notices
     private var signalSources: [DispatchSourceSignal] = []
     /// The palette file watched and its source (`watchPalette`).
@@ -60,10 +60,10 @@ public final class Daemon: @unchecked Sendable {
         persistence = Persistence(queue: queue, saved: StateStore.Saved(override: .system)) { saved throws(Errno) in try store.save(saved) }
         let files = SmallFiles(daemonQueue: queue)
         publisher = Publisher(clients: clients, hooks: HookRunner(queue: queue, log: logger, paths: paths),
+                              integrations: Integrations(queue: queue, log: logger, paths: paths, files: files),
                               follower: DesktopFollower(queue: queue, log: logger, files: files), outlet: outlet, log: logger, clock: clock)
         timers = Timers(queue: queue, clock: clock)
         location = LocationRoom(queue: queue, log: logger, clock: clock, stateFile: paths.stateFile, locator: locator, files: files)
-        integrations = Integrations(queue: queue, log: logger, paths: paths, files: files)
         notices = Notices(notifier: notifier)
         publisher.faces = faces
         engine = Engine(inputs: Inputs(system: .unavailable, override: .system, defaultMode: .light),
@@ -239,7 +239,6 @@ public final class Daemon: @unchecked Sendable {
     /// Performs transitions' effects (Publisher.swift), then saves what they changed of the state file.
     func publish(_ steps: [Decide.Step]) {
         publisher.publish(steps, engine: engine, palette: settings.palette, status: describe())
-        integrations.refresh(mode: modeOf, cause: steps.last?.cause ?? "")
         persistence.persistIfNeeded()
         updateNotice()
     }

@@ -12,6 +12,8 @@ final class Publisher: @unchecked Sendable {
     private let log: Logger
     private let clock: Clock
     let hooks: HookRunner
+    /// The integrations (IntegrationsRoom.swift): run like hooks, for their apps' modes.
+    let integrations: Integrations
     let follower: DesktopFollower
     let outlet: Outlet?
     /// The D-Bus face (appearanced's own interface and darkman's), when there is one.
@@ -30,9 +32,11 @@ final class Publisher: @unchecked Sendable {
     /// The state (by seq) the bus was last told of.
     private var busToldSeq: UInt64?
 
-    init(clients: Clients, hooks: HookRunner, follower: DesktopFollower, outlet: Outlet?, log: Logger, clock: Clock) {
+    init(clients: Clients, hooks: HookRunner, integrations: Integrations, follower: DesktopFollower, outlet: Outlet?,
+         log: Logger, clock: Clock) {
         self.clients = clients
         self.hooks = hooks
+        self.integrations = integrations
         self.follower = follower
         self.outlet = outlet
         self.log = log
@@ -67,6 +71,8 @@ final class Publisher: @unchecked Sendable {
             log.notice("appearance is now \(t.state.mode.rawValue) (source: \(t.state.source.rawValue))")
         }
         updateStatus(status)
+        // Every integration whose app's mode changed (an app override moves one app's alone).
+        integrations.refresh(mode: { engine.state(for: $0).mode }, cause: last.cause)
     }
 
     /// The desktop follows what the user told appearanced (not what the desktop itself said); once nothing of
