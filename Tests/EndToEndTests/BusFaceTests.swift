@@ -278,20 +278,26 @@ import Testing
         #expect(try monitor.wait(signal, count: 2).last == "\(signal) ('light',)")
     }
 
-    @Test func darkmansNameHeldElsewhereIsNotFoughtForAndTheKeyTurnsItOff() throws {
-        let s = try Sandbox()
-        let bus = try FaceBus(s)
-        defer { bus.close() }
-        // Another process holds darkman's name first.
+    /// Another process that holds `name` on `bus` (DO_NOT_QUEUE) until it is killed; it owns it when this returns.
+    static func holdName(_ name: String, on bus: FaceBus, _ s: Sandbox) throws -> Child {
         let holder = try Child("/usr/bin/python3", ["-c", """
             bus, signal, sys = __import__("dbus.bus").bus, __import__("signal"), __import__("sys")
             b = bus.BusConnection(sys.argv[1])
             r = b.request_name(sys.argv[2], bus.NAME_FLAG_DO_NOT_QUEUE)
             print("owned" if r == bus.REQUEST_NAME_REPLY_PRIMARY_OWNER else "not owned", flush=True)
             signal.pause()
-            """, bus.address, Self.darkman], env: s.env)
-        defer { holder.stop(SIGKILL); _ = try? holder.waitForExit() }
+            """, bus.address, name], env: s.env)
         #expect(try holder.waitForLines(1) == ["owned"])
+        return holder
+    }
+
+    @Test func darkmansNameHeldElsewhereIsNotFoughtForAndTheKeyTurnsItOff() throws {
+        let s = try Sandbox()
+        let bus = try FaceBus(s)
+        defer { bus.close() }
+        // Another process holds darkman's name first.
+        let holder = try Self.holdName(Self.darkman, on: bus, s)
+        defer { holder.stop(SIGKILL); _ = try? holder.waitForExit() }
         let d = try s.startDaemon()
         defer { d.stop(); _ = try? d.waitForExit() }
         try waitUntil("status to say darkman's name is held; have: \((try? Self.status(s)) ?? "")") {
@@ -323,15 +329,8 @@ import Testing
         let s = try Sandbox()
         let bus = try FaceBus(s)
         defer { bus.close() }
-        let holder = try Child("/usr/bin/python3", ["-c", """
-            bus, signal, sys = __import__("dbus.bus").bus, __import__("signal"), __import__("sys")
-            b = bus.BusConnection(sys.argv[1])
-            r = b.request_name(sys.argv[2], bus.NAME_FLAG_DO_NOT_QUEUE)
-            print("owned" if r == bus.REQUEST_NAME_REPLY_PRIMARY_OWNER else "not owned", flush=True)
-            signal.pause()
-            """, bus.address, Self.name], env: s.env)
+        let holder = try Self.holdName(Self.name, on: bus, s)
         defer { holder.stop(SIGKILL); _ = try? holder.waitForExit() }
-        #expect(try holder.waitForLines(1) == ["owned"])
         let d = try s.startDaemon()
         defer { d.stop(); _ = try? d.waitForExit() }
         try waitUntil("status to say the name is held; have: \((try? Self.status(s)) ?? "")") {

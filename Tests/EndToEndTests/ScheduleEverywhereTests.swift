@@ -45,12 +45,7 @@ import Testing
                 cases.append((name, lat, lon, t))
             }
         }
-        let s = try Sandbox()
-        try s.write(input, to: s.root + "/instants.txt")
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/astral-at.py").path
-        let r = try s.run("/bin/sh", ["-c", "\"$0\" \"$1\" < \"$2\"", python, script, s.root + "/instants.txt"], timeout: 600)
-        #expect(r.status == 0, "\(r.err)")
-        let answers = r.out.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        let answers = try SunTests.astral(python, "astral-at.py", input)
         try #require(answers.count == cases.count)
         var checked = 0, polar = 0, failures = 0
         for ((name, lat, lon, t), answer) in zip(cases, answers) {

@@ -37,12 +37,7 @@ import Testing
                 cases.append((name, lat, lon, date))
             }
         }
-        let s = try Sandbox()
-        try s.write(input, to: s.root + "/places.txt")
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/astral-sun.py").path
-        let r = try s.run("/bin/sh", ["-c", "\"$0\" \"$1\" < \"$2\"", python, script, s.root + "/places.txt"])
-        #expect(r.status == 0, "\(r.err)")
-        let answers = r.out.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        let answers = try Self.astral(python, "astral-sun.py", input)
         try #require(answers.count == cases.count)
         var worst = 0.0, polar = 0, compared = 0
         for ((name, lat, lon, date), answer) in zip(cases, answers) {
@@ -77,6 +72,16 @@ import Testing
         }
         #expect(polar >= 4, "the table must include polar days and nights")
         print("figure: sun vs astral: \(compared) events, worst difference \(Int(worst)) s; \(polar) polar days or nights agree")
+    }
+
+    /// The answers of a script in Scripts/ run by astral's Python on `input`, a line each, split into words.
+    static func astral(_ python: String, _ script: String, _ input: String) throws -> [[String]] {
+        let s = try Sandbox()
+        try s.write(input, to: s.root + "/input.txt")
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/" + script).path
+        let r = try s.run("/bin/sh", ["-c", "\"$0\" \"$1\" < \"$2\"", python, path, s.root + "/input.txt"], timeout: 600)
+        #expect(r.status == 0, "\(r.err)")
+        return r.out.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
     }
 
     static func utcMidnight(_ y: Int, _ m: Int, _ d: Int) -> Int64 {
