@@ -321,6 +321,8 @@ bench: deps-bench
 	/usr/bin/python3 bench/apps.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench
 	/usr/bin/python3 bench/set_throughput.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench
 	/usr/bin/python3 bench/rss.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench/rss-alone
+	/usr/bin/python3 bench/bus_toggles.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench/bus-toggles-alone \
+		$(if $(BASELINE_BIN_DIR),--baseline-bin-dir $(BASELINE_BIN_DIR))
 	/usr/bin/python3 bench/change_latency.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench \
 		$(if $(BASELINE_BIN_DIR),--baseline-bin-dir $(BASELINE_BIN_DIR))
 	/usr/bin/python3 bench/desktop_write.py --out out/bench
@@ -341,6 +343,7 @@ bench-quick: deps-bench
 	/usr/bin/python3 bench/apps.py --quick --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench/quick
 	/usr/bin/python3 bench/set_throughput.py --seconds 2 --rounds 1 --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench/quick
 	/usr/bin/python3 bench/rss.py --reps 1 --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench/quick
+	/usr/bin/python3 bench/bus_toggles.py --reps 1 --marks 0,10000,50000 --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench/quick
 	/usr/bin/python3 bench/change_latency.py --rounds 60 --fanout 1000 --fanout-rounds 12 --fanout-reps 1 --callgrind-rounds 5 --fanout-callgrind-rounds 3 --breakdown-rounds 30 \
 		--bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench/quick
 	rsvg-convert -o out/bench/quick/fanout.png out/bench/quick/fanout.svg

@@ -20,6 +20,9 @@
 //   probe busflood ADDRESS SECONDS WINDOW    one bus connection keeps WINDOW calls of Properties.Get(Mode) to
 //       appearanced's D-Bus face outstanding for SECONDS (a new call for each reply); prints calls answered,
 //       errors and seconds.
+//   probe bustoggle ADDRESS COUNT WINDOW SECONDS   one bus connection keeps WINDOW calls of Toggle({}) to
+//       appearanced's D-Bus face outstanding until COUNT are answered (or SECONDS pass): a new call for each
+//       reply; prints calls answered, errors and seconds.
 #define _GNU_SOURCE
 #include <dbus/dbus.h>
 #include <errno.h>
@@ -432,6 +435,42 @@ static int cmd_busflood(const char *address, double seconds, int window) {
     return 0;
 }
 
+static DBusMessage *toggle(void) {
+    DBusMessage *m = dbus_message_new_method_call("io.github.appearanced.Appearance1", "/io/github/appearanced/Appearance1",
+                                                  "io.github.appearanced.Appearance1", "Toggle");
+    DBusMessageIter args, options;
+    dbus_message_iter_init_append(m, &args);
+    dbus_message_iter_open_container(&args, DBUS_TYPE_ARRAY, "{sv}", &options);
+    dbus_message_iter_close_container(&args, &options);
+    return m;
+}
+
+static int cmd_bustoggle(const char *address, long count, int window, double seconds) {
+    DBusConnection *c = bus_open(address);
+    long answered = 0, errors = 0, sent = 0;
+    int64_t t0 = now(), end = t0 + (int64_t)(seconds * 1e9);
+    for (; sent < window && sent < count; sent++) { DBusMessage *m = toggle(); dbus_connection_send(c, m, NULL); dbus_message_unref(m); }
+    while (answered + errors < sent && now() < end) {
+        if (!dbus_connection_read_write(c, 100)) { fprintf(stderr, "bustoggle: disconnected\n"); exit(2); }
+        DBusMessage *reply;
+        while ((reply = dbus_connection_pop_message(c))) {
+            int type = dbus_message_get_type(reply);
+            if (type == DBUS_MESSAGE_TYPE_METHOD_RETURN || type == DBUS_MESSAGE_TYPE_ERROR) {
+                if (type == DBUS_MESSAGE_TYPE_ERROR) {
+                    if (errors++ == 0) fprintf(stderr, "bustoggle: %s\n", dbus_message_get_error_name(reply));
+                } else {
+                    answered++;
+                }
+                if (sent < count && now() < end) { DBusMessage *m = toggle(); dbus_connection_send(c, m, NULL); dbus_message_unref(m); sent++; }
+            }
+            dbus_message_unref(reply);
+        }
+    }
+    dbus_connection_flush(c);
+    printf("%ld,%ld,%.3f\n", answered, errors, (now() - t0) / 1e9);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     signal(SIGPIPE, SIG_IGN);
     if (argc >= 6 && !strcmp(argv[1], "sock")) return cmd_sock(argv[2], atoi(argv[3]), atoi(argv[4]), argv[5]);
@@ -441,6 +480,7 @@ int main(int argc, char **argv) {
     if (argc >= 6 && !strcmp(argv[1], "startup") && !strcmp(argv[4], "--")) return cmd_startup(argv[2], atoi(argv[3]), argv + 5);
     if (argc >= 5 && !strcmp(argv[1], "setload")) return cmd_setload(argv[2], atoi(argv[3]), atof(argv[4]));
     if (argc >= 5 && !strcmp(argv[1], "busflood")) return cmd_busflood(argv[2], atof(argv[3]), atoi(argv[4]));
+    if (argc >= 6 && !strcmp(argv[1], "bustoggle")) return cmd_bustoggle(argv[2], atol(argv[3]), atoi(argv[4]), atof(argv[5]));
     fprintf(stderr, "usage: see the comment at the top of bench/probe.c\n");
     return 64;
 }

@@ -99,6 +99,16 @@ public enum Posix {
         return released
     }
 
+    /// Bounds the heap glibc keeps (mallopt(3)): at most `arenas` heaps (glibc makes up to eight per CPU, one
+    /// more whenever a thread finds the others in use, and each keeps what a burst left in it), and blocks of
+    /// `mmapThreshold` bytes or more mapped on their own, so they go back to the system when freed (left to
+    /// itself, glibc raises the threshold to the size of each such block freed, up to 32 MiB, and later ones
+    /// stay in the heap). Call before any thread starts. False if glibc refused either.
+    @discardableResult
+    public static func boundHeap(arenas: Int32, mmapThreshold: Int32) -> Bool {
+        cposix_malloc_bound(arenas, mmapThreshold) != 0
+    }
+
     /// Sleeps for `seconds` (nanosleep(2), resumed after a signal).
     public static func sleep(seconds: Double) {
         var t = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))

@@ -37,6 +37,11 @@ int cposix_malloc_trim(size_t pad) {
     return malloc_trim(pad);
 }
 
+int cposix_malloc_bound(int arenas, int mmap_threshold) {
+    int arenas_taken = mallopt(M_ARENA_MAX, arenas);
+    return arenas_taken && mallopt(M_MMAP_THRESHOLD, mmap_threshold);
+}
+
 void cposix_reload_timezone(void) {
     const char *tz = getenv("TZ");
     char *saved = tz ? strdup(tz) : NULL;

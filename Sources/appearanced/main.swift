@@ -60,6 +60,11 @@ Signal.unblock([.terminate, .interrupt, .hangUp])
 // 1024, the hard one 512K), as systemd itself recommends for programs that need many.
 Posix.raiseFileLimit()
 
+// One heap, and large blocks mapped on their own: a flood of D-Bus calls left glibc's heaps (one per thread
+// that allocated) holding 34 MiB once answered; with these, 22 MiB (docs/decisions.md, "The heap after a
+// flood of writes").
+Posix.boundHeap(arenas: 1, mmapThreshold: 128 * 1024)
+
 let queue = DispatchQueue(label: "appearanced")
 let logger = Logger(level: logLevel ?? .info)
 // The session bus has a queue of its own (AppearanceDaemon/Clients/BusQueue.swift): what libdbus does with a peer's

@@ -34,6 +34,10 @@ int cposix_peer_credentials(int fd, cposix_credentials *out);
 /// malloc_trim(3): returns freed heap to the system. 1 if memory was released.
 int cposix_malloc_trim(size_t pad);
 
+/// mallopt(3): at most `arenas` heaps (M_ARENA_MAX), and blocks of `mmap_threshold` bytes or more mapped on
+/// their own (M_MMAP_THRESHOLD, which also stops glibc from raising it). 1 if both were taken.
+int cposix_malloc_bound(int arenas, int mmap_threshold);
+
 /// Makes the C library read the time zone again: tzset(3) alone does not re-read /etc/localtime (or the
 /// file TZ names) once loaded while TZ is unchanged, so TZ is set to UTC and back (or unset again) around
 /// it. Touches the environment: call it where nothing else reads the environment at the same time.
