@@ -136,7 +136,7 @@ test: deps-test deps-astral man check-imports
 		APPEARANCED_PACKAGE_TEST=1 $(SWIFT) test --skip-build --disable-xctest --no-parallel 2>&1 | tee out/test.log
 	$(MAKE) --no-print-directory test-python
 	@# Swift Testing's summary counts skipped tests as passed: name them, with their reasons.
-	@skipped=$$(grep -E '^.{1,4}Test .* skipped' out/test.log || true); \
+	@skipped=$$(grep -E '^.{1,4}Test .* skipped(: ".*"|\.)$$' out/test.log || true); \
 	if [ -n "$$skipped" ]; then echo "Skipped (not run here):"; echo "$$skipped" | sed 's/^/  /'; fi; \
 	total=$$(sed -n 's/.*Test run with \([0-9]*\) tests\{0,1\} in .* passed.*/\1/p' out/test.log | tail -1); \
 	count=$$(printf '%s' "$$skipped" | grep -c . || true); \
