@@ -29,6 +29,9 @@ import dbus.mainloop.glib
 import dbus.service
 from gi.repository import GLib
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from stand_in import serve_commands  # noqa: E402
+
 NAME = "org.freedesktop.GeoClue2"
 MANAGER = "org.freedesktop.GeoClue2.Manager"
 CLIENT = "org.freedesktop.GeoClue2.Client"
@@ -177,34 +180,7 @@ def main():
         else:
             raise ValueError("unknown command " + cmd)
 
-    pending = b""
-
-    def on_stdin(fd, condition):
-        nonlocal pending
-        data = os.read(fd, 4096)
-        if not data:
-            loop.quit()
-            return False
-        pending += data
-        while b"\n" in pending:
-            line, pending = pending.split(b"\n", 1)
-            words = line.decode().split()
-            if not words:
-                continue
-            try:
-                run(words)
-                conn.flush()
-                out("ok")
-            except Exception as e:
-                out("error %s" % e)
-        return True
-
-    result = conn.request_name(NAME, dbus.bus.NAME_FLAG_DO_NOT_QUEUE)
-    if result != dbus.bus.REQUEST_NAME_REPLY_PRIMARY_OWNER:
-        raise RuntimeError("could not own %s (request_name answered %d)" % (NAME, result))
-    GLib.io_add_watch(sys.stdin.fileno(), GLib.IO_IN | GLib.IO_HUP, on_stdin)
-    out("ready")
-    loop.run()
+    serve_commands(conn, NAME, loop, run, out)
 
 
 if __name__ == "__main__":

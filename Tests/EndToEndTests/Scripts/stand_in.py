@@ -1,0 +1,41 @@
+"""What the project's D-Bus stand-ins (fake-geoclue.py, fake-notifications.py) share: own their bus name, then
+take commands from stdin, a line each, answering "ok" (or "error <why>") once a command's effects are on the bus.
+"""
+import os
+import sys
+
+import dbus.bus
+from gi.repository import GLib
+
+
+def serve_commands(conn, name, loop, run, out):
+    """Owns `name` on `conn` (refusing to queue behind another owner), prints "ready", and runs `loop` with each
+    line of stdin given to `run` as its words; the end of stdin ends the loop."""
+    pending = b""
+
+    def on_stdin(fd, condition):
+        nonlocal pending
+        data = os.read(fd, 4096)
+        if not data:
+            loop.quit()
+            return False
+        pending += data
+        while b"\n" in pending:
+            line, pending = pending.split(b"\n", 1)
+            words = line.decode().split()
+            if not words:
+                continue
+            try:
+                run(words)
+                conn.flush()
+                out("ok")
+            except Exception as e:
+                out("error %s" % e)
+        return True
+
+    result = conn.request_name(name, dbus.bus.NAME_FLAG_DO_NOT_QUEUE)
+    if result != dbus.bus.REQUEST_NAME_REPLY_PRIMARY_OWNER:
+        raise RuntimeError("could not own %s (request_name answered %d)" % (name, result))
+    GLib.io_add_watch(sys.stdin.fileno(), GLib.IO_IN | GLib.IO_HUP, on_stdin)
+    out("ready")
+    loop.run()
