@@ -19,20 +19,16 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
     static let properties = "org.freedesktop.DBus.Properties"
     private static let introspectable = "org.freedesktop.DBus.Introspectable"
     static let invalidArgsName = "org.freedesktop.DBus.Error.InvalidArgs"
-    private static let darkmanMatch = BusConnection.ownerRule(darkmanName)
-    private static let ownMatch = BusConnection.ownerRule(busName)
 
-    private let queue: DispatchQueue
+    private let client: BusClient
     private let log: (LogLevel, String) -> Void
-    /// The peer that was on the sentry before (the portal backend): told first, and its calls pass through.
-    private weak var next: BusPeer?
     private var requests: FaceRequests?
     private var report: ((String) -> Void)?
     private var options = FaceOptions()
     private(set) var bus: BusConnection?
     private var busDetail = "no session bus yet"
 
-    private enum Name: Equatable { case asking, owned, taken, refused(String) }
+    private typealias Name = NameState
     private var own: Name?
     /// nil while darkman's name is not wanted (off) or there is no bus.
     private var darkman: Name?
@@ -44,38 +40,38 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
     /// The published state, as the daemon last gave it: what a read for everyone answers.
     private var published: AppearanceState?
 
-    /// - Parameter sentry: the sentry whose session-bus connection the face shares. Create it after the
-    ///   portal backend (it chains to the backend) and before starting the sentry.
-    public init(queue: DispatchQueue, sentry: PortalSentry, log: @escaping (LogLevel, String) -> Void) {
-        self.queue = queue
+    /// - Parameter bus: the session bus's client, shared with the sentry, the portal backend and the notifier.
+    public init(bus: BusClient, log: @escaping (LogLevel, String) -> Void) {
+        self.client = bus
         self.log = log
-        next = sentry.peer
-        sentry.peer = self
     }
 
     public func start(_ options: FaceOptions, state: AppearanceState, requests: FaceRequests, report: @escaping (String) -> Void) {
-        dispatchPrecondition(condition: .onQueue(queue))
+        dispatchPrecondition(condition: .onQueue(client.queue))
         self.requests = requests
         self.report = report
         self.options = options
         published = state
         emitted = properties(state)
         emittedMode = state.mode
+        client.export(BusFace.path, for: self) { [weak self] message in self?.handle(message) ?? false }
+        client.export(BusFace.darkmanPath, for: self) { [weak self] message in self?.handle(message) ?? false }
+        client.own(BusFace.busName) { [weak self] state in self?.ownState(state) }
+        if options.darkman { askForDarkman() }
+        client.add(self)
         changed()
     }
 
     public func setOptions(_ options: FaceOptions) {
-        dispatchPrecondition(condition: .onQueue(queue))
+        dispatchPrecondition(condition: .onQueue(client.queue))
         guard options != self.options else { return }
         self.options = options
-        if let bus {
-            if options.darkman { askForDarkman(on: bus) } else { releaseDarkman(on: bus) }
-        }
+        if options.darkman { askForDarkman() } else { releaseDarkman() }
         changed()
     }
 
     public func publish(_ state: AppearanceState, previous: Mode) {
-        dispatchPrecondition(condition: .onQueue(queue))
+        dispatchPrecondition(condition: .onQueue(client.queue))
         guard requests != nil else { return }
         published = state
         let now = properties(state)
@@ -91,9 +87,12 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
     }
 
     public func stop() {
-        dispatchPrecondition(condition: .onQueue(queue))
+        dispatchPrecondition(condition: .onQueue(client.queue))
         report = nil
         requests = nil
+        client.release(BusFace.busName)
+        releaseDarkman()
+        client.forget(self)
         bus = nil
     }
 
@@ -134,90 +133,41 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
     // MARK: - The bus
 
     func connected(_ connection: BusConnection) {
-        next?.connected(connection)
         bus = connection
-        own = .asking
-        darkman = nil
-        // Calls for the other peer (the portal backend's path) pass through; signals go to the sentry first.
-        let previousCall = connection.onMethodCall
-        connection.onMethodCall = { [weak self] message in
-            if let self, self.handle(message) { return true }
-            return previousCall?(message) ?? false
-        }
-        connection.alsoOnSignal { [weak self] message in self?.signal(message) }
-        // To hear another owner of our name leave: then it is asked for again, as darkman's is.
-        connection.callBus("AddMatch", [.string(BusFace.ownMatch)])
-        askForOwnName(on: connection)
-        if options.darkman { askForDarkman(on: connection) }
+        own = client.nameState(BusFace.busName)
+        darkman = options.darkman ? client.nameState(BusFace.darkmanName) : nil
         changed()
     }
 
-    private func askForOwnName(on connection: BusConnection) {
-        own = .asking
-        requestName(BusFace.busName, on: connection) { [weak self] name in
-            self?.own = name
-            if name == .taken { self?.log(.warning, "another process owns \(BusFace.busName) (another appearanced?); D-Bus clients will not see this daemon until it lets the name go") }
-        }
-    }
-
     func disconnected(_ detail: String) {
-        next?.disconnected(detail)
         bus = nil
         own = nil
-        darkman = nil
+        darkman = options.darkman ? .asking : nil
         busDetail = detail
         changed()
     }
 
-    private func askForDarkman(on connection: BusConnection) {
-        guard darkman == nil || darkman == .taken else { return }
-        if darkman == nil {
-            // To hear darkman leave: then the name is asked for again.
-            connection.callBus("AddMatch", [.string(BusFace.darkmanMatch)])
-        }
+    private func ownState(_ state: Name) {
+        own = state
+        if state == .taken { log(.warning, "another process owns \(BusFace.busName) (another appearanced?); D-Bus clients will not see this daemon until it lets the name go") }
+        changed()
+    }
+
+    /// darkman's name, asked for (and asked again whenever its holder lets it go) while `darkman-dbus` is on.
+    private func askForDarkman() {
+        guard client.nameState(BusFace.darkmanName) == nil else { return }
         darkman = .asking
-        requestName(BusFace.darkmanName, on: connection) { [weak self] name in
-            guard let self, self.options.darkman, self.darkman != nil else { return }
-            self.darkman = name
-            if name == .taken { self.log(.notice, "\(BusFace.darkmanName) is held by another process (darkman?): not taking it") }
-        }
-    }
-
-    private func releaseDarkman(on connection: BusConnection) {
-        guard darkman != nil else { return }
-        if darkman == .owned || darkman == .asking {
-            connection.callBus("ReleaseName", [.string(BusFace.darkmanName)])
-        }
-        connection.callBus("RemoveMatch", [.string(BusFace.darkmanMatch)])
-        darkman = nil
-    }
-
-    /// Asks for `name` with DO_NOT_QUEUE: never behind another owner's back, never taken over later.
-    private func requestName(_ name: String, on connection: BusConnection, _ done: @escaping (Name) -> Void) {
-        connection.callBus("RequestName", [.string(name), .uint32(4)]) { [weak self] reply in
-            guard let self, self.bus === connection else { return }
-            if let error = reply.error {
-                done(.refused("the session bus refused it (\(error))"))
-            } else if reply.hasSignature("u"), case .uint32(let code)? = reply.arguments(limit: 1)?.first, code == 1 || code == 4 {
-                done(.owned)
-            } else {
-                done(.taken)
-            }
+        client.own(BusFace.darkmanName) { [weak self] state in
+            guard let self, self.options.darkman else { return }
+            self.darkman = state
+            if state == .taken { self.log(.notice, "\(BusFace.darkmanName) is held by another process (darkman?): not taking it") }
             self.changed()
         }
     }
 
-    /// NameOwnerChanged for our name or darkman's, held by another process: once nobody holds it, ask again.
-    private func signal(_ message: Message) {
-        guard let bus, let change = message.nameOwnerChange, change.new.isEmpty else { return }
-        if change.name == BusFace.busName, own == .taken {
-            askForOwnName(on: bus)
-        } else if change.name == BusFace.darkmanName, options.darkman, darkman == .taken {
-            askForDarkman(on: bus)
-        } else {
-            return
-        }
-        changed()
+    private func releaseDarkman() {
+        client.release(BusFace.darkmanName)
+        darkman = nil
     }
 
     private func send(_ message: Message?, on bus: BusConnection) {

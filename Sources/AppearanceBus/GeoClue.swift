@@ -6,17 +6,15 @@
 // with back-off. GeoClue's refusal (AccessDenied: no agent, or the user turned location off) is reported in
 // words that say what to do.
 import AppearanceCore
-import AppearancePosix
-import CDBus
 import Dispatch
 
-public final class GeoClueLocator: Locator, @unchecked Sendable {
-    // Confined to `queue`, like the sentry (every libdbus callback runs there too).
-    private let queue: DispatchQueue
-    private let busAddress: String?
+public final class GeoClueLocator: Locator, BusPeer, @unchecked Sendable {
+    // Confined to the system bus client's queue.
+    private let bus: BusClient
     private let log: (LogLevel, String) -> Void
     private var report: ((LocatorReport) -> Void)?
-    private var bus: BusConnection?
+    /// Whether the bus is registered: GeoClue is asked only then.
+    private var connected = false
     private var retryTimer: DispatchSourceTimer?
     private var backoff = Backoff(firstMilliseconds: 1_000, longestMilliseconds: 300_000)
     /// The client object GeoClue made for this connection; nil until GetClient answers.
@@ -44,103 +42,77 @@ public final class GeoClueLocator: Locator, @unchecked Sendable {
     private static let clientInterface = "org.freedesktop.GeoClue2.Client"
     private static let locationInterface = "org.freedesktop.GeoClue2.Location"
     private static let properties = "org.freedesktop.DBus.Properties"
-    private static let matchRules = [
-        BusConnection.ownerRule(service),
-        "type='signal',sender='\(service)',interface='\(clientInterface)',member='LocationUpdated'",
-    ]
+    private static let fixRule = "type='signal',sender='\(service)',interface='\(clientInterface)',member='LocationUpdated'"
     /// What geoclue.conf needs for appearanced when no agent runs (a desktop without one: sway, i3).
     public static let confStanza = "[\(desktopID)]\nallowed=true\nsystem=false\nusers="
     /// What to do where no agent runs.
     static let withoutAgent = "without one (GNOME and KDE run theirs), start /usr/libexec/geoclue-2.0/demos/agent, "
         + "or add to /etc/geoclue/geoclue.conf:\n" + confStanza + "\nthen restart geoclue"
 
-    /// - Parameters:
-    ///   - busAddress: a D-Bus address for tests; nil means the system bus (`DBUS_SYSTEM_BUS_ADDRESS`, else
-    ///     `/run/dbus/system_bus_socket`).
-    public init(queue: DispatchQueue, busAddress: String? = nil, log: @escaping (LogLevel, String) -> Void) {
-        self.queue = queue
-        self.busAddress = busAddress
+    /// - Parameter bus: the system bus's client, shared with the other system-bus inputs.
+    public init(bus: BusClient, log: @escaping (LogLevel, String) -> Void) {
+        self.bus = bus
         self.log = log
     }
 
     deinit { retryTimer?.cancel() }
 
     public func start(report: @escaping (LocatorReport) -> Void) {
-        dispatchPrecondition(condition: .onQueue(queue))
+        dispatchPrecondition(condition: .onQueue(bus.queue))
         guard self.report == nil else { return }
         self.report = report
         backoff.reset()
-        connect()
+        bus.addMatch(Self.fixRule, for: self)
+        bus.onSignal(Self.clientInterface, "LocationUpdated", for: self) { [weak self] message in self?.fixSignal(message) }
+        bus.follow(Self.service, for: self) { [weak self] owner in self?.ownerChanged(owner) }
+        bus.add(self)
+        bus.start(retrying: true)
     }
 
     public func stop() {
-        dispatchPrecondition(condition: .onQueue(queue))
+        dispatchPrecondition(condition: .onQueue(bus.queue))
         report = nil
         retryTimer?.cancel()
         retryTimer = nil
-        // Closing the connection is GeoClue's cue to drop the client (it follows its peers' names).
-        bus?.close()
-        bus = nil
+        // The connection is shared: the client is stopped and handed back (GeoClue drops it with its connection too).
+        if let client, connected {
+            bus.call(Self.service, client, Self.clientInterface, "Stop", timeout: Self.callTimeout)
+            bus.call(Self.service, Self.managerPath, Self.managerInterface, "DeleteClient", [.objectPath(client)], timeout: Self.callTimeout)
+        }
+        bus.forget(self)
+        attempt += 1
         client = nil
         lastState = nil
     }
 
-    // MARK: - Connection
+    // MARK: - The bus
 
-    private func connect() {
-        guard report != nil else { return }
-        let address = busAddress ?? Posix.environment("DBUS_SYSTEM_BUS_ADDRESS") ?? "unix:path=/run/dbus/system_bus_socket"
-        let connection: BusConnection
-        do throws(BusError) {
-            connection = try BusConnection(address: address, queue: queue)
-        } catch {
-            retryLater("no system bus (\(error.message))")
-            return
-        }
+    func connected(_ connection: BusConnection) {
+        connected = true
+        getClient()
+    }
+
+    func disconnected(_ detail: String) {
+        connected = false
         attempt += 1
-        bus = connection
         client = nil
-        connection.onSignal = { [weak self, unowned connection] message in self?.handle(message, from: connection) }
-        let asked = connection.callBus("Hello", []) { [weak self] reply in
-            guard let self, self.bus === connection else { return }
-            if let error = reply.error {
-                self.lose(connection, "the system bus refused appearanced (\(error))")
-                return
-            }
-            for rule in Self.matchRules {
-                connection.callBus("AddMatch", [.string(rule)]) { [weak self] reply in
-                    if let error = reply.error { self?.log(.warning, "the system bus refused a match rule (\(error)); GeoClue's fixes may be missed") }
-                }
-            }
-            self.getClient(on: connection)
-        }
-        if !asked {
-            let connection = connection
-            queue.async { [weak self] in self?.lose(connection, "the system bus went away") }
-        }
+        retryTimer?.cancel()
+        retryTimer = nil
+        guard report != nil else { return }
+        state(detail, trouble: true, retryIn: bus.retryIn.map { Int($0) })
     }
 
-    /// The bus went away or refused us: say so, drop the connection, connect again later.
-    private func lose(_ connection: BusConnection, _ why: String) {
-        guard bus === connection else { return }
-        bus = nil
-        client = nil
-        connection.close()
-        retryLater(why)
-    }
-
-    /// Tries again after the back-off (1 s doubling to 5 min): a new connection if there is none, else a new
-    /// client on it.
+    /// Asks GeoClue again after the back-off (1 s doubling to 5 min), once a call failed.
     private func retryLater(_ why: String) {
         let delay = backoff.next()
         state(why, trouble: true, retryIn: Int(delay))
-        let timer = DispatchSource.makeTimerSource(queue: queue)
+        let timer = DispatchSource.makeTimerSource(queue: bus.queue)
         timer.schedule(deadline: .now() + delay)
         timer.setEventHandler { [weak self] in
             guard let self else { return }
             self.retryTimer?.cancel()
             self.retryTimer = nil
-            if let bus = self.bus { self.getClient(on: bus) } else { self.connect() }
+            if self.connected { self.getClient() }
         }
         retryTimer?.cancel()
         retryTimer = timer
@@ -151,15 +123,15 @@ public final class GeoClueLocator: Locator, @unchecked Sendable {
 
     /// GetClient, then the client's properties, then Start; each answer checked against the attempt it
     /// belongs to.
-    private func getClient(on connection: BusConnection) {
+    private func getClient() {
         attempt += 1
         let attempt = self.attempt
         client = nil
         state("waiting for an answer to GetClient")
-        call(connection, Self.service, Self.managerPath, Self.managerInterface, "GetClient", []) { [weak self] reply in
-            guard let self, self.bus === connection, self.attempt == attempt else { return }
+        call(Self.service, Self.managerPath, Self.managerInterface, "GetClient", []) { [weak self] reply in
+            guard let self, self.attempt == attempt else { return }
             if let error = reply.error {
-                self.failed(error, doing: "GetClient", on: connection)
+                self.failed(error, doing: "GetClient")
                 return
             }
             guard reply.hasSignature("o"), case .objectPath(let path)? = reply.arguments(limit: 1)?.first else {
@@ -167,11 +139,11 @@ public final class GeoClueLocator: Locator, @unchecked Sendable {
                 return
             }
             self.client = path
-            self.configure(path, on: connection, attempt: attempt)
+            self.configure(path, attempt: attempt)
         }
     }
 
-    private func configure(_ path: String, on connection: BusConnection, attempt: Int) {
+    private func configure(_ path: String, attempt: Int) {
         let settings: [(String, BusValue)] = [
             ("DesktopId", .string(Self.desktopID)),
             ("RequestedAccuracyLevel", .uint32(Self.cityAccuracy)),
@@ -180,34 +152,34 @@ public final class GeoClueLocator: Locator, @unchecked Sendable {
         ]
         // One connection's messages reach GeoClue in order: every Set is done before Start is handled.
         for (name, value) in settings {
-            call(connection, Self.service, path, Self.properties, "Set",
+            call(Self.service, path, Self.properties, "Set",
                  [.string(Self.clientInterface), .string(name), .variant(value)]) { [weak self] reply in
-                guard let self, self.bus === connection, self.attempt == attempt, let error = reply.error else { return }
+                guard let self, self.attempt == attempt, let error = reply.error else { return }
                 self.log(.warning, "GeoClue did not take the client's \(name) (\(error))")
             }
         }
         state("waiting for an answer to Start")
-        call(connection, Self.service, path, Self.clientInterface, "Start", []) { [weak self] reply in
-            guard let self, self.bus === connection, self.attempt == attempt else { return }
+        call(Self.service, path, Self.clientInterface, "Start", []) { [weak self] reply in
+            guard let self, self.attempt == attempt else { return }
             if let error = reply.error {
-                self.failed(error, doing: "Start", on: connection)
+                self.failed(error, doing: "Start")
                 return
             }
             self.backoff.reset()
             self.log(.info, "GeoClue started a client for appearanced (\(path), city accuracy)")
             self.state("started (city accuracy), waiting for a first fix")
             // A fix GeoClue had already may have come before the match rule: read the client's Location.
-            self.call(connection, Self.service, path, Self.properties, "Get",
+            self.call(Self.service, path, Self.properties, "Get",
                       [.string(Self.clientInterface), .string("Location")]) { [weak self] reply in
-                guard let self, self.bus === connection, self.attempt == attempt, reply.error == nil,
+                guard let self, self.attempt == attempt, reply.error == nil,
                       case .objectPath(let location)? = reply.arguments(limit: 1)?.first?.unwrapped, location != "/" else { return }
-                self.read(location, on: connection, attempt: attempt)
+                self.read(location, attempt: attempt)
             }
         }
     }
 
     /// What an error from GeoClue means, and what happens next.
-    private func failed(_ error: BusError, doing method: String, on connection: BusConnection) {
+    private func failed(_ error: BusError, doing method: String) {
         client = nil
         switch error.name {
         case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner":
@@ -229,7 +201,7 @@ public final class GeoClueLocator: Locator, @unchecked Sendable {
         case _ where error.name.hasPrefix("org.freedesktop.DBus.Error.Spawn"):
             state("the system bus could not start GeoClue (\(error))", trouble: true)
         case "org.freedesktop.DBus.Error.Disconnected":
-            lose(connection, "the system bus went away")
+            break  // the client says so (`disconnected`) and connects again
         default:
             retryLater("\(method) failed (\(error))")
         }
@@ -237,35 +209,31 @@ public final class GeoClueLocator: Locator, @unchecked Sendable {
 
     // MARK: - Signals and fixes
 
-    private func handle(_ message: Message, from connection: BusConnection) {
-        guard bus === connection else { return }
-        if message.isSignal(interface: "org.freedesktop.DBus.Local", member: "Disconnected") {
-            lose(connection, "the system bus went away")
-        } else if message.isSignal(interface: Self.clientInterface, member: "LocationUpdated") {
-            guard let client, message.path == client, message.hasSignature("oo"),
-                  let args = message.arguments(limit: 2), case .objectPath(let new)? = args.last else { return }
-            read(new, on: connection, attempt: attempt)
-        } else if let change = message.nameOwnerChange {
-            guard change.name == Self.service else { return }
-            let owner = change.new
-            retryTimer?.cancel()
-            retryTimer = nil
-            if owner.isEmpty {
-                attempt += 1
-                client = nil
-                state("left the system bus; waiting for it to return")
-            } else {
-                log(.info, "GeoClue is on the system bus (\(owner)): asking it for a client")
-                backoff.reset()
-                getClient(on: connection)
-            }
+    private func fixSignal(_ message: Message) {
+        guard let client, message.path == client, message.hasSignature("oo"),
+              let args = message.arguments(limit: 2), case .objectPath(let new)? = args.last else { return }
+        read(new, attempt: attempt)
+    }
+
+    private func ownerChanged(_ owner: String?) {
+        guard report != nil, connected else { return }
+        retryTimer?.cancel()
+        retryTimer = nil
+        if let owner {
+            log(.info, "GeoClue is on the system bus (\(owner)): asking it for a client")
+            backoff.reset()
+            getClient()
+        } else {
+            attempt += 1
+            client = nil
+            state("left the system bus; waiting for it to return")
         }
     }
 
     /// Reads a Location object's Latitude, Longitude and Timestamp, and reports the fix.
-    private func read(_ path: String, on connection: BusConnection, attempt: Int) {
-        call(connection, Self.service, path, Self.properties, "GetAll", [.string(Self.locationInterface)]) { [weak self] reply in
-            guard let self, self.bus === connection, self.attempt == attempt else { return }
+    private func read(_ path: String, attempt: Int) {
+        call(Self.service, path, Self.properties, "GetAll", [.string(Self.locationInterface)]) { [weak self] reply in
+            guard let self, self.attempt == attempt else { return }
             if let error = reply.error {
                 self.log(.warning, "reading GeoClue's location \(path) failed (\(error))")
                 return
@@ -313,18 +281,9 @@ public final class GeoClueLocator: Locator, @unchecked Sendable {
         self.report?(report)
     }
 
-    private func call(_ connection: BusConnection, _ destination: String, _ path: String, _ interface: String,
-                      _ method: String, _ values: [BusValue], reply: @escaping (Message) -> Void) {
-        guard let message = Message.methodCall(destination: destination, path: path, interface: interface, method: method, values: values) else {
-            log(.error, "out of memory building a D-Bus call")
-            return
-        }
-        do {
-            try connection.call(message, timeout: Self.callTimeout, reply: reply)
-        } catch {
-            let connection = connection
-            queue.async { [weak self] in self?.lose(connection, "the system bus went away") }
-        }
+    private func call(_ destination: String, _ path: String, _ interface: String, _ method: String, _ values: [BusValue],
+                      reply: @escaping (Message) -> Void) {
+        bus.call(destination, path, interface, method, values, timeout: Self.callTimeout, reply: reply)
     }
 }
 

@@ -17,12 +17,10 @@ public final class BusNotifier: Notifier, BusPeer, @unchecked Sendable {
     /// the notice's sender only), and the server's leaving and return.
     static let rules = ["ActionInvoked", "NotificationClosed"].map {
         "type='signal',sender='\(name)',path='\(path)',interface='\(interface)',member='\($0)'"
-    } + [BusConnection.ownerRule(name)]
+    } + [BusClient.ownerRule(name)]
 
-    private let queue: DispatchQueue
+    private let client: BusClient
     private let log: (LogLevel, String) -> Void
-    /// The peer that was on the sentry before: told first.
-    private weak var next: BusPeer?
     private var report: ((NoticeReport) -> Void)?
     private var bus: BusConnection?
     private var busDetail = "no session bus yet"
@@ -45,23 +43,25 @@ public final class BusNotifier: Notifier, BusPeer, @unchecked Sendable {
     private var stopping: (@Sendable () -> Void)?
     private var lastStatus: String?
 
-    /// - Parameter sentry: the sentry whose session-bus connection the notifier shares; make it before the
-    ///   sentry starts.
-    public init(queue: DispatchQueue, sentry: PortalSentry, log: @escaping (LogLevel, String) -> Void) {
-        self.queue = queue
+    /// - Parameter bus: the session bus's client, shared with the sentry, the portal backend and the D-Bus face.
+    public init(bus: BusClient, log: @escaping (LogLevel, String) -> Void) {
+        self.client = bus
         self.log = log
-        next = sentry.peer
-        sentry.peer = self
     }
 
     public func start(report: @escaping (NoticeReport) -> Void) {
-        dispatchPrecondition(condition: .onQueue(queue))
+        dispatchPrecondition(condition: .onQueue(client.queue))
         self.report = report
+        for member in ["ActionInvoked", "NotificationClosed"] {
+            client.onSignal(Self.interface, member, for: self) { [weak self] message in self?.signal(message) }
+        }
+        client.onSignal(BusClient.busName, "NameOwnerChanged", for: self) { [weak self] message in self?.signal(message) }
+        client.add(self)
         changed()
     }
 
     public func show(_ notice: Notice?) {
-        dispatchPrecondition(condition: .onQueue(queue))
+        dispatchPrecondition(condition: .onQueue(client.queue))
         guard notice != wanted else { return }
         if let notice, notice.key != wanted?.key { missing = nil }  // another change: the server is asked again
         wanted = notice
@@ -69,7 +69,7 @@ public final class BusNotifier: Notifier, BusPeer, @unchecked Sendable {
     }
 
     public func stop(done: @escaping @Sendable () -> Void) {
-        dispatchPrecondition(condition: .onQueue(queue))
+        dispatchPrecondition(condition: .onQueue(client.queue))
         report = nil
         wanted = nil
         // Once no call is under way (a notice being shown is closed too), and CloseNotification answered or not
@@ -81,15 +81,13 @@ public final class BusNotifier: Notifier, BusPeer, @unchecked Sendable {
     // MARK: - The bus
 
     func connected(_ connection: BusConnection) {
-        next?.connected(connection)
         bus = connection
         (shown, server, missing, calling, listening) = (nil, nil, nil, false, false)
-        connection.alsoOnSignal { [weak self] message in self?.signal(message) }
+        for rule in Self.rules { client.removeMatch(rule, for: self) }
         sync()
     }
 
     func disconnected(_ detail: String) {
-        next?.disconnected(detail)
         bus = nil
         (shown, server, missing, calling, listening) = (nil, nil, nil, false, false)
         busDetail = detail
@@ -103,7 +101,9 @@ public final class BusNotifier: Notifier, BusPeer, @unchecked Sendable {
         guard !calling else { return }
         if (wanted != nil) != listening {
             listening = wanted != nil
-            for rule in Self.rules { bus.callBus(listening ? "AddMatch" : "RemoveMatch", [.string(rule)]) }
+            for rule in Self.rules {
+                if listening { client.addMatch(rule, for: self) } else { client.removeMatch(rule, for: self) }
+            }
             // Not heard from while no notice is wanted: its capabilities are asked again for the next one.
             if !listening { server = nil }
         }

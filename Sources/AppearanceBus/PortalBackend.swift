@@ -10,7 +10,6 @@
 // waits for a name nobody takes.
 import AppearanceCore
 import AppearancePosix
-import CDBus
 import Dispatch
 
 public final class PortalBackend: Outlet, @unchecked Sendable {
@@ -26,7 +25,7 @@ public final class PortalBackend: Outlet, @unchecked Sendable {
     private static let introspectable = "org.freedesktop.DBus.Introspectable"
     private static let notFound = "org.freedesktop.portal.Error.NotFound"
 
-    private let queue: DispatchQueue
+    private let client: BusClient
     private let log: (LogLevel, String) -> Void
     private let environment: () -> (desktops: [String], portals: [PortalFile], conf: PortalsConf?)
     private var report: ((OutletStatus) -> Void)?
@@ -40,42 +39,47 @@ public final class PortalBackend: Outlet, @unchecked Sendable {
     private var served: [(key: String, value: BusValue)] = []
     private var lastStatus: OutletStatus?
 
-    /// - Parameter sentry: the portal sentry whose session-bus connection the backend shares (create the
-    ///   backend before starting the sentry). `auto` reads the environment the frontend reads:
+    /// - Parameter bus: the session bus's client, shared with the sentry. `auto` reads the environment the frontend reads:
     ///   `XDG_CURRENT_DESKTOP`, `$XDG_DESKTOP_PORTAL_DIR` (else `/usr/share/xdg-desktop-portal/portals`)
     ///   and portals.conf.
-    public init(queue: DispatchQueue, sentry: PortalSentry, log: @escaping (LogLevel, String) -> Void) {
-        self.queue = queue
+    public init(bus: BusClient, log: @escaping (LogLevel, String) -> Void) {
+        self.client = bus
         self.log = log
         // The variables are read here, once, on the thread that makes the backend: the bus's queue must not call
         // getenv while the daemon's sets TZ (a time-zone change), and a running process's environment is fixed.
         let variables = PortalBackend.variables.reduce(into: [String: String]()) { $0[$1] = Posix.environment($1) }
         self.environment = { PortalBackend.readEnvironment(variables) }
-        sentry.peer = self
     }
 
     public func start(policy: BackendPolicy, report: @escaping (OutletStatus) -> Void) {
-        dispatchPrecondition(condition: .onQueue(queue))
+        dispatchPrecondition(condition: .onQueue(client.queue))
         self.report = report
+        client.export(PortalBackend.path, for: self) { [weak self] message in self?.handle(message) ?? false }
+        // Owned in every case, so a frontend that activates it never waits for a name nobody takes; asked for
+        // before anything else on every connection, so no read of the sentry's is answered by a value not ours yet.
+        client.own(PortalBackend.busName) { [weak self] state in self?.nameState(state) }
+        client.add(self)
         setPolicy(policy)
     }
 
     public func setPolicy(_ policy: BackendPolicy) {
-        dispatchPrecondition(condition: .onQueue(queue))
+        dispatchPrecondition(condition: .onQueue(client.queue))
         let env = environment()
         choice = BackendChoice.decide(policy, desktops: env.desktops, portals: env.portals, conf: env.conf)
         changed()
     }
 
     public func publish(_ values: ServedValues) {
-        dispatchPrecondition(condition: .onQueue(queue))
+        dispatchPrecondition(condition: .onQueue(client.queue))
         self.values = values
         changed()
     }
 
     public func stop() {
-        dispatchPrecondition(condition: .onQueue(queue))
+        dispatchPrecondition(condition: .onQueue(client.queue))
         report = nil
+        client.release(PortalBackend.busName)
+        client.forget(self)
         bus = nil
     }
 
@@ -125,26 +129,15 @@ public final class PortalBackend: Outlet, @unchecked Sendable {
 
     // MARK: - The bus
 
-    /// The sentry registered on a bus: ask for the name, then answer calls.
+    /// The session bus is registered, the name asked for.
     func connected(_ connection: BusConnection) {
         bus = connection
-        ownsName = nil
+        ownsName = client.nameState(PortalBackend.busName) == .owned ? true : nil
         served = []
-        connection.onMethodCall = { [weak self] message in self?.handle(message) ?? false }
-        // DO_NOT_QUEUE: a second appearanced on the same bus must not take over later behind our back.
-        guard let request = Message.methodCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                                               interface: "org.freedesktop.DBus", method: "RequestName",
-                                               values: [.string(PortalBackend.busName), .uint32(4)]) else { return }
-        do {
-            try connection.call(request) { [weak self] reply in self?.nameReply(reply, on: connection) }
-        } catch {
-            ownsName = false
-            busDetail = "could not ask for \(PortalBackend.busName): \(error)"
-        }
         changed()
     }
 
-    /// The sentry lost its bus (or never had one).
+    /// The session bus is gone (or never came).
     func disconnected(_ detail: String) {
         bus = nil
         ownsName = nil
@@ -153,15 +146,15 @@ public final class PortalBackend: Outlet, @unchecked Sendable {
         changed()
     }
 
-    private func nameReply(_ reply: Message, on connection: BusConnection) {
-        guard bus === connection else { return }
-        if let error = reply.error {
+    private func nameState(_ state: NameState) {
+        switch state {
+        case .asking: ownsName = nil
+        case .owned: ownsName = true
+        case .refused(let why):
             ownsName = false
-            busDetail = "the session bus refused \(PortalBackend.busName) (\(error))"
+            busDetail = "\(PortalBackend.busName): \(why)"
             log(.warning, "\(busDetail); portal apps will not see appearanced's mode")
-        } else if reply.hasSignature("u"), case .uint32(let code)? = reply.arguments(limit: 1)?.first, code == 1 || code == 4 {
-            ownsName = true
-        } else {
+        case .taken:
             ownsName = false
             busDetail = "another process owns \(PortalBackend.busName)"
             log(.warning, "\(busDetail) (another appearanced?); portal apps will not see this daemon's mode")

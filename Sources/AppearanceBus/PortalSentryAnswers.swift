@@ -87,7 +87,7 @@ extension PortalSentry {
     /// nested variants, and none of it is decoded beyond the bounds (docs/decisions.md, "One huge D-Bus call").
     func boundedValue(of reply: Message) -> [BusValue]? {
         guard let args = reply.arguments(limit: 1, within: .small) else {
-            bus?.returnFreeMemorySoon()
+            connection?.returnFreeMemorySoon()
             return nil
         }
         return args

@@ -3,64 +3,49 @@
 // while the machine slept is applied on wake-up. Wall-clock timers would fire then too; this makes it
 // immediate and explicit. No system bus (a container, a test) is fine: one log line, nothing else.
 import AppearanceCore
-import AppearancePosix
-import CDBus
 import Dispatch
 
-public final class SleepWatcher: @unchecked Sendable {
-    // Confined to `queue`.
-    private let queue: DispatchQueue
+public final class SleepWatcher: BusPeer, @unchecked Sendable {
+    // Confined to the bus client's queue.
+    private let bus: BusClient
     private let log: (LogLevel, String) -> Void
-    private var bus: BusConnection?
     private var resumed: (() -> Void)?
+    /// What was last said about the bus, so a loss is said once.
+    private var said: String?
 
-    private static let rule = "type='signal',interface='org.freedesktop.login1.Manager',member='PrepareForSleep',"
-        + "path='/org/freedesktop/login1'"
+    private static let manager = "org.freedesktop.login1.Manager"
+    private static let rule = "type='signal',interface='\(manager)',member='PrepareForSleep',path='/org/freedesktop/login1'"
 
-    public init(queue: DispatchQueue, log: @escaping (LogLevel, String) -> Void) {
-        self.queue = queue
+    public init(bus: BusClient, log: @escaping (LogLevel, String) -> Void) {
+        self.bus = bus
         self.log = log
     }
 
-    /// Connects to the system bus (`DBUS_SYSTEM_BUS_ADDRESS`, else `/run/dbus/system_bus_socket`) and calls
-    /// `resumed` after every resume. Call on `queue`.
+    /// Calls `resumed` after every resume, from the system bus's client (started here if no one else has,
+    /// without retrying: resume is noticed by the clock alone where there is no bus). Call on the bus's queue.
     public func start(resumed: @escaping () -> Void) {
-        dispatchPrecondition(condition: .onQueue(queue))
+        dispatchPrecondition(condition: .onQueue(bus.queue))
         self.resumed = resumed
-        let address = Posix.environment("DBUS_SYSTEM_BUS_ADDRESS") ?? "unix:path=/run/dbus/system_bus_socket"
-        let connection: BusConnection
-        do throws(BusError) {
-            connection = try BusConnection(address: address, queue: queue)
-        } catch {
-            log(.info, "no system bus (\(error.message)): resume from suspend is noticed by the clock alone")
-            return
+        bus.addMatch(Self.rule, for: self)
+        bus.onSignal(Self.manager, "PrepareForSleep", for: self) { [weak self] message in
+            guard message.path == "/org/freedesktop/login1", message.hasSignature("b"),
+                  case .boolean(false)? = message.arguments(limit: 1)?.first else { return }
+            self?.resumed?()
         }
-        bus = connection
-        connection.onSignal = { [weak self, unowned connection] message in self?.handle(message, connection) }
-        connection.callBus("Hello", []) { [weak self] reply in
-            guard let self, self.bus === connection else { return }
-            if let error = reply.error {
-                self.log(.info, "the system bus refused us (\(error)): resume from suspend is noticed by the clock alone")
-                self.stop()
-                return
-            }
-            connection.callBus("AddMatch", [.string(SleepWatcher.rule)])
-        }
+        bus.add(self)
+        bus.start(retrying: false)
     }
 
     public func stop() {
-        bus?.close()
-        bus = nil
+        resumed = nil
+        bus.forget(self)
     }
 
-    private func handle(_ message: Message, _ connection: BusConnection) {
-        if message.isSignal(interface: "org.freedesktop.DBus.Local", member: "Disconnected") {
-            log(.info, "the system bus went away: resume from suspend is noticed by the clock alone")
-            stop()
-        } else if message.isSignal(interface: "org.freedesktop.login1.Manager", member: "PrepareForSleep"),
-                  message.hasSignature("b"), case .boolean(false)? = message.arguments(limit: 1)?.first {
-            resumed?()
-        }
-    }
+    func connected(_ connection: BusConnection) { said = nil }
 
+    func disconnected(_ detail: String) {
+        guard said == nil, detail != "stopped" else { return }
+        said = detail
+        log(.info, "\(detail): resume from suspend is noticed by the clock alone")
+    }
 }

@@ -71,26 +71,26 @@ let logger = Logger(level: logLevel ?? .info)
 // messages never stands between a socket client and its answer. Its log lines go through the daemon's queue.
 let busQueue = DispatchQueue(label: "appearanced.bus")
 let busLog: (LogLevel, String) -> Void = { level, message in queue.async { logger.log(level, message) } }
-let portalSentry = PortalSentry(queue: busQueue, log: busLog)
+// One client per bus (AppearanceBus/BusClient.swift): everything on the session bus shares one connection, as
+// everything on the system bus does.
+let sessionBus = BusClient.session(queue: busQueue, log: busLog)
+let systemBus = BusClient.system(queue: queue, log: { logger.log($0, $1) })
+let portalSentry = PortalSentry(bus: sessionBus, log: busLog)
 // A trial instance (--state-dir) takes no name on the session bus: the session's daemon has them. So neither
-// the portal backend nor the face is made (made, each chains to the sentry's connection and asks for its
-// name as soon as it is connected, started or not).
+// the portal backend nor the face is made.
 let trial = invocation.stateDir != nil
-let backend = trial ? nil : PortalBackend(queue: busQueue, sentry: portalSentry, log: busLog)
-// After the backend: the face chains to it on the sentry's connection.
-let faces = trial ? [] : [CrossingFace(BusFace(queue: busQueue, sentry: portalSentry, log: busLog),
-                                               busQueue: busQueue, daemonQueue: queue)]
+let backend = trial ? nil : PortalBackend(bus: sessionBus, log: busLog)
+let faces = trial ? [] : [CrossingFace(BusFace(bus: sessionBus, log: busLog), busQueue: busQueue, daemonQueue: queue)]
 // The notice before an automatic change (`[automatic] notify-before`), on the same connection; a trial sends none.
-let notifier = trial ? nil : CrossingNotifier(BusNotifier(queue: busQueue, sentry: portalSentry, log: busLog),
-                                              busQueue: busQueue, daemonQueue: queue)
+let notifier = trial ? nil : CrossingNotifier(BusNotifier(bus: sessionBus, log: busLog), busQueue: busQueue, daemonQueue: queue)
 let sentry = CrossingSentry(portalSentry, busQueue: busQueue, daemonQueue: queue)
 // The schedule's place, when the config asks GeoClue for it (started by the daemon only then).
-let locator = GeoClueLocator(queue: queue, log: { logger.log($0, $1) })
+let locator = GeoClueLocator(bus: systemBus, log: { logger.log($0, $1) })
 let daemon = Daemon(paths: Paths.resolve(socket: socketPath, config: configPath, stateDir: invocation.stateDir, trialHooks: invocation.hooks),
                     logLevelOption: logLevel, sentry: sentry,
                     outlet: backend.map { CrossingOutlet($0, busQueue: busQueue, daemonQueue: queue) }, faces: faces, locator: locator,
                     notifier: notifier, queue: queue, logger: logger)
-let sleepWatcher = SleepWatcher(queue: queue, log: { logger.log($0, $1) })
+let sleepWatcher = SleepWatcher(bus: systemBus, log: { logger.log($0, $1) })
 queue.async {
     do {
         try daemon.start()

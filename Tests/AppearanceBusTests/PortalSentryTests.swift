@@ -202,7 +202,7 @@ import TestSupport
         try await rig.expect(.light)
         rig.portal!.stop()
         rig.bus!.stop()
-        try await rig.expect(.unavailable, "session bus lost")
+        try await rig.expect(.unavailable, "the session bus went away")
         try await rig.startBus()
         try await rig.startPortal(.v1, colorScheme: 1)
         try await rig.expect(.dark, "portal v1 (Read fallback)")

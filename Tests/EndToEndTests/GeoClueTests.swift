@@ -213,7 +213,7 @@ import class TestSupport.Subprocess
         let lone = try none.startDaemon()
         defer { lone.stop(); _ = try? lone.waitForExit() }
         try waitUntil("status to say there is no system bus; status: \((try? Self.detail(none)) ?? "")") {
-            try Self.detail(none).hasPrefix("GeoClue: no system bus (")
+            try Self.detail(none).hasPrefix("GeoClue: no system bus: ")
         }
         #expect(try none.ctl("get").status == 0)
         // Said once in the journal, a warning with its retry, however many retries follow.
@@ -333,7 +333,7 @@ import class TestSupport.Subprocess
         bus = nil
         try waitUntil("status to say the bus went away; status: \((try? Self.detail(s)) ?? "")") {
             try Self.detail(s).hasPrefix("GeoClue: the system bus went away; trying again in")
-                || Self.detail(s).hasPrefix("GeoClue: no system bus (")
+                || Self.detail(s).hasPrefix("GeoClue: no system bus: ")
         }
         #expect(try Self.location(s)["latitude"] as? Double == 51.5)
         bus = try SystemBus(s)

@@ -182,7 +182,7 @@ extension RawClient {
         let stat = ProcStat(pid: d.pid)
         portal.stop()
         bus.stop()
-        try d.waitForStderr("session bus lost")
+        try d.waitForStderr("the session bus went away")
         let ticks = stat.cpuTicks
         // Let a few reconnect attempts fail (each logs); the socket answers all along.
         try d.waitForStderr("trying again in 1")

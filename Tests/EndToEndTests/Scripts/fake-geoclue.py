@@ -3,7 +3,7 @@
 
 Run with Debian's /usr/bin/python3 (python3-dbus, python3-gi). It connects to the bus at the address given
 as its first argument (the test's private "system" bus), owns org.freedesktop.GeoClue2 and serves the
-Manager (GetClient, CreateClient), clients (DesktopId, RequestedAccuracyLevel, DistanceThreshold,
+Manager (GetClient, CreateClient, DeleteClient), clients (DesktopId, RequestedAccuracyLevel, DistanceThreshold,
 TimeThreshold, Location, Active; Start, Stop; LocationUpdated) and Location objects (Latitude, Longitude,
 Accuracy, Timestamp, ...), as GeoClue 2 does. Driven line by line on stdin; "ready" once the name is owned,
 then one "ok" (or "error <why>") per command, after its effects are on the bus:
@@ -118,9 +118,11 @@ class Manager(dbus.service.Object):
         super().__init__(conn, "/org/freedesktop/GeoClue2/Manager")
         self.conn, self.mode = conn, mode
         self.clients = []
+        self.made = 0
 
     def make(self, sender):
-        path = "/org/freedesktop/GeoClue2/Client/%d" % (len(self.clients) + 1)
+        self.made += 1
+        path = "/org/freedesktop/GeoClue2/Client/%d" % self.made
         client = Client(self.conn, path, sender, self.mode)
         self.clients.append(client)
         return dbus.ObjectPath(path)
@@ -135,6 +137,13 @@ class Manager(dbus.service.Object):
     @dbus.service.method(MANAGER, in_signature="", out_signature="o", sender_keyword="sender")
     def CreateClient(self, sender=None):
         return self.make(sender)
+
+    @dbus.service.method(MANAGER, in_signature="o", out_signature="")
+    def DeleteClient(self, path):
+        for client in [c for c in self.clients if c.__dbus_object_path__ == path]:
+            client.started = False
+            client.remove_from_connection()
+            self.clients.remove(client)
 
 
 def main():
