@@ -48,6 +48,10 @@ public enum Source: String, Sendable, CaseIterable {
     case system
     /// The configured schedule (sunrise/sunset or fixed times).
     case schedule
+    /// The ambient light sensor (`[light-sensor]`).
+    case lightSensor = "light-sensor"
+    /// The power rule while on battery (`[power] on-battery`).
+    case power
     case `default`
 }
 

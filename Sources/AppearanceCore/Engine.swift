@@ -55,6 +55,10 @@ public enum Event: Equatable, Sendable {
     /// The user's word on the next automatic change, given or ended (nil). It changes no state by itself: the
     /// schedule is planned again with it.
     case nextChange(NextChange?)
+    /// What the light sensor says now (nil: no sensor, or between the thresholds).
+    case light(Mode?)
+    /// The power rule's mode (nil: on AC, or no rule).
+    case power(Mode?)
 }
 
 /// A change of the published state.
@@ -131,11 +135,18 @@ public struct Engine: Sendable {
         case .app(let id, let m):
             next.apps[id] = m
         case .schedule(let m, let above):
-            if let old = inputs.schedule, let m, old != m, next.temporary?.expiry == .nextChange { next.temporary = nil }
             next.schedule = m
             next.scheduleAboveDesktop = above
         case .nextChange(let n):
             next.nextChange = n
+        case .light(let m):
+            next.light = m
+        case .power(let m):
+            next.power = m
+        }
+        // A change of the automatic layer's mode is an automatic change: it ends a temporary override `until-next`.
+        if let old = inputs.automatic?.mode, let new = next.automatic?.mode, old != new, next.temporary?.expiry == .nextChange {
+            next.temporary = nil
         }
         inputs = next
         let r = resolve(next)

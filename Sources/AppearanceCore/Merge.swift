@@ -11,7 +11,11 @@ public struct Inputs: Equatable, Sendable {
     public var temporary: TemporaryOverride?
     /// What the schedule says now; nil without a schedule.
     public var schedule: Mode?
-    /// The schedule decides before the desktop (config `schedule-over-desktop`).
+    /// What the ambient light sensor says now (past a threshold for the delay); nil: no sensor, or in the band.
+    public var light: Mode?
+    /// The power rule's mode while on battery; nil on AC, or without the rule.
+    public var power: Mode?
+    /// The automatic layer (power, light sensor, schedule) decides before the desktop (`[schedule] over-desktop`).
     public var scheduleAboveDesktop: Bool
     /// Per-app overrides (app id → mode): the top input, for that app only.
     public var apps: [String: Mode] = [:]
@@ -72,9 +76,18 @@ public func toggledAppOverride(_ inputs: Inputs, app: String) -> Mode? {
     return resolve(inputs).mode == target ? nil : target
 }
 
+extension Inputs {
+    /// The automatic layer: the first of the power rule (on battery), the light sensor and the schedule that has a value.
+    public var automatic: Resolution? {
+        if let p = power { return Resolution(mode: p, source: .power) }
+        if let l = light { return Resolution(mode: l, source: .lightSensor) }
+        return schedule.map { Resolution(mode: $0, source: .schedule) }
+    }
+}
+
 /// The merge rule (docs/protocol.md, "The merge rule"): the first input with a value decides. The temporary override, then the
-/// persisted one, then the desktop's explicit choice, then the schedule, then the default; with
-/// `scheduleAboveDesktop`, the schedule comes before the desktop.
+/// persisted one, then the desktop's explicit choice, then the automatic layer, then the default; with
+/// `scheduleAboveDesktop`, the automatic layer comes before the desktop.
 public func resolve(_ inputs: Inputs) -> Resolution {
     if let t = inputs.temporary { return Resolution(mode: t.mode, source: .temporary) }
     switch inputs.override {
@@ -82,14 +95,13 @@ public func resolve(_ inputs: Inputs) -> Resolution {
     case .dark: return Resolution(mode: .dark, source: .override)
     case .system: break
     }
-    if inputs.scheduleAboveDesktop, let s = inputs.schedule { return Resolution(mode: s, source: .schedule) }
+    if inputs.scheduleAboveDesktop, let a = inputs.automatic { return a }
     switch inputs.system {
     case .dark: return Resolution(mode: .dark, source: .system)
     case .light: return Resolution(mode: .light, source: .system)
     case .noPreference, .unavailable: break
     }
-    if let s = inputs.schedule { return Resolution(mode: s, source: .schedule) }
-    return Resolution(mode: inputs.defaultMode, source: .default)
+    return inputs.automatic ?? Resolution(mode: inputs.defaultMode, source: .default)
 }
 
 /// The override that `toggle` sets: the opposite of the current mode, except that when the opposite is what

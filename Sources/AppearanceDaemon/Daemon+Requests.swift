@@ -121,6 +121,11 @@ extension Daemon {
                    desktopDetail: publisher.follower.statusDetail, busDetail: faceDetail, location: locationInfo)
         s.integrationsDetail = integrations.statusDetail
         s.noticesDetail = noticesDetail
+        let c = settings.config
+        s.automaticDetail = automaticDetail
+        if c.lightSensor != nil { s.lightSensorDetail = sensors.lightDetail }
+        if c.powerOnBattery != nil { s.powerDetail = sensors.powerDetail }
+        if c.automatic.waitForIdle { s.idleDetail = sensors.sessionDetail }
         if paths.trial {
             // What a trial instance leaves to the session's daemon, said as such (not as a missing feature).
             s.trial = FileSystem.directory(of: paths.stateFile)

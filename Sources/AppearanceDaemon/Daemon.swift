@@ -35,6 +35,7 @@ public final class Daemon: @unchecked Sendable {
     let publisher: Publisher
     let timers: Timers
     let location: LocationRoom
+    let sensors: SensorsInput
     var integrations: Integrations { publisher.integrations }
     let notices: Notices
     private var signalSources: [DispatchSourceSignal] = []
@@ -47,7 +48,7 @@ public final class Daemon: @unchecked Sendable {
     static let firstReadingGrace: DispatchTimeInterval = .seconds(3)
 
     public init(paths: Paths, logLevelOption: LogLevel?, sentry: Sentry, outlet: Outlet? = nil, faces: [Face] = [],
-                locator: Locator? = nil, notifier: Notifier? = nil, queue: DispatchQueue, logger: Logger) {
+                locator: Locator? = nil, sensors: Sensors? = nil, notifier: Notifier? = nil, queue: DispatchQueue, logger: Logger) {
         self.paths = paths
         self.logLevelOption = logLevelOption
         self.sentry = sentry
@@ -65,6 +66,7 @@ public final class Daemon: @unchecked Sendable {
         timers = Timers(queue: queue, clock: clock)
         location = LocationRoom(queue: queue, log: logger, clock: clock, stateFile: paths.stateFile, locator: locator, files: files)
         notices = Notices(notifier: notifier)
+        self.sensors = SensorsInput(sensors: sensors, queue: queue)
         publisher.faces = faces
         engine = Engine(inputs: Inputs(system: .unavailable, override: .system, defaultMode: .light),
                         instance: Self.makeInstanceID(), systemDetail: "not read yet")
@@ -231,7 +233,7 @@ public final class Daemon: @unchecked Sendable {
         let s = engine.state
         return switch s.source {
         case .override, .temporary, .app: "\(s.mode.rawValue) (\(s.source.rawValue))"
-        case .schedule: "\(s.mode.rawValue) (schedule)"
+        case .schedule, .lightSensor, .power: "\(s.mode.rawValue) (\(s.source.rawValue))"
         case .system, .default: "\(s.mode.rawValue) (\(s.source.rawValue), \(engine.systemDetail))"
         }
     }

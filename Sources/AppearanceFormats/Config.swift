@@ -34,8 +34,12 @@ public struct Config: Equatable, Sendable {
     public var integrationLines: [String: IntegrationLines] = [:]
     /// `[desktop]`: whether appearanced drives GNOME's or KDE's own light/dark setting.
     public var desktop = DesktopSettings()
-    /// `[automatic]`: the user's say over the automatic changes (a notice before each).
+    /// `[automatic]`: the user's say over the automatic changes (a notice before each, a wait for idle).
     public var automatic = AutomaticSettings()
+    /// `[light-sensor]`: the mode by the room's light; nil: the sensor is not used.
+    public var lightSensor: LightSensorSettings? = nil
+    /// `[power] on-battery`: the mode while on battery; nil: the power source is not followed.
+    public var powerOnBattery: Mode? = nil
 
     public init(defaultMode: Mode = .light, logLevel: LogLevel? = nil, palette: String? = nil,
                 portalBackend: BackendPolicy = .auto) {
@@ -45,7 +49,7 @@ public struct Config: Equatable, Sendable {
         self.portalBackend = portalBackend
     }
 
-    public static let knownKeys = ["default-mode", "log-level", "palette", "portal-backend", "darkman-dbus", "hooks", "hook-timeout", "max-connections", "schedule", "desktop", "integrations", "automatic"]
+    public static let knownKeys = ["default-mode", "log-level", "palette", "portal-backend", "darkman-dbus", "hooks", "hook-timeout", "max-connections", "schedule", "desktop", "integrations", "automatic", "light-sensor", "power"]
     public static let desktopKeys = ["follow", "gnome-light", "gtk-theme-light", "gtk-theme-dark", "icon-theme-light",
                                      "icon-theme-dark", "kde-light", "kde-dark",
                                      "kde-look-and-feel-light", "kde-look-and-feel-dark"]
@@ -151,6 +155,12 @@ public struct Config: Equatable, Sendable {
         case "automatic":
             guard let table = value.table else { throw fail("a table ([automatic])") }
             automatic = try Self.parseAutomatic(table, path: path)
+        case "light-sensor":
+            guard let table = value.table else { throw fail("a table ([light-sensor])") }
+            lightSensor = try Self.parseLightSensor(table, line: value.line, path: path)
+        case "power":
+            guard let table = value.table else { throw fail("a table ([power])") }
+            powerOnBattery = try Self.parsePower(table, path: path)
         case "schedule":
             guard let table = value.table else { throw fail("a table ([schedule])") }
             (schedule, scheduleFromGeoClue) = try Self.parseSchedule(table, line: value.line, path: path)

@@ -8,6 +8,8 @@ public struct AutomaticSettings: Equatable, Sendable {
     public var notifyBefore: Int64?
     /// Seconds the notice's Postpone puts the change off.
     public var postponeBy: Int64 = 30 * 60
+    /// `wait-for-idle`: an automatic change waits until the session is idle or locked (logind's hints).
+    public var waitForIdle = false
 
     public init(notifyBefore: Int64? = nil, postponeBy: Int64 = 30 * 60) {
         self.notifyBefore = notifyBefore
@@ -19,7 +21,7 @@ public struct AutomaticSettings: Equatable, Sendable {
 }
 
 extension Config {
-    public static let automaticKeys = ["notify-before", "postpone-by"]
+    public static let automaticKeys = ["notify-before", "postpone-by", "wait-for-idle"]
 
     /// `[automatic]`: durations as `appearancectl postpone` takes them ("5m", "1h30m"), each within its bounds.
     static func parseAutomatic(_ table: TOMLTable, path: String) throws(ConfigError) -> AutomaticSettings {
@@ -27,6 +29,13 @@ extension Config {
         for entry in table.entries {
             let v = entry.value, key = entry.key
             let limit: Int64
+            if key == "wait-for-idle" {
+                guard let b = v.boolean else {
+                    throw ConfigError(path: path, line: v.line, message: "automatic.wait-for-idle: expected true or false, got \(shown(v))")
+                }
+                a.waitForIdle = b
+                continue
+            }
             switch key {
             case "notify-before": limit = AutomaticSettings.maxNotifyBefore
             case "postpone-by": limit = NextChange.maxPostpone

@@ -44,6 +44,12 @@ public struct StatusInfo: Equatable, Sendable {
     /// With `[automatic] notify-before`: the notices before automatic changes, and how the last one went
     /// ("5m before an automatic change, Postpone 30m: showing "Dark mode at 19:00""); nil without it.
     public var noticesDetail: String? = nil
+    /// With `[light-sensor]`, `[power]` or `[automatic] wait-for-idle` (protocol 8): which automatic input decides
+    /// and why the others do not, and a change waiting for idle; then each input in words. nil without them.
+    public var automaticDetail: String? = nil
+    public var lightSensorDetail: String? = nil
+    public var powerDetail: String? = nil
+    public var idleDetail: String? = nil
 
     public init(state: AppearanceState, systemDetail: String, defaultMode: Mode, subscribers: Int,
                 protocolVersion: Int = AppearanceProtocol.protocolVersion, version: String, pid: Int,
@@ -283,7 +289,11 @@ extension StatusInfo {
           + (integrationsDetail.map { [("integrations", JSON.string($0))] } ?? [])
           + (scheduleView.map { [("scheduleView", $0.json)] } ?? [])
           + (trial.map { [("trial", JSON.string($0))] } ?? [])
-          + (noticesDetail.map { [("notices", JSON.string($0))] } ?? []))
+          + (noticesDetail.map { [("notices", JSON.string($0))] } ?? [])
+          + (automaticDetail.map { [("automatic", JSON.string($0))] } ?? [])
+          + (lightSensorDetail.map { [("lightSensor", JSON.string($0))] } ?? [])
+          + (powerDetail.map { [("power", JSON.string($0))] } ?? [])
+          + (idleDetail.map { [("idle", JSON.string($0))] } ?? []))
     }
 
     public init(json: JSON) throws(RPCError) {
@@ -304,6 +314,10 @@ extension StatusInfo {
         scheduleView = json["scheduleView"].flatMap { try? ScheduleInfo(json: $0) }
         trial = json["trial"]?.stringValue
         noticesDetail = json["notices"]?.stringValue
+        automaticDetail = json["automatic"]?.stringValue
+        lightSensorDetail = json["lightSensor"]?.stringValue
+        powerDetail = json["power"]?.stringValue
+        idleDetail = json["idle"]?.stringValue
     }
 }
 

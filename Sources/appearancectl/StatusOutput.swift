@@ -12,6 +12,8 @@ func printStatus(_ st: StatusInfo, socket: String) {
     case .override: "forced by the user's override"
     case .system: "following the system"
     case .schedule: "following the schedule"
+    case .lightSensor: "following the light sensor"
+    case .power: "on battery"
     case .default: s.system == .noPreference ? "the default: the desktop states no preference" : "the default: the desktop gives no answer"
     }
     // An override above the schedule: the schedule line says what it would do, and that it is not doing it.
@@ -32,6 +34,10 @@ func printStatus(_ st: StatusInfo, socket: String) {
         config:      \(st.configDetail ?? "unknown (the daemon is older than protocol 3)")
         palette:     \(st.paletteDetail ?? "unknown (the daemon is older than protocol 2)")
         schedule:    \(st.scheduleDetail.map { $0 + hidden } ?? "none")
+        \(st.automaticDetail.map { "automatic:   \($0)\n" } ?? "")\
+        \(st.lightSensorDetail.map { "light sensor: \($0)\n" } ?? "")\
+        \(st.powerDetail.map { "power:       \($0)\n" } ?? "")\
+        \(st.idleDetail.map { "idle:        \($0)\n" } ?? "")\
         temporary:   \(s.temporary.map { describeTemporary($0, automatic: st.scheduleDetail != nil || s.system != .unavailable) } ?? "none")
         portal:      \(st.portalBackendDetail ?? "unknown (the daemon is older than protocol 3)")
         desktop:     \(st.desktopDetail ?? "unknown (the daemon is older than protocol 4)")

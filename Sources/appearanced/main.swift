@@ -89,12 +89,13 @@ let locator = GeoClueLocator(bus: systemBus, log: { logger.log($0, $1) })
 let daemon = Daemon(paths: Paths.resolve(socket: socketPath, config: configPath, stateDir: invocation.stateDir, trialHooks: invocation.hooks),
                     logLevelOption: logLevel, sentry: sentry,
                     outlet: backend.map { CrossingOutlet($0, busQueue: busQueue, daemonQueue: queue) }, faces: faces, locator: locator,
+                    sensors: SystemSensors(bus: systemBus),
                     notifier: notifier, queue: queue, logger: logger)
 let sleepWatcher = SleepWatcher(bus: systemBus, log: { logger.log($0, $1) })
 queue.async {
     do {
         try daemon.start()
-        sleepWatcher.start { daemon.clockChanged("resumed from suspend") }
+        sleepWatcher.start { daemon.clockChanged(Daemon.resumed) }
     } catch let error as StartupError {
         logger.error(error.description)
         Posix.exit(error.exitCode)

@@ -140,8 +140,9 @@ final class Timers: @unchecked Sendable {
 extension Daemon {
     /// Plans the schedule from now: applies what it says and sets one timer for its next change.
     /// Called at start, when the timer fires, on SIGHUP, and on resume from suspend (`clockChanged()`).
-    func planSchedule() {
+    func planSchedule(atOnce: Bool = false) {
         location.follow(settings.config)  // GeoClue started or stopped as the config (reloaded or not) says
+        followSensors()
         let schedule = scheduleInForce
         let hadPlan = timers.plan != nil
         let (mode, event) = timers.plan(schedule, adjusting: engine.inputs.nextChange)
@@ -160,8 +161,7 @@ extension Daemon {
         if !hadPlan, let mode, let plan = timers.plan {
             cause = "schedule set up: \(mode.rawValue)" + (plan.next.map { " until \($0.cause) \(Clock.describe($0.time, from: clock.now()))" } ?? "")
         }
-        let above = scheduleAboveDesktop
-        if let t = engine.apply(.schedule(mode, aboveDesktop: above)) { publish([.init(t, cause: cause)]) }
+        applyAutomatic(.schedule(mode, aboveDesktop: scheduleAboveDesktop), cause: cause, atOnce: atOnce)
         updateNotice()
     }
 
@@ -197,11 +197,16 @@ extension Daemon {
         timers.armTemporary(nil)
     }
 
+    /// `clockChanged`'s word for a resume from suspend: automatic changes held for idle are applied then.
+    public static let resumed = "resumed from suspend"
+
     /// The clock may have jumped (resume from suspend, a clock or time-zone change): plan again now.
     public func clockChanged(_ why: String) {
         dispatchPrecondition(condition: .onQueue(queue))
         log.info("\(why): planning the schedule again")
-        planSchedule()
+        let resumed = why == Self.resumed
+        if resumed { releaseHeld("resume from suspend") }
+        planSchedule(atOnce: resumed)
         if case .at(let end)? = engine.inputs.temporary?.expiry, clock.now() >= end {
             temporaryTimeCame(end)
         } else {

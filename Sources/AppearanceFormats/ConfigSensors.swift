@@ -1,0 +1,75 @@
+import AppearanceCore
+import AppearanceProtocol
+
+/// `[light-sensor]` of config.toml: the mode by the light in the room (iio-sensor-proxy's ambient light sensor).
+public struct LightSensorSettings: Equatable, Sendable {
+    /// Below this level the room is dark (lux, or the sensor's own unit when it reports "vendor").
+    public var darkBelow: Double = 40
+    /// Above this level it is light; between the two the schedule (or the default) decides.
+    public var lightAbove: Double = 80
+    /// Seconds the level must stay past a threshold before the mode changes.
+    public var delay: Int64 = 10
+
+    public init(darkBelow: Double = 40, lightAbove: Double = 80, delay: Int64 = 10) {
+        (self.darkBelow, self.lightAbove, self.delay) = (darkBelow, lightAbove, delay)
+    }
+
+    /// The longest `delay`: an hour.
+    public static let maxDelay: Int64 = 3600
+    /// The highest threshold: brighter than direct sunlight (about 100,000 lux).
+    public static let maxLevel: Double = 200_000
+}
+
+extension Config {
+    public static let lightSensorKeys = ["dark-below", "light-above", "delay"]
+    public static let powerKeys = ["on-battery"]
+
+    /// `[light-sensor]`: two levels (dark-below < light-above) and a delay.
+    static func parseLightSensor(_ table: TOMLTable, line: Int, path: String) throws(ConfigError) -> LightSensorSettings {
+        var s = LightSensorSettings()
+        for entry in table.entries {
+            let v = entry.value, key = entry.key
+            let fail = { (what: String) in ConfigError(path: path, line: v.line, message: "light-sensor.\(key): expected \(what), got \(shown(v))") }
+            switch key {
+            case "dark-below", "light-above":
+                let what = "a level in lux from 0 to \(Int(LightSensorSettings.maxLevel))"
+                guard let level = v.float ?? v.integer.map(Double.init), level.isFinite, level >= 0,
+                      level <= LightSensorSettings.maxLevel else { throw fail(what) }
+                if key == "dark-below" { s.darkBelow = level } else { s.lightAbove = level }
+            case "delay":
+                let expected = "a duration such as \"10s\", \"1m\" (units h, m, s), from 0s to \(Notice.duration(LightSensorSettings.maxDelay))"
+                guard let text = v.string else { throw fail(expected) }
+                guard let seconds = text == "0s" || text == "0" ? 0 : parseDuration(text), seconds <= LightSensorSettings.maxDelay else {
+                    throw ConfigError(path: path, line: v.line, message: "light-sensor.delay: invalid duration \(text.debugDescription), expected \(expected)")
+                }
+                s.delay = seconds
+            default:
+                throw ConfigError(path: path, line: v.line, message: "light-sensor.\(key): unknown key (known keys: \(lightSensorKeys.joined(separator: ", ")))")
+            }
+        }
+        guard s.darkBelow < s.lightAbove else {
+            throw ConfigError(path: path, line: line, message: "light-sensor: light-above (\(shownLevel(s.lightAbove))) must be above dark-below (\(shownLevel(s.darkBelow)))")
+        }
+        return s
+    }
+
+    /// `[power]`: the mode while on battery.
+    static func parsePower(_ table: TOMLTable, path: String) throws(ConfigError) -> Mode? {
+        var mode: Mode?
+        for entry in table.entries {
+            let v = entry.value
+            guard entry.key == "on-battery" else {
+                throw ConfigError(path: path, line: v.line, message: "power.\(entry.key): unknown key (known keys: \(powerKeys.joined(separator: ", ")))")
+            }
+            guard let m = v.string.flatMap(Mode.init(rawValue:)) else {
+                throw ConfigError(path: path, line: v.line, message: "power.on-battery: expected \"dark\" or \"light\", got \(shown(v))")
+            }
+            mode = m
+        }
+        return mode
+    }
+
+    public static func shownLevel(_ level: Double) -> String {
+        level == level.rounded() && abs(level) < 1e15 ? String(Int64(level)) : String(level)
+    }
+}
