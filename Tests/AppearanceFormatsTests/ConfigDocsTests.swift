@@ -9,7 +9,8 @@ import Testing
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
     /// The tables of config.toml and the keys each takes.
-    static let tables = ["schedule": Config.scheduleKeys, "desktop": Config.desktopKeys, "automatic": Config.automaticKeys]
+    static let tables = ["schedule": Config.scheduleKeys, "desktop": Config.desktopKeys, "automatic": Config.automaticKeys,
+                         "light-sensor": Config.lightSensorKeys, "power": Config.powerKeys]
     static var topKeys: [String] { Config.knownKeys.filter { tables[$0] == nil } }
     /// Every key, written as the docs and errors write it: `default-mode`, `schedule.latitude`.
     static var allKeys: [String] {

@@ -159,10 +159,10 @@ struct ConfigTests {
         var uncommented: [String] = []
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             let setting = line.drop { $0 == "#" || $0 == " " }
-            let isSetting = (Config.knownKeys + Config.scheduleKeys + Config.desktopKeys + Config.automaticKeys).contains { setting.hasPrefix("\($0) = ") || setting == "[\($0)]" }
+            let isSetting = (Config.knownKeys + Config.scheduleKeys + Config.desktopKeys + Config.automaticKeys + Config.lightSensorKeys + Config.powerKeys).contains { setting.hasPrefix("\($0) = ") || setting == "[\($0)]" }
             uncommented.append(isSetting ? String(setting) : String(line))
         }
-        for key in Config.knownKeys + Config.scheduleKeys + Config.desktopKeys + Config.automaticKeys {
+        for key in Config.knownKeys + Config.scheduleKeys + Config.desktopKeys + Config.automaticKeys + Config.lightSensorKeys + Config.powerKeys {
             #expect(uncommented.contains { $0.hasPrefix("\(key) = ") || $0 == "[\(key)]" }, "no setting for \(key)")
         }
         // location replaces latitude/longitude (both at once is an error): each is valid without the other.
