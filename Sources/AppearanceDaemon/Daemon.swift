@@ -243,6 +243,7 @@ public final class Daemon: @unchecked Sendable {
         publisher.publish(steps, engine: engine, palette: settings.palette, status: describe())
         persistence.persistIfNeeded()
         updateNotice()
+        syncLightClaim()
     }
 
     func configureHooks() {

@@ -98,7 +98,7 @@ extension Daemon {
         case .absent(.power, let why, let refused):
             if refused { log.warning("power: \(why); ignored") }
             sensors.onBattery = nil
-            sensors.powerDetail = why
+            sensors.powerDetail = refused ? "refused: \(why)" : why
             if engine.inputs.power != nil { applyAutomatic(.power(nil), cause: "power: \(why)") }
         case .absent(.session, let why, let refused):
             if refused { log.warning("session: \(why); ignored") }

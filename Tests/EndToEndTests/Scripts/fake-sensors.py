@@ -50,8 +50,8 @@ GetCriticalAction s "PowerOff"; signals DeviceAdded o, DeviceRemoved o), as UPow
 (org.freedesktop.UPower.Device, every property of 0.99.20's; Refresh, GetHistory, GetStatistics). Commands:
 
   battery yes|no         on battery or on mains: the AC's Online, the battery's and DisplayDevice's State
-                         (2 discharging, 4 fully charged) and TimeToEmpty, then OnBattery, each with
-                         PropertiesChanged
+                         (2 discharging, 1 charging), TimeToEmpty and TimeToFull, then OnBattery, each
+                         with PropertiesChanged
   lid open|closed        LidIsClosed (LidIsPresent is true after the first; --lid starts with a lid, open)
 Options: --on-battery (OnBattery true at start), --lid.
 
@@ -63,14 +63,20 @@ BlockInhibited, DelayInhibited, InhibitDelayMaxUSec, PreparingForShutdown, Prepa
 Docked, OnExternalPower, NCurrentSessions, NCurrentInhibitors), as systemd-logind 252 does, with the user
 /org/freedesktop/login1/user/_UID (this process's uid; org.freedesktop.login1.User: UID, GID, Name, Timestamp,
 TimestampMonotonic, RuntimePath, Service, Slice, Display (so), State, Sessions, IdleHint, IdleSinceHint,
-IdleSinceHintMonotonic, Linger) and one session, id "31" at /org/freedesktop/login1/session/_31 (the id
-escaped as logind does; org.freedesktop.login1.Session: Id, User (uo), Name, Timestamp, TimestampMonotonic,
-VTNr, Seat, TTY, Display, Remote, RemoteHost, RemoteUser, Service, Desktop, Scope, Leader, Audit, Type
-"wayland", Class "user", Active, State, IdleHint, IdleSinceHint, IdleSinceHintMonotonic, LockedHint; methods
-Activate, Lock, Unlock, SetIdleHint, SetLockedHint; signals Lock, Unlock). The convenience paths
+IdleSinceHintMonotonic, Linger) and one session, id "31" at /org/freedesktop/login1/session/_331 (the id
+escaped as logind's sd-bus does: a leading digit, like any byte but a-z, A-Z, 0-9, as _XX, so id "1" is at
+session/_31 and id "c2" at session/c2; org.freedesktop.login1.Session: Id, User (uo), Name, Timestamp,
+TimestampMonotonic, VTNr, Seat, TTY, Display, Remote, RemoteHost, RemoteUser, Service, Desktop, Scope, Leader,
+Audit, Type "wayland", Class "user", Active, State, IdleHint, IdleSinceHint, IdleSinceHintMonotonic,
+LockedHint; methods Activate, Lock, Unlock, SetIdleHint, SetLockedHint; signals Lock, Unlock). The convenience paths
 /org/freedesktop/login1/user/self, session/self and session/auto answer as the user and the session (signals
-are sent on the real paths only, as logind does). Errors as logind's: NoSuchSession, NoSuchUser,
-NoSessionForPID, NoUserForPID, InvalidArgs for Inhibit. Commands:
+are sent on the real paths only, as logind does); any other path under session/, user/ or seat/ (seat0 is not
+served) answers UnknownObject, as sd-bus does. Inhibit hands out the writing end of a pipe: the inhibitor
+lasts until every copy of it is closed, and BlockInhibited/DelayInhibited follow (with PropertiesChanged).
+SetIdleHint and SetLockedHint refuse a caller of another uid (AccessDenied), SetIdleHint a non-graphical
+session (NotSupported). Errors as logind's: NoSuchSession, NoSuchUser, NoSessionForPID, NoUserForPID,
+InvalidArgs for Inhibit, UnknownProperty, UnknownInterface, PropertyReadOnly. Methods not listed here are not
+served (UnknownMethod). Commands:
 
   idle yes|no [USEC]     IdleHint, with IdleSinceHint (USEC, or now) and IdleSinceHintMonotonic, on the
                          session, the user and the manager, each with PropertiesChanged, as logind does
@@ -78,8 +84,8 @@ NoSessionForPID, NoUserForPID, InvalidArgs for Inhibit. Commands:
   lock | unlock          the session's Lock / Unlock signal only (what logind sends when asked to lock)
   active yes|no          the session's Active (and State active/online), PropertiesChanged for Active
   sleep | resume         PrepareForSleep(true) / PrepareForSleep(false) (and PreparingForSleep)
-  inhibitors             print "inhibitor WHAT WHO WHY MODE" for each inhibitor held (taken with Inhibit and
-                         not yet closed), then "inhibitors N"
+  inhibitors             print 'inhibitor WHAT MODE "WHO" "WHY"' (WHO and WHY as JSON strings) for each
+                         inhibitor held (taken with Inhibit and not yet closed), then "inhibitors N"
 Options: --session-id ID; --no-display (the user has no session logind elects as its display: User.Display is
 ("", "/"), and the session is of class "background", type "unspecified"); --no-pid-session (GetSessionByPID
 and session/self answer NoSessionForPID, as for a process of the user's systemd --user services; by default
@@ -87,6 +93,7 @@ every pid is in the session).
 """
 
 import argparse
+import json
 import os
 import pwd
 import sys
@@ -105,6 +112,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from stand_in import serve_commands  # noqa: E402
 
 PROPS = dbus.PROPERTIES_IFACE
+# An unknown method's error without dbus-python's traceback in it, as the real services answer.
+dbus.exceptions.UnknownMethodException.include_traceback = False
 INVALID_ARGS = "org.freedesktop.DBus.Error.InvalidArgs"
 
 
@@ -125,10 +134,12 @@ def typed(sig, value):
               "q": dbus.UInt16}
     if sig in simple:
         return simple[sig](value)
+    # Members typed one by one: in a variant, dbus-python guesses a struct's or an array's members' types
+    # from their Python types, whatever signature the container was given.
     if sig.startswith("("):
-        return dbus.Struct(tuple(value), signature=sig[1:-1])
+        return dbus.Struct(tuple(typed(t, v) for t, v in zip(dbus.Signature(sig[1:-1]), value)), signature=sig[1:-1])
     if sig.startswith("a"):
-        return dbus.Array(list(value), signature=sig[1:])
+        return dbus.Array([typed(sig[1:], v) for v in value], signature=sig[1:])
     raise ValueError("no type %s" % sig)
 
 
@@ -438,7 +449,7 @@ UPOWER_PATH = "/org/freedesktop/UPower"
 DEVICE = "org.freedesktop.UPower.Device"
 DEVICES = UPOWER_PATH + "/devices/"
 
-# Device.Type: 1 line power, 2 battery; State: 1 charging, 2 discharging, 4 fully charged.
+# Device.Type: 1 line power, 2 battery; State: 1 charging, 2 discharging.
 DEVICE_PROPS = [
     ("NativePath", "s"), ("Vendor", "s"), ("Model", "s"), ("Serial", "s"), ("UpdateTime", "t"), ("Type", "u"),
     ("PowerSupply", "b"), ("HasHistory", "b"), ("HasStatistics", "b"), ("Online", "b"), ("Energy", "d"),
@@ -494,7 +505,8 @@ class UPowerDaemon(Served):
 
 
 def battery_values(on_battery):
-    return {"State": 2 if on_battery else 4, "TimeToEmpty": 3 * 3600 if on_battery else 0}
+    return {"State": 2 if on_battery else 1, "TimeToEmpty": 3 * 3600 if on_battery else 0,
+            "TimeToFull": 0 if on_battery else 1800}
 
 
 def power_service(conn, args):
@@ -801,22 +813,44 @@ class LoginSession(Served):
         self.check_path(object_path)
         self.emit(SESSION, "Unlock", "")
 
-    @dbus.service.method(SESSION, in_signature="b", out_signature="", path_keyword="object_path")
-    def SetIdleHint(self, idle, object_path=None):
+    def check_owner(self, sender, what):
+        if int(self.conn.get_unix_user(sender)) not in (0, self.login.uid):
+            raise Failure("org.freedesktop.DBus.Error.AccessDenied", "Only owner of session may set %s" % what)
+
+    @dbus.service.method(SESSION, in_signature="b", out_signature="", path_keyword="object_path",
+                         sender_keyword="sender")
+    def SetIdleHint(self, idle, object_path=None, sender=None):
         self.check_path(object_path)
+        self.check_owner(sender, "idle hint")
         if self.props[SESSION]["Type"] not in ("x11", "wayland", "mir"):
             raise Failure("org.freedesktop.DBus.Error.NotSupported",
                           "Idle hint control is not supported on non-graphical sessions.")
         self.set_idle(bool(idle))
 
-    @dbus.service.method(SESSION, in_signature="b", out_signature="", path_keyword="object_path")
-    def SetLockedHint(self, locked, object_path=None):
+    @dbus.service.method(SESSION, in_signature="b", out_signature="", path_keyword="object_path",
+                         sender_keyword="sender")
+    def SetLockedHint(self, locked, object_path=None, sender=None):
         self.check_path(object_path)
+        self.check_owner(sender, "locked hint")
         self.set_locked(bool(locked))
+
+
+class Missing(dbus.service.FallbackObject):
+    """Everything under a path that is not served: sd-bus answers UnknownObject (a session or user that is not
+    there, e.g. after logind came back with another session)."""
+
+    def _message_cb(self, connection, message):
+        if message.get_path() == self.__dbus_object_path__:
+            return super()._message_cb(connection, message)
+        if isinstance(message, dbus.lowlevel.MethodCallMessage) and not message.get_no_reply():
+            connection.send_message(dbus.lowlevel.ErrorMessage(
+                message, "org.freedesktop.DBus.Error.UnknownObject", "Unknown object '%s'." % message.get_path()))
 
 
 def login_service(conn, args):
     login = Login(conn, args)
+    for kind in ("session", "user", "seat"):
+        Missing(conn, "%s/%s" % (LOGIN_PATH, kind))
     manager = LoginManager(conn, login)
     user = LoginUser(conn, login)
     session = LoginSession(conn, login, manager, user)
@@ -838,7 +872,7 @@ def login_service(conn, args):
             manager.emit(MANAGER, "PrepareForSleep", "b", start)
         elif cmd == "inhibitors":
             for what, who, why, mode, _, _, _ in login.inhibitors:
-                out("inhibitor %s %s %s %s" % (what, who, why, mode))
+                out("inhibitor %s %s %s %s" % (what, mode, json.dumps(who), json.dumps(why)))
             out("inhibitors %d" % len(login.inhibitors))
         else:
             return False
