@@ -46,7 +46,7 @@ package enum QuickReply {
               s.take(#"system""#) || s.take(#"light""#) || s.take(#"dark""#),
               s.take(#","source":""#),
               s.take(#"system""#) || s.take(#"override""#) || s.take(#"default""#) || s.take(#"schedule""#)
-                || s.take(#"temporary""#) || s.take(#"app""#),
+                || s.take(#"temporary""#) || s.take(#"app""#) || s.take(#"light-sensor""#) || s.take(#"power""#),
               s.take(#","seq":"#), s.takeUInt64(),
               s.take(#","instance":""#), s.takePlainString(),
               s.take(#","traits":{"contrast":"#),
