@@ -90,22 +90,30 @@ public final class SystemSensors: Sensors, BusPeer, @unchecked Sendable {
     private func syncClaim() {
         guard light != nil, lightPresent, wantClaim != claimed else { return }
         claimed = wantClaim
+        levelSinceClaim = false
         bus.call(Self.proxy, Self.proxyPath, Self.proxy, claimed ? "ClaimLight" : "ReleaseLight") { [weak self] reply in
             guard let self, self.claimed, self.wantClaim else { return }
             if let error = reply.error {
                 self.claimed = false
                 return self.report?(.absent(.light, "the sensor proxy refused ClaimLight (\(error))", refused: true)) ?? ()
             }
-            // The level as the proxy has it now: it updates LightLevel only while claimed.
-            self.bus.call(Self.proxy, Self.proxyPath, PropertyWatch.properties, "Get", [.string(Self.proxy), .string("LightLevel")]) { [weak self] reply in
-                guard let self, self.claimed, reply.error == nil, let value = reply.arguments(limit: 1)?.first?.unwrapped else { return }
-                self.level(value, unit: self.unit)
+            // The proxy reads the sensor once claimed and says the level in PropertiesChanged; LightLevel before that
+            // is stale. Only if none comes within a moment is the property read as it stands.
+            self.bus.queue.asyncAfter(deadline: .now() + .seconds(2)) { [weak self] in
+                guard let self, self.claimed, !self.levelSinceClaim else { return }
+                self.bus.call(Self.proxy, Self.proxyPath, PropertyWatch.properties, "Get", [.string(Self.proxy), .string("LightLevel")]) { [weak self] reply in
+                    guard let self, self.claimed, !self.levelSinceClaim, reply.error == nil,
+                          let value = reply.arguments(limit: 1)?.first?.unwrapped else { return }
+                    self.level(value, unit: self.unit)
+                }
             }
         }
         if !claimed { report?(.light(level: nil, unit: unit)) }
     }
 
     private var unit = "lux"
+    /// Whether the proxy said a level since the light was last claimed.
+    private var levelSinceClaim = false
 
     private func lightRead(_ reading: PropertyReading) {
         switch reading {
@@ -137,6 +145,7 @@ public final class SystemSensors: Sensors, BusPeer, @unchecked Sendable {
     }
 
     private func level(_ value: BusValue, unit: String) {
+        levelSinceClaim = true
         guard case .double(let level) = value else {
             return report?(.absent(.light, "the sensor proxy's LightLevel is \(Self.shown(value)), not a double", refused: true)) ?? ()
         }

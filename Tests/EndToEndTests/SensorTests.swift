@@ -156,7 +156,7 @@ import TestSupport
             try Self.field(s, "power").hasPrefix("refused: UPower's OnBattery is 's' ")
         }
         #expect(d.stderr.contains("light sensor: the sensor proxy's LightLevel is nan"), "\(d.stderr)")
-        #expect(try Self.mode(s) == "light")
+        #expect(try Self.mode(s) == "light", "\((try? Self.status(s)) ?? [:])")
         try await light.send("unit vendor")
         try await light.send("light 7")
         try waitUntil("a vendor level", timeout: 20) { try Self.field(s, "lightSensor") == "7 vendor: dark (below 40)" }
