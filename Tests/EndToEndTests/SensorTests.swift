@@ -230,6 +230,44 @@ import TestSupport
         withExtendedLifetime(login) {}
     }
 
+    /// Context switches of every thread of `pid` (voluntary and not): a thread that wakes adds to them.
+    static func switches(_ pid: Int32) -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.reduce(0) { sum, task in
+            let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)) ?? ""
+            return sum + text.split(separator: "\n").filter { $0.hasSuffix("ctxt_switches") || $0.contains("ctxt_switches:") }
+                .compactMap { Int($0.split(separator: ":").last!.trimmingCharacters(in: .whitespaces)) }.reduce(0, +)
+        }
+    }
+
+    /// With the light sensor, the power rule and the wait for idle configured and nothing changing, the daemon
+    /// sleeps: no thread of it wakes in 60 s (after it has settled: Dispatch's idle workers end first).
+    @Test func nothingChangingWakesNothing() async throws {
+        let s = try Self.sandbox(Self.lightConfig + "[power]\non-battery = \"dark\"\n[automatic]\nwait-for-idle = true\n")
+        let bus = try GeoClueTests.SystemBus(s)
+        let light = try await FakeService(s, bus, "light")
+        let power = try await FakeService(s, bus, "power")
+        let login = try await FakeService(s, bus, "login")
+        try await light.send("light 12")
+        let d = try s.startDaemon()
+        defer { d.stop(); _ = try? d.waitForExit() }
+        try waitUntil("all three followed", timeout: 20) {
+            try Self.source(s) == "light-sensor" && Self.field(s, "power") == "on AC" && Self.field(s, "idle") == "active"
+        }
+        // Settled: no switch for 5 s in a row (at most 60 s of waiting).
+        var last = Self.switches(d.pid), quietSince = ContinuousClock.now
+        let settleBy = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now - quietSince < .seconds(5) && ContinuousClock.now < settleBy {
+            try await Task.sleep(for: .milliseconds(250))
+            let now = Self.switches(d.pid)
+            if now != last { (last, quietSince) = (now, ContinuousClock.now) }
+        }
+        let before = Self.switches(d.pid)
+        try await Task.sleep(for: .seconds(60))
+        #expect(Self.switches(d.pid) - before == 0)
+        withExtendedLifetime((light, power, login)) {}
+    }
+
     /// The config's mistakes name the key and the value.
     @Test(arguments: [
         ("[light-sensor]\ndark-below = 90\nlight-above = 80\n", "light-sensor: light-above (80) must be above dark-below (90)"),
