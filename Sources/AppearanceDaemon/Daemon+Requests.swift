@@ -59,10 +59,10 @@ extension Daemon {
                 adjustNextChange(word, by: requester(c)) { reply($0.map(\.json)) }
             }
             return
-        case .integrations(let enable, let disable):
-            // Answered once the change is durable, as a write is.
+        case .integrations(let enable, let disable, let wait):
+            // Answered once the change is durable, as a write is; with `wait`, once the runs it started have ended.
             answerLater(c, id: request.id) { reply in
-                integrations.change(enable: enable, disable: disable, mode: modeOf) {
+                integrations.change(enable: enable, disable: disable, wait: wait, mode: modeOf) {
                     reply($0.map { IntegrationInfo.reply($0, run: self.integrations.allowed) })
                 }
             }

@@ -134,9 +134,13 @@ public final class AppearanceConnection {
         try integrationsReply(enable: enable, disable: disable).list
     }
 
-    /// `integrations`, and whether this daemon runs them at all (not a trial instance without --hooks).
-    public func integrationsReply(enable: [String] = [], disable: [String] = []) throws(AppearanceError) -> (list: [IntegrationInfo], run: Bool) {
-        let json = try call(.integrations(enable: enable, disable: disable))
+    /// `integrations`, and whether this daemon runs them at all (not a trial instance without --hooks). With
+    /// `wait` (protocol 8; 1 to `IntegrationName.maxWait` seconds) the daemon answers once the runs the change
+    /// started have ended, or after `wait` seconds; this call then waits that much longer than `timeout`.
+    /// A daemon older than protocol 8 refuses `wait` (`.rejected`, invalid params naming it) and changes nothing.
+    public func integrationsReply(enable: [String] = [], disable: [String] = [], wait: Int? = nil) throws(AppearanceError)
+        -> (list: [IntegrationInfo], run: Bool) {
+        let json = try call(.integrations(enable: enable, disable: disable, wait: wait), patience: Double(max(0, wait ?? 0)))
         guard let list = IntegrationInfo.list(from: json) else { throw .protocolError("the daemon's integrations reply has no list") }
         return (list, IntegrationInfo.run(in: json))
     }
@@ -203,10 +207,11 @@ public final class AppearanceConnection {
     }
 
     /// `app`: for a call that does not take the connection's own app, the one to send (`log`'s filter).
-    private func call(_ c: Call, app given: String? = nil) throws(AppearanceError) -> JSON {
+    /// `patience`: seconds the daemon may hold the reply on purpose, added to `timeout`.
+    private func call(_ c: Call, app given: String? = nil, patience: Double = 0) throws(AppearanceError) -> JSON {
         nextID += 1
         let id = JSON.int(nextID)
-        let deadline = Deadline(seconds: timeout)
+        let deadline = Deadline(seconds: timeout + patience)
         let takesApp: Bool = switch c {
         case .get, .set, .toggle, .subscribe, .resolve, .palette: true
         default: false
@@ -215,7 +220,7 @@ public final class AppearanceConnection {
         do {
             try socket.writeAll(line, until: deadline)
         } catch where error.code == Errno.timedOut {
-            throw .notAnswering(socket: socketPath, seconds: timeout)
+            throw .notAnswering(socket: socketPath, seconds: deadline.seconds)
         } catch {
             // The daemon may have said why before closing (too many connections): show that instead.
             if case .error(_, let e)? = (try? receive(deadline: Deadline(seconds: 0.2))) ?? nil { throw .rejected(e) }
@@ -240,7 +245,7 @@ public final class AppearanceConnection {
     private func waitReadable(until deadline: Deadline?) throws(AppearanceError) {
         let ready: Bool
         do { ready = try socket.wait(.readable, until: deadline) } catch { throw lost("\(error)") }
-        if !ready { throw .notAnswering(socket: socketPath, seconds: timeout) }
+        if !ready { throw .notAnswering(socket: socketPath, seconds: deadline?.seconds ?? timeout) }
     }
 
     /// Reads one message; notifications are queued, replies returned.

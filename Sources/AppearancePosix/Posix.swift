@@ -323,4 +323,21 @@ public struct Spawned: Sendable {
 
     /// kill(-pid): the child's whole process group (see `newProcessGroup`).
     public func signalGroup(_ signal: Signal) { kill(-pid, signal.rawValue) }
+
+    /// A descriptor that becomes readable once the child has ended, for poll(2) beside others; the child is
+    /// not reaped (`reap()` does that). nil when none can be made (no descriptor or thread left).
+    /// `pidfd: false` skips the pidfd, for the tests of what stands in for it.
+    func endWatch(pidfd: Bool = true) -> Descriptor? {
+        if pidfd, case let fd = cposix_pidfd_open(pid), fd >= 0 { return Descriptor(adopting: fd, name: "pidfd of \(pid)") }
+        // No pidfd (ENOSYS before Linux 5.3): a thread blocked in waitid(WNOWAIT) closes a pipe's end at the child's end.
+        guard let (reader, writer) = try? Descriptor.pipe() else { return nil }
+        let pid = self.pid
+        let started = Posix.startThread {
+            var info = siginfo_t()
+            while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0, errno == EINTR {}
+            writer.close()
+        }
+        if !started { reader.close(); writer.close() }
+        return started ? reader : nil
+    }
 }

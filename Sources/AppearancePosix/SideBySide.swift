@@ -8,16 +8,20 @@ public enum SideBySide {
         public var output: String
     }
 
-    /// One command under way: its process and the reading end of its output.
+    /// One command under way: its process, the reading end of its output, and what says it ended.
     private final class Run {
         let child: Spawned
         let reader: Descriptor
+        /// Readable once the child has ended (`Spawned.endWatch`); nil once it says nothing more.
+        var end: Descriptor?
         var output: [UInt8] = []
         var reading = true
+        var status: ExitStatus?
 
-        init(child: Spawned, reader: Descriptor) {
+        init(child: Spawned, reader: Descriptor, end: Descriptor?) {
             self.child = child
             self.reader = reader
+            self.end = end
         }
     }
 
@@ -25,44 +29,48 @@ public enum SideBySide {
     /// `deadline`: for each, its outcome, or nil when it could not start or did not finish in time (then its
     /// process group is killed). The output's end is not the child's: one that closes its output and goes on
     /// is waited for until the same deadline. Side by side, so a slow one costs the caller its own time, not
-    /// each one's in turn.
-    public static func run(_ commands: [[String]], deadline: Deadline) -> [Outcome?] {
+    /// each one's in turn. Nothing is polled on a timer: one poll(2) waits for output and for the children's
+    /// ends together, and a child is reaped as soon as it ends.
+    public static func run(_ commands: [[String]], deadline: Deadline) -> [Outcome?] { run(commands, deadline: deadline, pidfd: true) }
+
+    /// `pidfd: false` watches the children's ends without pidfds, for the tests of what stands in for them.
+    static func run(_ commands: [[String]], deadline: Deadline, pidfd: Bool) -> [Outcome?] {
         let runs: [Run?] = commands.map { argv in
             guard let (reader, writer) = try? Descriptor.socketPair() else { return nil }
             let spawned = Spawned.spawn(argv, stdout: .descriptor(writer), stderr: .descriptor(writer), newProcessGroup: true)
             writer.close()
             guard case .success(let child) = spawned else { reader.close(); return nil }
-            return Run(child: child, reader: reader)
+            return Run(child: child, reader: reader, end: child.endWatch(pidfd: pidfd))
         }
-        defer { for run in runs { run?.reader.close() } }
+        defer { for run in runs { run?.reader.close(); run?.end?.close() } }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 1)
         defer { buffer.deallocate() }
         while true {
-            let open = runs.compactMap { $0 }.filter(\.reading)
-            guard !open.isEmpty, let i = try? Descriptor.firstReady(open.map(\.reader), .readable, until: deadline) else { break }
-            let run = open[i]
+            // What is still open: outputs being read, ends of children not reaped.
+            let live = runs.compactMap { $0 }
+            let watched = live.filter(\.reading).map { ($0, $0.reader) } + live.compactMap { run in run.end.map { (run, $0) } }
+            guard !watched.isEmpty, let i = try? Descriptor.firstReady(watched.map(\.1), .readable, until: deadline) else { break }
+            let (run, ready) = watched[i]
+            if ready === run.end {
+                // Ended: reaped now (a watch that fired with nothing to reap is dropped all the same).
+                run.status = run.child.reap()
+                run.end?.close()
+                run.end = nil
+                continue
+            }
             // End of output (or nothing after all), or as much as is kept: done reading this one.
             if let n = try? run.reader.read(into: buffer), n > 0 { run.output += buffer[0..<n] } else { run.reading = false }
             if run.output.count >= 64 * 1024 { run.reading = false }
         }
-        var results = [Outcome?](repeating: nil, count: runs.count)
-        var waiting = Set(runs.indices.filter { runs[$0] != nil })
-        while !waiting.isEmpty {
-            for i in waiting {
-                guard let run = runs[i], let status = run.child.reap() else { continue }
-                results[i] = Outcome(ok: status.succeeded, output: String(decoding: run.output, as: UTF8.self))
-                waiting.remove(i)
+        return runs.map { run in
+            guard let run else { return nil }
+            // Not seen ending (the deadline came first, or it could not be watched): its group is killed and reaped.
+            guard let status = run.status ?? run.child.reap() else {
+                run.child.signalGroup(.kill)
+                _ = run.child.wait()
+                return nil
             }
-            guard !waiting.isEmpty else { break }
-            if deadline.passed {
-                for i in waiting {
-                    runs[i]?.child.signalGroup(.kill)
-                    _ = runs[i]?.child.wait()
-                }
-                break
-            }
-            Posix.sleep(seconds: 0.005)
+            return Outcome(ok: status.succeeded, output: String(decoding: run.output, as: UTF8.self))
         }
-        return results
     }
 }

@@ -22,8 +22,9 @@ public enum Call: Equatable, Sendable {
     case reload
     /// The schedule's changes from now over the next `days` days (1 to 31).
     case schedule(days: Int)
-    /// The integrations, after enabling and disabling the ones named (protocol 6).
-    case integrations(enable: [String], disable: [String])
+    /// The integrations, after enabling and disabling the ones named (protocol 6); with `wait`, once the runs
+    /// the change started have ended, or after that many seconds (protocol 8).
+    case integrations(enable: [String], disable: [String], wait: Int? = nil)
     /// The user's word on the next automatic change: `postpone` and `skip`, or their `cancel` (protocol 7).
     case nextChange(NextChange.Request)
 
@@ -60,9 +61,10 @@ public enum Call: Equatable, Sendable {
         case .log(let limit): return limit.map { .object([("limit", .int($0))]) }
         case .apps, .reload: return nil
         case .schedule(let days): return days == Call.defaultScheduleDays ? nil : .object([("days", .int(days))])
-        case .integrations(let enable, let disable):
+        case .integrations(let enable, let disable, let wait):
             let m = (enable.isEmpty ? [] : [("enable", JSON.array(enable.map(JSON.string)))])
                 + (disable.isEmpty ? [] : [("disable", JSON.array(disable.map(JSON.string)))])
+                + (wait.map { [("wait", JSON.int($0))] } ?? [])  // as given: the daemon names a bad one
             return m.isEmpty ? nil : .object(m)
         case .subscribe(let i):
             // A plain subscribe sends no params, so that a protocol 1 daemon accepts it.

@@ -2,7 +2,8 @@ import AppearanceCore
 
 /// Integrations (protocol 6): programs shipped with appearanced, each making one program follow the mode
 /// (docs/integrations.md). The `integrations` method lists them and enables or disables some:
-/// `{"enable": ["kitty"], "disable": ["vim"]}`; the reply is the list after the change.
+/// `{"enable": ["kitty"], "disable": ["vim"]}`; the reply is the list after the change, and with `"wait": SECONDS`
+/// (protocol 8) after the runs the change started have ended (or that many seconds have passed).
 public enum IntegrationName {
     /// 1-64 bytes of `a-z 0-9 . _ -`, not starting with a dot or a dash: a file name in every directory the
     /// daemon looks in, and safe in a shell word.
@@ -16,6 +17,10 @@ public enum IntegrationName {
 
     /// Names one request may enable or disable at once.
     public static let maxPerRequest = 64
+
+    /// The longest `wait` (protocol 8): the daemon holds the reply at most this many seconds, as long as the
+    /// longest `hook-timeout` an integration run may take.
+    public static let maxWait = 3600
 
     /// How to get the shipped integrations, for the messages that found none (the daemon's and appearancectl's).
     public static let howToGet = "the shipped ones come with the package, or with `make install PREFIX=~/.local` in the source tree; "

@@ -9,6 +9,9 @@ import AppearanceCore
 ///    `globalMode` and `globalSource` in an app's state object; source `app`; the `apps` method.
 /// 5: the `reload` and `schedule` methods.
 /// 6: the `integrations` method; `integrations` in `status`.
+/// 7: the `postpone` and `skip` methods; `trial` and `notices` in `status`.
+/// 8: `integrations` param `wait`: the reply once the runs the change started have ended; the sources
+/// `light-sensor` and `power`; `automatic`, `lightSensor`, `power` and `idle` in `status`.
 public let protocolVersion = 8
 
 /// The longest line the daemon accepts from a client, newline excluded.

@@ -154,7 +154,7 @@ extension Request {
         case .get: ["app"]
         case .status, .apps, .reload: []
         case .schedule: ["days"]
-        case .integrations: ["enable", "disable"]
+        case .integrations: ["enable", "disable", "wait"]
         case .postpone: ["for", "cancel"]
         case .skip: ["cancel"]
         }
@@ -254,7 +254,18 @@ extension Request {
             if let both = enable.first(where: disable.contains) {
                 throw invalid(.invalidParams, "integrations: \"\(both)\" is in both \"enable\" and \"disable\"", id: id ?? .null, reply: reply)
             }
-            call = .integrations(enable: enable, disable: disable)
+            var wait: Int?
+            if let w = param("wait") {
+                guard let n = w.uint64Value, n >= 1, n <= UInt64(IntegrationName.maxWait) else {
+                    throw invalid(.invalidParams, "integrations: invalid \"wait\" \(w.text), expected \(Self.expected("wait"))", id: id ?? .null, reply: reply)
+                }
+                guard !enable.isEmpty || !disable.isEmpty else {
+                    throw invalid(.invalidParams, "integrations: \"wait\" is for the runs \"enable\" or \"disable\" start, and neither is given",
+                                  id: id ?? .null, reply: reply)
+                }
+                wait = Int(n)
+            }
+            call = .integrations(enable: enable, disable: disable, wait: wait)
         case .postpone:
             let cancel = try flag("cancel")
             switch (param("for"), cancel) {
@@ -324,6 +335,7 @@ extension Request {
         case "mode": #""light" or "dark""#
         case "contrast": #""normal" or "high""#
         case "enable", "disable": "an array of integration names"
+        case "wait": "whole seconds from 1 to \(IntegrationName.maxWait)"
         case "postpone.for": "whole seconds from 1 to \(NextChange.maxPostpone)"
         case "cancel": "true or false"
         default: "a value"

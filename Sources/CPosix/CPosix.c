@@ -99,3 +99,12 @@ int cposix_set_slice(unsigned long long ns) {
     attr.sched_runtime = ns;
     return (int)syscall(SYS_sched_setattr, 0, &attr, 0);
 }
+
+int cposix_pidfd_open(int32_t pid) {
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, (pid_t)pid, 0u);
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}

@@ -78,9 +78,10 @@ func printIntegrations(_ list: [IntegrationInfo], json: Bool) {
     }
 }
 
-/// `integrations enable|disable NAME...`: the change, then each one's run as it ends (up to `wait` seconds).
-/// Exit 65 when one of them failed (a first run that fails leaves it off: the daemon says so), or when one to
-/// enable says its program is not installed (unless `force`): then nothing is changed.
+/// `integrations enable|disable NAME...`: the change, then each one's run once it has ended: the daemon holds
+/// its reply until then (`"wait"`, at most `runsWait` seconds). Exit 65 when one of them failed (a first run
+/// that fails leaves it off: the daemon says so), or when one to enable says its program is not installed
+/// (unless `force`): then nothing is changed.
 func changeIntegrations(socket: String?, enable: [String], disable: [String], force: Bool, json: Bool) -> Never {
     let c = connect(socket)
     let current: [IntegrationInfo]
@@ -88,29 +89,33 @@ func changeIntegrations(socket: String?, enable: [String], disable: [String], fo
     if !force { refuseMissingPrograms(current.filter { enable.contains($0.name) && !$0.enabled && $0.path != nil }) }
     let before = Dictionary(current.map { ($0.name, $0.runs) }, uniquingKeysWith: { a, _ in a })
     let wasEnabled = Set(current.filter(\.enabled).map(\.name))
-    let run: Bool
-    do { run = try c.integrationsReply(enable: enable, disable: disable).run } catch { fail(error) }
+    let reply: (list: [IntegrationInfo], run: Bool)
+    var told = true
+    do {
+        reply = try c.integrationsReply(enable: enable, disable: disable, wait: runsWait)
+    } catch .rejected(let e) where e.code == ErrorCode.invalidParams.rawValue && e.message.hasSuffix("unknown parameter \"wait\"") {
+        // A daemon older than protocol 8 refused the whole request: asked again without "wait", it does not say when runs end.
+        told = false
+        do { reply = try c.integrationsReply(enable: enable, disable: disable) } catch { fail(error) }
+    } catch {
+        fail(error)
+    }
     let names = enable + disable
     // What changes nothing (enabling one already enabled, disabling one that is off) runs nothing; a trial
     // instance runs none.
-    let waiting = run ? names.filter { enable.contains($0) != wasEnabled.contains($0) } : []
-    var list: [IntegrationInfo] = []
+    let waiting = reply.run ? names.filter { enable.contains($0) != wasEnabled.contains($0) } : []
+    // `runs` counts the finished ones: a run from before the change is never mistaken for its own.
     var results: [String: IntegrationInfo] = [:]
-    let deadline = Deadline(seconds: 40)
-    while true {
-        do { list = try c.integrations() } catch { fail(error) }
-        for info in list where waiting.contains(info.name) && info.runs > (before[info.name] ?? 0) { results[info.name] = info }
-        if results.count == waiting.count || deadline.passed { break }
-        // Each ask lists the integration folders on the daemon's queue: a few times a second is enough.
-        Posix.sleep(seconds: 0.2)
-    }
+    for info in reply.list where waiting.contains(info.name) && info.runs > (before[info.name] ?? 0) { results[info.name] = info }
     var failed = false
     for name in names {
         let verb = !enable.contains(name) ? "disabled" : results[name]?.enabled == false ? "enabling failed" : "enabled"
         guard let info = results[name] else {
+            let pending = told ? "no result within \(runsWait) s (appearancectl integrations shows it later)"
+                : "no result yet: this daemon does not say when runs end (it is older than protocol 8; appearancectl integrations shows it later)"
             out(json ? JSON.object([("name", .string(name)), ("result", .null)]).text
-                : "\(name): \(verb); " + (!run ? "not run: this instance runs none (a trial instance: --state-dir without --hooks)"
-                    : waiting.contains(name) ? "no result yet (appearancectl integrations shows it later)" : "nothing to do"))
+                : "\(name): \(verb); " + (!reply.run ? "not run: this instance runs none (a trial instance: --state-dir without --hooks)"
+                    : waiting.contains(name) ? pending : "nothing to do"))
             continue
         }
         if let last = info.last, !last.ok { failed = true }
@@ -118,6 +123,9 @@ func changeIntegrations(socket: String?, enable: [String], disable: [String], fo
     }
     Posix.exit(failed ? Exit.rejected : Exit.ok)
 }
+
+/// How long `integrations enable|disable` waits for the runs it started.
+let runsWait = 40
 
 /// Ends the run (exit 65, nothing changed) when one of `list` says its program is not installed (`available`
 /// fails) or does not say within the deadline. One the trust check refuses is left to the daemon, which says so.

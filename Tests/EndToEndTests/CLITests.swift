@@ -20,7 +20,7 @@ import Testing
         #expect(status.out.contains("system:      unavailable"), "\(status.out)")
         #expect(status.out.contains("no session bus") || status.out.contains("bus"), "\(status.out)")
         let json = try s.ctl("status", "--json").out
-        #expect(json.contains(#""subscribers":0"#) && json.contains(#""protocol":7"#), "\(json)")
+        #expect(json.contains(#""subscribers":0"#) && json.contains(#""protocol":8"#), "\(json)")
     }
 
     @Test func watchPrintsCurrentThenEachRealChange() throws {

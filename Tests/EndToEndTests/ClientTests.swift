@@ -82,7 +82,7 @@ final class ChangeLog: @unchecked Sendable {
         let status = try await client.status()
         #expect(status.state.mode == .light)
         #expect(status.defaultMode == .light)
-        #expect(status.protocolVersion == 7)
+        #expect(status.protocolVersion == 8)
         #expect(status.pid == Int(d.pid))
         #expect(status.subscribers == 0)
         #expect(!status.version.isEmpty)

@@ -16,7 +16,7 @@ enum Repo {
         defer { d.stop() }
         let app = try Child(Bin.dir + "/appearance-example", ["--socket", s.socket], env: s.env)
         defer { app.stop() }
-        #expect(try app.waitForLines(2) == ["appearanced 0.1.0 (protocol 7), system: unavailable", "now light"])
+        #expect(try app.waitForLines(2) == ["appearanced 0.1.0 (protocol 8), system: unavailable", "now light"])
         _ = try s.ctl("toggle")
         #expect(try app.waitForLines(3).last == "light -> dark")
         d.stop(SIGKILL)
@@ -31,7 +31,7 @@ enum Repo {
         // `toggle` first, through the environment's socket.
         let once = try Child(Bin.dir + "/appearance-example", ["toggle"], env: s.env)
         defer { once.stop() }
-        #expect(try once.waitForLines(3) == ["toggled to dark", "appearanced 0.1.0 (protocol 7), system: unavailable", "now dark"])
+        #expect(try once.waitForLines(3) == ["toggled to dark", "appearanced 0.1.0 (protocol 8), system: unavailable", "now dark"])
     }
 
     @Test func pythonExample() throws {
@@ -74,7 +74,7 @@ enum Repo {
         #expect(try sub.waitForLines(1)[0].contains(#""id":1,"result":{"mode":"light""#))
         #expect(try reply("set", "dark").contains(#""result":{"mode":"dark","darkMode":true,"system":"unavailable","override":"dark""#))
         #expect(try reply("toggle").contains(#""mode":"light""#))
-        #expect(try reply("status").contains(#""subscribers":1,"protocol":7"#))
+        #expect(try reply("status").contains(#""subscribers":1,"protocol":8"#))
         let lines = try sub.waitForLines(3)
         #expect(lines[1].hasPrefix(#"{"jsonrpc":"2.0","method":"changed","params":{"mode":"dark""#) && lines[1].hasSuffix(#""previous":"light"}}"#))
         #expect(lines[2].contains(#""mode":"light""#) && lines[2].hasSuffix(#""previous":"dark"}}"#))

@@ -121,6 +121,8 @@ final class Integrations: @unchecked Sendable {
     private struct Change {
         var enable: [String]
         var disable: [String]
+        /// Seconds the answer may wait for the runs the change starts (`"wait"`); nil: answered once saved.
+        var wait: Int? = nil
         /// The names among `disable` left off after a failed first run.
         var undo: [String: Undo] = [:]
         var mode: (String) -> Mode
@@ -131,9 +133,11 @@ final class Integrations: @unchecked Sendable {
 
     /// Enables and disables names, durably, then answers with the list; enabling applies the mode at once,
     /// disabling restores what the integration changed. An unknown name is refused, nothing changed. Changes
-    /// are saved one at a time, in the order they came, each on top of the one before.
-    func change(enable: [String], disable: [String], mode: @escaping (String) -> Mode, answer: @escaping (Result<[IntegrationInfo], RPCError>) -> Void) {
-        changes.append(Change(enable: enable, disable: disable, mode: mode, answer: answer))
+    /// are saved one at a time, in the order they came, each on top of the one before. With `wait`, the answer
+    /// comes once the runs the change started have ended (`held`), or after that many seconds.
+    func change(enable: [String], disable: [String], wait: Int? = nil, mode: @escaping (String) -> Mode,
+                answer: @escaping (Result<[IntegrationInfo], RPCError>) -> Void) {
+        changes.append(Change(enable: enable, disable: disable, wait: wait, mode: mode, answer: answer))
         if saving == nil { nextChange() }
     }
 
@@ -142,6 +146,7 @@ final class Integrations: @unchecked Sendable {
         let c = changes.removeFirst()
         // One disabled meanwhile is off already (and its restore under way).
         for name in c.undo.keys where !enabled.contains(name) { leaving.remove(name) }
+        settle()
         let paths = found()
         if let unknown = c.enable.first(where: { paths[$0] == nil }) {
             let known = paths.keys.sorted().joined(separator: ", ")
@@ -170,6 +175,7 @@ final class Integrations: @unchecked Sendable {
         saving = nil
         if let failure {
             for name in c.undo.keys { leaving.remove(name) }
+            settle()
             c.answer(.failure(RPCError(.requestFailed, "could not save \(file) (\(failure)); nothing was changed")))
             return nextChange()
         }
@@ -190,7 +196,7 @@ final class Integrations: @unchecked Sendable {
         }
         log.info("integrations: " + [newly.isEmpty ? nil : "enabled " + newly.joined(separator: ", "),
                                      dropped.isEmpty ? nil : "disabled " + dropped.joined(separator: ", ")].compactMap { $0 }.joined(separator: "; "))
-        c.answer(.success(list()))
+        if let wait = c.wait { hold(newly + dropped, seconds: wait, c.answer) } else { c.answer(.success(list())) }
         nextChange()
     }
 
@@ -222,6 +228,7 @@ final class Integrations: @unchecked Sendable {
     private func runNext(_ name: String) {
         guard let job = pending.removeValue(forKey: name) else {
             running.remove(name)
+            settle()
             return
         }
         guard let path = path(of: name) else {
@@ -309,6 +316,48 @@ final class Integrations: @unchecked Sendable {
             if result != "ok" { log.warning("integration \(name) restore failed: \(result)") } else { log.debug("integration \(name) restore done") }
         }
         runNext(name)
+    }
+
+    // MARK: Answers that wait for the runs (`"wait"`)
+
+    /// An answer held until none of `names` has a run under way, pending or about to be (a failed first run's
+    /// leaving), or until its timer fires.
+    private final class Held {
+        let names: [String]
+        let answer: (Result<[IntegrationInfo], RPCError>) -> Void
+        var timer: DispatchSourceTimer?
+
+        init(names: [String], answer: @escaping (Result<[IntegrationInfo], RPCError>) -> Void) {
+            self.names = names
+            self.answer = answer
+        }
+    }
+    private var held: [Held] = []
+
+    private func busy(_ name: String) -> Bool { running.contains(name) || pending[name] != nil || leaving.contains(name) }
+
+    private func hold(_ names: [String], seconds: Int, _ answer: @escaping (Result<[IntegrationInfo], RPCError>) -> Void) {
+        let h = Held(names: names, answer: answer)
+        held.append(h)
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + .seconds(seconds))
+        timer.setEventHandler { [weak self, weak h] in if let h { self?.release(h) } }
+        h.timer = timer
+        timer.resume()
+        settle()
+    }
+
+    /// Answers every held answer whose integrations are all idle: called wherever one may have become so.
+    private func settle() {
+        for h in held where !h.names.contains(where: busy) { release(h) }
+    }
+
+    /// Answers `h` with the list as it is now (its runs' results in `last`), once.
+    private func release(_ h: Held) {
+        guard let i = held.firstIndex(where: { $0 === h }) else { return }
+        held.remove(at: i)
+        h.timer?.cancel()
+        h.answer(.success(list()))
     }
 
     /// A finished run, as `status` and `integrations` show it.

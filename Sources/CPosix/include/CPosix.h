@@ -1,6 +1,7 @@
 // The few glibc pieces Swift cannot see: they are declared only under _GNU_SOURCE (accept4, pipe2,
-// renameat2, struct ucred) or live in a header the Glibc module leaves out (malloc.h). Each is wrapped once, in
-// CPosix.c, which is compiled with _GNU_SOURCE; AppearancePosix is the only caller.
+// renameat2, struct ucred), live in a header the Glibc module leaves out (malloc.h), or have no wrapper before
+// glibc 2.36 (pidfd_open). Each is wrapped once, in CPosix.c, which is compiled with _GNU_SOURCE;
+// AppearancePosix is the only caller.
 #ifndef CPOSIX_H
 #define CPOSIX_H
 
@@ -27,6 +28,10 @@ int cposix_exchange(int dir, const char *a, const char *b);
 /// sched_setattr(2) on the calling thread: SCHED_OTHER with a slice of `ns` (EEVDF's request size), its nice
 /// value kept. 0 or -1.
 int cposix_set_slice(unsigned long long ns);
+
+/// pidfd_open(2) through syscall(2) (glibc wraps it only from 2.36): a descriptor that becomes readable when
+/// the process ends, close-on-exec. -1 with errno (ENOSYS before Linux 5.3).
+int cposix_pidfd_open(int32_t pid);
 
 /// getsockopt(SO_PEERCRED). 0, or -1 with errno.
 int cposix_peer_credentials(int fd, cposix_credentials *out);
