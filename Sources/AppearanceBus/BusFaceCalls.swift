@@ -1,28 +1,57 @@
 import AppearanceCore
 import AppearanceProtocol
 
-/// The D-Bus face's own methods, answered as the socket's requests are.
+/// The D-Bus face's two objects, declared, and their calls, answered as the socket's requests are.
 extension BusFace {
+    /// What the own methods may carry: the mode (a name) and at most Request.maxMembers options of one basic value each.
+    private static let optionBounds = DecodeBounds(depth: 3, values: 2 + 4 * (Request.maxMembers + 1), bytes: 16 * 1024)
+
+    /// appearanced's object: its methods answered as the socket's requests, its properties the published state.
+    var ownObject: ExportedObject {
+        func method(_ name: String, _ args: KeyValuePairs<String, String>, _ out: KeyValuePairs<String, String>) -> ExportedMethod {
+            ExportedMethod(name, in: args, out: out, bounds: BusFace.optionBounds,
+                           tooBig: "\(name): at most \(Request.maxMembers) options, each a string, a number or a boolean, 16 KiB in all") {
+                [unowned self] in self.method(name, $0)
+            }
+        }
+        let properties: KeyValuePairs = ["Mode": "s", "DarkMode": "b", "Source": "s", "Override": "s", "System": "s",
+                                         "Temporary": "a{sv}", "Traits": "a{sv}", "Seq": "t", "Instance": "s"]
+        return ExportedObject(BusFace.path, [ExportedInterface(name: BusFace.interface, methods: [
+            method("Get", ["options": "a{sv}"], ["state": "a{sv}"]),
+            method("Set", ["mode": "s", "options": "a{sv}"], ["state": "a{sv}"]),
+            method("Toggle", ["options": "a{sv}"], ["state": "a{sv}"]),
+            method("Postpone", ["options": "a{sv}"], ["schedule": "a{sv}"]),
+            method("Skip", ["options": "a{sv}"], ["schedule": "a{sv}"]),
+        ], signals: [ExportedSignal("ModeChanged", ["mode": "s", "previous": "s"])],
+           properties: properties.map { name, type in ExportedProperty(name, type, get: { [unowned self] in emitted[name] }) })],
+           style: .freedesktop(comment: BusFace.comment))
+    }
+
+    /// darkman's object, as darkman serves it: the mode, which a Set writes as an override.
+    var darkmanObject: ExportedObject {
+        let mode = ExportedProperty("Mode", "s", get: { [unowned self] in emitted["Mode"] }) { [unowned self] value, call in
+            guard case .string(let s) = value, let mode = Mode(rawValue: s) else { return .failure(.invalidArgs("Mode is \"light\" or \"dark\", not \(value)")) }
+            write(.set(Override(mode)), app: nil, call) { _ in [] }
+            return nil
+        }
+        return ExportedObject(BusFace.darkmanPath, [ExportedInterface(name: BusFace.darkmanInterface,
+                                                                      signals: [ExportedSignal("ModeChanged", ["NewMode": "s"])], properties: [mode])],
+                              style: .godbus)
+    }
+
     /// Get, Set, Toggle, Postpone and Skip: the options become the socket's params, so the socket's own checks and messages
     /// apply (`Request.decode`), and the call goes to the same decision as a socket client's.
-    func method(_ call: Message, _ member: String, _ requests: FaceRequests, _ published: AppearanceState) -> Result<[BusValue], BusError>? {
-        let signature = member == "Set" ? "sa{sv}" : "a{sv}"
-        guard call.hasSignature(signature) else { return .failure(invalidArgs("\(member) takes (\(signature)), not (\(call.signature))")) }
-        // The mode (a name) and at most Request.maxMembers options of one basic value each.
-        let bounds = DecodeBounds(depth: 3, values: 2 + 4 * (Request.maxMembers + 1), bytes: 16 * 1024)
-        guard let args = call.arguments(within: bounds) else {
-            return .failure(invalidArgs("\(member): at most \(Request.maxMembers) options, each a string, a number or a boolean, 16 KiB in all"))
-        }
-        var params: [(String, JSON)] = []
-        if member == "Set", case .string(let mode) = args[0] { params.append(("override", .string(mode))) }
-        guard case .container(_, let entries)? = args.last else { return .failure(invalidArgs("\(member): no options")) }
+    private func method(_ member: String, _ call: BusCall) -> Answer? {
+        guard let requests, let published else { return .failure(.unknownMethod(member, BusFace.path)) }
+        var params: [(String, JSON)] = member == "Set" ? [("override", .string(call.string(0)))] : []
+        let entries = if case .container(_, let entries)? = call.args.last { entries } else { [BusValue]() }
         for e in entries {
             guard case .container(_, let kv) = e, kv.count == 2, case .string(let key) = kv[0], case .variant(let v) = kv[1] else { continue }
             if member == "Set", key == "override" {
-                return .failure(invalidArgs("Set: the mode is the first argument, not an option"))
+                return .failure(.invalidArgs("Set: the mode is the first argument, not an option"))
             }
             guard let json = BusFace.json(v) else {
-                return .failure(invalidArgs("\(member.lowercased()): option \"\(key)\" of type \(v.signature): a string, a number or a boolean"))
+                return .failure(.invalidArgs("\(member.lowercased()): option \"\(key)\" of type \(v.signature): a string, a number or a boolean"))
             }
             params.append((key, json))
         }
@@ -36,36 +65,21 @@ extension BusFace {
         case .get:
             guard let app = request.app else { return .success([BusFace.value(published.json)]) }
             // One app's state is the daemon's to work out: answered when it comes back.
-            let connection = bus
-            requests.state(for: app) { [weak self] state in
-                guard let self, let connection, self.bus === connection else { return }
-                self.reply(to: call, .success([BusFace.value(state.json)]))
-            }
+            requests.state(for: app) { call.reply(.success([BusFace.value($0.json)])) }
             return nil
         case .set, .toggle, .setTemporary, .toggleTemporary:
-            write(request.call, app: request.app, for: call, requests) { [BusFace.value($0.json)] }
+            write(request.call, app: request.app, call) { [BusFace.value($0.json)] }
             return nil
         case .nextChange(let word):
-            let connection = bus
-            requests.nextChange(word, by: "D-Bus \(call.sender ?? "peer")") { [weak self] result in
-                guard let self, let connection, self.bus === connection else { return }
-                self.reply(to: call, result.map { [BusFace.value($0.json)] }.mapError(BusFace.busError))
-            }
+            requests.nextChange(word, by: "D-Bus \(call.message.sender ?? "peer")") { call.reply($0.map { [BusFace.value($0.json)] }.mapError(BusFace.busError)) }
             return nil
         default:
-            return .failure(unknownMethod(call, member, BusFace.path))
+            return .failure(.unknownMethod(member, BusFace.path))
         }
     }
 
-    /// Sends a write through the daemon's one entry for writes; the reply goes out once it is answered, on the
-    /// connection it came from (none if that bus is gone by then).
-    func write(_ c: Call, app: String?, for call: Message, _ requests: FaceRequests,
-                       _ values: @escaping (AppearanceState) -> [BusValue]) {
-        let connection = bus
-        let who = "D-Bus \(call.sender ?? "peer")"
-        requests.write(c, app: app, by: who) { [weak self] result in
-            guard let self, let connection, self.bus === connection else { return }
-            self.reply(to: call, result.map(values).mapError(BusFace.busError))
-        }
+    /// Sends a write through the daemon's one entry for writes; the reply goes out once it is answered.
+    private func write(_ c: Call, app: String?, _ call: BusCall, _ values: @escaping (AppearanceState) -> [BusValue]) {
+        requests?.write(c, app: app, by: "D-Bus \(call.message.sender ?? "peer")") { call.reply($0.map(values).mapError(BusFace.busError)) }
     }
 }

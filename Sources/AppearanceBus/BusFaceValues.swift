@@ -2,8 +2,8 @@ import AppearanceCore
 import AppearanceProtocol
 import Dispatch
 
-/// The D-Bus face's values (the state as properties, JSON to and from D-Bus values, errors) and its
-/// introspection, as served: BusFace.swift answers with them.
+/// The D-Bus face's values: the state as properties and signals, JSON to and from D-Bus values, errors, and
+/// the comment its introspection XML carries.
 extension BusFace {
     // MARK: - Signals
 
@@ -13,8 +13,8 @@ extension BusFace {
     func signals(_ changed: [String: BusValue], mode: Mode, before: Mode, own: Bool, darkman: Bool) -> [Message] {
         var out: [Message?] = []
         if own, !changed.isEmpty {
-            let dict = changed.sorted { $0.key < $1.key }.map { entry($0.key, $0.value) }
-            out.append(Message.signal(path: BusFace.path, interface: BusFace.properties, name: "PropertiesChanged",
+            let dict = changed.sorted { $0.key < $1.key }.map { BusValue.entry($0.key, $0.value) }
+            out.append(Message.signal(path: BusFace.path, interface: ExportedInterface.propertiesName, name: "PropertiesChanged",
                                       [.string(BusFace.interface), .container(signature: "a{sv}", dict), .container(signature: "as", [])]))
         }
         guard mode != before else { return out.compactMap { $0 } }
@@ -26,8 +26,8 @@ extension BusFace {
         }
         if darkman {
             out.append(modeSignals.copy(.init(signal: 1, mode: mode, before: mode)) {
-                Message.signal(path: BusFace.darkmanPath, interface: BusFace.properties, name: "PropertiesChanged",
-                               [.string(BusFace.darkmanInterface), .container(signature: "a{sv}", [entry("Mode", .string(mode.rawValue))]),
+                Message.signal(path: BusFace.darkmanPath, interface: ExportedInterface.propertiesName, name: "PropertiesChanged",
+                               [.string(BusFace.darkmanInterface), .container(signature: "a{sv}", [BusValue.entry("Mode", .string(mode.rawValue))]),
                                 .container(signature: "as", [])])
             })
             out.append(modeSignals.copy(.init(signal: 2, mode: mode, before: mode)) {
@@ -47,19 +47,6 @@ extension BusFace {
         default: "\(interface).Error.Failed"
         }
         return BusError(name: name, message: e.message)
-    }
-
-    func invalidArgs(_ message: String) -> BusError { BusError(name: BusFace.invalidArgsName, message: message) }
-
-    static let maxNameBytes = 1024
-
-    /// A call's arguments when they are exactly `signature`'s strings, each at most `maxNameBytes`.
-    func strings(of call: Message, _ method: String, _ signature: String) throws(Refused) -> [String] {
-        do { return try call.strings(signature, method: method, maxBytes: BusFace.maxNameBytes) } catch { throw Refused(error: error) }
-    }
-
-    func entry(_ key: String, _ value: BusValue) -> BusValue {
-        .container(signature: "{sv}", [.string(key), .variant(value)])
     }
 
     /// The interface's properties for a state (everyone's).
@@ -116,11 +103,8 @@ extension BusFace {
         }
     }
 
-    // MARK: - Introspection
-
-    /// dbus/io.github.appearanced.Appearance1.xml, byte for byte (BusFaceTests compare them).
-    static let introspection = """
-        \(Introspection.doctype)
+    /// What dbus/io.github.appearanced.Appearance1.xml says before its node (BusFaceTests compare the whole XML).
+    static let comment = """
         <!-- appearanced's own D-Bus interface: the name io.github.appearanced.Appearance1 owns the object
              /io/github/appearanced/Appearance1. The state object (a{sv}) has the socket protocol's fields
              (docs/protocol.md): mode, darkMode, system, override, source, seq (t), instance, traits, temporary
@@ -129,51 +113,7 @@ extension BusFace {
              "until" ("next"), "for" (seconds, any integer type); Postpone's "for" and "cancel" (b) and Skip's
              "cancel", answered with what the socket's schedule method gives for two days. Errors: ….Error.InvalidParams,
              ….Error.RequestFailed, with the socket's messages. -->
-        <node>
-          <interface name="io.github.appearanced.Appearance1">
-            <method name="Get">
-              <arg name="options" type="a{sv}" direction="in"/>
-              <arg name="state" type="a{sv}" direction="out"/>
-            </method>
-            <method name="Set">
-              <arg name="mode" type="s" direction="in"/>
-              <arg name="options" type="a{sv}" direction="in"/>
-              <arg name="state" type="a{sv}" direction="out"/>
-            </method>
-            <method name="Toggle">
-              <arg name="options" type="a{sv}" direction="in"/>
-              <arg name="state" type="a{sv}" direction="out"/>
-            </method>
-            <method name="Postpone">
-              <arg name="options" type="a{sv}" direction="in"/>
-              <arg name="schedule" type="a{sv}" direction="out"/>
-            </method>
-            <method name="Skip">
-              <arg name="options" type="a{sv}" direction="in"/>
-              <arg name="schedule" type="a{sv}" direction="out"/>
-            </method>
-            <signal name="ModeChanged">
-              <arg name="mode" type="s"/>
-              <arg name="previous" type="s"/>
-            </signal>
-            <property name="Mode" type="s" access="read"/>
-            <property name="DarkMode" type="b" access="read"/>
-            <property name="Source" type="s" access="read"/>
-            <property name="Override" type="s" access="read"/>
-            <property name="System" type="s" access="read"/>
-            <property name="Temporary" type="a{sv}" access="read"/>
-            <property name="Traits" type="a{sv}" access="read"/>
-            <property name="Seq" type="t" access="read"/>
-            <property name="Instance" type="s" access="read"/>
-          </interface>
-        \(Introspection.standardInterfaces(propertiesChanged: true))
-        </node>
-
         """
-
-    /// darkman's node as darkman answers Introspect (godbus's rendering of its introspect.Node, one line):
-    /// dbus/nl.whynothugo.darkman.xml without its final newline.
-    static let darkmanIntrospection = #"<!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"\#n\#t "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd"><node name="/nl/whynothugo/darkman"><interface name="org.freedesktop.DBus.Introspectable"><method name="Introspect"><arg name="out" type="s" direction="out"></arg></method></interface><interface name="org.freedesktop.DBus.Properties"><method name="Get"><arg name="interface" type="s" direction="in"></arg><arg name="property" type="s" direction="in"></arg><arg name="value" type="v" direction="out"></arg></method><method name="GetAll"><arg name="interface" type="s" direction="in"></arg><arg name="props" type="a{sv}" direction="out"></arg></method><method name="Set"><arg name="interface" type="s" direction="in"></arg><arg name="property" type="s" direction="in"></arg><arg name="value" type="v" direction="in"></arg></method><signal name="PropertiesChanged"><arg name="interface" type="s" direction="out"></arg><arg name="changed_properties" type="a{sv}" direction="out"></arg><arg name="invalidates_properties" type="as" direction="out"></arg></signal></interface><interface name="nl.whynothugo.darkman"><signal name="ModeChanged"><arg name="NewMode" type="s"></arg></signal><property name="Mode" type="s" access="readwrite"><annotation name="org.freedesktop.DBus.Property.EmitsChangedSignal" value="true"></annotation></property></interface></node>"#
 }
 
 /// Messages built once and sent as copies (a message is locked once sent; a copy has a serial of its own).

@@ -1,10 +1,27 @@
-// What every object on a bus shares: one error for an unknown property, and NameOwnerChanged read within bounds.
+// What every object on a bus shares: one vocabulary for refusing a call, and NameOwnerChanged read within bounds.
 
 extension BusError {
-    /// A property an object does not have: one error for every object appearanced serves.
-    static func unknownProperty(_ interface: String, _ name: String) -> BusError {
-        BusError(name: "org.freedesktop.DBus.Error.UnknownProperty", message: "no property \(interface).\(name)")
+    private static func named(_ name: String, _ message: String) -> BusError {
+        BusError(name: "org.freedesktop.DBus.Error." + name, message: message)
     }
+
+    static func invalidArgs(_ message: String) -> BusError { named("InvalidArgs", message) }
+    static func unknownMethod(_ method: String, _ path: String) -> BusError { named("UnknownMethod", "no method \(method) at \(path)") }
+    static func unknownInterface(_ interface: String, _ path: String) -> BusError {
+        named("UnknownInterface", "no interface \(interface) at \(path)")
+    }
+    /// `interface` "" for any.
+    static func unknownProperty(_ interface: String, _ name: String) -> BusError {
+        named("UnknownProperty", "no property \(interface.isEmpty ? "" : interface + ".")\(name)")
+    }
+    static func propertyReadOnly(_ interface: String, _ name: String) -> BusError {
+        named("PropertyReadOnly", "the property \(interface).\(name) is read-only")
+    }
+}
+
+extension BusValue {
+    /// An entry of an a{sv}.
+    static func entry(_ key: String, _ value: BusValue) -> BusValue { .container(signature: "{sv}", [.string(key), .variant(value)]) }
 }
 
 extension Message {

@@ -71,6 +71,8 @@ struct DecodeBounds: Sendable, Equatable {
     var values: Int
     /// Bytes of text (strings, object paths, signatures) in all.
     var bytes: Int
+    /// Bytes of any one text.
+    var stringBytes = Int.max
 
     /// What a reply or signal from the portal or a bus may carry: a portal value is a uint32 or a (ddd) in
     /// at most two variants, a bus's arguments are a few names; these bounds are far above both.
@@ -291,7 +293,7 @@ final class Message {
     func arguments(limit: Int = .max, within bounds: DecodeBounds = .small) -> [BusValue]? {
         var iter = DBusMessageIter()
         guard dbus_message_iter_init(raw, &iter) != 0 else { return [] }
-        var budget = Budget(values: bounds.values, bytes: bounds.bytes)
+        var budget = Budget(values: bounds.values, bytes: bounds.bytes, stringBytes: bounds.stringBytes)
         var values: [BusValue] = []
         while values.count < limit, dbus_message_iter_get_arg_type(&iter) != DBusType.invalid {
             guard let value = Message.decode(&iter, depthLeft: bounds.depth, &budget) else { return nil }
@@ -305,6 +307,7 @@ final class Message {
     private struct Budget {
         var values: Int
         var bytes: Int
+        let stringBytes: Int
     }
 
     private static func decode(_ iter: inout DBusMessageIter, depthLeft: Int, _ budget: inout Budget) -> BusValue? {
@@ -334,8 +337,9 @@ final class Message {
             func text() -> String? {
                 guard let p = v.str else { return "" }
                 // strnlen: a 60 MB string costs no more than the bytes still allowed.
-                let length = strnlen(p, budget.bytes + 1)
-                guard length <= budget.bytes else { return nil }
+                let allowed = min(budget.bytes, budget.stringBytes)
+                let length = strnlen(p, allowed + 1)
+                guard length <= allowed else { return nil }
                 budget.bytes -= length
                 return String(decoding: UnsafeRawBufferPointer(start: p, count: length), as: UTF8.self)
             }
@@ -363,21 +367,3 @@ final class Message {
         return String(cString: s)
     }
 }
-
-extension Message {
-    /// A call's arguments when they are exactly `signature`'s strings, each at most `maxBytes`: the signature
-    /// is checked first, and no string past the bound is copied. Otherwise InvalidArgs naming the method and
-    /// what it takes. Shared by every object the daemon serves (the portal backend, the D-Bus face).
-    func strings(_ signature: String, method: String, maxBytes: Int) throws(BusError) -> [String] {
-        let invalidArgs = "org.freedesktop.DBus.Error.InvalidArgs"
-        guard hasSignature(signature) else {
-            throw BusError(name: invalidArgs, message: "\(method) takes (\(signature)), not (\(self.signature))")
-        }
-        guard let args = arguments(within: DecodeBounds(depth: 0, values: signature.count, bytes: signature.count * maxBytes)),
-              case let strings = args.compactMap({ if case .string(let s) = $0 { s } else { nil } }),
-              strings.count == signature.count, strings.allSatisfy({ $0.utf8.count <= maxBytes })
-        else { throw BusError(name: invalidArgs, message: "\(method)'s strings are at most \(maxBytes) bytes each") }
-        return strings
-    }
-}
-

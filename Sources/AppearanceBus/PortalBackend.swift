@@ -21,8 +21,6 @@ public final class PortalBackend: Outlet, @unchecked Sendable {
     static let interface = "org.freedesktop.impl.portal.Settings"
     static let namespace = "org.freedesktop.appearance"
     static let version: UInt32 = 1
-    private static let properties = "org.freedesktop.DBus.Properties"
-    private static let introspectable = "org.freedesktop.DBus.Introspectable"
     private static let notFound = "org.freedesktop.portal.Error.NotFound"
 
     private let client: BusClient
@@ -54,7 +52,7 @@ public final class PortalBackend: Outlet, @unchecked Sendable {
     public func start(policy: BackendPolicy, report: @escaping (OutletStatus) -> Void) {
         dispatchPrecondition(condition: .onQueue(client.queue))
         self.report = report
-        client.export(PortalBackend.path, for: self) { [weak self] message in self?.handle(message) ?? false }
+        client.export(object, for: self)
         // Owned in every case, so a frontend that activates it never waits for a name nobody takes; asked for
         // before anything else on every connection, so no read of the sentry's is answered by a value not ours yet.
         client.own(PortalBackend.busName) { [weak self] state in self?.nameState(state) }
@@ -164,90 +162,39 @@ public final class PortalBackend: Outlet, @unchecked Sendable {
 
     // MARK: - Calls
 
-    /// What a call may carry. The signature is checked before anything is decoded, and decoding stops at
-    /// these bounds: a caller picks a call's size (docs/decisions.md, "One huge D-Bus call"). Real callers
-    /// are far below them: the frontend forwards an app's few namespaces (GTK and Qt ask for two to five, of
-    /// 20 to 40 bytes), and names and keys are tens of bytes.
-    static let maxNameBytes = 1024
+    /// What ReadAll may carry (Read's are names, ExportedMethod's bound): a caller picks a call's size
+    /// (docs/decisions.md, "One huge D-Bus call"). Real callers are far below: the frontend forwards an app's few
+    /// namespaces (GTK and Qt ask for two to five, of 20 to 40 bytes).
     static let maxNamespaces = 256
     static let maxNamespaceBytes = 16 * 1024
 
-    /// A call answered with an error (InvalidArgs, NotFound).
-    private struct Refused: Error { var error: BusError }
+    /// The object, as xdg-desktop-portal's org.freedesktop.impl.portal.Settings.xml declares it.
+    private var object: ExportedObject {
+        ExportedObject(PortalBackend.path, [ExportedInterface(name: PortalBackend.interface, methods: [
+            ExportedMethod("ReadAll", in: ["namespaces": "as"], out: ["value": "a{sa{sv}}"],
+                           bounds: DecodeBounds(depth: 1, values: 1 + PortalBackend.maxNamespaces, bytes: PortalBackend.maxNamespaceBytes),
+                           tooBig: "ReadAll takes at most \(PortalBackend.maxNamespaces) namespaces, \(PortalBackend.maxNamespaceBytes) bytes in all") {
+                [unowned self] in self.readAll($0)
+            },
+            ExportedMethod("Read", in: ["namespace": "s", "key": "s"], out: ["value": "v"]) { [unowned self] in self.read($0) },
+        ], signals: [ExportedSignal("SettingChanged", ["namespace": "s", "key": "s", "value": "v"])],
+           properties: [ExportedProperty("version", "u", constant: true) { .uint32(PortalBackend.version) }])])
+    }
 
-    private func handle(_ call: Message) -> Bool {
-        guard call.path == PortalBackend.path, let member = call.member else { return false }
-        let interface = call.interface
-        let answer: Result<[BusValue], BusError>
-        switch (interface, member) {
-        case (PortalBackend.interface?, "Read"), (nil, "Read"):
-            answer = read(call)
-        case (PortalBackend.interface?, "ReadAll"), (nil, "ReadAll"):
-            answer = readAll(call)
-        case (PortalBackend.properties?, "Get"):
-            answer = property(call)
-        case (PortalBackend.properties?, "GetAll"):
-            answer = Result { () throws(Refused) in
-                let iface = try strings(of: call, "GetAll", "s")[0]
-                let all: [BusValue] = iface == PortalBackend.interface || iface.isEmpty
-                    ? [.container(signature: "{sv}", [.string("version"), .variant(.uint32(PortalBackend.version))])] : []
-                return [.container(signature: "a{sv}", all)]
-            }.mapError(\.error)
-        case (PortalBackend.properties?, "Set"):
-            answer = .failure(BusError(name: "org.freedesktop.DBus.Error.PropertyReadOnly", message: "the properties of \(PortalBackend.interface) are read-only"))
-        case (PortalBackend.introspectable?, "Introspect"):
-            answer = .success([.string(PortalBackend.introspection)])
-        default:
-            answer = .failure(BusError(name: "org.freedesktop.DBus.Error.UnknownMethod",
-                                       message: "no method \(interface.map { "\($0)." } ?? "")\(member)(\(call.signature)) at \(PortalBackend.path)"))
+    private func read(_ call: BusCall) -> Answer {
+        guard call.string(0) == PortalBackend.namespace, let value = current.first(where: { $0.key == call.string(1) })?.value else {
+            return .failure(BusError(name: PortalBackend.notFound, message: "Requested setting not found"))
         }
-        // A refused call may have been huge: libdbus held all of it (docs/decisions.md, "One huge D-Bus call").
-        if case .failure(let error) = answer, error.name != PortalBackend.notFound { bus?.returnFreeMemorySoon() }
-        guard !call.noReplyExpected else { return true }
-        let reply: Message? = switch answer {
-        case .success(let values): Message.methodReturn(to: call, values)
-        case .failure(let error): Message.errorReply(to: call, error)
-        }
-        guard let reply, let bus else { return true }
-        try? bus.send(reply)
-        return true
+        return .success([.variant(value)])
     }
 
-    private func strings(of call: Message, _ method: String, _ signature: String) throws(Refused) -> [String] {
-        do { return try call.strings(signature, method: method, maxBytes: PortalBackend.maxNameBytes) } catch { throw Refused(error: error) }
-    }
-
-    private func invalidArgs(_ method: String, _ expected: String, _ signature: String) -> BusError {
-        invalidArgs("\(method) takes (\(expected)), not (\(signature))")
-    }
-
-    private func invalidArgs(_ message: String) -> BusError {
-        BusError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: message)
-    }
-
-    private func read(_ call: Message) -> Result<[BusValue], BusError> {
-        Result { () throws(Refused) in
-            let args = try strings(of: call, "Read", "ss")
-            guard args[0] == PortalBackend.namespace, let value = current.first(where: { $0.key == args[1] })?.value else {
-                throw Refused(error: BusError(name: PortalBackend.notFound, message: "Requested setting not found"))
-            }
-            return [.variant(value)]
-        }.mapError(\.error)
-    }
-
-    private func readAll(_ call: Message) -> Result<[BusValue], BusError> {
-        guard call.hasSignature("as") else { return .failure(invalidArgs("ReadAll", "as", call.signature)) }
-        // The array and its strings: decoding stops at the first namespace past either bound.
-        let bounds = DecodeBounds(depth: 1, values: 1 + PortalBackend.maxNamespaces, bytes: PortalBackend.maxNamespaceBytes)
-        guard case .container(_, let items)? = call.arguments(within: bounds)?.first else {
-            return .failure(invalidArgs("ReadAll takes at most \(PortalBackend.maxNamespaces) namespaces, "
-                                        + "\(PortalBackend.maxNamespaceBytes) bytes in all"))
-        }
+    private func readAll(_ call: BusCall) -> Answer {
+        let items = if case .container(_, let items)? = call.args.first { items } else { [BusValue]() }
         let patterns = items.compactMap { if case .string(let s) = $0 { s } else { nil } }
         let keys = current
         var namespaces: [BusValue] = []
         if !keys.isEmpty, PortalBackend.matches(patterns, PortalBackend.namespace) {
-            let dict = keys.map { BusValue.container(signature: "{sv}", [.string($0.key), .variant($0.value)]) }
+            let dict = keys.map { BusValue.entry($0.key, $0.value) }
             namespaces.append(.container(signature: "{sa{sv}}", [.string(PortalBackend.namespace), .container(signature: "a{sv}", dict)]))
         }
         return .success([.container(signature: "a{sa{sv}}", namespaces)])
@@ -260,42 +207,6 @@ public final class PortalBackend: Outlet, @unchecked Sendable {
             p.hasSuffix("*") ? namespace.hasPrefix(p.dropLast()) : p == namespace
         }
     }
-
-    private func property(_ call: Message) -> Result<[BusValue], BusError> {
-        Result { () throws(Refused) in
-            let args = try strings(of: call, "Get", "ss")
-            guard args[0] == PortalBackend.interface, args[1] == "version" else {
-                throw Refused(error: BusError.unknownProperty(args[0], args[1]))
-            }
-            return [.variant(.uint32(PortalBackend.version))]
-        }.mapError(\.error)
-    }
-
-    /// The interface as xdg-desktop-portal's org.freedesktop.impl.portal.Settings.xml declares it.
-    static let introspection = """
-        \(Introspection.doctype)
-        <node>
-          <interface name="org.freedesktop.impl.portal.Settings">
-            <method name="ReadAll">
-              <arg name="namespaces" type="as" direction="in"/>
-              <arg name="value" type="a{sa{sv}}" direction="out"/>
-            </method>
-            <method name="Read">
-              <arg name="namespace" type="s" direction="in"/>
-              <arg name="key" type="s" direction="in"/>
-              <arg name="value" type="v" direction="out"/>
-            </method>
-            <signal name="SettingChanged">
-              <arg name="namespace" type="s"/>
-              <arg name="key" type="s"/>
-              <arg name="value" type="v"/>
-            </signal>
-            <property name="version" type="u" access="read"/>
-          </interface>
-        \(Introspection.standardInterfaces(propertiesChanged: false))
-        </node>
-
-        """
 
     // MARK: - The environment the frontend sees
 

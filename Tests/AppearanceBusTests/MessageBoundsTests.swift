@@ -29,6 +29,12 @@ import Testing
         #expect(long.arguments(limit: 0, within: DecodeBounds(depth: 0, values: 1, bytes: 1024)) == [])
     }
 
+    @Test func oneStringPastItsOwnBoundIsPastTheBounds() throws {
+        let m = try Self.call([.string("ab"), .string(String(repeating: "x", count: 1025))])
+        #expect(m.arguments(within: DecodeBounds(depth: 0, values: 2, bytes: 2048, stringBytes: 1025)) != nil)
+        #expect(m.arguments(within: DecodeBounds(depth: 0, values: 2, bytes: 2048, stringBytes: 1024)) == nil, "1,027 bytes in all, but one string of 1,025")
+    }
+
     @Test func deeplyNestedVariantsArePastTheSmallBounds() throws {
         var value = BusValue.uint32(1)
         for _ in 0..<30 { value = .variant(value) }
