@@ -216,7 +216,7 @@ extension Daemon {
         if let h = sensors.held.last {
             var probe = engine
             for e in sensors.held { _ = probe.apply(e.event) }
-            parts.append("\(probe.state.mode.rawValue) at \(Clock.describe(h.since, from: clock.now())), waiting for idle")
+            parts.append("\(probe.state.mode.rawValue) since \(Posix.localTime(h.since).clock), waiting for idle")
         }
         return parts.joined(separator: "; ")
     }
