@@ -18,6 +18,14 @@ public struct ScheduleInfo: Equatable, Sendable {
     public var changes: [Change]
     /// The place the sun's times are for (typed, GeoClue's or cached); nil when the schedule uses none.
     public var location: LocationInfo?
+    /// An automatic change held until the session is idle or locked (`wait-for-idle`, protocol 8): the mode it
+    /// brings, since when (Unix seconds) and why.
+    public var waiting: (mode: Mode, since: Int64, cause: String)?
+
+    public static func == (a: ScheduleInfo, b: ScheduleInfo) -> Bool {
+        (a.configured, a.mode, a.hiddenBy, a.changes, a.location) == (b.configured, b.mode, b.hiddenBy, b.changes, b.location)
+            && a.waiting?.mode == b.waiting?.mode && a.waiting?.since == b.waiting?.since && a.waiting?.cause == b.waiting?.cause
+    }
 
     public init(configured: Bool, mode: Mode?, hiddenBy: Source?, changes: [Change], location: LocationInfo? = nil) {
         (self.configured, self.mode, self.hiddenBy, self.changes, self.location) = (configured, mode, hiddenBy, changes, location)
@@ -27,7 +35,9 @@ public struct ScheduleInfo: Equatable, Sendable {
         .object([("configured", .bool(configured)), ("mode", mode.map { .string($0.rawValue) } ?? .null),
                  ("hiddenBy", hiddenBy.map { .string($0.rawValue) } ?? .null),
                  ("events", .array(changes.map(\.json)))]
-                + (location.map { [("location", $0.json)] } ?? []))
+                + (location.map { [("location", $0.json)] } ?? [])
+                + (waiting.map { [("waiting", .object([("mode", .string($0.mode.rawValue)), ("since", .int(UInt64(max(0, $0.since)))),
+                                                      ("cause", .string($0.cause))]))] } ?? []))
     }
 
     public init(json: JSON) throws(RPCError) {
@@ -47,6 +57,10 @@ public struct ScheduleInfo: Equatable, Sendable {
         self.init(configured: configured, mode: json["mode"]?.stringValue.flatMap(Mode.init(rawValue:)),
                   hiddenBy: json["hiddenBy"]?.stringValue.flatMap(Source.init(rawValue:)), changes: changes,
                   location: json["location"].map(LocationInfo.init(json:)))
+        if let w = json["waiting"], let m = w["mode"]?.stringValue.flatMap(Mode.init(rawValue:)),
+           let since = w["since"]?.uint64Value.flatMap({ Int64(exactly: $0) }) {
+            waiting = (m, since, w["cause"]?.stringValue ?? "")
+        }
     }
 }
 

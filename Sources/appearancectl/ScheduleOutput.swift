@@ -5,6 +5,9 @@ import AppearanceProtocol
 /// `appearancectl schedule` for people: what the schedule says now and what hides it, then its changes one
 /// line each, the local date written once a day.
 func printSchedule(_ info: ScheduleInfo, days: Int) {
+    if let w = info.waiting {
+        out("waiting for idle: \(w.mode.rawValue) since \(Posix.localTime(w.since).clock) (\(w.cause))")
+    }
     guard info.configured, let mode = info.mode else {
         if info.configured, let place = info.location {
             // location = "geoclue" with no place yet (and no fixed time to go by).
@@ -18,6 +21,8 @@ func printSchedule(_ info: ScheduleInfo, days: Int) {
         switch by {
         case .temporary: " (a temporary override hides it until it ends)"
         case .override: " (your override hides it: appearancectl set system follows it again)"
+        case .power: " (the power rule decides first, on battery)"
+        case .lightSensor: " (the light sensor decides first)"
         default: " (the desktop's own setting decides first)"
         }
     } ?? ""

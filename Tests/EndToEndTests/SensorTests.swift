@@ -197,6 +197,8 @@ import class TestSupport.PrivateBus
         try await power.send("battery no")
         try waitUntil("the change held", timeout: 20) { try Self.field(s, "automatic").hasSuffix("waiting for idle") }
         #expect(try Self.mode(s) == "dark")
+        let schedule = try s.ctl("schedule").out
+        #expect(schedule.hasPrefix("waiting for idle: light since ") && schedule.contains("(power: on AC)"), "\(schedule)")
         try await login.send("idle yes")
         try waitUntil("applied on idle", timeout: 20) { try Self.mode(s) == "light" }
         #expect(try s.ctl("log").out.contains("(held until the session is idle)"))

@@ -208,6 +208,7 @@ extension Daemon {
         info.location = locationInfo
         // Waiting for GeoClue's first place, with no fixed time to go by: a schedule, with nothing planned yet.
         if !info.configured, settings.config.scheduleFromGeoClue { info.configured = true }
+        info.waiting = waitingForIdle
         return info
     }
 }

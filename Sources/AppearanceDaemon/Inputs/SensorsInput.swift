@@ -213,11 +213,15 @@ extension Daemon {
         }
         if c.powerOnBattery != nil, i.power == nil { parts.append("power: \(sensors.powerDetail)") }
         if c.lightSensor != nil, i.light == nil || i.power != nil { parts.append("light sensor: \(sensors.lightDetail)") }
-        if let h = sensors.held.last {
-            var probe = engine
-            for e in sensors.held { _ = probe.apply(e.event) }
-            parts.append("\(probe.state.mode.rawValue) since \(Posix.localTime(h.since).clock), waiting for idle")
-        }
+        if let w = waitingForIdle { parts.append("\(w.mode.rawValue) since \(Posix.localTime(w.since).clock), waiting for idle") }
         return parts.joined(separator: "; ")
+    }
+
+    /// The automatic changes held for idle, taken together: the mode they bring, since when, and their causes.
+    var waitingForIdle: (mode: Mode, since: Int64, cause: String)? {
+        guard let first = sensors.held.first else { return nil }
+        var probe = engine
+        for h in sensors.held { _ = probe.apply(h.event) }
+        return (probe.state.mode, first.since, sensors.held.map(\.cause).joined(separator: "; "))
     }
 }

@@ -103,7 +103,7 @@ final class Timers: @unchecked Sendable {
             if !e.skipped { mode = e.mode }
         }
         let decides = state.source
-        let hiddenBy: Source? = [.temporary, .override, .system].contains(decides) ? decides : nil
+        let hiddenBy: Source? = [.temporary, .override, .system, .power, .lightSensor].contains(decides) ? decides : nil
         return ScheduleInfo(configured: true, mode: current, hiddenBy: hiddenBy, changes: changes)
     }
 
