@@ -37,7 +37,7 @@ DEB_PKGS := $(BUILD_PKGS) scdoc debhelper dpkg-dev lintian
 TEST_PKGS := $(BUILD_PKGS) dbus-daemon dbus-bin xdg-desktop-portal xdg-desktop-portal-gtk libgtk-3-bin \
 	gsettings-desktop-schemas dconf-service dconf-cli libglib2.0-bin python3 python3-dbus python3-gi \
 	util-linux procps systemd scdoc man-db socat xdg-desktop-portal-dev gir1.2-adw-1 gir1.2-gtk-4.0 libgtk-4-bin python3-venv zsh fish golang-github-burntsushi-toml-dev tzdata geoclue-2.0 \
-	neovim vim tmux emacs-nox kitty foot python3-yaml dunst xvfb \
+	neovim vim tmux emacs-nox kitty foot python3-yaml dunst xvfb upower iio-sensor-proxy \
 	$(DEB_PKGS)
 
 .PHONY: all build run test deps-run deps-test deps-man man install install-strip install-files install-hint uninstall clean
