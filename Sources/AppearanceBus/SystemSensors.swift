@@ -66,6 +66,7 @@ public final class SystemSensors: Sensors, BusPeer, @unchecked Sendable {
             followingSession = wanted.session
             if wanted.session {
                 bus.follow(Self.login, for: self) { [weak self] owner in if owner != nil { self?.findSession() } }
+                bus.addMatch("type='signal',sender='\(Self.login)',interface='\(Self.sessionInterface)',member='Lock'", for: self)
                 bus.onSignal(Self.sessionInterface, "Lock", for: self) { [weak self] message in self?.lockSignal(message) }
                 bus.add(self)
             } else {

@@ -219,6 +219,29 @@ import class TestSupport.PrivateBus
         #expect(try Self.mode(s) == "dark")
     }
 
+    /// A session whose hints are not booleans is refused by name; nothing waits then. The Lock signal releases a
+    /// held change as LockedHint does.
+    @Test func aSessionsBadHintIsRefusedAndLockReleases() async throws {
+        let s = try Self.sandbox("[power]\non-battery = \"dark\"\n[automatic]\nwait-for-idle = true\n")
+        let bus = try GeoClueTests.SystemBus(s)
+        let power = try await FakeService(s, bus, "power")
+        let login = try await FakeService(s, bus, "login")
+        let d = try s.startDaemon()
+        defer { d.stop(); _ = try? d.waitForExit() }
+        try waitUntil("active", timeout: 20) { try Self.field(s, "idle") == "active" }
+        try await power.send("battery yes")
+        try waitUntil("held", timeout: 20) { try Self.field(s, "automatic").hasSuffix("waiting for idle") }
+        try await login.send("lock")
+        try waitUntil("applied on Lock", timeout: 20) { try Self.mode(s) == "dark" }
+        try await login.send("raw IdleHint s yes")
+        try waitUntil("the hint refused", timeout: 20) {
+            try Self.field(s, "idle").hasPrefix("no session: logind's IdleHint and LockedHint of /org/freedesktop/login1/session/")
+        }
+        #expect(d.stderr.contains("session: logind's IdleHint and LockedHint"), "\(d.stderr)")
+        try await power.send("battery no")
+        try waitUntil("applied at once: no session to wait for", timeout: 20) { try Self.mode(s) == "light" }
+    }
+
     /// Without a session in logind nothing waits, and status says so.
     @Test func withoutASessionNothingWaits() async throws {
         let s = try Self.sandbox("[power]\non-battery = \"dark\"\n[automatic]\nwait-for-idle = true\n")
