@@ -27,18 +27,19 @@ extension Config {
     /// `[light-sensor]`: two levels (dark-below < light-above) and a delay.
     static func parseLightSensor(_ table: TOMLTable, line: Int, path: String) throws(ConfigError) -> LightSensorSettings {
         var s = LightSensorSettings()
+        // No closure for the messages: the optimizer of Swift 6.3.1 crashed on that form in release builds (as in
+        // Config.set).
         for entry in table.entries {
             let v = entry.value, key = entry.key
-            let fail = { (what: String) in ConfigError(path: path, line: v.line, message: "light-sensor.\(key): expected \(what), got \(shown(v))") }
             switch key {
             case "dark-below", "light-above":
-                let what = "a level in lux from 0 to \(Int(LightSensorSettings.maxLevel))"
-                guard let level = v.float ?? v.integer.map(Double.init), level.isFinite, level >= 0,
-                      level <= LightSensorSettings.maxLevel else { throw fail(what) }
+                guard let level = Self.level(v) else {
+                    throw expected("a level in lux from 0 to \(Int(LightSensorSettings.maxLevel))", key, v, path)
+                }
                 if key == "dark-below" { s.darkBelow = level } else { s.lightAbove = level }
             case "delay":
                 let expected = "a duration such as \"10s\", \"1m\" (units h, m, s), from 0s to \(Notice.duration(LightSensorSettings.maxDelay))"
-                guard let text = v.string else { throw fail(expected) }
+                guard let text = v.string else { throw Self.expected(expected, key, v, path) }
                 guard let seconds = text == "0s" || text == "0" ? 0 : parseDuration(text), seconds <= LightSensorSettings.maxDelay else {
                     throw ConfigError(path: path, line: v.line, message: "light-sensor.delay: invalid duration \(text.debugDescription), expected \(expected)")
                 }
@@ -51,6 +52,17 @@ extension Config {
             throw ConfigError(path: path, line: line, message: "light-sensor: light-above (\(shownLevel(s.lightAbove))) must be above dark-below (\(shownLevel(s.darkBelow)))")
         }
         return s
+    }
+
+    /// A level a threshold may be: a number from 0 to `maxLevel`.
+    private static func level(_ value: TOMLValue) -> Double? {
+        let number: Double
+        if let f = value.float { number = f } else if let i = value.integer { number = Double(i) } else { return nil }
+        return number.isFinite && number >= 0 && number <= LightSensorSettings.maxLevel ? number : nil
+    }
+
+    private static func expected(_ what: String, _ key: String, _ value: TOMLValue, _ path: String) -> ConfigError {
+        ConfigError(path: path, line: value.line, message: "light-sensor.\(key): expected \(what), got \(shown(value))")
     }
 
     /// `[power]`: the mode while on battery.
