@@ -28,29 +28,34 @@ extension Config {
     static func parseLightSensor(_ table: TOMLTable, line: Int, path: String) throws(ConfigError) -> LightSensorSettings {
         var s = LightSensorSettings()
         for entry in table.entries {
-            let v = entry.value, key = entry.key
-            let fail = { (what: String) in ConfigError(path: path, line: v.line, message: "light-sensor.\(key): expected \(what), got \(shown(v))") }
-            switch key {
-            case "dark-below", "light-above":
-                let what = "a level in lux from 0 to \(Int(LightSensorSettings.maxLevel))"
-                guard let level = v.float ?? v.integer.map(Double.init), level.isFinite, level >= 0,
-                      level <= LightSensorSettings.maxLevel else { throw fail(what) }
-                if key == "dark-below" { s.darkBelow = level } else { s.lightAbove = level }
-            case "delay":
-                let expected = "a duration such as \"10s\", \"1m\" (units h, m, s), from 0s to \(Notice.duration(LightSensorSettings.maxDelay))"
-                guard let text = v.string else { throw fail(expected) }
-                guard let seconds = text == "0s" || text == "0" ? 0 : parseDuration(text), seconds <= LightSensorSettings.maxDelay else {
-                    throw ConfigError(path: path, line: v.line, message: "light-sensor.delay: invalid duration \(text.debugDescription), expected \(expected)")
-                }
-                s.delay = seconds
-            default:
-                throw ConfigError(path: path, line: v.line, message: "light-sensor.\(key): unknown key (known keys: \(lightSensorKeys.joined(separator: ", ")))")
-            }
+            try setLightSensor(&s, entry.key, entry.value, path: path)
         }
         guard s.darkBelow < s.lightAbove else {
             throw ConfigError(path: path, line: line, message: "light-sensor: light-above (\(shownLevel(s.lightAbove))) must be above dark-below (\(shownLevel(s.darkBelow)))")
         }
         return s
+    }
+
+    /// One key of `[light-sensor]`. A separate function (not the loop's body in `parseLightSensor`): the optimizer
+    /// of Swift 6.3.1 crashed on the closure in the loop in release builds, as it did in `Config.parse`.
+    private static func setLightSensor(_ s: inout LightSensorSettings, _ key: String, _ v: TOMLValue, path: String) throws(ConfigError) {
+        let fail = { (what: String) in ConfigError(path: path, line: v.line, message: "light-sensor.\(key): expected \(what), got \(shown(v))") }
+        switch key {
+        case "dark-below", "light-above":
+            let what = "a level in lux from 0 to \(Int(LightSensorSettings.maxLevel))"
+            guard let level = v.float ?? v.integer.map(Double.init), level.isFinite, level >= 0,
+                  level <= LightSensorSettings.maxLevel else { throw fail(what) }
+            if key == "dark-below" { s.darkBelow = level } else { s.lightAbove = level }
+        case "delay":
+            let expected = "a duration such as \"10s\", \"1m\" (units h, m, s), from 0s to \(Notice.duration(LightSensorSettings.maxDelay))"
+            guard let text = v.string else { throw fail(expected) }
+            guard let seconds = text == "0s" || text == "0" ? 0 : parseDuration(text), seconds <= LightSensorSettings.maxDelay else {
+                throw ConfigError(path: path, line: v.line, message: "light-sensor.delay: invalid duration \(text.debugDescription), expected \(expected)")
+            }
+            s.delay = seconds
+        default:
+            throw ConfigError(path: path, line: v.line, message: "light-sensor.\(key): unknown key (known keys: \(lightSensorKeys.joined(separator: ", ")))")
+        }
     }
 
     /// `[power]`: the mode while on battery.
