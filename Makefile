@@ -313,6 +313,7 @@ bench: deps-bench
 	/usr/bin/python3 bench/bench.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench
 	/usr/bin/python3 bench/portal_backend.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench
 	/usr/bin/python3 bench/idle_schedule.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench
+	/usr/bin/python3 bench/sensors.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench
 	/usr/bin/python3 bench/hostile.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench
 	/usr/bin/python3 bench/hostile.py --reading-flood --non-reading-flood --chatty-hook --big-call \
 		--bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench \
@@ -336,6 +337,8 @@ bench-quick: deps-bench
 	/usr/bin/python3 bench/bench.py --quick --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench/quick
 	/usr/bin/python3 bench/portal_backend.py --quick --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench/quick
 	/usr/bin/python3 bench/idle_schedule.py --seconds 10 --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench/quick
+	/usr/bin/python3 bench/sensors.py --seconds 10 --reps 3 --idle-daemons 1 --rounds 100 --portal-rounds 100 \
+		--bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench/quick
 	/usr/bin/python3 bench/hostile.py --quick --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench/quick
 	/usr/bin/python3 bench/hostile.py --reading-flood --non-reading-flood --chatty-hook --big-call --big-mb 20 \
 		--gets 100 --sets 5 --reps 1 --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench/quick
