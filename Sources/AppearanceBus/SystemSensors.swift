@@ -100,21 +100,30 @@ public final class SystemSensors: Sensors, BusPeer, @unchecked Sendable {
             }
             // The proxy reads the sensor once claimed and says the level in PropertiesChanged; LightLevel before that
             // is stale. Only if none comes within a moment is the property read as it stands.
-            self.bus.queue.asyncAfter(deadline: .now() + .seconds(2)) { [weak self] in
-                guard let self, self.claimed, !self.levelSinceClaim else { return }
+            let fallback = DispatchSource.makeTimerSource(queue: self.bus.queue)
+            fallback.schedule(deadline: .now() + .seconds(2))
+            fallback.setEventHandler { [weak self] in
+                guard let self else { return }
+                self.claimFallback?.cancel()
+                self.claimFallback = nil
+                guard self.claimed, !self.levelSinceClaim else { return }
                 self.bus.call(Self.proxy, Self.proxyPath, PropertyWatch.properties, "Get", [.string(Self.proxy), .string("LightLevel")]) { [weak self] reply in
                     guard let self, self.claimed, !self.levelSinceClaim, reply.error == nil,
                           let value = reply.arguments(limit: 1)?.first?.unwrapped else { return }
                     self.level(value, unit: self.unit)
                 }
             }
+            self.claimFallback?.cancel()
+            self.claimFallback = fallback
+            fallback.resume()
         }
         if !claimed { report?(.light(level: nil, unit: unit)) }
     }
 
     private var unit = "lux"
-    /// Whether the proxy said a level since the light was last claimed.
+    /// Whether the proxy said a level since the light was last claimed, and the read waiting in case it says none.
     private var levelSinceClaim = false
+    private var claimFallback: DispatchSourceTimer?
 
     private func lightRead(_ reading: PropertyReading) {
         switch reading {
@@ -147,6 +156,9 @@ public final class SystemSensors: Sensors, BusPeer, @unchecked Sendable {
 
     private func level(_ value: BusValue, unit: String) {
         levelSinceClaim = true
+        // A level came: the read after the claim is not needed, nor its wake-up.
+        claimFallback?.cancel()
+        claimFallback = nil
         guard case .double(let level) = value else {
             return report?(.absent(.light, "the sensor proxy's LightLevel is \(Self.shown(value)), not a double", refused: true)) ?? ()
         }

@@ -242,6 +242,26 @@ import class TestSupport.PrivateBus
         try waitUntil("applied at once: no session to wait for", timeout: 20) { try Self.mode(s) == "light" }
     }
 
+    /// A first level is how the room is, not a change: it decides at once even while the session is in use
+    /// (the sensor coming after the session), and the log says so without a delay.
+    @Test func aFirstLevelIsNotHeldForIdle() async throws {
+        let s = try Self.sandbox(Self.lightConfig + "[automatic]\nwait-for-idle = true\n")
+        let bus = try GeoClueTests.SystemBus(s)
+        let login = try await FakeService(s, bus, "login")
+        let d = try s.startDaemon()
+        defer { d.stop(); _ = try? d.waitForExit() }
+        try waitUntil("active", timeout: 20) { try Self.field(s, "idle") == "active" && Self.mode(s) == "light" }
+        let light = try await FakeService(s, bus, "light")
+        try await light.send("light 12")
+        try waitUntil("dark at once", timeout: 20) { try Self.mode(s) == "dark" && Self.source(s) == "light-sensor" }
+        let log = try s.ctl("log").out
+        #expect(log.contains("light sensor: 12 lux") && !log.contains("light sensor: 12 lux for"), "\(log)")
+        // A later change is held while the session is in use.
+        try await light.send("light 500")
+        try waitUntil("held", timeout: 20) { try Self.field(s, "automatic").hasSuffix("waiting for idle") }
+        withExtendedLifetime(login) {}
+    }
+
     /// Without a session in logind nothing waits, and status says so.
     @Test func withoutASessionNothingWaits() async throws {
         let s = try Self.sandbox("[power]\non-battery = \"dark\"\n[automatic]\nwait-for-idle = true\n")

@@ -72,17 +72,20 @@ extension Daemon {
                 sensors.lightDetail = sensors.claimed ? "waiting for a first level" : "released: " + lightHiddenBecause
                 return
             }
-            let now = SensorsInput.monotonic
-            let changed = judge.reading(level, at: now)
+            // A first level (at start, or the sensor back) decides at once, and is not held for idle either.
+            let first = !judge.started
+            let changed = judge.reading(level, at: SensorsInput.monotonic)
             sensors.judge = judge
             armLightDelay()
             sensors.lightDetail = describeLight()
-            if changed { applyAutomatic(.light(judge.mode), cause: lightCause(level)) }
+            if changed { applyAutomatic(.light(judge.mode), cause: lightCause(level, first: first), atOnce: first) }
         case .power(let onBattery):
+            // The first word from UPower (at start, or UPower back) is how things are, not a change: not held.
+            let first = sensors.onBattery == nil
             sensors.onBattery = onBattery
             let mode = onBattery ? c.powerOnBattery : nil
             sensors.powerDetail = onBattery ? "on battery" + (mode.map { ": \($0.rawValue)" } ?? "") : "on AC"
-            if mode != engine.inputs.power { applyAutomatic(.power(mode), cause: "power: " + (onBattery ? "on battery" : "on AC")) }
+            if mode != engine.inputs.power { applyAutomatic(.power(mode), cause: "power: " + (onBattery ? "on battery" : "on AC"), atOnce: first) }
         case .session(let idle, let locked):
             sensors.session = (idle, locked)
             sensors.sessionDetail = locked ? "locked" : idle ? "idle" : "active"
@@ -174,15 +177,15 @@ extension Daemon {
             self.sensors.judge = judge
             self.armLightDelay()
             self.sensors.lightDetail = self.describeLight()
-            if changed { self.applyAutomatic(.light(judge.mode), cause: self.lightCause(level)) }
+            if changed { self.applyAutomatic(.light(judge.mode), cause: self.lightCause(level, first: false)) }
         }
         sensors.delayTimer = timer
         timer.resume()
     }
 
-    private func lightCause(_ level: Double) -> String {
-        let j = sensors.judge!
-        return "light sensor: \(Config.shownLevel(level)) \(sensors.unit)" + (j.delay > 0 && j.started ? " for \(Int(j.delay)) s" : "")
+    private func lightCause(_ level: Double, first: Bool) -> String {
+        let delay = sensors.judge?.delay ?? 0
+        return "light sensor: \(Config.shownLevel(level)) \(sensors.unit)" + (delay > 0 && !first ? " for \(Int(delay)) s" : "")
     }
 
     func describeLight() -> String {
