@@ -181,13 +181,23 @@ final class DesktopFollower: @unchecked Sendable {
         }
     }
 
-    /// Runs `commands` one after the other, then hands on each one's failure (or nil).
+    /// Runs `commands` one after the other (looked up in PATH, stdin on /dev/null, SIGKILL at `writeTimeout`),
+    /// then hands on each one's failure (or nil). The first 4 KiB of its output are read: the first line
+    /// completes a failure's message, and `plasma-apply-colorscheme`, which exits 0 when it does not know the
+    /// scheme, has failed when it says "Could not find".
     private func runAll(_ commands: [[String]], results: [String?], then done: @escaping ([String?]) -> Void) {
-        guard let argv = commands.first else { done(results); return }
-        Self.run(argv, timeout: Self.writeTimeout, queue: queue) { [weak self] failure in
-            guard let self else { return }
-            self.runAll(Array(commands.dropFirst()), results: results + [failure.map { "\(argv[0]): \($0)" }], then: done)
+        guard let argv = commands.first else { return done(results) }
+        let next = { [weak self] (failure: String?) -> Void in
+            self?.runAll(Array(commands.dropFirst()), results: results + [failure.map { "\(argv[0]): \($0)" }], then: done)
         }
+        let timeout = Self.writeTimeout
+        let started = ChildRunner.run(argv, searchPath: true, inheritErrors: true, timeout: timeout, killGrace: 0, queue: queue) { ending in
+            let firstLine = String(decoding: ending.output, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+            if ending.timedOut { return next("did not finish within \(timeout) s") }
+            if !ending.status.succeeded { return next(ending.status.description + (firstLine.isEmpty ? "" : ": " + firstLine)) }
+            next(firstLine.hasPrefix("Could not find") ? firstLine : nil)
+        }
+        if case .failure(let e) = started { next("cannot run: \(e.message)") }
     }
 
     /// `results`: each command's failure, or nil. The first one writes what the sentry reads back: when it
@@ -198,21 +208,5 @@ final class DesktopFollower: @unchecked Sendable {
         lastResult = failures.isEmpty ? "\(mode.rawValue), ok" : "\(mode.rawValue), failed: " + failures.joined(separator: "; ")
         if !failures.isEmpty { log.warning("desktop: \(lastResult)") }
         onWritten?(mode, lastResult)
-    }
-
-    /// Runs `argv` (looked up in PATH) with stdin on /dev/null through a ChildRunner on `queue` (no thread
-    /// waits for it, nothing polls), stopping it with SIGKILL after `timeout` seconds; tells `done` what went
-    /// wrong, or nil. Its standard output is read (the first 4 KiB): its first line completes a failure's
-    /// message, and `plasma-apply-colorscheme`, which exits 0 when it does not know the scheme, is a failure
-    /// when it says "Could not find".
-    static func run(_ argv: [String], timeout: Double, queue: DispatchQueue, done: @escaping (String?) -> Void) {
-        let started = ChildRunner.run(argv, searchPath: true, stderr: .inherit, timeout: timeout, killGrace: 0,
-                                      outputLimit: 4096, queue: queue) { ending in
-            let firstLine = String(decoding: ending.output, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
-            if ending.timedOut { done("did not finish within \(timeout) s"); return }
-            if !ending.status.succeeded { done(ending.status.description + (firstLine.isEmpty ? "" : ": " + firstLine)); return }
-            done(firstLine.hasPrefix("Could not find") ? firstLine : nil)
-        }
-        if case .failure(let e) = started { done("cannot run: \(e.message)") }
     }
 }

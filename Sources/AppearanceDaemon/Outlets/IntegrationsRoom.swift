@@ -5,14 +5,11 @@ import AppearanceProtocol
 import Dispatch
 
 /// The integrations' room: programs that make one program follow the mode (docs/integrations.md), off until
-/// enabled. Each is an executable file NAME in one of IntegrationFinder's directories (a user's copy first).
-///
-/// An enabled integration is run as `NAME apply` whenever the mode of its app id (its name, or the config's
-/// `app`) changes, and once when it is enabled, at start-up and after a reload (its settings may have
-/// changed); `NAME restore` when it is disabled. It runs like a hook: off the request path, with the hooks'
-/// timeout, its output in the log, its process group stopped at the timeout; a failure is in `status` and
-/// `integrations`. Each integration runs one at a time (a change during a run gives one more run with the
-/// newest mode); different integrations run side by side. The names enabled are kept in
+/// enabled, found by IntegrationFinder. An enabled one is run as `NAME apply` whenever the mode of its app id
+/// (its name, or the config's `app`) changes, when it is enabled, at start-up and after a reload; `NAME
+/// restore` when it is disabled. Each run is a `ChildRunner.job`, as a hook's, with the hooks' timeout; a
+/// failure is in `status` and `integrations`. One run at a time per integration (a change meanwhile gives one
+/// more run with the newest mode), side by side across them. The names enabled are kept in
 /// `integrations.json` next to the state file. Confined to the daemon's queue.
 final class Integrations: @unchecked Sendable {
     private let queue: DispatchQueue
@@ -68,20 +65,11 @@ final class Integrations: @unchecked Sendable {
 
     // MARK: The list
 
-    /// The directories searched, in order.
-    func directories() -> [String] { finder.directories() }
-
-    /// The file that wins for one name, or nil.
-    func path(of name: String) -> String? { finder.path(of: name) }
-
-    /// Every integration found: name → path of the file that wins.
-    func found() -> [String: String] { finder.found() }
-
     func appID(_ name: String) -> String { settings[name]?["app"] ?? name }
 
     /// What `integrations` answers: every one found, and every one enabled that is not found any more.
     func list() -> [IntegrationInfo] {
-        let paths = found()
+        let paths = finder.found()
         let names = Set(paths.keys).union(enabled)
         return names.sorted().map { name in
             IntegrationInfo(name: name, path: paths[name], enabled: enabled.contains(name), app: appID(name),
@@ -147,11 +135,11 @@ final class Integrations: @unchecked Sendable {
         // One disabled meanwhile is off already (and its restore under way).
         for name in c.undo.keys where !enabled.contains(name) { leaving.remove(name) }
         settle()
-        let paths = found()
+        let paths = finder.found()
         if let unknown = c.enable.first(where: { paths[$0] == nil }) {
             let known = paths.keys.sorted().joined(separator: ", ")
             c.answer(.failure(RPCError(.invalidParams, "integrations: no integration named \"\(unknown)\" (found: \(known.isEmpty ? "none" : known); "
-                + "searched \(directories().joined(separator: ", ")))" + (known.isEmpty ? "; \(IntegrationName.howToGet)" : ""))))
+                + "searched \(finder.directories().joined(separator: ", ")))" + (known.isEmpty ? "; \(IntegrationName.howToGet)" : ""))))
             return nextChange()
         }
         if let unknown = c.disable.first(where: { !enabled.contains($0) && paths[$0] == nil }) {
@@ -231,8 +219,8 @@ final class Integrations: @unchecked Sendable {
             settle()
             return
         }
-        guard let path = path(of: name) else {
-            finish(name, job, "not found in \(directories().joined(separator: ", "))", ran: false)
+        guard let path = finder.path(of: name) else {
+            finish(name, job, "not found in \(finder.directories().joined(separator: ", "))", ran: false)
             return
         }
         // Nothing runs that another user could have written: the file, its folder and all in it, the library
@@ -244,48 +232,20 @@ final class Integrations: @unchecked Sendable {
         running.insert(name)
         let own = filesRoot + "/" + name
         try? FileSystem.makeDirectories(own)
-        let argv: [String]
-        var env = Posix.environmentEntries.filter { s in
-            !["APPEARANCE=", "APPEARANCE_", "DARKMODE=", "NOTIFY_SOCKET=", "LISTEN_"].contains(where: s.hasPrefix)
-        }
-        env += ["APPEARANCE_APP=\(appID(name))", "APPEARANCE_INTEGRATION_DIR=\(own)"]
+        var variables = ["APPEARANCE_APP=\(appID(name))", "APPEARANCE_INTEGRATION_DIR=\(own)"]
         for (key, value) in (settings[name] ?? [:]).sorted(by: { $0.key < $1.key }) where key != "app" {
-            env.append("APPEARANCE_OPT_" + String(key.uppercased().map { $0 == "-" ? "_" : $0 }) + "=" + value)
+            variables.append("APPEARANCE_OPT_" + String(key.uppercased().map { $0 == "-" ? "_" : $0 }) + "=" + value)
         }
-        switch job {
-        case .apply(let mode, let previous, let cause, _):
-            argv = [path, "apply"]
-            env += ["APPEARANCE=\(mode.rawValue)", "DARKMODE=\(mode.isDark ? 1 : 0)",
-                    "APPEARANCE_PREVIOUS=\(previous?.rawValue ?? "")", "APPEARANCE_CAUSE=\(cause)"]
-        case .restore:
-            argv = [path, "restore"]
+        var argv = [path, "restore"]
+        if case .apply(let mode, let previous, let cause, _) = job {
+            argv[1] = "apply"
+            variables += ChildRunner.modeVariables(mode, previous, cause)
         }
-        let log = self.log, timeout = self.timeout
-        let started = ChildRunner.run(
-            argv, environment: env, stderr: .captured, newProcessGroup: true, timeout: timeout, killGrace: 2,
-            outputLimit: 4096, lineBytes: 1000, logLimit: HookRunner.logBytes, logLines: HookRunner.logLines, queue: queue,
-            onOutput: { output in
-                switch output {
-                case .line(let text): log.info("integration \(name): \(text)")
-                case .capped: log.info("integration \(name): [output past \(HookRunner.logLines) lines is not logged]")
-                case .ended: break
-                }
-            },
-            onTimeout: { log.warning("integration \(name) did not finish within \(timeout) s; stopping it and its children") },
-            completion: { [weak self] ending in
-                let result: String
-                if ending.timedOut {
-                    result = "timed out after \(timeout) s"
-                } else if ending.status.succeeded {
-                    result = "ok"
-                } else {
-                    // Its last line of output says why (the contract: one line on stderr).
-                    let said = String(decoding: ending.output, as: UTF8.self).split(separator: "\n").last.map { ": " + $0 } ?? ""
-                    result = ending.status.description + said
-                }
-                self?.finish(name, job, result)
-            })
-        if case .failure(let e) = started { finish(name, job, "cannot run \(path): \(e.message)", ran: false) }
+        let failure = ChildRunner.job(argv, who: "integration \(name)", variables: variables, dropping: ["APPEARANCE=", "APPEARANCE_", "DARKMODE="],
+                                      timeout: timeout, keep: 4096, log: log, queue: queue) { [weak self] failed in
+            self?.finish(name, job, failed ?? "ok")
+        }
+        if let failure { finish(name, job, "cannot run \(path): \(failure.message)", ran: false) }
     }
 
     private func finish(_ name: String, _ job: Job, _ result: String, ran: Bool = true) {
@@ -320,43 +280,33 @@ final class Integrations: @unchecked Sendable {
 
     // MARK: Answers that wait for the runs (`"wait"`)
 
-    /// An answer held until none of `names` has a run under way, pending or about to be (a failed first run's
-    /// leaving), or until its timer fires.
-    private final class Held {
-        let names: [String]
-        let answer: (Result<[IntegrationInfo], RPCError>) -> Void
-        var timer: DispatchSourceTimer?
-
-        init(names: [String], answer: @escaping (Result<[IntegrationInfo], RPCError>) -> Void) {
-            self.names = names
-            self.answer = answer
-        }
-    }
-    private var held: [Held] = []
+    /// Answers held until none of their names has a run under way, pending or about to be (a failed first
+    /// run's leaving), or until their timer fires.
+    private var held: [(id: Int, names: [String], timer: DispatchSourceTimer, answer: (Result<[IntegrationInfo], RPCError>) -> Void)] = []
+    private var holds = 0
 
     private func busy(_ name: String) -> Bool { running.contains(name) || pending[name] != nil || leaving.contains(name) }
 
     private func hold(_ names: [String], seconds: Int, _ answer: @escaping (Result<[IntegrationInfo], RPCError>) -> Void) {
-        let h = Held(names: names, answer: answer)
-        held.append(h)
-        let timer = DispatchSource.makeTimerSource(queue: queue)
+        holds += 1
+        let id = holds, timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + .seconds(seconds))
-        timer.setEventHandler { [weak self, weak h] in if let h { self?.release(h) } }
-        h.timer = timer
+        timer.setEventHandler { [weak self] in self?.release(id) }
+        held.append((id, names, timer, answer))
         timer.resume()
         settle()
     }
 
     /// Answers every held answer whose integrations are all idle: called wherever one may have become so.
     private func settle() {
-        for h in held where !h.names.contains(where: busy) { release(h) }
+        for h in held where !h.names.contains(where: busy) { release(h.id) }
     }
 
-    /// Answers `h` with the list as it is now (its runs' results in `last`), once.
-    private func release(_ h: Held) {
-        guard let i = held.firstIndex(where: { $0 === h }) else { return }
-        held.remove(at: i)
-        h.timer?.cancel()
+    /// Answers a held answer with the list as it is now (its runs' results in `last`), once.
+    private func release(_ id: Int) {
+        guard let i = held.firstIndex(where: { $0.id == id }) else { return }
+        let h = held.remove(at: i)
+        h.timer.cancel()
         h.answer(.success(list()))
     }
 
