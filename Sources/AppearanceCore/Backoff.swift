@@ -16,8 +16,6 @@ public struct Backoff: Equatable, Sendable {
 
     public var first: Double { Double(firstMilliseconds) / 1000 }
     public var longest: Double { Double(longestMilliseconds) / 1000 }
-    /// Whether the next pause is the first one (no attempt failed since the start or the last success).
-    public var atFirst: Bool { milliseconds == firstMilliseconds }
 
     /// The pause before the next attempt, in seconds; the one after it is twice as long, up to `longest`.
     public mutating func next() -> Double {

@@ -196,7 +196,6 @@ public final class Descriptor: Sendable, CustomStringConvertible {
 
     // MARK: Standard streams (not owned: never closed)
 
-    public static let standardInput = Descriptor(standard: 0, name: "standard input")
     public static let standardOutput = Descriptor(standard: 1, name: "standard output")
     public static let standardError = Descriptor(standard: 2, name: "standard error")
 }

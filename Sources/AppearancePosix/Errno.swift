@@ -27,11 +27,9 @@ public struct Errno: Error, Equatable, Sendable, CustomStringConvertible {
     public static let noSuchFile = ENOENT
     public static let exists = EEXIST
     public static let isDirectory = EISDIR
-    public static let notDirectory = ENOTDIR
     public static let tooBig = EFBIG
     public static let invalid = EINVAL
     public static let notImplemented = ENOSYS
-    public static let permissionDenied = EACCES
     public static let wouldBlock = EAGAIN
     public static let timedOut = ETIMEDOUT
     public static let nameTooLong = ENAMETOOLONG

@@ -45,7 +45,6 @@ extension Descriptor {
         public static let writeOnly = OpenOptions(rawValue: O_WRONLY)
         public static let readWrite = OpenOptions(rawValue: O_RDWR)
         public static let create = OpenOptions(rawValue: O_CREAT)
-        public static let truncate = OpenOptions(rawValue: O_TRUNC)
         /// Each write at the end of the file, as one (the change log's lines).
         public static let append = OpenOptions(rawValue: O_APPEND)
         public static let exclusive = OpenOptions(rawValue: O_EXCL)

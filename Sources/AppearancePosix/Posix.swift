@@ -55,14 +55,9 @@ public enum Posix {
     @discardableResult
     public static func raiseFileLimit() -> UInt64 {
         var files = rlimit()
-        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &files) == 0 else { return 1024 }
-        if files.rlim_cur < files.rlim_max {
-            files.rlim_cur = files.rlim_max
-            if setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &files) != 0 {
-                _ = getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &files)
-            }
-        }
-        return UInt64(files.rlim_cur)
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &files) == 0, files.rlim_cur < files.rlim_max else { return fileLimit }
+        files.rlim_cur = files.rlim_max
+        return setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &files) == 0 ? UInt64(files.rlim_cur) : fileLimit
     }
 
     /// The soft limit on open files (getrlimit RLIMIT_NOFILE).
@@ -184,18 +179,6 @@ public enum Posix {
                          hour: Int(parts.tm_hour), minute: Int(parts.tm_min), second: Int(parts.tm_sec), weekday: Int(parts.tm_wday))
     }
 
-    /// The Unix time of a local date and minute of the day (mktime(3)); the zone's rule for that day decides
-    /// whether daylight saving applies.
-    public static func unixTime(year: Int, month: Int, day: Int, minutes: Int) -> Int64 {
-        var local = tm()
-        local.tm_year = Int32(year - 1900)
-        local.tm_mon = Int32(month - 1)
-        local.tm_mday = Int32(day)
-        local.tm_hour = Int32(minutes / 60)
-        local.tm_min = Int32(minutes % 60)
-        local.tm_isdst = -1
-        return Int64(mktime(&local))
-    }
 }
 
 // MARK: Signals

@@ -132,42 +132,36 @@ extension Descriptor {
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { Glibc.close(fd) }
-        var addr = sockaddr_un()
-        addr.sun_family = sa_family_t(AF_UNIX)
-        var bytes = Array(path.utf8)
-        guard !bytes.isEmpty, bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else { return false }
-        if bytes[0] == UInt8(ascii: "@") { bytes[0] = 0 }
-        withUnsafeMutableBytes(of: &addr.sun_path) { $0.copyBytes(from: bytes) }
-        let len = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + (bytes[0] == 0 ? 0 : 1))
         var message = message
-        let sent = message.withUTF8 { msg in
-            withUnsafePointer(to: &addr) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(fd, msg.baseAddress, msg.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT), $0, len)
-                }
-            }
+        let sent = try? withAddress(path, abstract: true) { addr, len in
+            message.withUTF8 { sendto(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT), addr, len) }
         }
-        return sent >= 0
+        return (sent ?? -1) >= 0
     }
 
-    /// Runs `body` with a `sockaddr_un` for `path`; a path longer than sun_path is an error, never truncated.
-    public static func withAddress<R>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) throws(Errno) -> R {
+    /// Runs `body` with a `sockaddr_un` for `path` and its length; a path longer than sun_path is an error, never
+    /// truncated. With `abstract`, `@name` is `name` in the abstract namespace (its exact length, no NUL).
+    public static func withAddress<R>(_ path: String, abstract: Bool = false,
+                                      _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) throws(Errno) -> R {
         var addr = sockaddr_un()
         addr.sun_family = sa_family_t(AF_UNIX)
         let capacity = MemoryLayout.size(ofValue: addr.sun_path)
         // Copied from the string's own UTF-8 (not through an Array: a one-shot client builds no array type).
         var text = path
-        let fits = text.withUTF8 { utf8 -> Bool in
-            guard utf8.count < capacity, !utf8.isEmpty else { return false }
+        let abstract = abstract && text.utf8.first == UInt8(ascii: "@")
+        let length = text.withUTF8 { utf8 -> Int? in
+            guard utf8.count < capacity, !utf8.isEmpty else { return nil }
             withUnsafeMutableBytes(of: &addr.sun_path) { raw in
                 raw.copyMemory(from: UnsafeRawBufferPointer(utf8))
                 raw[utf8.count] = 0
+                if abstract { raw[0] = 0 }
             }
-            return true
+            return utf8.count
         }
-        guard fits else { throw Errno(ENAMETOOLONG, "socket path", path: path) }
+        guard let length else { throw Errno(ENAMETOOLONG, "socket path", path: path) }
+        let size = abstract ? MemoryLayout<sa_family_t>.size + length : MemoryLayout<sockaddr_un>.size
         return withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(size)) }
         }
     }
 }

@@ -114,28 +114,19 @@ final class CrossingDesk: FaceRequests, @unchecked Sendable {
         self.crossing = crossing
     }
 
-    func state(for app: String, answer: @escaping (AppearanceState) -> Void) {
-        let answer = Across(answer)
-        crossing.daemon.sync {
-            desk.state(for: app) { [crossing] state in crossing.bus.async { answer.value(state) } }
-        }
-    }
+    func state(for app: String, answer: @escaping (AppearanceState) -> Void) { ask(answer) { $0.state(for: app, answer: $1) } }
 
     func write(_ call: Call, app: String?, by who: String, answer: @escaping (Result<AppearanceState, RPCError>) -> Void) {
-        let answer = Across(answer)
-        crossing.daemon.sync {
-            desk.write(call, app: app, by: who) { [crossing] result in
-                crossing.bus.async { answer.value(result) }
-            }
-        }
+        ask(answer) { $0.write(call, app: app, by: who, answer: $1) }
     }
 
     func nextChange(_ request: NextChange.Request, by who: String, answer: @escaping (Result<ScheduleInfo, RPCError>) -> Void) {
+        ask(answer) { $0.nextChange(request, by: who, answer: $1) }
+    }
+
+    /// Asks the desk on the daemon's queue; its answer goes back to the bus's.
+    private func ask<R: Sendable>(_ answer: @escaping (R) -> Void, _ call: (FaceRequests, @escaping (R) -> Void) -> Void) {
         let answer = Across(answer)
-        crossing.daemon.sync {
-            desk.nextChange(request, by: who) { [crossing] result in
-                crossing.bus.async { answer.value(result) }
-            }
-        }
+        crossing.daemon.sync { call(desk) { [crossing] r in crossing.bus.async { answer.value(r) } } }
     }
 }

@@ -116,16 +116,10 @@ final class ChangeLogStore: @unchecked Sendable {
     func load() -> [LogEntry] {
         let leftovers = FileSystem.removeLeftovers(of: path)
         if leftovers > 0 { log.info("removed \(leftovers) temporary file\(leftovers == 1 ? "" : "s") a stopped instance left next to \(path)") }
-        let bytes: [UInt8]
-        do {
-            bytes = try FileSystem.readAll(path, limit: ChangeLogFile.largestWritten)
-        } catch {
-            if error.code == Errno.noSuchFile { return [] }
-            if error.code == Errno.tooBig {
-                return discard("is not a valid change log: larger than \(ChangeLogFile.largestWritten) bytes, and appearanced writes that at most")
-            }
-            return discard("cannot be read (\(error.call): \(error.message))")
-        }
+        let (bytes, problem) = readOwnFile(path, limit: ChangeLogFile.largestWritten,
+                                           tooBig: "is not a valid change log: larger than \(ChangeLogFile.largestWritten) bytes, and appearanced writes that at most")
+        if let problem { return discard(problem) }
+        guard let bytes else { return [] }
         switch ChangeLogFile.parse(bytes) {
         case .success(let loaded):
             lines = loaded.lines
@@ -148,21 +142,14 @@ final class ChangeLogStore: @unchecked Sendable {
     /// Writes `entry`, the newest of `all` (what the log holds now), once everything queued before it is;
     /// `replacing`: it stands for the newest line too.
     func append(_ entry: LogEntry, replacing: Bool = false, all: TransitionLog) {
-        if rewriteNext || lines + 1 > ChangeLogFile.rewriteAfter {
-            rewrite(all.ordered)
-            return
-        }
+        if rewriteNext || lines + 1 > ChangeLogFile.rewriteAfter { return rewrite(all.ordered) }
         lines += 1
         let line = ChangeLogFile.line(entry, replacing: replacing)
-        let path = path
-        queue.async { [self] in
-            finished { () throws(Errno) in
-                try FileSystem.makeDirectories(FileSystem.directory(of: path))
-                let d = try Descriptor.open(path, [.writeOnly, .create, .append, .noFollow, .nonBlocking, .noControllingTerminal], mode: 0o600)
-                defer { d.close() }
-                guard try d.status().kind == .regular else { throw Errno(Errno.invalid, "open (not a regular file)", path: path) }
-                try d.writeAll(line)
-            }
+        write { path throws(Errno) in
+            let d = try Descriptor.open(path, [.writeOnly, .create, .append, .noFollow, .nonBlocking, .noControllingTerminal], mode: 0o600)
+            defer { d.close() }
+            guard try d.status().kind == .regular else { throw Errno(Errno.invalid, "open (not a regular file)", path: path) }
+            try d.writeAll(line)
         }
     }
 
@@ -171,32 +158,30 @@ final class ChangeLogStore: @unchecked Sendable {
         rewriteNext = false
         lines = min(entries.count, ChangeLogFile.kept)
         let bytes = ChangeLogFile.encode(entries)
-        let path = path
-        queue.async { [self] in
-            finished { () throws(Errno) in
-                try FileSystem.makeDirectories(FileSystem.directory(of: path))
-                try FileSystem.writeAtomically(path, bytes)
-            }
-        }
+        write { path throws(Errno) in try FileSystem.writeAtomically(path, bytes) }
     }
 
-    /// On `queue`: runs a write, and tells the daemon's queue when writing starts failing or works again.
-    private func finished(_ write: () throws(Errno) -> Void) {
-        do {
-            try write()
-            guard failed else { return }
-            failed = false
-            daemonQueue.async { [self] in
-                if failure != nil { log.info("\(path) is written again") }
-                failure = nil
-            }
-        } catch {
-            failed = true
-            let problem = "\(error.call): \(error.message)"
-            daemonQueue.async { [self] in
-                rewriteNext = true  // what failed is not in the file: the next write puts all of it back
-                if problem != failure { log.warning("could not write the change log \(path) (\(problem)); `log` shows this run's changes from memory") }
-                failure = problem
+    /// Runs `body` on `queue` (the folder made first), and tells the daemon's queue when writing starts
+    /// failing or works again.
+    private func write(_ body: @escaping @Sendable (String) throws(Errno) -> Void) {
+        queue.async { [self] in
+            do throws(Errno) {
+                try FileSystem.makeDirectories(FileSystem.directory(of: path))
+                try body(path)
+                guard failed else { return }
+                failed = false
+                daemonQueue.async { [self] in
+                    if failure != nil { log.info("\(path) is written again") }
+                    failure = nil
+                }
+            } catch {
+                failed = true
+                let problem = "\(error.call): \(error.message)"
+                daemonQueue.async { [self] in
+                    rewriteNext = true  // what failed is not in the file: the next write puts all of it back
+                    if problem != failure { log.warning("could not write the change log \(path) (\(problem)); `log` shows this run's changes from memory") }
+                    failure = problem
+                }
             }
         }
     }
