@@ -64,8 +64,6 @@ public struct SystemReading: Equatable, Sendable {
     public var traits: Traits
 
     public init(_ scheme: SystemScheme, detail: String, traits: Traits = .unavailable) {
-        self.scheme = scheme
-        self.detail = detail
-        self.traits = traits
+        (self.scheme, self.detail, self.traits) = (scheme, detail, traits)
     }
 }

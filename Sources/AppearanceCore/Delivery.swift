@@ -7,9 +7,7 @@ public struct Notification: Equatable, Sendable {
     public var palette: ResolvedPalette?
 
     public init(state: AppearanceState, previous: Mode, palette: ResolvedPalette? = nil) {
-        self.state = state
-        self.previous = previous
-        self.palette = palette
+        (self.state, self.previous, self.palette) = (state, previous, palette)
     }
 }
 
@@ -23,9 +21,7 @@ public struct Interest: Hashable, Sendable {
     public var app: String?
 
     public init(traits: Bool = false, palette: Bool = false, app: String? = nil) {
-        self.traits = traits
-        self.palette = palette
-        self.app = app
+        (self.traits, self.palette, self.app) = (traits, palette, app)
     }
 
     /// Mode changes only: what a plain `subscribe` gets (protocol 1's behaviour).

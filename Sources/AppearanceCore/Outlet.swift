@@ -27,10 +27,7 @@ public struct OutletStatus: Equatable, Sendable {
     public var serving: Bool
     public var detail: String
 
-    public init(serving: Bool, detail: String) {
-        self.serving = serving
-        self.detail = detail
-    }
+    public init(serving: Bool, detail: String) { (self.serving, self.detail) = (serving, detail) }
 }
 
 /// The keys of `org.freedesktop.appearance` the outlet serves.
@@ -39,8 +36,5 @@ public struct ServedValues: Equatable, Sendable {
     /// The palette's `accent` token; nil when the palette has none (the key is then not served).
     public var accent: Color?
 
-    public init(mode: Mode, accent: Color?) {
-        self.mode = mode
-        self.accent = accent
-    }
+    public init(mode: Mode, accent: Color?) { (self.mode, self.accent) = (mode, accent) }
 }

@@ -27,10 +27,7 @@ public struct Variant: Hashable, Sendable, CustomStringConvertible {
     public var mode: Mode
     public var contrast: Contrast
 
-    public init(_ mode: Mode, _ contrast: Contrast = .normal) {
-        self.mode = mode
-        self.contrast = contrast
-    }
+    public init(_ mode: Mode, _ contrast: Contrast = .normal) { (self.mode, self.contrast) = (mode, contrast) }
 
     public static let all: [Variant] = [Variant(.light), Variant(.light, .high), Variant(.dark), Variant(.dark, .high)]
 
@@ -61,9 +58,7 @@ public struct PaletteEntry: Equatable, Sendable {
     public var variants: [Variant: PaletteValue]
 
     public init(kind: PaletteKind, fallback: PaletteValue? = nil, variants: [Variant: PaletteValue] = [:]) {
-        self.kind = kind
-        self.fallback = fallback
-        self.variants = variants
+        (self.kind, self.fallback, self.variants) = (kind, fallback, variants)
     }
 
     /// Best match for `variant`; nil only for an entry that the palette reader would have refused.
@@ -82,10 +77,7 @@ public struct PaletteToken: Equatable, Sendable {
     public var name: String
     public var value: PaletteValue
 
-    public init(name: String, value: PaletteValue) {
-        self.name = name
-        self.value = value
-    }
+    public init(name: String, value: PaletteValue) { (self.name, self.value) = (name, value) }
 }
 
 public struct Palette: Equatable, Sendable {
@@ -126,10 +118,7 @@ public struct ResolvedPalette: Equatable, Sendable {
     public var variant: Variant
     public var tokens: [PaletteToken]
 
-    public init(variant: Variant, tokens: [PaletteToken]) {
-        self.variant = variant
-        self.tokens = tokens
-    }
+    public init(variant: Variant, tokens: [PaletteToken]) { (self.variant, self.tokens) = (variant, tokens) }
 
     public subscript(name: String) -> PaletteValue? { tokens.first { $0.name == name }?.value }
     public var colors: [(name: String, color: Color)] { tokens.compactMap { t in t.value.color.map { (t.name, $0) } } }

@@ -21,9 +21,7 @@ public struct Schedule: Equatable, Sendable {
         self.longitude = longitude
         self.lightAt = lightAt
         self.darkAt = darkAt
-        self.aboveDesktop = aboveDesktop
-        self.sunriseOffset = sunriseOffset
-        self.sunsetOffset = sunsetOffset
+        (self.aboveDesktop, self.sunriseOffset, self.sunsetOffset) = (aboveDesktop, sunriseOffset, sunsetOffset)
     }
 
     /// An offset as the config writes it and `log` shows it: "+30m", "-1h", "+1h30s"; "" for none.

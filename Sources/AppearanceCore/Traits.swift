@@ -24,9 +24,7 @@ public struct Traits: Equatable, Sendable {
     public var accentColor: Color?
 
     public init(contrast: Contrast? = nil, reducedMotion: Bool? = nil, accentColor: Color? = nil) {
-        self.contrast = contrast
-        self.reducedMotion = reducedMotion
-        self.accentColor = accentColor
+        (self.contrast, self.reducedMotion, self.accentColor) = (contrast, reducedMotion, accentColor)
     }
 
     /// Nothing known: no portal, or a portal without these keys.

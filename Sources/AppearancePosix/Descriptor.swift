@@ -23,15 +23,12 @@ public final class Descriptor: Sendable, CustomStringConvertible {
 
     /// Takes ownership of `raw` (it is closed with this object).
     public init(adopting raw: Int32, name: String? = nil, socket: Bool = false) {
-        self.raw = raw
-        self.name = name
-        self.isSocket = socket
+        (self.raw, self.name, self.isSocket) = (raw, name, socket)
         owned = true
     }
 
     private init(standard raw: Int32, name: String) {
-        self.raw = raw
-        self.name = name
+        (self.raw, self.name) = (raw, name)
         isSocket = false
         owned = false
     }

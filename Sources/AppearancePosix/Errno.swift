@@ -10,9 +10,7 @@ public struct Errno: Error, Equatable, Sendable, CustomStringConvertible {
     public var path: String?
 
     public init(_ code: Int32, _ call: String, path: String? = nil) {
-        self.code = code
-        self.call = call
-        self.path = path
+        (self.code, self.call, self.path) = (code, call, path)
     }
 
     /// The calling thread's errno now.

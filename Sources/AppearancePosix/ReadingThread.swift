@@ -25,8 +25,7 @@ public final class ReadingThread: @unchecked Sendable {
     /// sooner when it runs long. Where the kernel or a system call filter refuses, it runs as any thread.
     public init(_ descriptor: Int32, slice: UInt64? = nil, readable: @escaping @Sendable (ReadingThread) -> Void) {
         fd = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
-        self.readable = readable
-        self.slice = slice
+        (self.readable, self.slice) = (readable, slice)
         guard fd >= 0, cposix_pipe(&stop) == 0 else { return }
         started = Posix.startThread { [self] in run() }
     }

@@ -19,9 +19,7 @@ public enum SideBySide {
         var status: ExitStatus?
 
         init(child: Spawned, reader: Descriptor, end: Descriptor?) {
-            self.child = child
-            self.reader = reader
-            self.end = end
+            (self.child, self.reader, self.end) = (child, reader, end)
         }
     }
 

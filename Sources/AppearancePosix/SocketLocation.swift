@@ -15,9 +15,7 @@ public struct SocketLocation: Equatable, Sendable {
     public var modeFilePath: String { directory + "/mode" }
 
     public init(path: String, warning: String? = nil, ownsDirectory: Bool) {
-        self.path = path
-        self.warning = warning
-        self.ownsDirectory = ownsDirectory
+        (self.path, self.warning, self.ownsDirectory) = (path, warning, ownsDirectory)
     }
 
     public static func resolve(explicit: String? = nil,

@@ -109,10 +109,7 @@ final class CrossingDesk: FaceRequests, @unchecked Sendable {
     private let desk: FaceRequests
     private let crossing: Crossing
 
-    init(_ desk: FaceRequests, _ crossing: Crossing) {
-        self.desk = desk
-        self.crossing = crossing
-    }
+    init(_ desk: FaceRequests, _ crossing: Crossing) { (self.desk, self.crossing) = (desk, crossing) }
 
     func state(for app: String, answer: @escaping (AppearanceState) -> Void) { ask(answer) { $0.state(for: app, answer: $1) } }
 

@@ -73,11 +73,7 @@ final class Connection: @unchecked Sendable {
     var onClose: (Connection) -> Void = { _ in }
 
     init(socket: Descriptor, id: UInt64, peer: String, queue: DispatchQueue, scratch: ReadBuffer) {
-        self.scratch = scratch
-        self.socket = socket
-        self.id = id
-        self.peer = peer
-        self.queue = queue
+        (self.scratch, self.socket, self.id, self.peer, self.queue) = (scratch, socket, id, peer, queue)
     }
 
     // Sources are made when needed and cancelled when not, never suspended: with libdispatch on Linux a

@@ -36,11 +36,7 @@ final class Clients: @unchecked Sendable {
     /// Connections beyond this are refused with an error.
     var connectionCap: Int { maxConnections ?? max(16, Int(min(Posix.fileLimit, 1 << 20)) - 64) }
 
-    init(queue: DispatchQueue, log: Logger, clock: Clock) {
-        self.queue = queue
-        self.log = log
-        self.clock = clock
-    }
+    init(queue: DispatchQueue, log: Logger, clock: Clock) { (self.queue, self.log, self.clock) = (queue, log, clock) }
 
     /// Binds the socket (or adopts systemd's); connections wait in the backlog until `startAccepting`.
     func listen(_ location: SocketLocation) throws(StartupError) -> Listener {

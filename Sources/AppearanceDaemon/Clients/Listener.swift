@@ -5,10 +5,7 @@ public struct StartupError: Error, CustomStringConvertible, Sendable {
     public var description: String
     public var exitCode: Int32
 
-    public init(_ description: String, exitCode: Int32 = 1) {
-        self.description = description
-        self.exitCode = exitCode
-    }
+    public init(_ description: String, exitCode: Int32 = 1) { (self.description, self.exitCode) = (description, exitCode) }
 }
 
 /// The daemon's listening socket, set up the safe way:

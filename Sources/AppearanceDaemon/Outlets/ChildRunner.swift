@@ -80,9 +80,7 @@ final class ChildRunner: @unchecked Sendable {
         self.process = process
         pid = process.pid
         self.queue = queue
-        self.newProcessGroup = newProcessGroup
-        self.killGrace = killGrace
-        self.outputLimit = max(0, outputLimit)
+        (self.newProcessGroup, self.killGrace, self.outputLimit) = (newProcessGroup, killGrace, max(0, outputLimit))
     }
 
     // MARK: Starting

@@ -39,11 +39,7 @@ final class DesktopFollower: @unchecked Sendable {
     private var saved = DesktopWrites()
     private let files: SmallFiles
 
-    init(queue: DispatchQueue, log: Logger, files: SmallFiles) {
-        self.queue = queue
-        self.log = log
-        self.files = files
-    }
+    init(queue: DispatchQueue, log: Logger, files: SmallFiles) { (self.queue, self.log, self.files) = (queue, log, files) }
 
     /// Reads what a previous instance left in `path`: the desktop's own value, if it still shows appearanced's.
     func remember(in path: String) {

@@ -44,11 +44,7 @@ final class HookRunner: @unchecked Sendable {
     /// Regular files nobody may run (a README, a .bak), left out as run-parts leaves them: said once each.
     private var skipped: Set<String> = []
 
-    init(queue: DispatchQueue, log: Logger, paths: Paths) {
-        self.queue = queue
-        self.log = log
-        self.paths = paths
-    }
+    init(queue: DispatchQueue, log: Logger, paths: Paths) { (self.queue, self.log, self.paths) = (queue, log, paths) }
 
     /// Listens for SIGCHLD, well before the first hook (see ChildRunner).
     func prepare() {

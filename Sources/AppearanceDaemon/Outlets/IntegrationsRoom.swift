@@ -54,9 +54,7 @@ final class Integrations: @unchecked Sendable {
     private var leaving: Set<String> = []
 
     init(queue: DispatchQueue, log: Logger, paths: Paths, files: SmallFiles) {
-        self.files = files
-        self.queue = queue
-        self.log = log
+        (self.files, self.queue, self.log) = (files, queue, log)
         finder = IntegrationFinder(paths: paths)
         let dir = FileSystem.directory(of: paths.stateFile)
         file = dir + "/integrations.json"

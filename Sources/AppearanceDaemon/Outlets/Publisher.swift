@@ -4,25 +4,21 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// The publishing room: what a change of the published state does to the world, in order. The mode file
-/// first, then every subscriber whose view changed, then the change log, the hooks, the desktop's own switch
-/// (GNOME, KDE), systemd's STATUS=, the portal backend and the D-Bus faces. Confined to the daemon's queue.
+/// The publishing room: what a change of the published state does to the world, in the order `publish`
+/// gives (docs/architecture.md). Confined to the daemon's queue.
 final class Publisher: @unchecked Sendable {
     private let clients: Clients
     private let log: Logger
     private let clock: Clock
     let hooks: HookRunner
-    /// The integrations (IntegrationsRoom.swift): run like hooks, for their apps' modes.
     let integrations: Integrations
     let follower: DesktopFollower
     let outlet: Outlet?
-    /// The D-Bus face (appearanced's own interface and darkman's), when there is one.
+    /// The D-Bus faces (appearanced's own interface and darkman's).
     var faces: [Face] = []
-    /// `mode` next to the socket: "dark" or "light", for prompts that want no IPC at all (nil: none).
     var modeFile: ModeFile?
-    /// What `appearancectl log` shows: the changes of the mode, and of an app's own mode by its override.
+    /// What `appearancectl log` shows, and where it is kept across restarts (once `openChangeLog` ran).
     var transitions = TransitionLog()
-    /// Where they are kept across restarts (log.jsonl next to state.json), once `openChangeLog` ran.
     private var changeLog: ChangeLogStore?
     /// App overrides that changed their app's mode, by the seq of their transition, until `publish` logs them.
     var appChanges: [UInt64: (app: String, from: Mode, to: Mode, source: Source)] = [:]
@@ -36,11 +32,7 @@ final class Publisher: @unchecked Sendable {
          log: Logger, clock: Clock) {
         self.clients = clients
         self.hooks = hooks
-        self.integrations = integrations
-        self.follower = follower
-        self.outlet = outlet
-        self.log = log
-        self.clock = clock
+        (self.integrations, self.follower, self.outlet, self.log, self.clock) = (integrations, follower, outlet, log, clock)
     }
 
     /// Several transitions made together (the changes one save made durable): each is logged with its
@@ -96,9 +88,7 @@ final class Publisher: @unchecked Sendable {
     }
 
     /// Something that changed no mode (a desktop write, a failed hook): the journal's, not `log`'s.
-    func note(_ what: String) {
-        log.info(what)
-    }
+    func note(_ what: String) { log.info(what) }
 
     /// Reads the change log a previous instance left (`path`: log.jsonl next to state.json); from now on each
     /// entry is also written there.
@@ -154,10 +144,7 @@ final class Publisher: @unchecked Sendable {
         private var lastEncoded: (key: Encoding, bytes: [UInt8])?
         private var encodings: [Encoding: [UInt8]] = [:]
 
-        init(engine: Engine, palette: Palette) {
-            self.engine = engine
-            self.palette = palette
-        }
+        init(engine: Engine, palette: Palette) { (self.engine, self.palette) = (engine, palette) }
 
         mutating func state(for app: String?, palette wanted: Bool) -> (AppearanceState, ResolvedPalette?) {
             var entry: (state: AppearanceState, palette: ResolvedPalette?)
@@ -188,19 +175,11 @@ final class Publisher: @unchecked Sendable {
 
     /// What the portal backend serves: the published mode, and the palette's own accent color when it has one.
     static func served(_ engine: Engine, _ palette: Palette) -> ServedValues {
-        var accent: Color?
-        if case .color(let c)? = palette.resolve(Palette.accentToken, engine.state.variant, accent: nil)?.value {
-            accent = c
-        }
-        return ServedValues(mode: engine.state.mode, accent: accent)
+        ServedValues(mode: engine.state.mode, accent: palette.resolve(Palette.accentToken, engine.state.variant, accent: nil)?.value.color)
     }
 
     func writeModeFile(_ mode: Mode) {
-        do {
-            try modeFile?.write(mode)
-        } catch {
-            log.warning("Failed to write \(modeFile?.path ?? ""): \(error), ignoring")
-        }
+        do { try modeFile?.write(mode) } catch { log.warning("Failed to write \(modeFile?.path ?? ""): \(error), ignoring") }
     }
 
     /// systemd's STATUS=, sent when it changes (and READY=1 with the first).

@@ -105,11 +105,7 @@ final class ChangeLogStore: @unchecked Sendable {
     // On `queue`: whether the last write failed.
     private var failed = false
 
-    init(path: String, queue: DispatchQueue, log: Logger) {
-        self.path = path
-        self.daemonQueue = queue
-        self.log = log
-    }
+    init(path: String, queue: DispatchQueue, log: Logger) { (self.path, self.daemonQueue, self.log) = (path, queue, log) }
 
     /// The entries the file holds, oldest first (at most `ChangeLogFile.kept`). Never fails: a file that
     /// cannot be used is kept aside and the log starts empty, and the journal says so. Call at start.

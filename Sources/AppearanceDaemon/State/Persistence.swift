@@ -43,9 +43,7 @@ final class Persistence: @unchecked Sendable {
     var onFailed: ([Write], Errno) -> Void = { _, _ in }
 
     init(queue: DispatchQueue, saved: StateStore.Saved, save: @escaping Save) {
-        self.queue = queue
-        self.saved = saved
-        self.save = save
+        (self.queue, self.saved, self.save) = (queue, saved, save)
     }
 
     /// The state file as read at start-up.

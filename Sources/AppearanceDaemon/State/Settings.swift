@@ -23,8 +23,7 @@ final class Settings: @unchecked Sendable {
     let integrationCheck: IntegrationCheck
 
     init(paths: Paths, log: Logger) {
-        self.paths = paths
-        self.log = log
+        (self.paths, self.log) = (paths, log)
         integrationCheck = IntegrationCheck(paths: paths)
         // What is in force before any file is read, and when the file at start-up cannot be used: the
         // defaults, as a trial instance takes them (no hooks, no desktop, no portal, no bus names).

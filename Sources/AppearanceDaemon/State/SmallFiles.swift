@@ -10,9 +10,7 @@ final class SmallFiles: @unchecked Sendable {
     private let queue = DispatchQueue(label: "appearanced.files")
     private let daemonQueue: DispatchQueue
 
-    init(daemonQueue: DispatchQueue) {
-        self.daemonQueue = daemonQueue
-    }
+    init(daemonQueue: DispatchQueue) { self.daemonQueue = daemonQueue }
 
     /// Replaces `path` with `bytes` (its folder made if missing), or removes it for nil (absent already is
     /// fine); then `done` on the daemon's queue with nil, or the call that failed.
