@@ -22,12 +22,8 @@ public enum SystemScheme: String, Sendable, CaseIterable {
     /// Maps the portal's `color-scheme` number: 0 no preference, 1 prefer dark, 2 prefer light.
     /// Returns nil for any other number, which the caller reports and treats as no preference.
     public init?(portalValue: UInt32) {
-        switch portalValue {
-        case 0: self = .noPreference
-        case 1: self = .dark
-        case 2: self = .light
-        default: return nil
-        }
+        guard portalValue < 3 else { return nil }
+        self = [.noPreference, .dark, .light][Int(portalValue)]
     }
 }
 

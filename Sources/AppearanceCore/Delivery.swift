@@ -86,15 +86,7 @@ public struct Delivery: Sendable {
 public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
     case error = 3, warning = 4, notice = 5, info = 6, debug = 7
 
-    public var name: String {
-        switch self {
-        case .error: "error"
-        case .warning: "warning"
-        case .notice: "notice"
-        case .info: "info"
-        case .debug: "debug"
-        }
-    }
+    public var name: String { ["error", "warning", "notice", "info", "debug"][rawValue - 3] }
 
     public init?(name: String) {
         guard let l = LogLevel.allCases.first(where: { $0.name == name }) else { return nil }

@@ -8,11 +8,8 @@ public enum Contrast: String, Sendable, CaseIterable, Hashable {
 
     /// Maps the portal's number; nil for any other number (the caller reports it and treats it as unset).
     public init?(portalValue: UInt32) {
-        switch portalValue {
-        case 0: self = .normal
-        case 1: self = .high
-        default: return nil
-        }
+        guard portalValue < 2 else { return nil }
+        self = portalValue == 0 ? .normal : .high
     }
 }
 
@@ -93,16 +90,9 @@ public struct Color: Hashable, Sendable, CustomStringConvertible {
             body = body[..<at]
         }
         guard body.first == "#" else { return nil }
-        let digits = Array(body.dropFirst().utf8)
-        var nibbles: [UInt8] = []
-        for d in digits {
-            switch d {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibbles.append(d - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibbles.append(d - UInt8(ascii: "a") + 10)
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibbles.append(d - UInt8(ascii: "A") + 10)
-            default: return nil
-            }
-        }
+        let digits = body.dropFirst()
+        let nibbles = digits.compactMap { $0.isASCII ? $0.hexDigitValue.map(UInt8.init) : nil }
+        guard nibbles.count == digits.count else { return nil }
         switch nibbles.count {
         case 3:
             self.init(nibbles[0] * 17, nibbles[1] * 17, nibbles[2] * 17, alpha: alphaOverride ?? 255)

@@ -14,7 +14,6 @@ import Dispatch
 final class Integrations: @unchecked Sendable {
     private let queue: DispatchQueue
     private let log: Logger
-    /// Where the integrations are looked up (the XDG base directories).
     private let finder: IntegrationFinder
     /// `integrations.json`, next to state.json.
     let file: String
@@ -90,15 +89,13 @@ final class Integrations: @unchecked Sendable {
     func load() {
         let bytes: [UInt8]
         do { bytes = try FileSystem.readAll(file, limit: 64 * 1024) } catch where error.code == Errno.noSuchFile { return } catch {
-            log.error("cannot read \(file): \(error.message); no integration enabled")
-            return
+            return log.error("cannot read \(file): \(error.message); no integration enabled")
         }
         guard case .array(let items)? = (try? JSON.parse(bytes))?["enabled"],
               case let names = items.compactMap(\.stringValue), names.count == items.count, names.allSatisfy(IntegrationName.isValid) else {
             let kept = try? FileSystem.moveAside(file)
-            log.error("\(file) is not a valid integrations file (expected {\"enabled\": [names]}); "
+            return log.error("\(file) is not a valid integrations file (expected {\"enabled\": [names]}); "
                 + (kept.map { "kept it as \($0); " } ?? "") + "no integration enabled")
-            return
         }
         enabled = Array(Set(names)).sorted()
     }
@@ -146,10 +143,7 @@ final class Integrations: @unchecked Sendable {
         }
         let newly = c.enable.filter { !enabled.contains($0) }
         let dropped = c.disable.filter { enabled.contains($0) }
-        guard !newly.isEmpty || !dropped.isEmpty else {
-            c.answer(.success(list()))
-            return nextChange()
-        }
+        guard !newly.isEmpty || !dropped.isEmpty else { c.answer(.success(list())); return nextChange() }
         let next = Set(enabled).union(newly).subtracting(dropped).sorted()
         saving = (c, next, newly, dropped)
         let bytes = JSON.object([("enabled", .array(next.map(JSON.string)))]).bytes + [0x0A]
@@ -218,15 +212,10 @@ final class Integrations: @unchecked Sendable {
             return
         }
         guard let path = finder.path(of: name) else {
-            finish(name, job, "not found in \(finder.directories().joined(separator: ", "))", ran: false)
-            return
+            return finish(name, job, "not found in \(finder.directories().joined(separator: ", "))", ran: false)
         }
-        // Nothing runs that another user could have written: the file, its folder and all in it, the library
-        // it sources (the check appearancectl integrations makes too).
-        if let problem = Trust.integrationProblem(path) {
-            finish(name, job, problem + "; not run", ran: false)
-            return
-        }
+        // Nothing runs that another user could have written (the check appearancectl integrations makes too).
+        if let problem = Trust.integrationProblem(path) { return finish(name, job, problem + "; not run", ran: false) }
         running.insert(name)
         let own = filesRoot + "/" + name
         try? FileSystem.makeDirectories(own)
