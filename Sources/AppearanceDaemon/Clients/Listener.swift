@@ -38,17 +38,15 @@ struct Listener {
         }
 
         let lockPath = path + ".lock"
-        let lock: Descriptor
-        do {
+        let lock: Descriptor, locked: Bool
+        do throws(Errno) {
             lock = try Descriptor.open(lockPath, [.readWrite, .create, .noFollow], mode: 0o600)
-            guard try lock.tryLock() else {
-                throw StartupError("appearanced is already running on \(path) (its lock \(lockPath) is held); "
-                    + "use that instance, or stop it first")
-            }
-        } catch let error as StartupError {
-            throw error
+            locked = try lock.tryLock()
         } catch {
-            throw StartupError("Failed to open lock file \(lockPath): \((error as? Errno)?.message ?? "\(error)")")
+            throw StartupError("Failed to open lock file \(lockPath): \(error.message)")
+        }
+        guard locked else {
+            throw StartupError("appearanced is already running on \(path) (its lock \(lockPath) is held); use that instance, or stop it first")
         }
 
         if let st = try? FileSystem.status(path, followLinks: false) {

@@ -140,22 +140,16 @@ final class DesktopFollower: @unchecked Sendable {
     private func start(_ mode: Mode, value: String, kind: Kind, reported: SystemScheme) {
         let id = inFlight.wrote(reported)
         saveIfChanged()
-        var commands: [[String]]
+        let dark = mode == .dark
+        let commands: [[String]]
         switch kind {
         case .gnome:
-            commands = [["gsettings", "set", "org.gnome.desktop.interface", "color-scheme", value]]
-            if let theme = mode == .dark ? settings.gtkThemeDark : settings.gtkThemeLight {
-                commands.append(["gsettings", "set", "org.gnome.desktop.interface", "gtk-theme", theme])
-            }
-            if let icons = mode == .dark ? settings.iconThemeDark : settings.iconThemeLight {
-                commands.append(["gsettings", "set", "org.gnome.desktop.interface", "icon-theme", icons])
-            }
+            let keys = [("color-scheme", value), ("gtk-theme", dark ? settings.gtkThemeDark : settings.gtkThemeLight),
+                        ("icon-theme", dark ? settings.iconThemeDark : settings.iconThemeLight)]
+            commands = keys.compactMap { key, v in v.map { ["gsettings", "set", "org.gnome.desktop.interface", key, $0] } }
         case .kde:
-            if let lookAndFeel = mode == .dark ? settings.kdeLookAndFeelDark : settings.kdeLookAndFeelLight {
-                commands = [["plasma-apply-lookandfeel", "--apply", lookAndFeel]]
-            } else {
-                commands = [["plasma-apply-colorscheme", mode == .dark ? settings.kdeDark : settings.kdeLight]]
-            }
+            commands = [(dark ? settings.kdeLookAndFeelDark : settings.kdeLookAndFeelLight).map { ["plasma-apply-lookandfeel", "--apply", $0] }
+                ?? ["plasma-apply-colorscheme", dark ? settings.kdeDark : settings.kdeLight]]
         }
         writes += 1
         log.info("desktop: writing \(mode.rawValue) (\(commands.map { $0.joined(separator: " ") }.joined(separator: "; ")))")

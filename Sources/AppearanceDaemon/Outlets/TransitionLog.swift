@@ -11,8 +11,8 @@ struct TransitionLog {
     typealias Entry = LogEntry
 
     static let capacity = ChangeLogFile.kept
-    private(set) var entries: [Entry] = []
-    private var start = 0
+    /// Oldest first.
+    private(set) var ordered: [Entry] = []
     /// The mode of the newest entry for everyone (nil: none yet).
     private(set) var lastMode: Mode?
 
@@ -26,30 +26,20 @@ struct TransitionLog {
     @discardableResult
     mutating func append(_ entry: Entry, folding: Bool = true) -> (entry: Entry, replaced: Bool) {
         var e = entry
-        if folding, Self.automatic(e), let last = newest(0), let before = newest(1), Self.automatic(last), Self.automatic(before),
-           e.time >= before.time, e.time - before.time <= Self.foldWindow {
+        if folding, Self.automatic(e), ordered.count >= 2, case let (before, last) = (ordered[ordered.count - 2], ordered[ordered.count - 1]),
+           Self.automatic(last), Self.automatic(before), e.time >= before.time, e.time - before.time <= Self.foldWindow {
             let changes = last.changes + 1
             e = Entry(time: e.time, from: last.from, to: e.to, source: e.source,
                       cause: Self.bounded("\(changes) automatic changes within a minute; the last: \(entry.cause)"), changes: changes)
-            entries[(start + entries.count - 1) % entries.count] = e
+            ordered[ordered.count - 1] = e
             lastMode = e.to
             return (e, true)
         }
         e.cause = Self.bounded(e.cause)
-        if entries.count < Self.capacity {
-            entries.append(e)
-        } else {
-            entries[start] = e
-            start = (start + 1) % Self.capacity
-        }
+        ordered.append(e)
+        if ordered.count > Self.capacity { ordered.removeFirst() }
         if e.app == nil { lastMode = e.to }
         return (e, false)
-    }
-
-    /// The entry `back` places before the newest (0: the newest).
-    private func newest(_ back: Int) -> Entry? {
-        guard back < entries.count else { return nil }
-        return entries[(start + entries.count - 1 - back) % entries.count]
     }
 
     /// A change of everyone's mode that nobody asked for (the desktop, the schedule, the default).
@@ -71,9 +61,6 @@ struct TransitionLog {
         }
         return String(cause.prefix(low)) + "…"
     }
-
-    /// Oldest first.
-    var ordered: [Entry] { Array(entries[start...] + entries[..<start]) }
 
     /// `{"entries": [{"time", "from", "to", "source", "app", "cause"}, …]}`, the newest `limit` (of `app`'s
     /// own entries when given), oldest first.

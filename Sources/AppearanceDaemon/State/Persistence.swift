@@ -59,9 +59,14 @@ final class Persistence: @unchecked Sendable {
     /// (a second `toggle` toggles the first one's result).
     func deciding() -> Engine {
         if let e = decidingCache { return e }
+        decidingCache = applying((inFlight ?? []) + unsaved)
+        return decidingCache!
+    }
+
+    /// `engine()` with `writes` applied.
+    private func applying(_ writes: [Write]) -> Engine {
         var e = engine()
-        for w in (inFlight ?? []) + unsaved { if let event = w.event { _ = e.apply(event) } }
-        decidingCache = e
+        for w in writes { if let event = w.event { _ = e.apply(event) } }
         return e
     }
 
@@ -87,8 +92,7 @@ final class Persistence: @unchecked Sendable {
         let batch = unsaved
         unsaved = []
         inFlight = batch
-        var after = engine()
-        for w in batch { if let event = w.event { _ = after.apply(event) } }
+        let after = applying(batch)
         let next = StateStore.Saved(override: after.inputs.override, temporary: after.inputs.temporary, apps: after.inputs.apps,
                                     nextChange: after.inputs.nextChange)
         guard next != saved else {
