@@ -37,9 +37,7 @@ public struct LocationFix: Equatable, Sendable {
     }
 
     /// A place a schedule can use: both coordinates finite and in range.
-    public var isValid: Bool {
-        latitude.isFinite && longitude.isFinite && abs(latitude) <= 90 && abs(longitude) <= 180
-    }
+    public var isValid: Bool { latitude.isFinite && longitude.isFinite && abs(latitude) <= 90 && abs(longitude) <= 180 }
 
     /// The fix with both coordinates rounded to two decimals (about 1 km): the sun's times move by seconds
     /// at most, and the place kept on disk or shown says no more than the town.

@@ -49,9 +49,7 @@ public struct Notice: Equatable, Sendable {
     }
 
     /// "30m", "1h30m": a duration as the config and `appearancectl postpone` take it.
-    public static func duration(_ seconds: Int64) -> String {
-        String(Schedule.describeOffset(seconds).dropFirst())
-    }
+    public static func duration(_ seconds: Int64) -> String { String(Schedule.describeOffset(seconds).dropFirst()) }
 
     /// "30 minutes", "1 hour 30 minutes", "45 seconds": a duration for a label.
     public static func words(_ seconds: Int64) -> String {

@@ -27,11 +27,7 @@ public final class Descriptor: Sendable, CustomStringConvertible {
         owned = true
     }
 
-    private init(standard raw: Int32, name: String) {
-        (self.raw, self.name) = (raw, name)
-        isSocket = false
-        owned = false
-    }
+    private init(standard raw: Int32, name: String) { (self.raw, self.name, isSocket, owned) = (raw, name, false, false) }
 
     deinit { if owned, open.load(ordering: .relaxed) { _ = Glibc.close(raw) } }
 
@@ -128,10 +124,7 @@ public final class Descriptor: Sendable, CustomStringConvertible {
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 * 1024, alignment: 1)
         defer { chunk.deallocate() }
         while true {
-            guard let n = try read(into: chunk) else {
-                _ = try wait(.readable, until: nil)
-                continue
-            }
+            guard let n = try read(into: chunk) else { _ = try wait(.readable, until: nil); continue }
             if n == 0 { return out }
             out.append(contentsOf: chunk[0..<n])
             if out.count > limit { throw Errno(EFBIG, "read", path: name) }
@@ -178,17 +171,11 @@ public final class Descriptor: Sendable, CustomStringConvertible {
 
     // MARK: Flags
 
-    /// Sets O_NONBLOCK.
-    public func setNonBlocking() {
-        _ = fcntl(raw, F_SETFL, fcntl(raw, F_GETFL) | O_NONBLOCK)
-    }
+    public func setNonBlocking() { _ = fcntl(raw, F_SETFL, fcntl(raw, F_GETFL) | O_NONBLOCK) }
 
     /// Sets FD_CLOEXEC (for descriptors inherited from a parent, like systemd's).
-    public func setCloseOnExec() {
-        _ = fcntl(raw, F_SETFD, FD_CLOEXEC)
-    }
+    public func setCloseOnExec() { _ = fcntl(raw, F_SETFD, FD_CLOEXEC) }
 
-    /// isatty(3).
     public var isTerminal: Bool { isatty(raw) == 1 }
 
     // MARK: Standard streams (not owned: never closed)

@@ -63,17 +63,13 @@ extension Descriptor {
         }
     }
 
-    /// fstat(2).
     public func status() throws(Errno) -> FileStatus {
         var st = stat()
         guard fstat(raw, &st) == 0 else { throw error("stat") }
         return FileStatus(st)
     }
 
-    /// fsync(2).
-    public func sync() throws(Errno) {
-        guard fsync(raw) == 0 else { throw error("fsync") }
-    }
+    public func sync() throws(Errno) { guard fsync(raw) == 0 else { throw error("fsync") } }
 
     /// fchmod(2): exactly `permissions`, whatever the umask was at creation.
     public func setPermissions(_ permissions: UInt32) throws(Errno) {
@@ -123,7 +119,6 @@ public enum FileSystem {
         do { try makeDirectory(path, permissions: permissions) } catch where error.code == EEXIST {}
     }
 
-    /// chmod(2).
     public static func setPermissions(_ path: String, _ permissions: UInt32) throws(Errno) {
         guard chmod(path, mode_t(permissions)) == 0 else { throw Errno.current("chmod", path: path) }
     }
@@ -147,7 +142,6 @@ public enum FileSystem {
         return FileStatus(st)
     }
 
-    /// unlink(2).
     public static func remove(_ path: String) throws(Errno) {
         guard unlink(path) == 0 else { throw Errno.current("unlink", path: path) }
     }

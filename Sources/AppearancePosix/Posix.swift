@@ -4,17 +4,13 @@ import Dispatch
 
 /// The process and its surroundings: ids, environment, signals, children, threads, clocks, memory.
 public enum Posix {
-    /// getpid(2).
     public static var processID: Int32 { getpid() }
-
-    /// getuid(2).
     public static var userID: UInt32 { getuid() }
 
     /// getenv(3); an empty value counts as unset.
     public static func environment(_ name: String) -> String? {
-        guard let v = getenv(name) else { return nil }
-        let s = String(cString: v)
-        return s.isEmpty ? nil : s
+        guard let v = getenv(name), v.pointee != 0 else { return nil }
+        return String(cString: v)
     }
 
     /// unsetenv(3) (before any thread that reads the environment starts).
@@ -23,11 +19,7 @@ public enum Posix {
     /// Every `NAME=value` of the environment, in order.
     public static var environmentEntries: [String] {
         var entries: [String] = []
-        var i = 0
-        while let entry = environ[i] {
-            entries.append(String(cString: entry))
-            i += 1
-        }
+        while let entry = environ[entries.count] { entries.append(String(cString: entry)) }
         return entries
     }
 
@@ -37,18 +29,13 @@ public enum Posix {
         return String(cString: dir)
     }
 
-    /// exit(3).
     public static func exit(_ status: Int32) -> Never { Glibc.exit(status) }
 
     /// Writes `text` to stderr in one go, ignoring failure (nothing better can be done with it).
-    public static func printError(_ text: String) {
-        try? Descriptor.standardError.writeAll(text)
-    }
+    public static func printError(_ text: String) { try? Descriptor.standardError.writeAll(text) }
 
-    /// Sleeps until a signal ends the process (pause(2) in a loop).
-    public static func waitForever() -> Never {
-        while true { pause() }
-    }
+    /// Sleeps until a signal ends the process.
+    public static func waitForever() -> Never { while true { pause() } }
 
     /// Lifts the soft limit on open files to the hard one (setrlimit RLIMIT_NOFILE), as systemd recommends
     /// for programs that need many descriptors. Returns the soft limit in force.
@@ -100,9 +87,7 @@ public enum Posix {
     /// itself, glibc raises the threshold to the size of each such block freed, up to 32 MiB, and later ones
     /// stay in the heap). Call before any thread starts. False if glibc refused either.
     @discardableResult
-    public static func boundHeap(arenas: Int32, mmapThreshold: Int32) -> Bool {
-        cposix_malloc_bound(arenas, mmapThreshold) != 0
-    }
+    public static func boundHeap(arenas: Int32, mmapThreshold: Int32) -> Bool { cposix_malloc_bound(arenas, mmapThreshold) != 0 }
 
     /// Sleeps for `seconds` (nanosleep(2), resumed after a signal).
     public static func sleep(seconds: Double) {
@@ -125,10 +110,7 @@ public enum Posix {
         defer { pthread_attr_destroy(&attributes) }
         pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
         var thread = pthread_t()
-        let rc = pthread_create(&thread, &attributes, { raw in
-            Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue().body()
-            return nil
-        }, context)
+        let rc = pthread_create(&thread, &attributes, { Unmanaged<Box>.fromOpaque($0!).takeRetainedValue().body(); return nil }, context)
         if rc != 0 { Unmanaged<Box>.fromOpaque(context).release() }
         return rc == 0
     }
@@ -178,7 +160,6 @@ public enum Posix {
         return LocalTime(year: Int(parts.tm_year) + 1900, month: Int(parts.tm_mon) + 1, day: Int(parts.tm_mday),
                          hour: Int(parts.tm_hour), minute: Int(parts.tm_min), second: Int(parts.tm_sec), weekday: Int(parts.tm_wday))
     }
-
 }
 
 // MARK: Signals
@@ -283,13 +264,9 @@ public struct Spawned: Sendable {
 
     /// waitpid(WNOHANG): how the child ended, or nil while it runs.
     public func reap() -> ExitStatus? {
-        var status: Int32 = 0
-        while true {
-            let r = waitpid(pid, &status, WNOHANG)
-            if r == pid { return ExitStatus(wait: status) }
-            if r < 0, errno == EINTR { continue }
-            return nil
-        }
+        var status: Int32 = 0, r: pid_t
+        repeat { r = waitpid(pid, &status, WNOHANG) } while r < 0 && errno == EINTR
+        return r == pid ? ExitStatus(wait: status) : nil
     }
 
     /// waitpid(2), blocking until the child ends.
@@ -301,7 +278,6 @@ public struct Spawned: Sendable {
         return ExitStatus(wait: status)
     }
 
-    /// kill(2).
     public func signal(_ signal: Signal) { kill(pid, signal.rawValue) }
 
     /// kill(-pid): the child's whole process group (see `newProcessGroup`).

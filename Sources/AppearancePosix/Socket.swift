@@ -48,7 +48,6 @@ extension Descriptor {
         if r != 0 { throw Errno(r, "bind", path: path) }
     }
 
-    /// listen(2).
     public func listen(backlog: Int32 = SOMAXCONN) throws(Errno) {
         guard Glibc.listen(raw, backlog) == 0 else { throw error("listen") }
     }

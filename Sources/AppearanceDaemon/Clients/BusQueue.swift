@@ -33,9 +33,7 @@ struct Crossing: Sendable {
     }
 
     /// A callback to call on the bus's queue that runs `body` on the daemon's before it returns.
-    func toDaemon<T>(_ body: @escaping (T) -> Void) -> (T) -> Void {
-        { [daemon] value in daemon.sync { body(value) } }
-    }
+    func toDaemon<T>(_ body: @escaping (T) -> Void) -> (T) -> Void { { [daemon] value in daemon.sync { body(value) } } }
 }
 
 /// What the wrappers share: the object on the bus's queue, and the way there.

@@ -268,9 +268,7 @@ final class ChildRunner: @unchecked Sendable {
         }
     }
 
-    private func flushPartialLine() {
-        if !partial.isEmpty || partialCut { emitLine(newline: false) }
-    }
+    private func flushPartialLine() { if !partial.isEmpty || partialCut { emitLine(newline: false) } }
 
     private func endOfOutput() {
         flushPartialLine()

@@ -285,9 +285,7 @@ final class Integrations: @unchecked Sendable {
     }
 
     /// Answers every held answer whose integrations are all idle: called wherever one may have become so.
-    private func settle() {
-        for h in held where !h.names.contains(where: busy) { release(h.id) }
-    }
+    private func settle() { for h in held where !h.names.contains(where: busy) { release(h.id) } }
 
     /// Answers a held answer with the list as it is now (its runs' results in `last`), once.
     private func release(_ id: Int) {

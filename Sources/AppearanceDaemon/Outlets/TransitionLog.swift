@@ -43,9 +43,7 @@ struct TransitionLog {
     }
 
     /// A change of everyone's mode that nobody asked for (the desktop, the schedule, the default).
-    static func automatic(_ e: Entry) -> Bool {
-        e.app == nil && [.system, .schedule, .default].contains(e.source)
-    }
+    static func automatic(_ e: Entry) -> Bool { e.app == nil && [.system, .schedule, .default].contains(e.source) }
 
     /// `cause`, cut to at most `ReplyBounds.logCause` bytes as JSON (what `log`'s reply is sized for), ending
     /// "…" when cut: a cause that quotes every failing hook has no bound of its own.
