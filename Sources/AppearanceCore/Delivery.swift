@@ -41,13 +41,9 @@ public struct View: Equatable, Sendable {
 }
 
 /// Per-subscriber delivery: notification rules 1, 2, 3 and 5 of docs/protocol.md, applied to the
-/// subscriber's own view (its `Interest`).
-///
-/// A subscriber starts knowing the state (and palette) it got as its `subscribe` reply. Each global change
-/// is `offer`ed; the transport `take`s a notification when it can write. While the transport is busy (a slow
-/// client), newer offers replace the pending one (latest wins, state is idempotent), and a change that ends
-/// where the subscriber's view already is cancels the pending one: nothing is ever sent that does not change
-/// what the subscriber knows. Memory per subscriber is one pending notification.
+/// subscriber's own view (its `Interest`), starting from its `subscribe` reply. Each change is `offer`ed; the
+/// transport `take`s a notification when it can write. Meanwhile a newer offer replaces the pending one, and
+/// one back to what the subscriber knows cancels it: one pending notification per subscriber at most.
 public struct Delivery: Sendable {
     public let interest: Interest
     /// What this subscriber has been told last, seen through its interest.

@@ -1,13 +1,7 @@
-/// Named colors and assets that differ per appearance: the daemon resolves them so that no app or script
-/// needs color logic of its own (the kits' `dynamicColor(light, dark)` and image assets, made a service).
-///
-/// An entry has an optional default and variants for mode × contrast. **Best match**, in this one order:
-///   1. the exact variant (mode, contrast);
-///   2. the same mode at normal contrast;
-///   3. the entry's default.
-/// The palette reader guarantees that every entry resolves for every mode and contrast (it has a default,
-/// or both a light and a dark variant), so resolution never fails for a known token.
-/// The token `accent` resolves to the desktop's accent color when there is one, else by the rule above.
+/// Named colors and assets that differ per appearance, resolved by the daemon so that no app or script needs
+/// color logic of its own. An entry has an optional default and variants for mode × contrast, resolved by
+/// best match (docs/protocol.md): the exact variant, the same mode at normal contrast, the default; the
+/// reader makes sure every entry resolves. `accent` is the desktop's accent color when there is one.
 
 /// A resolved value: a color, or the path of an asset (an image per appearance, say).
 public enum PaletteValue: Hashable, Sendable {

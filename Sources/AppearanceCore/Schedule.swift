@@ -17,10 +17,7 @@ public struct Schedule: Equatable, Sendable {
 
     public init(latitude: Double? = nil, longitude: Double? = nil, lightAt: Int? = nil, darkAt: Int? = nil,
                 aboveDesktop: Bool = false, sunriseOffset: Int64 = 0, sunsetOffset: Int64 = 0) {
-        self.latitude = latitude
-        self.longitude = longitude
-        self.lightAt = lightAt
-        self.darkAt = darkAt
+        (self.latitude, self.longitude, self.lightAt, self.darkAt) = (latitude, longitude, lightAt, darkAt)
         (self.aboveDesktop, self.sunriseOffset, self.sunsetOffset) = (aboveDesktop, sunriseOffset, sunsetOffset)
     }
 

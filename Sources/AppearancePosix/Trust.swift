@@ -1,13 +1,9 @@
 import Glibc
 
-/// Who could have changed what is about to run: one check for the daemon's hooks and integrations and for
-/// `appearancectl integrations`, which runs each integration's `available` and `describe` (docs/decisions.md,
-/// "Trust covers everything that runs").
-///
-/// A program is run only when nobody but root and this user could have written it, its folder, anything in
-/// its folder at any depth (whatever it sources or runs from there: `lib/`, helpers, the programs beside it),
-/// and, for an integration, the shared library it sources from elsewhere with everything in that library's
-/// folder. A symbolic link is judged by what it leads to, and by the folder that holds that.
+/// Who could have changed what is about to run (docs/decisions.md, "Trust covers everything that runs"): one
+/// check for hooks, integrations and `appearancectl integrations`. Nobody but root and this user may have
+/// written the program, its folder and all in it at any depth, and an integration's shared library and all in
+/// its folder; a symbolic link is judged by what it leads to, and by the folder that holds that.
 public enum Trust {
     /// The most files and folders looked at for one program; a folder holding more is not trusted.
     public static let maxEntries = 2048

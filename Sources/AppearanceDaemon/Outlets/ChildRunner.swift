@@ -2,29 +2,21 @@ import AppearancePosix
 import Dispatch
 import Synchronization
 
-/// Runs one child process on a serial queue and calls back, on that queue, with how it ended: no polling,
-/// no thread waiting for it, and nothing the child does (print without end, hang, leave helpers behind)
-/// can hold the queue up.
+/// Runs one child process on a serial queue and calls back, on that queue, with how it ended: nothing polls,
+/// no thread waits, and nothing the child does (print without end, hang, leave helpers behind) holds the queue.
 ///
-/// - Its exit is heard through SIGCHLD: one process-wide Dispatch signal source (`prepare()`) tells every
-///   runner, and each runner reaps only its own pid (`waitpid(pid, WNOHANG)`), so runners on any queue, and
-///   code that waits for its own children some other way, never take each other's exits.
-/// - Its standard output (and error, unless `inheritErrors`) is one end of a socket pair (why not a pipe: see
-///   `run`), read at most `sliceBytes` per turn of the queue. Kept: the first `outputLimit` bytes for the
-///   completion; for `onOutput`, lines cut at `lineBytes` ("…"), at most `logLines` lines and `logBytes`
-///   bytes, then `.capped`; the rest is read, counted and dropped.
-/// - With a `timeout`, the child is sent SIGTERM when it passes (its process group with `newProcessGroup`),
-///   and SIGKILL `killGrace` seconds later (`killGrace: 0`: SIGKILL at once), whatever it prints.
-/// - The completion is called once, at the exit, with what was printed so far. Output that comes after,
-///   from a program the child left in the background still holding the socket, keeps being read: writing
-///   where nobody reads would block it once the buffer fills, closing our end would kill it with SIGPIPE,
-///   and /dev/null cannot be swapped in under a running program. But slowly, one slice per
-///   `backgroundPause`, so that one printing without end costs the daemon next to nothing; it still goes to
-///   `onOutput` within the caps, and `.ended` is told at the end of output.
-///
-/// Call `run` on `queue`; everything about a runner happens there. Call `ChildRunner.prepare()` once, early
-/// (a Dispatch signal source is armed asynchronously: a child that exits before that is still found, by a
-/// check right after the start and another at its timeout, but not as soon).
+/// - Its exit is heard through SIGCHLD: one process-wide signal source (`prepare()`, call it early: a child
+///   that exits before the source is armed is found only by the checks at the start and at the timeout)
+///   tells every runner, and each reaps only its own pid, so runners and code that waits for its own
+///   children some other way never take each other's exits.
+/// - Its output (standard error too, unless `inheritErrors`) is read from a socket pair (why not a pipe: see
+///   `run`) at most `sliceBytes` a turn of the queue. Kept: the first `outputLimit` bytes for the completion;
+///   for `onOutput`, lines cut at `lineBytes`, `logLines` lines or `logBytes` bytes, then `.capped`.
+/// - At `timeout`, SIGTERM (to its process group with `newProcessGroup`), SIGKILL `killGrace` s later.
+/// - The completion comes once, at the exit. Output that comes after, from what the child left in the
+///   background, keeps being read (where nobody reads it would block; closing our end would kill it with
+///   SIGPIPE; /dev/null cannot be swapped in under a running program), one slice per `backgroundPause`, so
+///   that it costs the daemon next to nothing; `.ended` is told at the end of output.
 final class ChildRunner: @unchecked Sendable {
     // Confined to `queue`, but for `pid`, which never changes.
 

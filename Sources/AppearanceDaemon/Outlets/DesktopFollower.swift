@@ -5,20 +5,14 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// The desktop follows: on GNOME and KDE Plasma, appearanced writes its merged mode to the desktop's own
-/// light/dark setting, so the shell, the settings app and every portal reader change with it.
-///
-/// It writes only when the mode changes for a reason the user gave appearanced (an override, a temporary
-/// override, the schedule), never at start-up, and only when the desktop does not show that mode already.
-/// Writes run as children of the daemon's queue (ChildRunner: no thread waits, nothing polls) one at a time,
-/// with a timeout: they never delay a reply or a notification. The
-/// desktop's echo of a write is recognised by the queue of writes in flight (`DesktopWrites`); any other change
-/// of the desktop's value is the user's own flip there, however soon it comes.
+/// The desktop follows (docs/decisions.md, "The desktop follows"): on GNOME and KDE Plasma, the mode a user
+/// gave appearanced is written to the desktop's own setting, unless it shows that mode already; the writes
+/// run through ChildRunner one at a time with a timeout. Their echo is told from the user's own flip by the
+/// writes in flight (`DesktopWrites`).
 final class DesktopFollower: @unchecked Sendable {
     // Confined to the daemon's queue, where the writes' commands run through ChildRunner.
     enum Kind: String { case gnome, kde }
 
-    /// `[desktop]` of the config (AppearanceFormats).
     typealias Settings = DesktopSettings
 
     static let writeTimeout = 10.0

@@ -3,20 +3,11 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// Hooks: executables run on every change of the mode, darkman's layout plus appearanced's own.
-///
-/// - `dark-mode.d/` or `light-mode.d/` under `$XDG_DATA_HOME` (default `~/.local/share`), then under each of
-///   `$XDG_DATA_DIRS` (default `/usr/local/share:/usr/share`): darkman's directories; a name found earlier
-///   shadows the same name later.
-/// - `$XDG_CONFIG_HOME/appearanced/hooks.d/`: run on every change, for either mode.
-///
-/// All of them run in name order (for the same name, hooks.d first), one at a time, never overlapping:
-/// changes during a run give one more run with the newest mode (as `appearancectl watch --exec` does). Each
-/// runs as a `ChildRunner.job`: the mode in its environment, a process group of its own stopped at
-/// `hook-timeout`, its output in the log, off the request path. Programs a hook started in the background
-/// (`swaybg -i dark.png &`) are left running, as darkman leaves them; the next hook does not wait for them.
-/// A hook someone else could have written is not run (unlike darkman: `Trust`, the check the integrations
-/// share); `status` and the log say why.
+/// Hooks (man appearanced, HOOKS): darkman's `dark-mode.d/` or `light-mode.d/` under `$XDG_DATA_HOME` then
+/// each of `$XDG_DATA_DIRS` (a name found earlier shadows it later), and `$XDG_CONFIG_HOME/appearanced/hooks.d/`
+/// for either mode. All run in name order (hooks.d first for the same name), one at a time: changes during a
+/// round give one more round with the newest mode. Each is a `ChildRunner.job`; what it leaves in the
+/// background runs on, as with darkman. One someone else could have written is not run (`Trust`).
 final class HookRunner: @unchecked Sendable {
     // Confined to the daemon's queue.
     struct Outcome: Equatable {

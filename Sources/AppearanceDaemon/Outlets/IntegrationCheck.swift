@@ -39,12 +39,9 @@ struct IntegrationFinder: Sendable {
 }
 
 /// The check of `[integrations.NAME]` against the integrations installed (docs/decisions.md, "The config's
-/// integrations are checked"): a NAME none of the directories holds, or a key its `describe` does not list, is a
-/// mistake in the config like any other. Only the integrations the config names are asked, each through the
-/// trust check, all at once under a 2 s deadline, and at most once per version of its file (device, inode,
-/// size, modification time): a reload that changed nothing of them runs nothing. One that cannot be asked
-/// (refused by the trust check, silent, or describing its settings in another form) is not checked, and the
-/// check says so in `notes`. Used by the daemon (on its queue) and by `appearanced --check`.
+/// integrations are checked"): those the config names are asked `describe` through the trust check, side by
+/// side under one 2 s deadline, once per version of their file; one that cannot be asked is said in `notes`.
+/// Used by the daemon (on its queue) and by `appearanced --check`.
 public final class IntegrationCheck: @unchecked Sendable {
     private let finder: IntegrationFinder
     private var described: [String: (version: FileVersion, outcome: Result<IntegrationDescription, Note>)] = [:]

@@ -30,9 +30,8 @@ final class Publisher: @unchecked Sendable {
 
     init(clients: Clients, hooks: HookRunner, integrations: Integrations, follower: DesktopFollower, outlet: Outlet?,
          log: Logger, clock: Clock) {
-        self.clients = clients
-        self.hooks = hooks
-        (self.integrations, self.follower, self.outlet, self.log, self.clock) = (integrations, follower, outlet, log, clock)
+        (self.clients, self.hooks, self.integrations, self.follower) = (clients, hooks, integrations, follower)
+        (self.outlet, self.log, self.clock) = (outlet, log, clock)
     }
 
     /// Several transitions made together (the changes one save made durable): each is logged with its
