@@ -129,8 +129,7 @@ public enum FileSystem {
     }
 
     /// Swaps two names in the directory `dir` atomically (renameat2 with RENAME_EXCHANGE): a reader of either
-    /// sees one file or the other, never none. `EINVAL` where the file system cannot. Each name is looked up
-    /// in `dir` alone, not along a path from the root.
+    /// sees one file or the other, never none. `EINVAL` where the file system cannot.
     public static func exchange(_ a: String, _ b: String, in dir: Descriptor) throws(Errno) {
         guard cposix_exchange(dir.raw, a, b) == 0 else { throw Errno.current("exchange \(a) with", path: b) }
     }
@@ -190,10 +189,9 @@ public enum FileSystem {
         return try d.readAll(limit: limit)
     }
 
-    /// Replaces `path` atomically: a temp file `PATH.tmp-PID` in the same directory (O_EXCL, never followed),
-    /// then rename. With `durable`, fsync of the file before and of the directory after the rename: a crash
-    /// or power loss then leaves the old or the new content, never a mix. Without it, readers still never see
-    /// a partial file (for files on tmpfs). `permissions` are set exactly, whatever the umask.
+    /// Replaces `path` atomically: a temp file `PATH.tmp-PID` beside it (O_EXCL, never followed), then rename;
+    /// with `durable`, the file fsynced before and the directory after, so a crash leaves the old or the new
+    /// content. `permissions` are set exactly, whatever the umask.
     public static func writeAtomically(_ path: String, _ bytes: [UInt8], permissions: UInt32 = 0o600, durable: Bool = true) throws(Errno) {
         let tmp = "\(path).tmp-\(Posix.processID)"
         let options: Descriptor.OpenOptions = [.writeOnly, .create, .exclusive, .noFollow]
@@ -220,8 +218,7 @@ public enum FileSystem {
         dir.close()
     }
 
-    /// Removes `NAME.tmp-PID` files that a killed writer left next to `path` (killed between create and
-    /// rename). Returns how many.
+    /// Removes the `NAME.tmp-PID` files a killed writer left next to `path`; returns how many.
     @discardableResult
     public static func removeLeftovers(of path: String) -> Int {
         let dir = directory(of: path)

@@ -23,12 +23,9 @@ public enum SideBySide {
         }
     }
 
-    /// Runs every command at once (each in a process group of its own) and reads their output until
-    /// `deadline`: for each, its outcome, or nil when it could not start or did not finish in time (then its
-    /// process group is killed). The output's end is not the child's: one that closes its output and goes on
-    /// is waited for until the same deadline. Side by side, so a slow one costs the caller its own time, not
-    /// each one's in turn. Nothing is polled on a timer: one poll(2) waits for output and for the children's
-    /// ends together, and a child is reaped as soon as it ends.
+    /// Runs every command at once, each in a process group of its own, until `deadline`: for each, its outcome,
+    /// or nil when it could not start or did not end in time (then its group is killed). One poll(2) waits for
+    /// the outputs and the children's ends together; a child that closes its output and goes on is waited for.
     public static func run(_ commands: [[String]], deadline: Deadline) -> [Outcome?] { run(commands, deadline: deadline, pidfd: true) }
 
     /// `pidfd: false` watches the children's ends without pidfds, for the tests of what stands in for them.

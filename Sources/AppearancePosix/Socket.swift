@@ -29,8 +29,7 @@ extension Descriptor {
         return (Descriptor(adopting: fds[0]), Descriptor(adopting: fds[1]))
     }
 
-    /// connect(2) to the socket at `path`. On a non-blocking socket a full backlog is EAGAIN (thrown: the
-    /// caller decides how long to try again).
+    /// connect(2) to the socket at `path`; on a non-blocking socket a full backlog is thrown as EAGAIN.
     public func connect(to path: String) throws(Errno) {
         let r = try Self.withAddress(path) { addr, len in
             while true {
@@ -52,9 +51,8 @@ extension Descriptor {
         guard Glibc.listen(raw, backlog) == 0 else { throw error("listen") }
     }
 
-    /// accept4(2), close-on-exec (and non-blocking when asked): the new connection, or nil when none is
-    /// waiting (EAGAIN). EINTR and ECONNABORTED (a client that left before being accepted) are retried.
-    /// EMFILE/ENFILE are thrown like every other error.
+    /// accept4(2), close-on-exec: the new connection, or nil when none is waiting. EINTR and ECONNABORTED (a
+    /// client that left before being accepted) are retried.
     public func accept(nonBlocking: Bool) throws(Errno) -> Descriptor? {
         while true {
             let fd = cposix_accept(raw, nonBlocking ? 1 : 0)
@@ -107,8 +105,7 @@ extension Descriptor {
         return getsockopt(raw, SOL_SOCKET, SO_TYPE, &type, &len) == 0 && type == Int32(SOCK_STREAM.rawValue) && family == AF_UNIX
     }
 
-    /// Sends what the socket takes right now, without waiting (MSG_DONTWAIT): for a last word to a client
-    /// that is about to be closed.
+    /// Sends what the socket takes right now (MSG_DONTWAIT): a last word to a client about to be closed.
     public func sendWithoutWaiting(_ bytes: [UInt8]) {
         _ = bytes.withUnsafeBytes { Glibc.send(raw, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
     }

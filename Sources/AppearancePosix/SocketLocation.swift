@@ -33,8 +33,7 @@ public struct SocketLocation: Equatable, Sendable {
                               ownsDirectory: true)
     }
 
-    /// The path the environment names, `$APPEARANCED_SOCKET` else `$XDG_RUNTIME_DIR/appearanced/socket`, and
-    /// whether its directory is ours; nil when neither is set (resolve's fallbacks then apply). Apart from
+    /// The path the environment names and whether its directory is ours; nil when neither is set. Apart from
     /// `resolve` for a one-shot client: it carries no warning string to set up and let go.
     public static func fromEnvironment(_ environment: (String) -> String? = Posix.environment) -> (path: String, ownsDirectory: Bool)? {
         if let env = environment("APPEARANCED_SOCKET") { return (env, false) }
@@ -42,11 +41,9 @@ public struct SocketLocation: Equatable, Sendable {
         return nil
     }
 
-    /// Why a client must not connect to `path`, or nil. A socket whose directory another user owns or anyone
-    /// may write to could be a fake daemon planted there (the `/tmp` fallback is such a place): the socket
-    /// and its directory must belong to the client's own uid, and the directory must not be writable by
-    /// others. A socket that does not exist is not a problem here (connecting then says the daemon is not
-    /// running).
+    /// Why a client must not connect to `path`, or nil: a socket or directory of another user's, or a directory
+    /// others may write to, could hold a fake daemon (the `/tmp` fallback is such a place). One that does not
+    /// exist is not a problem here (connecting then says the daemon is not running).
     public static func untrustedReason(_ path: String, uid: UInt32 = Posix.userID) -> String? {
         let dir = FileSystem.directory(of: path)
         guard let socket = try? FileSystem.status(path, followLinks: false) else { return nil }

@@ -48,29 +48,20 @@ public class Crossed<Inner>: @unchecked Sendable {
     }
 
     /// Runs `body` with the object on the bus's queue, in order after everything said before.
-    func onBus(_ body: @escaping (Inner) -> Void) {
-        let inner = inner
-        crossing.toBus { body(inner.value) }
-    }
+    func onBus(_ body: @escaping (Inner) -> Void) { crossing.toBus { [inner] in body(inner.value) } }
 }
 
 /// The sentry on the bus's queue, as the daemon sees it on its own.
 public final class CrossingSentry: Crossed<Sentry>, Sentry, @unchecked Sendable {
-    public func start(report: @escaping (SystemReading) -> Void) {
-        let report = crossing.toDaemon(report)
-        onBus { $0.start(report: report) }
-    }
-
+    public func start(report: @escaping (SystemReading) -> Void) { onBus { [report = crossing.toDaemon(report)] in $0.start(report: report) } }
     public func stop() { onBus { $0.stop() } }
 }
 
 /// The portal backend on the bus's queue, as the daemon sees it on its own.
 public final class CrossingOutlet: Crossed<Outlet>, Outlet, @unchecked Sendable {
     public func start(policy: BackendPolicy, report: @escaping (OutletStatus) -> Void) {
-        let report = crossing.toDaemon(report)
-        onBus { $0.start(policy: policy, report: report) }
+        onBus { [report = crossing.toDaemon(report)] in $0.start(policy: policy, report: report) }
     }
-
     public func setPolicy(_ policy: BackendPolicy) { onBus { $0.setPolicy(policy) } }
     public func publish(_ values: ServedValues) { onBus { $0.publish(values) } }
     public func stop() { onBus { $0.stop() } }
@@ -78,11 +69,7 @@ public final class CrossingOutlet: Crossed<Outlet>, Outlet, @unchecked Sendable 
 
 /// The notifier on the bus's queue, as the daemon sees it on its own.
 public final class CrossingNotifier: Crossed<Notifier>, Notifier, @unchecked Sendable {
-    public func start(report: @escaping (NoticeReport) -> Void) {
-        let report = crossing.toDaemon(report)
-        onBus { $0.start(report: report) }
-    }
-
+    public func start(report: @escaping (NoticeReport) -> Void) { onBus { [report = crossing.toDaemon(report)] in $0.start(report: report) } }
     public func show(_ notice: Notice?) { onBus { $0.show(notice) } }
     public func stop(done: @escaping @Sendable () -> Void) { onBus { $0.stop(done: done) } }
 }
@@ -91,10 +78,10 @@ public final class CrossingNotifier: Crossed<Notifier>, Notifier, @unchecked Sen
 /// face sees it on the bus's queue.
 public final class CrossingFace: Crossed<Face>, Face, @unchecked Sendable {
     public func start(_ options: FaceOptions, state: AppearanceState, requests: FaceRequests, report: @escaping (String) -> Void) {
-        let (report, desk) = (crossing.toDaemon(report), CrossingDesk(requests, crossing))
-        onBus { $0.start(options, state: state, requests: desk, report: report) }
+        onBus { [report = crossing.toDaemon(report), desk = CrossingDesk(requests, crossing)] in
+            $0.start(options, state: state, requests: desk, report: report)
+        }
     }
-
     public func setOptions(_ options: FaceOptions) { onBus { $0.setOptions(options) } }
     public func publish(_ state: AppearanceState, previous: Mode) { onBus { $0.publish(state, previous: previous) } }
     public func stop() { onBus { $0.stop() } }

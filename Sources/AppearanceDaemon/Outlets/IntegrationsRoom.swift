@@ -4,13 +4,9 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// The integrations' room: programs that make one program follow the mode (docs/integrations.md), off until
-/// enabled, found by IntegrationFinder. An enabled one is run as `NAME apply` whenever the mode of its app id
-/// (its name, or the config's `app`) changes, when it is enabled, at start-up and after a reload; `NAME
-/// restore` when it is disabled. Each run is a `ChildRunner.job`, as a hook's, with the hooks' timeout; a
-/// failure is in `status` and `integrations`. One run at a time per integration (a change meanwhile gives one
-/// more run with the newest mode), side by side across them. The names enabled are kept in
-/// `integrations.json` next to the state file. Confined to the daemon's queue.
+/// The integrations' room (docs/architecture.md, docs/integrations.md): which are enabled (`integrations.json`),
+/// and their runs, `NAME apply` when its app's mode changes and `NAME restore` on disable, each a
+/// `ChildRunner.job` with the hooks' timeout, one at a time per integration. Confined to the daemon's queue.
 final class Integrations: @unchecked Sendable {
     private let queue: DispatchQueue
     private let log: Logger
@@ -114,10 +110,8 @@ final class Integrations: @unchecked Sendable {
     private var changes: [Change] = []
     private var saving: (change: Change, next: [String], newly: [String], dropped: [String])?
 
-    /// Enables and disables names, durably, then answers with the list; enabling applies the mode at once,
-    /// disabling restores what the integration changed. An unknown name is refused, nothing changed. Changes
-    /// are saved one at a time, in the order they came, each on top of the one before. With `wait`, the answer
-    /// comes once the runs the change started have ended (`held`), or after that many seconds.
+    /// Enables and disables names (an unknown one refused), saved one change at a time in the order they came,
+    /// then answers with the list: at once, or with `wait` once the runs it started have ended (or at `wait` s).
     func change(enable: [String], disable: [String], wait: Int? = nil, mode: @escaping (String) -> Mode,
                 answer: @escaping (Result<[IntegrationInfo], RPCError>) -> Void) {
         changes.append(Change(enable: enable, disable: disable, wait: wait, mode: mode, answer: answer))
@@ -182,8 +176,7 @@ final class Integrations: @unchecked Sendable {
 
     // MARK: Running
 
-    /// The published state changed (or, with `all`, everything must be given again: start-up, reload): each
-    /// enabled integration whose app's mode is not the one it was given is run.
+    /// Runs each enabled integration whose app's mode is not the one it was given (with `all`: every one).
     func refresh(mode: (String) -> Mode, cause: String, all: Bool = false) {
         for name in enabled where !leaving.contains(name) {
             let m = mode(appID(name))

@@ -89,16 +89,14 @@ final class Publisher: @unchecked Sendable {
     /// Something that changed no mode (a desktop write, a failed hook): the journal's, not `log`'s.
     func note(_ what: String) { log.info(what) }
 
-    /// Reads the change log a previous instance left (`path`: log.jsonl next to state.json); from now on each
-    /// entry is also written there.
+    /// Reads the change log a previous instance left (log.jsonl); from now on each entry is written there too.
     func openChangeLog(_ path: String, queue: DispatchQueue) {
         let store = ChangeLogStore(path: path, queue: queue, log: log)
         for e in store.load() { transitions.append(e, folding: false) }
         changeLog = store
     }
 
-    /// The mode the daemon starts with: a change when it differs from the last one logged (or none was), with
-    /// why.
+    /// The mode the daemon starts with: an entry when it differs from the last one logged (or none was).
     func started(_ state: AppearanceState, _ why: String) {
         guard transitions.lastMode != state.mode else { return }
         record(.init(time: clock.now(), from: transitions.lastMode, to: state.mode, source: state.source, cause: "start: \(why)"))
@@ -110,15 +108,12 @@ final class Publisher: @unchecked Sendable {
         changeLog?.append(kept.entry, replacing: kept.replaced, all: transitions)
     }
 
-    /// Offers the published state and palette to every subscriber; each is told only what changes its view.
-    /// A subscriber for an app is offered that app's state (its own mode, source and palette).
+    /// Offers the published state and palette (an app's own, to a subscriber for an app) to every subscriber.
     func offer(_ engine: Engine, _ palette: Palette) {
         let subscribers = clients.subscribers
         guard !subscribers.isEmpty else { return }
-        // Within one pass every notification for the same app carries the same state (and palette, for
-        // those that asked): they differ only in `previous` and in carrying the palette. Each state, palette
-        // and encoding is made once per app, and the last one used is at hand without a lookup: subscribers
-        // mostly speak for no app, and one change then builds no dictionary at all.
+        // Each state, palette and encoding is made once per app, the last one at hand without a lookup
+        // (docs/decisions.md, "Lines written straight to bytes").
         var prepared = Prepared(engine: engine, palette: palette)
         for c in subscribers {
             let interest = c.delivery!.interest
