@@ -165,9 +165,7 @@ final class Connection: @unchecked Sendable {
                 turnLines += 1
                 onLine(self, line)
             }
-        } catch {
-            onLineTooLong(self)
-        }
+        } catch { onLineTooLong(self) }
         return true
     }
 
