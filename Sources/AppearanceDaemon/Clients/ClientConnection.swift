@@ -3,12 +3,9 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// One client. Confined to the daemon's queue (hence `@unchecked Sendable` for Dispatch's handlers).
-///
-/// The daemon never blocks on it: reads and writes are non-blocking; what the kernel will not take waits in
-/// `output` and a write source fires when the client reads again. While output is waiting, notifications
-/// are coalesced in `delivery` (one pending at most); if the client stops reading replies, reading its
-/// requests pauses too, so its memory stays bounded.
+/// One client (docs/architecture.md): non-blocking reads and writes; what the kernel does not take waits in
+/// `output` for a write source, notifications meanwhile coalesce in `delivery`, and a client that stops
+/// reading its replies has its requests no longer read. Confined to the daemon's queue.
 final class Connection: @unchecked Sendable {
     let socket: Descriptor
     let id: UInt64
@@ -46,11 +43,7 @@ final class Connection: @unchecked Sendable {
     private var turnHandled = 0
     private var turnLines = 0
 
-    private func startTurn() {
-        turnRead = 0
-        turnHandled = 0
-        turnLines = 0
-    }
+    private func startTurn() { (turnRead, turnHandled, turnLines) = (0, 0, 0) }
 
     /// Bytes of requests read and not yet handled (at most one unfinished line between turns).
     var bufferedInput: Int { framer.pendingCount }
@@ -99,10 +92,8 @@ final class Connection: @unchecked Sendable {
 
     var hasPendingOutput: Bool { sent < output.count }
 
-    // Used only on the daemon's queue, one read at a time.
-    /// Where reads land before the framer takes them: one buffer for all of a daemon's connections (they
-    /// read one at a time, on its queue), owned by its Clients room. Not a static: two daemons in one process
-    /// (the in-process tests) would read into the same bytes from two queues at once.
+    /// Where reads land before the framer takes them: one buffer for all of a daemon's connections, owned by
+    /// its Clients room. Not a static: two daemons in one process (the tests) would share it across queues.
     private let scratch: ReadBuffer
 
     /// A daemon's read buffer, shared by its connections; confined to the daemon's queue.

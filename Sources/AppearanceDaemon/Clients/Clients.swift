@@ -3,10 +3,8 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// The clients' room: the listening socket, accepting (only the user's own uid), the connection cap, the
-/// budget of unfinished input across all connections, and the connections themselves. Each connection's
-/// lines go to `onLine`; each connection's turn is bounded (Connection.swift), so no client holds back another.
-/// Confined to the daemon's queue.
+/// The clients' room (docs/architecture.md): the listening socket, accepting the user's own uid only, the
+/// connection cap, the budget of unfinished input, and the connections. Confined to the daemon's queue.
 final class Clients: @unchecked Sendable {
     private let queue: DispatchQueue
     private let log: Logger
@@ -65,9 +63,8 @@ final class Clients: @unchecked Sendable {
         listener?.remove()
     }
 
-    /// The accept source exists only while the daemon accepts: made when serving starts (connections wait in
-    /// the backlog until the first reading) and after a pause, cancelled for one. Like every source here it
-    /// is never left suspended (docs/architecture.md).
+    /// The accept source exists only while the daemon accepts (from the first reading on, but for a pause):
+    /// like every source here it is never left suspended (docs/architecture.md).
     func startAccepting() {
         guard acceptSource == nil, let listener else { return }
         let accept = DispatchSource.makeReadSource(fileDescriptor: listener.fd, queue: queue)

@@ -70,12 +70,10 @@ struct TransitionLog {
     }
 }
 
-/// log.jsonl, the change log on disk (its format: AppearanceFormats' `ChangeLogFile`). Read once at start;
-/// then each entry is appended (O_APPEND, one write(2) a line, no fsync), and once the file holds
-/// `ChangeLogFile.rewriteAfter` lines it is rewritten atomically with the newest `kept`. The writing runs on
-/// its own queue, after the change was answered: a reply never waits for it, and a slow or failing disk costs
-/// only the file (said once in the journal), never the daemon. A file that cannot be used is kept aside
-/// (`log.jsonl.corrupt`) as a bad state file is, and a new one started.
+/// log.jsonl, the change log on disk (docs/decisions.md, "The change log on disk"; its format is
+/// `ChangeLogFile`): read at start, then each entry appended on a queue of its own (O_APPEND, no fsync), the
+/// whole rewritten atomically past `ChangeLogFile.rewriteAfter` lines. A slow or failing disk costs only the
+/// file (said once in the journal); a file that cannot be used is kept aside and a new one started.
 final class ChangeLogStore: @unchecked Sendable {
     let path: String
     private let log: Logger

@@ -3,17 +3,13 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// The persistence room: group commit of the state file. A change a client asks for is accepted at once,
-/// decided on top of every change accepted before it (`deciding`), and answered only once a save covering
-/// it is durable; what arrives while a save runs goes into the next single save. Saves run on a queue of
-/// their own, so the daemon's queue serves reads and notifications meanwhile. The save itself is injected:
-/// `StateStore.save` in the daemon, a stalling or failing one in tests (AppearanceDaemonTests).
-/// Confined to the daemon's queue, but for the save.
+/// The persistence room: the state file's group commit (docs/decisions.md). A change is decided on top of every
+/// change accepted before it (`deciding`) and answered once a save covering it is durable; saves run one at a
+/// time on a queue of their own, each taking what came meanwhile. The save is injected (`StateStore.save`, or
+/// a stalling or failing one in PersistenceTests). Confined to the daemon's queue, but for the save.
 final class Persistence: @unchecked Sendable {
-    /// A change a client asked for, accepted and waiting to be durable. `event` is nil when there is nothing
-    /// to change (it is already so): such a request is still answered in order, after the changes before it.
-    /// `answer` is told once: the state as the asker sees it once durable, or why nothing was made; every
-    /// face (the socket, the bus) answers its own way.
+    /// A change a client asked for, waiting to be durable; `event` nil: nothing to change, still answered in
+    /// order. `answer` is told once: the state as the asker sees it, or why nothing was made.
     struct Write {
         var event: Event?
         var app: String?
