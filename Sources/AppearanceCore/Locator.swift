@@ -52,7 +52,6 @@ public struct LocationFix: Equatable, Sendable {
 
 /// What a locator tells the daemon.
 public enum LocatorReport: Equatable, Sendable {
-    /// A new fix.
     case fix(LocationFix)
     /// Why there is no fix from it now, in words for `status` ("waiting for GeoClue's first fix",
     /// "refused: …"); the last fix, if any, stays in use. `trouble` when something is wrong (the journal

@@ -14,7 +14,6 @@ public protocol Outlet: AnyObject {
 public enum BackendPolicy: String, Sendable, CaseIterable {
     /// Serve only where no other backend provides `color-scheme` for the current desktop.
     case auto
-    /// Always serve.
     case on
     /// Never serve (the bus name is still answered, with no keys, so the portal never waits for it).
     case off

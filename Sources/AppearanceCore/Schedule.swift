@@ -34,7 +34,6 @@ public struct Schedule: Equatable, Sendable {
         return text
     }
 
-    /// No schedule configured.
     public var isEmpty: Bool { latitude == nil && lightAt == nil && darkAt == nil }
 
     /// One local calendar day, and the Unix time of a local time on it.

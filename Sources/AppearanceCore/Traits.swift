@@ -53,11 +53,7 @@ public struct Color: Hashable, Sendable, CustomStringConvertible {
     public var isOpaque: Bool { alpha == 255 }
 
     /// `#rrggbb` when opaque, else `#rrggbbaa`; lower case. What the protocol carries.
-    public var hex: String {
-        var s = "#" + hex2(red) + hex2(green) + hex2(blue)
-        if !isOpaque { s += hex2(alpha) }
-        return s
-    }
+    public var hex: String { isOpaque ? opaqueHex : opaqueHex + hex2(alpha) }
 
     /// `#rrggbb`, alpha dropped.
     public var opaqueHex: String { "#" + hex2(red) + hex2(green) + hex2(blue) }

@@ -47,7 +47,6 @@ public enum Posix {
         return setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &files) == 0 ? UInt64(files.rlim_cur) : fileLimit
     }
 
-    /// The soft limit on open files (getrlimit RLIMIT_NOFILE).
     public static var fileLimit: UInt64 {
         var files = rlimit()
         guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &files) == 0 else { return 1024 }

@@ -20,18 +20,15 @@ final class Clients: @unchecked Sendable {
     private var lastRefusalLog: Int64 = 0
     /// The buffer every connection of this daemon reads into (one read at a time, on the queue).
     private let scratch = Connection.ReadBuffer()
-    /// Connections that subscribed, for `status`.
-    private(set) var subscriberCount = 0
+    var subscriberCount: Int { connections.values.reduce(0) { $0 + ($1.delivery == nil ? 0 : 1) } }
     /// Config `max-connections`; nil: the descriptor limit less 64 for the daemon's own files, the bus and hooks.
     var maxConnections: Int?
-    /// Told every complete request line.
     var onLine: (Connection, ArraySlice<UInt8>) -> Void = { _, _ in }
 
     /// All connections together may hold this much of unfinished requests; past it, the connection holding
     /// the most is closed with an error (20,000 clients each holding a 64 KiB unfinished line would be 1.3 GB).
     static let inputBudget = 16 << 20
 
-    /// Connections beyond this are refused with an error.
     var connectionCap: Int { maxConnections ?? max(16, Int(min(Posix.fileLimit, 1 << 20)) - 64) }
 
     init(queue: DispatchQueue, log: Logger, clock: Clock) { (self.queue, self.log, self.clock) = (queue, log, clock) }
@@ -48,14 +45,10 @@ final class Clients: @unchecked Sendable {
         return listener
     }
 
-    /// The connections that subscribed.
     var subscribers: [Connection] { connections.values.filter { $0.delivery != nil } }
 
     /// `c` subscribed (again: a second subscribe replaces the first).
-    func subscribe(_ c: Connection, _ delivery: Delivery) {
-        if c.delivery == nil { subscriberCount += 1 }
-        c.delivery = delivery
-    }
+    func subscribe(_ c: Connection, _ delivery: Delivery) { c.delivery = delivery }
 
     /// Closes every connection and removes the socket (the daemon is stopping).
     func closeAll() {
@@ -120,7 +113,6 @@ final class Clients: @unchecked Sendable {
         }
         c.onClose = { [weak self] (c: Connection) in
             guard let self else { return }
-            if c.delivery != nil { self.subscriberCount -= 1 }
             self.connections[c.id] = nil
             self.log.debug("client \(c.peer) disconnected")
             self.returnMemoryAfterACrowd()

@@ -26,7 +26,7 @@ final class HookRunner: @unchecked Sendable {
     var timeout: Double = 30
     /// The newest change not yet run.
     private var pending: (mode: Mode, previous: Mode?, cause: String)?
-    private var running = false
+    private var running: Bool { round != nil }
     /// The last finished round, for `status`.
     private(set) var last: Outcome?
     private var queueOfHooks: [(name: String, path: String)] = []
@@ -61,9 +61,8 @@ final class HookRunner: @unchecked Sendable {
     // MARK: Rounds
 
     private func startRound() {
-        guard let (mode, previous, cause) = pending else { running = false; return }
+        guard let (mode, previous, cause) = pending else { return }
         pending = nil
-        running = true
         queueOfHooks = hooks(for: mode)
         round = (mode, previous, cause, 0, [])
         guard !queueOfHooks.isEmpty else { return finishRound() }
@@ -78,7 +77,6 @@ final class HookRunner: @unchecked Sendable {
             if !outcome.failures.isEmpty { onFailure?(outcome) }
         }
         round = nil
-        running = false
         if pending != nil { startRound() }
     }
 

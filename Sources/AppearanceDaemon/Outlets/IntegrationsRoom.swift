@@ -11,7 +11,6 @@ final class Integrations: @unchecked Sendable {
     private let queue: DispatchQueue
     private let log: Logger
     private let finder: IntegrationFinder
-    /// `integrations.json`, next to state.json.
     let file: String
     /// Where each integration keeps its own files (APPEARANCE_INTEGRATION_DIR): `integrations/NAME` next to it.
     private let filesRoot: String

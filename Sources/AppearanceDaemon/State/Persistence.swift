@@ -30,7 +30,6 @@ final class Persistence: @unchecked Sendable {
     /// `engine()` with every accepted change applied; rebuilt after the engine changes.
     private var decidingCache: Engine?
 
-    /// The daemon's engine as it is now.
     var engine: () -> Engine = { Engine(inputs: Inputs(system: .unavailable, override: .system, defaultMode: .light), instance: "") }
     /// A save is durable: the writes it covers, in the order they came (the daemon applies, answers and
     /// publishes them).

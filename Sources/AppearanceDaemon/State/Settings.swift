@@ -8,7 +8,6 @@ final class Settings: @unchecked Sendable {
     private let paths: Paths
     private let log: Logger
     private(set) var config = Config()
-    /// The palette in force (at start-up: the empty palette).
     private(set) var palette = Palette.empty
     private(set) var paletteDetail = "not read yet"
     /// Whether the last read of the palette file was taken (false: a mistake in it; the previous one stays).
