@@ -56,11 +56,8 @@ public enum Posix {
     /// malloc_trim(0): gives freed heap back to the system (glibc keeps it otherwise).
     public static func returnFreeMemory() { _ = cposix_malloc_trim(0) }
 
-    /// Lets go of the code pages the process has touched so far (every file-backed executable mapping:
-    /// madvise MADV_DONTNEED), after a start-up whose code will not run again: they stay in the page cache,
-    /// and what runs later faults its pages back in from there (no read from disk). Only mappings that are
-    /// executable and never written (program text) are touched: a relocated or written page is never dropped.
-    /// Returns how many bytes were let go.
+    /// Lets go of the code pages touched so far (every file-backed `r-xp` mapping: MADV_DONTNEED), after a
+    /// start-up whose code will not run again (docs/decisions.md, "Idle memory"). Returns the bytes let go.
     @discardableResult
     public static func releaseCodePages() -> Int {
         guard let bytes = try? FileSystem.readAll("/proc/self/maps", limit: 1 << 20, regularOnly: false) else { return 0 }
@@ -80,11 +77,9 @@ public enum Posix {
         return released
     }
 
-    /// Bounds the heap glibc keeps (mallopt(3)): at most `arenas` heaps (glibc makes up to eight per CPU, one
-    /// more whenever a thread finds the others in use, and each keeps what a burst left in it), and blocks of
-    /// `mmapThreshold` bytes or more mapped on their own, so they go back to the system when freed (left to
-    /// itself, glibc raises the threshold to the size of each such block freed, up to 32 MiB, and later ones
-    /// stay in the heap). Call before any thread starts. False if glibc refused either.
+    /// Bounds the heap glibc keeps (mallopt(3)): at most `arenas` heaps, and blocks of `mmapThreshold` bytes or
+    /// more mapped on their own (docs/decisions.md, "The heap after a flood of writes"). Call before any
+    /// thread starts. False if glibc refused either.
     @discardableResult
     public static func boundHeap(arenas: Int32, mmapThreshold: Int32) -> Bool { cposix_malloc_bound(arenas, mmapThreshold) != 0 }
 

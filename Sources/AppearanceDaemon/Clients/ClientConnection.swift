@@ -28,14 +28,12 @@ final class Connection: @unchecked Sendable {
     private var endOfStream = false
     private var continuationScheduled = false
 
-    /// Output beyond this stops the handling of further requests (and reading): a client that sends requests
-    /// but never reads replies. Checked before every line, so queued replies cannot grow past it by more than one.
+    /// Output beyond this stops the handling of further requests (and reading), checked before every line:
     /// 32 KiB holds dozens of replies; 1,000 clients pipelining without reading then stay within 64 MiB.
     static let outputHighWater = 32 * 1024
-    /// A turn's budget: at most this many lines, and lines or reads of at most `bytesPerTurn` bytes in all
-    /// (at least one line), before the connection yields to the daemon's other work (other clients, the bus,
-    /// signals, accepting). Like dbus-daemon's per-connection budget: a client streaming its costliest lines
-    /// (64 KiB each) costs everyone else at most one such line per turn, and still gets its own answers.
+    /// A turn's budget before the connection yields to the daemon's other work: this many lines, and lines or
+    /// reads of `bytesPerTurn` bytes (at least one line). Like dbus-daemon's per-connection budget: a client
+    /// streaming 64 KiB lines costs everyone else at most one such line per turn.
     static let linesPerTurn = 16
     static let bytesPerTurn = maxLineLength
     /// Bytes read and bytes of lines handled in the current turn (reset when a turn starts).
