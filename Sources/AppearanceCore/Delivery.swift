@@ -1,5 +1,4 @@
-/// A notification as one subscriber receives it: the full new state, the mode it knew before, and the
-/// resolved palette if it asked for one.
+/// A notification as one subscriber receives it: the new state, the mode it knew before, the palette it asked for.
 public struct Notification: Equatable, Sendable {
     public var state: AppearanceState
     public var previous: Mode

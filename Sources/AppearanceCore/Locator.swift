@@ -17,8 +17,7 @@ public struct LocationFix: Equatable, Sendable {
     public var latitude: Double
     /// Degrees, east positive (-180…180).
     public var longitude: Double
-    /// When the fix was made, Unix time in seconds; 0 when the service said nothing (the daemon then stamps
-    /// it with the time it arrived).
+    /// When the fix was made (Unix time); 0 when the service said nothing (the daemon stamps its arrival then).
     public var time: Int64
 
     public init(latitude: Double, longitude: Double, time: Int64) {

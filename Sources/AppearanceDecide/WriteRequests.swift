@@ -37,8 +37,7 @@ public enum Decide {
         return .success(.app(app, mode))
     }
 
-    /// A temporary override, persisted with its expiry like the override itself: a duration ends at `now`
-    /// plus the duration.
+    /// A temporary override, persisted with its expiry: a duration ends at `now` plus the duration.
     static func temporaryChange(_ mode: Mode, _ lifetime: Lifetime, _ engine: Engine, now: Int64) -> Event? {
         let expiry: TemporaryOverride.Expiry = switch lifetime {
         case .untilNext: .nextChange

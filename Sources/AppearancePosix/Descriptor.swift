@@ -96,8 +96,7 @@ public final class Descriptor: Sendable, CustomStringConvertible {
         }
     }
 
-    /// Writes all of `bytes`, waiting for room when the descriptor is non-blocking, until `deadline` (nil:
-    /// as long as it takes; past it: ETIMEDOUT).
+    /// Writes all of `bytes`, waiting for room while non-blocking, until `deadline` (nil: none; past it: ETIMEDOUT).
     public func writeAll(_ bytes: UnsafeRawBufferPointer, until deadline: Deadline? = nil) throws(Errno) {
         var done = 0
         while done < bytes.count {
@@ -140,8 +139,7 @@ public final class Descriptor: Sendable, CustomStringConvertible {
         public static let writable = Events(rawValue: Int16(POLLOUT))
     }
 
-    /// poll(2) on this descriptor until it is ready for `events` (or has hung up): true; false when
-    /// `deadline` passed first. nil waits for ever.
+    /// poll(2) until ready for `events` (or hung up): true; false when `deadline` (nil: none) passed first.
     public func wait(_ events: Events, until deadline: Deadline?) throws(Errno) -> Bool {
         // One pollfd on the stack, not firstReady's array: a one-shot client (`appearancectl get`) then
         // builds no array type at run time.
@@ -149,16 +147,14 @@ public final class Descriptor: Sendable, CustomStringConvertible {
         return try Descriptor.poll(&fd, 1, until: deadline, name: name)
     }
 
-    /// poll(2) on several descriptors: the index of the first one ready for `events` (or hung up), or nil
-    /// when `deadline` passed first.
+    /// poll(2) on several descriptors: the index of the first one ready (or hung up); nil when `deadline` passed.
     public static func firstReady(_ descriptors: [Descriptor], _ events: Events, until deadline: Deadline?) throws(Errno) -> Int? {
         var fds = descriptors.map { pollfd(fd: $0.raw, events: events.rawValue, revents: 0) }
         guard try poll(&fds, fds.count, until: deadline, name: descriptors.first?.name) else { return nil }
         return fds.firstIndex { $0.revents != 0 }
     }
 
-    /// poll(2) until one of `count` descriptors is ready (true) or `deadline` passes (false); EINTR is retried
-    /// with the time that is left.
+    /// poll(2) until one of `count` descriptors is ready (true) or `deadline` passes (false), EINTR retried.
     private static func poll(_ fds: UnsafeMutablePointer<pollfd>, _ count: Int, until deadline: Deadline?,
                              name: String?) throws(Errno) -> Bool {
         while true {

@@ -1,7 +1,6 @@
 @preconcurrency import Glibc
 
-/// An errno value with the call that produced it and the path it concerned:
-/// `connect /run/user/1000/appearanced/socket: Connection refused`.
+/// An errno with its call and path: `connect /run/user/1000/appearanced/socket: Connection refused`.
 public struct Errno: Error, Equatable, Sendable, CustomStringConvertible {
     public var code: Int32
     /// The call, as a verb: "open", "connect", "rename … to" (a rename names its target here).

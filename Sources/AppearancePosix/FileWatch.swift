@@ -29,11 +29,8 @@ public enum FileWatch {
                 let event = buffer.load(fromByteOffset: offset, as: inotify_event.self)
                 let start = offset + MemoryLayout<inotify_event>.size
                 let length = Int(event.len)
-                if length > 0 {
-                    let bytes = UnsafeRawBufferPointer(rebasing: buffer[start..<min(start + length, n)])
-                    let eventName = String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
-                    if eventName == name { changed = true }
-                }
+                let bytes = UnsafeRawBufferPointer(rebasing: buffer[start..<min(start + length, n)])
+                if length > 0, String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self) == name { changed = true }
                 offset = start + length
             }
         }

@@ -51,8 +51,7 @@ extension Descriptor {
         guard Glibc.listen(raw, backlog) == 0 else { throw error("listen") }
     }
 
-    /// accept4(2), close-on-exec: the new connection, or nil when none is waiting. EINTR and ECONNABORTED (a
-    /// client that left before being accepted) are retried.
+    /// accept4(2), close-on-exec: the connection, or nil when none waits; EINTR and ECONNABORTED are retried.
     public func accept(nonBlocking: Bool) throws(Errno) -> Descriptor? {
         while true {
             let fd = cposix_accept(raw, nonBlocking ? 1 : 0)

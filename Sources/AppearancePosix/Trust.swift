@@ -61,8 +61,7 @@ public enum Trust {
         return writableByOthers(folder, held)
     }
 
-    /// What a check has looked at: how many entries, and which folders (a folder reached again through a
-    /// symbolic link, or a loop of them, is looked through once).
+    /// What a check has looked at: how many entries, and which folders (each looked through once: links may loop).
     private struct Walk {
         var budget = Trust.maxEntries
         var seen: Set<[UInt64]> = []

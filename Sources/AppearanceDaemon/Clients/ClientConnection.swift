@@ -171,8 +171,7 @@ final class Connection: @unchecked Sendable {
         }
     }
 
-    /// Every buffered line is handled: at end of stream answer the last, unterminated one and close;
-    /// otherwise read again.
+    /// Every buffered line is handled: at end of stream the unterminated last one too, then close; else read again.
     private func finishBacklog() {
         guard !closed else { return }
         if endOfStream {
@@ -220,8 +219,7 @@ final class Connection: @unchecked Sendable {
         }
     }
 
-    /// Writes `bytes[from...]` until done or the socket is full: the bytes written in all, or nil when the
-    /// write failed and the connection is closed.
+    /// Writes `bytes[from...]` until done or the socket is full: the bytes written, or nil when it failed (closed).
     private func write(_ bytes: [UInt8], from start: Int) -> Int? {
         var done = start
         while done < bytes.count {
@@ -273,8 +271,7 @@ final class Connection: @unchecked Sendable {
         output = []
         sent = 0
         if closeWhenFlushed { close(); return }
-        // Lines that waited for the client to read go on in a turn of their own (this may be another
-        // connection's turn: a broadcast's write).
+        // Lines that waited for the client to read go on in a turn of their own (this may be a broadcast's write).
         if readPaused, !closed { scheduleContinuation() }
         deliverIfIdle()
     }

@@ -138,8 +138,7 @@ final class Clients: @unchecked Sendable {
     private func inputChanged(_ c: Connection, _ delta: Int) {
         bufferedInput += delta
         guard bufferedInput > Self.inputBudget else { return }
-        // Over budget: the client holding the most unfinished input goes (found by a scan, which only an
-        // attack makes happen).
+        // Over budget: the client holding the most unfinished input goes (a scan, which only an attack causes).
         guard let worst = connections.values.max(by: { $0.bufferedInput < $1.bufferedInput }), worst.bufferedInput > 0 else { return }
         log.warning("unfinished requests hold \(bufferedInput) bytes, over \(Self.inputBudget); closing client \(worst.peer), which holds \(worst.bufferedInput)")
         worst.send(Outgoing.error(id: .null, RPCError(.requestFailed, "the daemon is holding too much unfinished input from its clients; closing this connection")))

@@ -21,8 +21,7 @@ final class DesktopFollower: @unchecked Sendable {
     private let log: Logger
     private(set) var kind: Kind?
     private var settings = Settings()
-    /// The writes whose echo has not been read yet, as the sentry will read them back, oldest first
-    /// (`Decide.desktopReading` matches readings against it).
+    /// Writes whose echo is not read yet, oldest first (`Decide.desktopReading` matches readings to them).
     var inFlight = DesktopWrites()
     private(set) var writes = 0
     private var lastResult = "nothing written yet"
@@ -184,8 +183,7 @@ final class DesktopFollower: @unchecked Sendable {
         if case .failure(let e) = started { next("cannot run: \(e.message)") }
     }
 
-    /// `results`: each command's failure, or nil. The first one writes what the sentry reads back: when it
-    /// failed, no echo will come.
+    /// `results`: each command's failure, or nil; when the first (what the sentry reads back) failed, no echo comes.
     private func finished(_ id: Int, _ mode: Mode, _ results: [String?]) {
         inFlight.finished(id, ok: results.first.map { $0 == nil } ?? true)
         let failures = results.compactMap { $0 }

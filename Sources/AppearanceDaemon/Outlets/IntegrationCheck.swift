@@ -51,8 +51,7 @@ public final class IntegrationCheck: @unchecked Sendable {
 
     public init(paths: Paths) { finder = IntegrationFinder(paths: paths) }
 
-    /// The first mistake in `config`'s integrations (file, line, key, and what is known), and why some were
-    /// not checked.
+    /// The first mistake in `config`'s integrations, and why some were not checked.
     public func problem(_ config: Config, path: String) -> (error: ConfigError?, notes: [String]) {
         guard !config.integrations.isEmpty else { return (nil, []) }
         let named = config.integrations.keys.sorted().map { (name: $0, path: finder.path(of: $0)) }

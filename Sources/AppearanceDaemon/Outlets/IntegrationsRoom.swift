@@ -259,8 +259,7 @@ final class Integrations: @unchecked Sendable {
 
     // MARK: Answers that wait for the runs (`"wait"`)
 
-    /// Answers held until none of their names has a run under way, pending or about to be (a failed first
-    /// run's leaving), or until their timer fires.
+    /// Answers held until none of their names has a run under way, pending or leaving, or until their timer fires.
     private var held: [(id: Int, names: [String], timer: DispatchSourceTimer, answer: (Result<[IntegrationInfo], RPCError>) -> Void)] = []
     private var holds = 0
 

@@ -21,8 +21,7 @@ struct TransitionLog {
     /// them (a desktop or a location service gone wild) evicts at most about two entries a minute.
     static let foldWindow: Int64 = 60
 
-    /// Appends `entry` with its cause bounded, or folds it into the newest; returns it as kept, and whether it
-    /// replaced the newest.
+    /// Appends `entry`, its cause bounded, or folds it into the newest: returns it as kept, and whether it replaced.
     @discardableResult
     mutating func append(_ entry: Entry, folding: Bool = true) -> (entry: Entry, replaced: Bool) {
         var e = entry
@@ -60,8 +59,7 @@ struct TransitionLog {
         return String(cause.prefix(low)) + "…"
     }
 
-    /// `{"entries": [{"time", "from", "to", "source", "app", "cause"}, …]}`, the newest `limit` (of `app`'s
-    /// own entries when given), oldest first.
+    /// `{"entries": […]}`: the newest `limit` (of `app`'s own entries when given), oldest first.
     func json(limit: Int?, app: String? = nil) -> JSON {
         var all = ordered
         if let app { all = all.filter { $0.app == app } }
@@ -118,8 +116,7 @@ final class ChangeLogStore: @unchecked Sendable {
         return []
     }
 
-    /// Writes `entry`, the newest of `all` (what the log holds now), once everything queued before it is;
-    /// `replacing`: it stands for the newest line too.
+    /// Writes `entry`, the newest of `all`, after what is queued; `replacing`: it stands for the newest line too.
     func append(_ entry: LogEntry, replacing: Bool = false, all: TransitionLog) {
         if rewriteNext || lines + 1 > ChangeLogFile.rewriteAfter { return rewrite(all.ordered) }
         lines += 1
@@ -140,8 +137,7 @@ final class ChangeLogStore: @unchecked Sendable {
         write { path throws(Errno) in try FileSystem.writeAtomically(path, bytes) }
     }
 
-    /// Runs `body` on `queue` (the folder made first), and tells the daemon's queue when writing starts
-    /// failing or works again.
+    /// Runs `body` on `queue`, the folder made first; the daemon's queue hears when writing fails or works again.
     private func write(_ body: @escaping @Sendable (String) throws(Errno) -> Void) {
         queue.async { [self] in
             do throws(Errno) {

@@ -31,8 +31,7 @@ final class Persistence: @unchecked Sendable {
     private var decidingCache: Engine?
 
     var engine: () -> Engine = { Engine(inputs: Inputs(system: .unavailable, override: .system, defaultMode: .light), instance: "") }
-    /// A save is durable: the writes it covers, in the order they came (the daemon applies, answers and
-    /// publishes them).
+    /// A save is durable: the writes it covers, in order (the daemon applies, answers and publishes them).
     var onDurable: ([Write]) -> Void = { _ in }
     /// A save failed: the writes it covers and every one decided on top of them, none of which is made.
     var onFailed: ([Write], Errno) -> Void = { _, _ in }
@@ -105,8 +104,7 @@ final class Persistence: @unchecked Sendable {
         }
     }
 
-    /// The save is durable (or failed): the writes it covers are handed on in the order they came; the next
-    /// save takes what came meanwhile.
+    /// The save is durable (or failed): its writes go on in order; the next save takes what came meanwhile.
     private func finishSave(_ next: StateStore.Saved, error: Errno?) {
         let batch = inFlight ?? []
         inFlight = nil
@@ -124,8 +122,7 @@ final class Persistence: @unchecked Sendable {
     }
 }
 
-/// A reference that does not keep its object, to hand a room across queues (a save's end comes back through
-/// it: a room let go meanwhile is not touched).
+/// A reference that does not keep its object: a save's end comes back through it to a room not let go.
 final class WeakRef<T: AnyObject>: @unchecked Sendable {
     weak var value: T?
     init(_ value: T) { self.value = value }

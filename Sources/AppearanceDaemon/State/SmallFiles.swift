@@ -11,8 +11,7 @@ final class SmallFiles: @unchecked Sendable {
 
     init(daemonQueue: DispatchQueue) { self.daemonQueue = daemonQueue }
 
-    /// Replaces `path` with `bytes` (its folder made if missing), or removes it for nil (absent already is
-    /// fine); then `done` on the daemon's queue with nil, or the call that failed.
+    /// Replaces `path` with `bytes` (its folder made), or removes it for nil; then `done` on the daemon's queue.
     func write(_ path: String, _ bytes: [UInt8]?, done: @escaping (Errno?) -> Void = { _ in }) {
         let done = Across(done)
         queue.async { [daemonQueue] in

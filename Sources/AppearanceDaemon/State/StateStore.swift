@@ -53,8 +53,7 @@ public struct StateStore: Sendable {
     }
 }
 
-/// The bytes of one of appearanced's own files, at most `limit` (neither when there is none), or why it cannot
-/// be used (`tooBig`: what is said of a larger one).
+/// One of appearanced's own files, at most `limit` bytes: its bytes, neither (none there), or why it is unusable.
 func readOwnFile(_ path: String, limit: Int, tooBig: String) -> (bytes: [UInt8]?, problem: String?) {
     do { return (try FileSystem.readAll(path, limit: limit), nil) } catch {
         if error.code == Errno.noSuchFile { return (nil, nil) }
