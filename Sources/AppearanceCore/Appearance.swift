@@ -19,8 +19,7 @@ public enum SystemScheme: String, Sendable, CaseIterable {
     /// Nobody answered: no portal, no session bus.
     case unavailable
 
-    /// Maps the portal's `color-scheme` number: 0 no preference, 1 prefer dark, 2 prefer light.
-    /// Returns nil for any other number, which the caller reports and treats as no preference.
+    /// The portal's `color-scheme`: 0 no preference, 1 dark, 2 light; nil for any other (reported, taken as no preference).
     public init?(portalValue: UInt32) {
         guard portalValue < 3 else { return nil }
         self = [.noPreference, .dark, .light][Int(portalValue)]

@@ -1,5 +1,4 @@
-/// Where the published state goes besides the socket: the XDG desktop portal's Settings backend, so that
-/// programs that read the portal (GTK, libadwaita, Qt, browsers) follow the merged mode too.
+/// Where the published state goes besides the socket: the portal's Settings backend, for GTK, Qt and browsers to follow.
 public protocol Outlet: AnyObject {
     /// Starts serving under `policy`; `report` is told now and whenever it changes what the outlet serves.
     func start(policy: BackendPolicy, report: @escaping (OutletStatus) -> Void)

@@ -10,8 +10,7 @@ public struct Schedule: Equatable, Sendable {
     public var darkAt: Int?
     /// `schedule-over-desktop`: the schedule decides before the desktop's own choice.
     public var aboveDesktop: Bool
-    /// `sunrise-offset` / `sunset-offset`: seconds the sun's events are moved (negative: earlier). Fixed
-    /// times and polar days and nights are not moved.
+    /// `sunrise-offset` / `sunset-offset`: seconds the sun's events move (negative: earlier); not fixed times or polar days.
     public var sunriseOffset: Int64
     public var sunsetOffset: Int64
 
@@ -55,8 +54,7 @@ public struct Schedule: Equatable, Sendable {
             return d
         }
 
-        /// The local days from the day before `time` to `after` days after it, in a zone given by its offset
-        /// from UTC at each instant (seconds east, as `tm_gmtoff`).
+        /// The local days from the day before `time` to `after` days after it, in a zone as `inZone` takes it.
         public static func days(around time: Int64, after: Int = 3, utcOffset: @escaping @Sendable (Int64) -> Int64) -> [LocalDay] {
             (-1...after).map { k in
                 let t = time + Int64(k) * 86_400

@@ -27,8 +27,7 @@ public struct Traits: Equatable, Sendable {
     /// Nothing known: no portal, or a portal without these keys.
     public static let unavailable = Traits()
 
-    /// The portal's `accent-color` `(ddd)`: sRGB components in 0…1. Any component outside that range
-    /// (or not a number) means unset, as the portal specifies.
+    /// The portal's `accent-color` `(ddd)`, sRGB in 0…1; a component outside that range (or not a number) means unset.
     public static func accent(red: Double, green: Double, blue: Double) -> Color? {
         func byte(_ v: Double) -> UInt8? {
             guard v.isFinite, v >= 0, v <= 1 else { return nil }

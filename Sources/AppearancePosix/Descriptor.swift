@@ -49,8 +49,7 @@ public final class Descriptor: Sendable, CustomStringConvertible {
 
     // MARK: Reading and writing: one loop each
 
-    /// read(2) into `buffer`: the byte count, 0 at end of file, or nil when the descriptor is non-blocking and
-    /// nothing is there yet (EAGAIN).
+    /// read(2) into `buffer`: the byte count, 0 at end of file, or nil when non-blocking and nothing is there (EAGAIN).
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int? {
         #if SWIFT_SYSTEM
         do { return try FileDescriptor(rawValue: raw).read(into: buffer, retryOnInterrupt: true) } catch {
@@ -71,8 +70,7 @@ public final class Descriptor: Sendable, CustomStringConvertible {
         #endif
     }
 
-    /// write(2), or send(2) with MSG_NOSIGNAL for a socket: how many bytes were taken, or nil when the
-    /// descriptor is non-blocking and full (EAGAIN).
+    /// write(2), send(2) with MSG_NOSIGNAL for a socket: the bytes taken, or nil when non-blocking and full (EAGAIN).
     public func write(_ bytes: UnsafeRawBufferPointer) throws(Errno) -> Int? {
         #if SWIFT_SYSTEM
         // swift-system has no send(2): sockets keep MSG_NOSIGNAL below.

@@ -37,8 +37,7 @@ public enum Posix {
     /// Sleeps until a signal ends the process.
     public static func waitForever() -> Never { while true { pause() } }
 
-    /// Lifts the soft limit on open files to the hard one (setrlimit RLIMIT_NOFILE), as systemd recommends
-    /// for programs that need many descriptors. Returns the soft limit in force.
+    /// Lifts the soft limit on open files to the hard one, as systemd recommends; returns the soft limit in force.
     @discardableResult
     public static func raiseFileLimit() -> UInt64 {
         var files = rlimit()

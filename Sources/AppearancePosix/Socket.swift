@@ -121,8 +121,7 @@ extension Descriptor {
         }
     }
 
-    /// One datagram to the Unix datagram socket at `path` (`@name`: the abstract namespace), as sd_notify
-    /// does. False when it could not be sent; never blocks.
+    /// One datagram to the socket at `path` (`@name`: abstract), as sd_notify sends; false if not sent; never blocks.
     public static func sendDatagram(_ message: String, to path: String) -> Bool {
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return false }

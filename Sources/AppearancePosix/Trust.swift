@@ -17,8 +17,7 @@ public enum Trust {
         return nil
     }
 
-    /// Why the program at `path` could have been changed by another user, or nil: the program, its folder with
-    /// everything in it, then each folder in `libraries` with everything in it (see the type).
+    /// Why the program at `path` could have been changed by another user, or nil (the program, its folder, `libraries`).
     public static func problem(program path: String, libraries: [String] = []) -> String? {
         var walk = Walk()
         if let problem = entryProblem(path) { return problem }

@@ -74,8 +74,7 @@ public final class CrossingNotifier: Crossed<Notifier>, Notifier, @unchecked Sen
     public func stop(done: @escaping @Sendable () -> Void) { onBus { $0.stop(done: done) } }
 }
 
-/// A D-Bus face on the bus's queue, as the daemon sees it on its own; the daemon's desk goes with it, as the
-/// face sees it on the bus's queue.
+/// A D-Bus face on the bus's queue, as the daemon sees it; the daemon's desk goes with it, as the face sees it.
 public final class CrossingFace: Crossed<Face>, Face, @unchecked Sendable {
     public func start(_ options: FaceOptions, state: AppearanceState, requests: FaceRequests, report: @escaping (String) -> Void) {
         onBus { [report = crossing.toDaemon(report), desk = CrossingDesk(requests, crossing)] in
@@ -87,8 +86,7 @@ public final class CrossingFace: Crossed<Face>, Face, @unchecked Sendable {
     public func stop() { onBus { $0.stop() } }
 }
 
-/// The daemon's desk across the queues: asked on the bus's queue, decided on the daemon's, answered back on
-/// the bus's (the answer may come later: a write once it is durable).
+/// The daemon's desk across the queues: asked on the bus's, decided on the daemon's, answered on the bus's (maybe later).
 final class CrossingDesk: FaceRequests, @unchecked Sendable {
     // Immutable; `desk` is used only on the daemon's queue.
     private let desk: FaceRequests

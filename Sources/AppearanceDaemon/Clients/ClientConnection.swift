@@ -185,8 +185,7 @@ final class Connection: @unchecked Sendable {
         }
     }
 
-    /// A change this client asked for waits for the save that makes it durable: its later requests wait for
-    /// that reply, so a client reads its replies in the order it asked.
+    /// A change this client asked for waits for its save: its later requests wait too, so its replies come in order.
     private(set) var waitingForSave = false
 
     func holdUntilSaved() { waitingForSave = true }
@@ -237,8 +236,7 @@ final class Connection: @unchecked Sendable {
         return done
     }
 
-    /// Sends a pending notification if the client is keeping up; otherwise it stays pending (coalesced).
-    /// `encode` lets a broadcast share one encoding among subscribers that get the same bytes.
+    /// Sends the pending notification if the client keeps up; `encode` lets a broadcast share one encoding.
     func deliverIfIdle(_ encode: (Notification) -> [UInt8] = Outgoing.changed) {
         guard !closed, !hasPendingOutput, let n = delivery?.take() else { return }
         send(encode(n))

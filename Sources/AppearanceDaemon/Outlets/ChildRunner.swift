@@ -278,8 +278,7 @@ final class ChildRunner: @unchecked Sendable {
     }
 }
 
-/// The one SIGCHLD source of the process, and the runners waiting for their child. Its handler runs on a
-/// queue of its own and tells each runner, on the runner's queue, to check its own pid.
+/// The one SIGCHLD source, and the runners waiting: its handler tells each, on its own queue, to check its pid.
 private final class Reaper: Sendable {
     static let shared = Reaper()
 

@@ -62,8 +62,7 @@ final class DesktopFollower: @unchecked Sendable {
         }
     }
 
-    /// Chooses what to drive: `follow = "gnome"|"kde"`, or for "auto" the desktop in `XDG_CURRENT_DESKTOP`;
-    /// nothing where appearanced serves the portal itself (then apps follow it already).
+    /// Chooses what to drive: `follow`, or for "auto" `XDG_CURRENT_DESKTOP`'s (none while appearanced serves the portal).
     func configure(_ s: Settings, portalServed: Bool) {
         settings = s
         let before = kind
@@ -98,8 +97,7 @@ final class DesktopFollower: @unchecked Sendable {
         }
     }
 
-    /// Writes `mode` to the desktop unless it shows it already. `own`: the desktop's own value in the merge
-    /// (remembered, at the first write over it, to be given back).
+    /// Writes `mode` unless the desktop shows it already; `own`, its own value, is kept at the first write to give back.
     func write(_ mode: Mode, desktop own: SystemScheme) {
         guard let kind else { return }
         // What the desktop shows, or will once the last write lands: nothing to write when that is `mode`.
@@ -110,8 +108,7 @@ final class DesktopFollower: @unchecked Sendable {
         start(mode, value: mode == .dark ? "prefer-dark" : settings.gnomeLight, kind: kind, reported: reported(mode))
     }
 
-    /// Nothing of appearanced's decides any more: the desktop gets back the value it had before appearanced
-    /// first wrote, and shows its own from then on (DESIGN rule 4).
+    /// Nothing of appearanced's decides any more: the desktop gets back the value it had before (DESIGN rule 4).
     func giveBack() {
         guard let kind, let original = inFlight.original, let mode = Decide.mode(of: original) else { return }
         inFlight.original = nil

@@ -36,8 +36,7 @@ final class Integrations: @unchecked Sendable {
         case restore(undoing: Undo? = nil)
     }
 
-    /// A first run after `enable` that failed: the mode it was given, why, and whether it ran at all (one not
-    /// found or not trusted changed nothing: no restore).
+    /// A failed first run after `enable`: its mode, why, and whether it ran (one not found or not trusted: no restore).
     struct Undo {
         var mode: Mode
         var failure: String
@@ -230,8 +229,7 @@ final class Integrations: @unchecked Sendable {
     private func finish(_ name: String, _ job: Job, _ result: String, ran: Bool = true) {
         switch job {
         case .apply(let m, _, _, true) where result != "ok":
-            // The first run after enable failed: the integration is left off (saved like any change), and what
-            // it changed is restored; its failure is what `integrations` and the client waiting for it see.
+            // The first run after enable failed: left off (saved like any change), what it changed restored; its failure shown.
             log.warning("integration \(name) apply failed: \(result); left off")
             leaving.insert(name)
             given[name] = nil

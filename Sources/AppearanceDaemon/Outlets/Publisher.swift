@@ -34,8 +34,7 @@ final class Publisher: @unchecked Sendable {
         (self.outlet, self.log, self.clock) = (outlet, log, clock)
     }
 
-    /// Several transitions made together (the changes one save made durable): each is logged with its
-    /// cause, and their effects happen once, for the whole step from the first state to the last.
+    /// Transitions one save made durable: each logged with its cause, their effects once for the whole step.
     func publish(_ steps: [Decide.Step], engine: Engine, palette: Palette, status: String) {
         guard let first = steps.first, let last = steps.last else { return }
         let t = Transition(state: last.transition.state, previous: first.transition.previous)
@@ -66,8 +65,7 @@ final class Publisher: @unchecked Sendable {
         integrations.refresh(mode: { engine.state(for: $0).mode }, cause: last.cause)
     }
 
-    /// The desktop follows what the user told appearanced (not what the desktop itself said); once nothing of
-    /// appearanced's decides, it gets its own value back.
+    /// The desktop follows what the user told appearanced, and gets its own value back once nothing of ours decides.
     func followDesktop(_ t: Transition, engine: Engine) {
         if t.modeChanged, [.override, .temporary, .schedule].contains(t.state.source) {
             follower.write(t.state.mode, desktop: engine.inputs.system)

@@ -88,8 +88,7 @@ final class ChangeLogStore: @unchecked Sendable {
 
     init(path: String, queue: DispatchQueue, log: Logger) { (self.path, self.daemonQueue, self.log) = (path, queue, log) }
 
-    /// The entries the file holds, oldest first (at most `ChangeLogFile.kept`). Never fails: a file that
-    /// cannot be used is kept aside and the log starts empty, and the journal says so. Call at start.
+    /// The file's entries, oldest first. Never fails: an unusable file is kept aside (said) and the log starts empty.
     func load() -> [LogEntry] {
         let leftovers = FileSystem.removeLeftovers(of: path)
         if leftovers > 0 { log.info("removed \(leftovers) temporary file\(leftovers == 1 ? "" : "s") a stopped instance left next to \(path)") }

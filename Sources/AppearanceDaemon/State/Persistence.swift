@@ -71,8 +71,7 @@ final class Persistence: @unchecked Sendable {
         if inFlight == nil { startSave() }
     }
 
-    /// When the engine's inputs differ from the state file (a temporary override ended, or a flip in the
-    /// desktop started one) and no save is queued, a save writes them.
+    /// Starts a save when the engine's inputs differ from the file (an override ended, a desktop flip) and none is queued.
     func persistIfNeeded() {
         guard idle else { return }  // the next save writes the engine's inputs anyway
         let i = engine().inputs

@@ -62,8 +62,7 @@ final class Settings: @unchecked Sendable {
         config = forTrial(Config())
     }
 
-    /// A trial instance (`--state-dir`) touches nothing of the session: no hooks (unless `--hooks`), no write of
-    /// the desktop's own setting, no portal backend, no darkman bus name.
+    /// A trial instance (`--state-dir`) touches no hooks (but with `--hooks`), desktop setting, portal backend or darkman name.
     private func forTrial(_ c: Config) -> Config {
         guard paths.trial else { return c }
         var c = c

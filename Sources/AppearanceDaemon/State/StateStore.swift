@@ -2,8 +2,7 @@ import AppearanceCore
 import AppearanceFormats
 import AppearancePosix
 
-/// The persisted override: `$XDG_STATE_HOME/appearanced/state.json`, e.g. `{"override":"dark"}`. The file's
-/// format is AppearanceFormats' `StateFile` (parse and encode); this is the I/O around it.
+/// The persisted override, `state.json` (e.g. `{"override":"dark"}`): the I/O around AppearanceFormats' `StateFile`.
 public struct StateStore: Sendable {
     public let path: String
 
