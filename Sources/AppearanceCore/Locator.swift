@@ -2,9 +2,8 @@
 import Glibc
 #endif
 
-/// Where the schedule's place comes from when the config says `[schedule] location = "geoclue"`: a source of
-/// location fixes (GeoClue on the system bus, AppearanceBus/GeoClue.swift). The daemon never sees D-Bus: it is
-/// given a `Locator` as it is given a `Sentry`.
+/// The schedule's place with `[schedule] location = "geoclue"`: a source of fixes (AppearanceBus/GeoClue.swift),
+/// given to the daemon as a `Sentry` is, so that it never sees D-Bus.
 public protocol Locator: AnyObject {
     /// Starts following the location; `report` is told every fix, and every change of why there is none.
     func start(report: @escaping (LocatorReport) -> Void)

@@ -1,6 +1,5 @@
-/// A desktop notification before an automatic change (`[automatic] notify-before`): which change it is for,
-/// and its words. The daemon decides which notice is wanted (or none); a `Notifier` shows it, updates it when
-/// the wanted one changes, and closes it when none is.
+/// A desktop notification before an automatic change (`[automatic] notify-before`): its change and its words.
+/// The daemon decides which is wanted (or none); a `Notifier` shows, updates and closes it.
 public struct Notice: Equatable, Sendable {
     /// When the change comes (put off already, for a postponed one), and its mode.
     public var time: Int64

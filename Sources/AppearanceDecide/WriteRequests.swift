@@ -5,9 +5,8 @@ import AppearanceProtocol
 /// their own (the time is an argument), no logging. The daemon's shell performs what they return; the fuzzer
 /// and the table tests (Tests/AppearanceDecideTests) call the same functions.
 public enum Decide {
-    /// What `set`, `toggle` and their temporary forms ask of `engine` (the state with every accepted change
-    /// applied) at `now`: the event for the engine, nil when it is already so, or the error to answer with.
-    /// Other calls change nothing.
+    /// What `set`, `toggle` and their temporary forms ask of `engine` (every accepted change applied) at `now`: the
+    /// event, nil when it is already so (and for every other call), or the error to answer with.
     public static func write(_ call: Call, app: String?, on engine: Engine, now: Int64) -> Result<Event?, RPCError> {
         switch call {
         case .set(let o) where app != nil:

@@ -76,9 +76,8 @@ public enum Posix {
         return released
     }
 
-    /// Bounds the heap glibc keeps (mallopt(3)): at most `arenas` heaps, and blocks of `mmapThreshold` bytes or
-    /// more mapped on their own (docs/decisions.md, "The heap after a flood of writes"). Call before any
-    /// thread starts. False if glibc refused either.
+    /// Bounds the heap glibc keeps (docs/decisions.md, "The heap after a flood of writes"): at most `arenas` heaps,
+    /// blocks of `mmapThreshold` bytes or more mapped on their own. Call before any thread starts; false if refused.
     @discardableResult
     public static func boundHeap(arenas: Int32, mmapThreshold: Int32) -> Bool { cposix_malloc_bound(arenas, mmapThreshold) != 0 }
 

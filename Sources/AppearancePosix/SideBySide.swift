@@ -1,6 +1,5 @@
-/// Short commands run all at once, each with its output read until one deadline: what `appearancectl
-/// integrations` asks each integration (`available`, `describe`), and what the daemon and `appearanced --check`
-/// ask of the integrations a config names (`describe`). Blocking: for a caller that may wait that long.
+/// Short commands run all at once under one deadline, blocking: the integrations' `available` and `describe`, as
+/// `appearancectl integrations`, the daemon and `appearanced --check` ask them.
 public enum SideBySide {
     /// How one command ended: exit 0 or not, and what it printed (standard output and error, the first 64 KiB).
     public struct Outcome: Sendable {

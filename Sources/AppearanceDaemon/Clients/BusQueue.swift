@@ -2,18 +2,10 @@ import AppearanceCore
 import AppearanceProtocol
 import Dispatch
 
-// The session bus's own queue. The sentry, the portal backend and the D-Bus faces (one libdbus connection)
-// run on a serial queue of their own, beside the daemon's: libdbus reads, loads and validates every incoming
-// message before anyone can look at it (one 60 MB call costs hundreds of milliseconds of it, a peer flooding
-// calls a steady share of a CPU), and none of that may stand between a socket client and its answer. The
-// wrappers here give the daemon the protocols it knows (`Sentry`, `Outlet`, `Face`) on its own queue and carry
-// every call across: to the bus's queue what the daemon says, back to the daemon's what the bus reports or
-// asks. Both queues are serial and each side crosses in the order things happen, so each hears the other in
-// that order. The daemon's queue never waits for the bus's: it hands over with `async`. The bus's queue hands
-// over with `sync`, which runs the daemon's code on the bus's thread at once when the daemon's queue is idle
-// (no thread to wake: a reading reaches the subscribers as soon as it did on one queue) and otherwise waits
-// for its current turn, which is bounded. Waiting one way only, they cannot deadlock (docs/decisions.md,
-// "The bus's own queue").
+// The session bus's own queue (docs/decisions.md, "The bus's own queue"): the sentry, the portal backend and
+// the D-Bus faces run on a serial queue of their own, so that what libdbus does with a peer's messages never
+// stands between a socket client and its answer. The wrappers here give the daemon the protocols it knows on
+// its own queue and carry every call across, in order: to the bus's with `async`, back with `sync`.
 
 /// A value handed across to the other queue, used only there once handed over.
 final class Across<T>: @unchecked Sendable {

@@ -8,9 +8,8 @@ public struct StartupError: Error, CustomStringConvertible, Sendable {
     public init(_ description: String, exitCode: Int32 = 1) { (self.description, self.exitCode) = (description, exitCode) }
 }
 
-/// The daemon's listening socket, set up the safe way:
-/// a private directory (0700, ours), a lock so two daemons never share a path, a live instance is
-/// never stolen from, a stale socket is replaced, and the socket itself is 0600.
+/// The daemon's listening socket, set up the safe way: a private directory (0700, ours), a lock so two daemons
+/// never share a path, a live instance never stolen from, a stale socket replaced, the socket itself 0600.
 struct Listener {
     let socket: Descriptor
     let path: String

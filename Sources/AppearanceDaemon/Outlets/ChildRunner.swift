@@ -77,9 +77,8 @@ final class ChildRunner: @unchecked Sendable {
 
     // MARK: Starting
 
-    /// Starts `argv[0]` (looked up in PATH with `searchPath`) with `environment` (nil: the daemon's) and stdin
-    /// on /dev/null. Returns the runner, or why it could not start (then there is no completion). `onTimeout`
-    /// is told when the timeout passes, before the signal is sent.
+    /// Starts `argv[0]` (in PATH with `searchPath`), stdin on /dev/null: the runner, or why not (then no completion).
+    /// `onTimeout` is told when the timeout passes, before the signal is sent.
     static func run(_ argv: [String], environment: [String]? = nil, searchPath: Bool = false,
                     inheritErrors: Bool = false, newProcessGroup: Bool = false,
                     timeout: Double? = nil, killGrace: Double = 2, outputLimit: Int = 4096,

@@ -47,9 +47,8 @@ final class DesktopFollower: @unchecked Sendable {
         saved = inFlight
     }
 
-    /// Writes desktop.json when what it keeps changed (removes it when nothing is kept), through SmallFiles.
-    /// Small and rare: at the first write over the desktop's own value, and when that value is given back or
-    /// the user set another.
+    /// Writes desktop.json (removed when nothing is kept) when what it keeps changed: at the first write over the
+    /// desktop's own value, when that is given back, or when the user set another.
     func saveIfChanged() {
         guard let file, (inFlight.original, inFlight.lastWritten) != (saved.original, saved.lastWritten) else { return }
         saved = inFlight
@@ -161,10 +160,9 @@ final class DesktopFollower: @unchecked Sendable {
         }
     }
 
-    /// Runs `commands` one after the other (looked up in PATH, stdin on /dev/null, SIGKILL at `writeTimeout`),
-    /// then hands on each one's failure (or nil). The first 4 KiB of its output are read: the first line
-    /// completes a failure's message, and `plasma-apply-colorscheme`, which exits 0 when it does not know the
-    /// scheme, has failed when it says "Could not find".
+    /// Runs `commands` one after the other (from PATH, stdin on /dev/null, SIGKILL at `writeTimeout`), then hands
+    /// on each one's failure or nil. Its first output line completes a failure's message; `plasma-apply-colorscheme`
+    /// exits 0 for a scheme it does not know: it has failed when it says "Could not find".
     private func runAll(_ commands: [[String]], results: [String?], then done: @escaping ([String?]) -> Void) {
         guard let argv = commands.first else { return done(results) }
         let next = { [weak self] (failure: String?) -> Void in

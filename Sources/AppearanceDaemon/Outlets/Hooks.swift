@@ -158,12 +158,10 @@ extension ChildRunner {
          "APPEARANCE_CAUSE=\(cause)"]
     }
 
-    /// Runs a hook or an integration (`who`: "hook NAME", "integration NAME") in a process group of its own:
-    /// the daemon's environment without systemd's variables, those `variables` set and any starting with one
-    /// of `dropping`, plus `variables`; its output in `log` (and with `sizes`, the byte cap and the bytes
-    /// dropped said too); at `timeout` SIGTERM to the group, SIGKILL 2 s later. `done` gets nil when it
-    /// succeeded, else why: the timeout, or its status and the last line of the first `keep` bytes it
-    /// printed. Returns why it could not start (then `done` is never called).
+    /// Runs a hook or an integration (`who`: "hook NAME", "integration NAME") in a process group of its own, with
+    /// the environment less systemd's variables and those starting with `dropping` or set by `variables`, plus
+    /// `variables`; its output in `log` (with `sizes`, the byte cap and the bytes dropped too). `done` gets nil, or
+    /// why it failed: the timeout, or its status and the last line of its first `keep` bytes. Returns why it did not start.
     static func job(_ argv: [String], who: String, variables: [String], dropping: [String] = [], timeout: Double,
                     keep: Int = 0, sizes: Bool = false, log: Logger, queue: DispatchQueue,
                     done: @escaping (String?) -> Void) -> Errno? {

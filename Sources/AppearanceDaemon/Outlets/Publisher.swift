@@ -74,9 +74,8 @@ final class Publisher: @unchecked Sendable {
         }
     }
 
-    /// The state for the session bus's queue: the portal backend and the D-Bus faces (handed over, not waited
-    /// for). Told before a write's answer leaves (`Daemon.durable`), so a read on the bus after the answer sees
-    /// the new state; once per published state.
+    /// The state for the bus's queue (the portal backend, the D-Bus faces), once per state, handed over before a
+    /// write's answer leaves (`Daemon.durable`): a read on the bus after the answer sees it.
     func tellBus(_ engine: Engine, _ palette: Palette, previous: Mode) {
         guard engine.state.seq != busToldSeq else { return }
         busToldSeq = engine.state.seq

@@ -4,9 +4,8 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// The changes of the mode, for `appearancectl log`: "why did my theme flip?". Everyone's mode, and each
-/// app's own when its override changes it. The newest `capacity` in memory, which `log` answers from; each
-/// is also written to log.jsonl next to state.json (`ChangeLogStore`), so they outlive a restart.
+/// The changes of the mode for `appearancectl log` ("why did my theme flip?"), everyone's and an app's by its
+/// override: the newest `capacity` in memory, each also written to log.jsonl (`ChangeLogStore`).
 struct TransitionLog {
     typealias Entry = LogEntry
 

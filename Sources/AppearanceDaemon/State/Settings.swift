@@ -1,9 +1,8 @@
 import AppearanceCore
 import AppearancePosix
 
-/// The settings' room: the config file and the palette file, how each was read (for `status`), and what is
-/// in force. A config that cannot be used keeps the previous one (on reload) or the defaults (at start-up); a
-/// palette that cannot be used keeps the previous one. Confined to the daemon's queue.
+/// The settings' room: the config and palette files, how each was read (for `status`), and what is in force (one
+/// that cannot be used keeps the previous one, or the defaults at start-up). Confined to the daemon's queue.
 final class Settings: @unchecked Sendable {
     private let paths: Paths
     private let log: Logger
@@ -29,9 +28,8 @@ final class Settings: @unchecked Sendable {
         config = forTrial(config)
     }
 
-    /// Reads the config file (none: the defaults) and puts it in force. A file that cannot be used throws and
-    /// leaves the config in force as it is; `configDetail` says why and what is in force instead (`fallback`).
-    /// Its `[integrations.NAME]` must name integrations installed and the settings they describe.
+    /// Reads the config file (none: the defaults), its integrations checked, and puts it in force; one that cannot
+    /// be used throws and changes nothing, `configDetail` saying why and what is in force instead (`fallback`).
     func loadConfig(fallback: String) throws(ConfigError) {
         do throws(ConfigError) {
             if let c = try Config.load(path: paths.configFile) {
