@@ -1,6 +1,5 @@
-/// The pauses between attempts to reach something again (the daemon from a client, the portal, GeoClue):
-/// `first`, doubling after each failed attempt up to `longest`; `reset()` once an attempt succeeds, so the
-/// next outage starts at `first` again. Whole milliseconds, so the sequence is exact.
+/// The pauses between attempts to reach something again (the daemon, the portal, GeoClue): `first`, doubling up
+/// to `longest`, `first` again after `reset()` (a success). Whole milliseconds, so the sequence is exact.
 public struct Backoff: Equatable, Sendable {
     public let firstMilliseconds: Int
     public let longestMilliseconds: Int

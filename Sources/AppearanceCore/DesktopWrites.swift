@@ -12,9 +12,8 @@ public struct DesktopWrites: Equatable, Sendable {
 
     private(set) var inFlight: [Write] = []
     private var nextID = 0
-    /// The desktop's own value from before appearanced first wrote to it, while what the desktop shows is
-    /// appearanced's (nil: it shows its own). It is what the merge rule takes as the desktop's value then, and
-    /// what the desktop gets back when nothing of appearanced's decides any more (DesktopFollower).
+    /// The desktop's own value from before appearanced first wrote to it, while it shows appearanced's (nil: its own):
+    /// the merge rule's desktop value then, and what it gets back when nothing of appearanced's decides (DesktopFollower).
     public var original: SystemScheme?
     /// How the desktop reports appearanced's last write (a reading equal to it, with `original` set, is still
     /// appearanced's value: after a restart, say).

@@ -46,9 +46,8 @@ public enum Decide {
         return t == engine.inputs.temporary ? nil : .temporary(t)
     }
 
-    /// A temporary override's time came: the event that ends it, or nil when the one in force is another
-    /// (a newer override replaced it) or its time has not come (a wall-clock timer fired early after the clock
-    /// was set back: the shell arms it again).
+    /// A temporary override's time came: the event that ends it, or nil when another one is in force or its time has
+    /// not come (a wall-clock timer fired early after the clock was set back: the shell arms it again).
     public static func temporaryTimeCame(_ end: Int64, on engine: Engine, now: Int64) -> Event? {
         guard case .at(let t)? = engine.inputs.temporary?.expiry, t == end, now >= end else { return nil }
         return .temporary(nil)

@@ -177,9 +177,8 @@ public enum FileSystem {
 
     // MARK: Whole files
 
-    /// Reads a whole file (at most `limit` bytes, else EFBIG). Directories are refused (EISDIR). With
-    /// `regularOnly`, so is anything but a regular file (EINVAL), and the open never blocks: a FIFO put in
-    /// place of a file must not hang the reader. Without it, pipes work (`--config <(...)`, `/dev/null`).
+    /// Reads a whole file, at most `limit` bytes (EFBIG), not a directory (EISDIR); with `regularOnly` nothing else
+    /// (EINVAL), and the open never blocks on a FIFO. Without it, pipes work (`--config <(...)`, `/dev/null`).
     public static func readAll(_ path: String, limit: Int = 1 << 20, regularOnly: Bool = true) throws(Errno) -> [UInt8] {
         let d = try Descriptor.open(path, regularOnly ? [.nonBlocking, .noControllingTerminal] : [.noControllingTerminal])
         defer { d.close() }

@@ -213,9 +213,8 @@ public struct Spawned: Sendable {
         case descriptor(Descriptor)
     }
 
-    /// Starts `arguments[0]` (looked up in PATH when `searchPath`) with `environment` (nil: ours), the given
-    /// standard streams, an empty signal mask and default actions for the signals a parent may have changed.
-    /// With `newProcessGroup` the child leads a group of its own, so that `signalGroup` reaches its helpers.
+    /// Starts `arguments[0]` (from PATH with `searchPath`), an empty signal mask and default actions for the signals a
+    /// parent may have changed; with `newProcessGroup` it leads a group of its own, which `signalGroup` reaches.
     public static func spawn(_ arguments: [String], environment: [String]? = nil, searchPath: Bool = false,
                              stdin: Stream = .null, stdout: Stream = .inherit, stderr: Stream = .inherit,
                              newProcessGroup: Bool = false) -> Result<Spawned, Errno> {
@@ -275,9 +274,8 @@ public struct Spawned: Sendable {
     /// kill(-pid): the child's whole process group (see `newProcessGroup`).
     public func signalGroup(_ signal: Signal) { kill(-pid, signal.rawValue) }
 
-    /// A descriptor that becomes readable once the child has ended, for poll(2) beside others; the child is
-    /// not reaped (`reap()` does that). nil when none can be made (no descriptor or thread left).
-    /// `pidfd: false` skips the pidfd, for the tests of what stands in for it.
+    /// A descriptor that becomes readable once the child has ended (not reaping it), for poll(2) beside others; nil
+    /// when none can be made. `pidfd: false` skips the pidfd, for the tests of what stands in for it.
     func endWatch(pidfd: Bool = true) -> Descriptor? {
         if pidfd, case let fd = cposix_pidfd_open(pid), fd >= 0 { return Descriptor(adopting: fd, name: "pidfd of \(pid)") }
         // No pidfd (ENOSYS before Linux 5.3): a thread blocked in waitid(WNOWAIT) closes a pipe's end at the child's end.

@@ -1,7 +1,6 @@
-/// Where the daemon listens and every client connects. The daemon and its clients use this one rule:
-/// `--socket PATH`, else `$APPEARANCED_SOCKET`, else `$XDG_RUNTIME_DIR/appearanced/socket`; with no
-/// `XDG_RUNTIME_DIR` (a fresh headless machine, a root shell), `/run/user/$UID/appearanced/socket` when that
-/// directory exists and belongs to the user, else `/tmp/appearanced-$UID/socket`, with a warning.
+/// Where the daemon listens and every client connects, one rule for both: `--socket PATH`, `$APPEARANCED_SOCKET`,
+/// `$XDG_RUNTIME_DIR/appearanced/socket`; without `XDG_RUNTIME_DIR`, `/run/user/$UID/appearanced/socket` when
+/// that directory exists and belongs to the user, else `/tmp/appearanced-$UID/socket`, with a warning.
 public struct SocketLocation: Equatable, Sendable {
     public var path: String
     /// Set when the path is a fallback the user should know about.

@@ -36,10 +36,9 @@ public enum Trust {
         return FileSystem.executableProblem(path).map { _ in "\(path) is not executable" }
     }
 
-    /// The folder of the shared library an integration at `path` sources, as the shipped scripts look for it
-    /// (docs/integrations.md) in the environment they run with: `lib/` next to it, else
-    /// `appearanced/integrations/lib` under `$XDG_DATA_HOME` (`~/.local/share`), then under each of
-    /// `$XDG_DATA_DIRS` (`/usr/local/share:/usr/share`); the first holding a readable `common.sh`, or nil.
+    /// The folder of the shared library an integration at `path` sources, found as the shipped scripts find it
+    /// (docs/integrations.md) in the environment they run with: `lib/` next to it, else `appearanced/integrations/lib`
+    /// under `$XDG_DATA_HOME` then each of `$XDG_DATA_DIRS`; the first holding a readable `common.sh`, or nil.
     public static func integrationLibrary(of path: String, environment: (String) -> String? = Posix.environment) -> String? {
         func set(_ name: String) -> String? { environment(name).flatMap { $0.isEmpty ? nil : $0 } }
         let dataHome = set("XDG_DATA_HOME") ?? (environment("HOME") ?? "") + "/.local/share"
