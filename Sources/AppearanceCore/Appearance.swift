@@ -19,15 +19,10 @@ public enum SystemScheme: String, Sendable, CaseIterable {
     /// Nobody answered: no portal, no session bus.
     case unavailable
 
-    /// Maps the portal's `color-scheme` number: 0 no preference, 1 prefer dark, 2 prefer light.
-    /// Returns nil for any other number, which the caller reports and treats as no preference.
+    /// The portal's `color-scheme`: 0 no preference, 1 dark, 2 light; nil for any other (reported, taken as no preference).
     public init?(portalValue: UInt32) {
-        switch portalValue {
-        case 0: self = .noPreference
-        case 1: self = .dark
-        case 2: self = .light
-        default: return nil
-        }
+        guard portalValue < 3 else { return nil }
+        self = [.noPreference, .dark, .light][Int(portalValue)]
     }
 }
 
@@ -64,8 +59,6 @@ public struct SystemReading: Equatable, Sendable {
     public var traits: Traits
 
     public init(_ scheme: SystemScheme, detail: String, traits: Traits = .unavailable) {
-        self.scheme = scheme
-        self.detail = detail
-        self.traits = traits
+        (self.scheme, self.detail, self.traits) = (scheme, detail, traits)
     }
 }

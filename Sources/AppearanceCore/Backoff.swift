@@ -1,6 +1,5 @@
-/// The pauses between attempts to reach something again (the daemon from a client, the portal, GeoClue):
-/// `first`, doubling after each failed attempt up to `longest`; `reset()` once an attempt succeeds, so the
-/// next outage starts at `first` again. Whole milliseconds, so the sequence is exact.
+/// The pauses between attempts to reach something again (the daemon, the portal, GeoClue): `first`, doubling up
+/// to `longest`, `first` again after `reset()` (a success). Whole milliseconds, so the sequence is exact.
 public struct Backoff: Equatable, Sendable {
     public let firstMilliseconds: Int
     public let longestMilliseconds: Int
@@ -16,8 +15,6 @@ public struct Backoff: Equatable, Sendable {
 
     public var first: Double { Double(firstMilliseconds) / 1000 }
     public var longest: Double { Double(longestMilliseconds) / 1000 }
-    /// Whether the next pause is the first one (no attempt failed since the start or the last success).
-    public var atFirst: Bool { milliseconds == firstMilliseconds }
 
     /// The pause before the next attempt, in seconds; the one after it is twice as long, up to `longest`.
     public mutating func next() -> Double {

@@ -1,5 +1,4 @@
-/// A notification as one subscriber receives it: the full new state, the mode it knew before, and the
-/// resolved palette if it asked for one.
+/// A notification as one subscriber receives it: the new state, the mode it knew before, the palette it asked for.
 public struct Notification: Equatable, Sendable {
     public var state: AppearanceState
     public var previous: Mode
@@ -7,9 +6,7 @@ public struct Notification: Equatable, Sendable {
     public var palette: ResolvedPalette?
 
     public init(state: AppearanceState, previous: Mode, palette: ResolvedPalette? = nil) {
-        self.state = state
-        self.previous = previous
-        self.palette = palette
+        (self.state, self.previous, self.palette) = (state, previous, palette)
     }
 }
 
@@ -23,9 +20,7 @@ public struct Interest: Hashable, Sendable {
     public var app: String?
 
     public init(traits: Bool = false, palette: Bool = false, app: String? = nil) {
-        self.traits = traits
-        self.palette = palette
-        self.app = app
+        (self.traits, self.palette, self.app) = (traits, palette, app)
     }
 
     /// Mode changes only: what a plain `subscribe` gets (protocol 1's behaviour).
@@ -45,19 +40,16 @@ public struct View: Equatable, Sendable {
 }
 
 /// Per-subscriber delivery: notification rules 1, 2, 3 and 5 of docs/protocol.md, applied to the
-/// subscriber's own view (its `Interest`).
-///
-/// A subscriber starts knowing the state (and palette) it got as its `subscribe` reply. Each global change
-/// is `offer`ed; the transport `take`s a notification when it can write. While the transport is busy (a slow
-/// client), newer offers replace the pending one (latest wins, state is idempotent), and a change that ends
-/// where the subscriber's view already is cancels the pending one: nothing is ever sent that does not change
-/// what the subscriber knows. Memory per subscriber is one pending notification.
+/// subscriber's own view (its `Interest`), starting from its `subscribe` reply. Each change is `offer`ed; the
+/// transport `take`s a notification when it can write. Meanwhile a newer offer replaces the pending one, and
+/// one back to what the subscriber knows cancels it: one pending notification per subscriber at most.
 public struct Delivery: Sendable {
     public let interest: Interest
     /// What this subscriber has been told last, seen through its interest.
     public private(set) var known: View
-    public private(set) var pending: Notification?
-    private var pendingView: View?
+    /// The notification waiting for the transport, and the view it gives.
+    private var next: (notification: Notification, view: View)?
+    public var pending: Notification? { next?.notification }
 
     public init(subscribedAt state: AppearanceState, palette: ResolvedPalette? = nil, interest: Interest = .mode) {
         self.interest = interest
@@ -67,21 +59,13 @@ public struct Delivery: Sendable {
     /// Offers the newly published state and the palette resolved for it.
     public mutating func offer(_ state: AppearanceState, palette: ResolvedPalette? = nil) {
         let view = interest.view(of: state, palette: palette)
-        if view == known {
-            pending = nil
-            pendingView = nil
-        } else {
-            pending = Notification(state: state, previous: known.mode, palette: view.palette)
-            pendingView = view
-        }
+        next = view == known ? nil : (Notification(state: state, previous: known.mode, palette: view.palette), view)
     }
 
     /// Hands the pending notification to the transport, which will send it; the subscriber then knows it.
     public mutating func take() -> Notification? {
-        guard let n = pending, let v = pendingView else { return nil }
-        pending = nil
-        pendingView = nil
-        known = v
+        guard let (n, v) = next else { return nil }
+        (next, known) = (nil, v)
         return n
     }
 }
@@ -90,15 +74,7 @@ public struct Delivery: Sendable {
 public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
     case error = 3, warning = 4, notice = 5, info = 6, debug = 7
 
-    public var name: String {
-        switch self {
-        case .error: "error"
-        case .warning: "warning"
-        case .notice: "notice"
-        case .info: "info"
-        case .debug: "debug"
-        }
-    }
+    public var name: String { ["error", "warning", "notice", "info", "debug"][rawValue - 3] }
 
     public init?(name: String) {
         guard let l = LogLevel.allCases.first(where: { $0.name == name }) else { return nil }

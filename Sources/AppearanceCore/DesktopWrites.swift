@@ -1,12 +1,8 @@
-/// The writes appearanced made to the desktop's own setting that it has not yet read back, oldest first: how it
-/// tells its own echo from the user's flip. A reading that matches a write in flight is that write's echo (it
-/// and every older write are then done with); any other reading is the user's, however soon after a write it
-/// comes. A time window cannot tell them apart: a user who flips and flips back within it would be swallowed.
-///
-/// A write leaves the queue when its echo is read, when it fails (no echo will come), or, once it has
-/// finished, when a reading of the user's comes first: the desktop reports changes in the order they happen,
-/// so a finished write's echo would have come before the user's; it never will (the desktop already showed
-/// that value, so nothing changed), and keeping it would swallow a later flip to that value.
+/// The writes appearanced made to the desktop's own setting that it has not yet read back, oldest first: a
+/// reading that matches one is its echo (it and every older write are done with), any other is the user's
+/// flip, however soon it comes (docs/decisions.md, "Echo rule: by the write queue"). A write also leaves when
+/// it fails, or, once finished, when a reading of the user's comes first: the desktop reports in order, so its
+/// echo will not come, and kept it would swallow a later flip to that value.
 public struct DesktopWrites: Equatable, Sendable {
     struct Write: Equatable, Sendable {
         var id: Int
@@ -16,9 +12,8 @@ public struct DesktopWrites: Equatable, Sendable {
 
     private(set) var inFlight: [Write] = []
     private var nextID = 0
-    /// The desktop's own value from before appearanced first wrote to it, while what the desktop shows is
-    /// appearanced's (nil: it shows its own). It is what the merge rule takes as the desktop's value then, and
-    /// what the desktop gets back when nothing of appearanced's decides any more (DesktopFollower).
+    /// The desktop's own value from before appearanced first wrote to it, while it shows appearanced's (nil: its own):
+    /// the merge rule's desktop value then, and what it gets back when nothing of appearanced's decides (DesktopFollower).
     public var original: SystemScheme?
     /// How the desktop reports appearanced's last write (a reading equal to it, with `original` set, is still
     /// appearanced's value: after a restart, say).

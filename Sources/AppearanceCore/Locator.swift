@@ -2,9 +2,8 @@
 import Glibc
 #endif
 
-/// Where the schedule's place comes from when the config says `[schedule] location = "geoclue"`: a source of
-/// location fixes (GeoClue on the system bus, AppearanceBus/GeoClue.swift). The daemon never sees D-Bus: it is
-/// given a `Locator` as it is given a `Sentry`.
+/// The schedule's place with `[schedule] location = "geoclue"`: a source of fixes (AppearanceBus/GeoClue.swift),
+/// given to the daemon as a `Sentry` is, so that it never sees D-Bus.
 public protocol Locator: AnyObject {
     /// Starts following the location; `report` is told every fix, and every change of why there is none.
     func start(report: @escaping (LocatorReport) -> Void)
@@ -17,8 +16,7 @@ public struct LocationFix: Equatable, Sendable {
     public var latitude: Double
     /// Degrees, east positive (-180…180).
     public var longitude: Double
-    /// When the fix was made, Unix time in seconds; 0 when the service said nothing (the daemon then stamps
-    /// it with the time it arrived).
+    /// When the fix was made (Unix time); 0 when the service said nothing (the daemon stamps its arrival then).
     public var time: Int64
 
     public init(latitude: Double, longitude: Double, time: Int64) {
@@ -37,9 +35,7 @@ public struct LocationFix: Equatable, Sendable {
     }
 
     /// A place a schedule can use: both coordinates finite and in range.
-    public var isValid: Bool {
-        latitude.isFinite && longitude.isFinite && abs(latitude) <= 90 && abs(longitude) <= 180
-    }
+    public var isValid: Bool { latitude.isFinite && longitude.isFinite && abs(latitude) <= 90 && abs(longitude) <= 180 }
 
     /// The fix with both coordinates rounded to two decimals (about 1 km): the sun's times move by seconds
     /// at most, and the place kept on disk or shown says no more than the town.
@@ -54,7 +50,6 @@ public struct LocationFix: Equatable, Sendable {
 
 /// What a locator tells the daemon.
 public enum LocatorReport: Equatable, Sendable {
-    /// A new fix.
     case fix(LocationFix)
     /// Why there is no fix from it now, in words for `status` ("waiting for GeoClue's first fix",
     /// "refused: …"); the last fix, if any, stays in use. `trouble` when something is wrong (the journal

@@ -53,8 +53,7 @@ extension Schedule {
         return now >= all[i].time + next.postponedBy
     }
 
-    /// The new word on the next change for `request` at `now` (nil: none left), or why it is refused
-    /// (`show` writes a time for people).
+    /// The new word on the next change for `request` at `now` (nil: none left), or why not (`show`: a time for people).
     public func deciding(_ request: NextChange.Request, current: NextChange?, now: Int64, days: [LocalDay],
                          show: (Int64) -> String) -> Result<NextChange?, Refusal> {
         let unadjusted = events(on: days)

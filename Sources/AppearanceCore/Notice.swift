@@ -1,6 +1,5 @@
-/// A desktop notification before an automatic change (`[automatic] notify-before`): which change it is for,
-/// and its words. The daemon decides which notice is wanted (or none); a `Notifier` shows it, updates it when
-/// the wanted one changes, and closes it when none is.
+/// A desktop notification before an automatic change (`[automatic] notify-before`): its change and its words.
+/// The daemon decides which is wanted (or none); a `Notifier` shows, updates and closes it.
 public struct Notice: Equatable, Sendable {
     /// When the change comes (put off already, for a postponed one), and its mode.
     public var time: Int64
@@ -49,9 +48,7 @@ public struct Notice: Equatable, Sendable {
     }
 
     /// "30m", "1h30m": a duration as the config and `appearancectl postpone` take it.
-    public static func duration(_ seconds: Int64) -> String {
-        String(Schedule.describeOffset(seconds).dropFirst())
-    }
+    public static func duration(_ seconds: Int64) -> String { String(Schedule.describeOffset(seconds).dropFirst()) }
 
     /// "30 minutes", "1 hour 30 minutes", "45 seconds": a duration for a label.
     public static func words(_ seconds: Int64) -> String {

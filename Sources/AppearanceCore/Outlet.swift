@@ -1,5 +1,4 @@
-/// Where the published state goes besides the socket: the XDG desktop portal's Settings backend, so that
-/// programs that read the portal (GTK, libadwaita, Qt, browsers) follow the merged mode too.
+/// Where the published state goes besides the socket: the portal's Settings backend, for GTK, Qt and browsers to follow.
 public protocol Outlet: AnyObject {
     /// Starts serving under `policy`; `report` is told now and whenever it changes what the outlet serves.
     func start(policy: BackendPolicy, report: @escaping (OutletStatus) -> Void)
@@ -14,7 +13,6 @@ public protocol Outlet: AnyObject {
 public enum BackendPolicy: String, Sendable, CaseIterable {
     /// Serve only where no other backend provides `color-scheme` for the current desktop.
     case auto
-    /// Always serve.
     case on
     /// Never serve (the bus name is still answered, with no keys, so the portal never waits for it).
     case off
@@ -27,10 +25,7 @@ public struct OutletStatus: Equatable, Sendable {
     public var serving: Bool
     public var detail: String
 
-    public init(serving: Bool, detail: String) {
-        self.serving = serving
-        self.detail = detail
-    }
+    public init(serving: Bool, detail: String) { (self.serving, self.detail) = (serving, detail) }
 }
 
 /// The keys of `org.freedesktop.appearance` the outlet serves.
@@ -39,8 +34,5 @@ public struct ServedValues: Equatable, Sendable {
     /// The palette's `accent` token; nil when the palette has none (the key is then not served).
     public var accent: Color?
 
-    public init(mode: Mode, accent: Color?) {
-        self.mode = mode
-        self.accent = accent
-    }
+    public init(mode: Mode, accent: Color?) { (self.mode, self.accent) = (mode, accent) }
 }

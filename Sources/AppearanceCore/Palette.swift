@@ -1,13 +1,7 @@
-/// Named colors and assets that differ per appearance: the daemon resolves them so that no app or script
-/// needs color logic of its own (the kits' `dynamicColor(light, dark)` and image assets, made a service).
-///
-/// An entry has an optional default and variants for mode × contrast. **Best match**, in this one order:
-///   1. the exact variant (mode, contrast);
-///   2. the same mode at normal contrast;
-///   3. the entry's default.
-/// The palette reader guarantees that every entry resolves for every mode and contrast (it has a default,
-/// or both a light and a dark variant), so resolution never fails for a known token.
-/// The token `accent` resolves to the desktop's accent color when there is one, else by the rule above.
+/// Named colors and assets that differ per appearance, resolved by the daemon so that no app or script needs
+/// color logic of its own. An entry has an optional default and variants for mode × contrast, resolved by
+/// best match (docs/protocol.md): the exact variant, the same mode at normal contrast, the default; the
+/// reader makes sure every entry resolves. `accent` is the desktop's accent color when there is one.
 
 /// A resolved value: a color, or the path of an asset (an image per appearance, say).
 public enum PaletteValue: Hashable, Sendable {
@@ -27,10 +21,7 @@ public struct Variant: Hashable, Sendable, CustomStringConvertible {
     public var mode: Mode
     public var contrast: Contrast
 
-    public init(_ mode: Mode, _ contrast: Contrast = .normal) {
-        self.mode = mode
-        self.contrast = contrast
-    }
+    public init(_ mode: Mode, _ contrast: Contrast = .normal) { (self.mode, self.contrast) = (mode, contrast) }
 
     public static let all: [Variant] = [Variant(.light), Variant(.light, .high), Variant(.dark), Variant(.dark, .high)]
 
@@ -61,9 +52,7 @@ public struct PaletteEntry: Equatable, Sendable {
     public var variants: [Variant: PaletteValue]
 
     public init(kind: PaletteKind, fallback: PaletteValue? = nil, variants: [Variant: PaletteValue] = [:]) {
-        self.kind = kind
-        self.fallback = fallback
-        self.variants = variants
+        (self.kind, self.fallback, self.variants) = (kind, fallback, variants)
     }
 
     /// Best match for `variant`; nil only for an entry that the palette reader would have refused.
@@ -82,10 +71,7 @@ public struct PaletteToken: Equatable, Sendable {
     public var name: String
     public var value: PaletteValue
 
-    public init(name: String, value: PaletteValue) {
-        self.name = name
-        self.value = value
-    }
+    public init(name: String, value: PaletteValue) { (self.name, self.value) = (name, value) }
 }
 
 public struct Palette: Equatable, Sendable {
@@ -126,10 +112,7 @@ public struct ResolvedPalette: Equatable, Sendable {
     public var variant: Variant
     public var tokens: [PaletteToken]
 
-    public init(variant: Variant, tokens: [PaletteToken]) {
-        self.variant = variant
-        self.tokens = tokens
-    }
+    public init(variant: Variant, tokens: [PaletteToken]) { (self.variant, self.tokens) = (variant, tokens) }
 
     public subscript(name: String) -> PaletteValue? { tokens.first { $0.name == name }?.value }
     public var colors: [(name: String, color: Color)] { tokens.compactMap { t in t.value.color.map { (t.name, $0) } } }

@@ -10,20 +10,14 @@ public struct Schedule: Equatable, Sendable {
     public var darkAt: Int?
     /// `schedule-over-desktop`: the schedule decides before the desktop's own choice.
     public var aboveDesktop: Bool
-    /// `sunrise-offset` / `sunset-offset`: seconds the sun's events are moved (negative: earlier). Fixed
-    /// times and polar days and nights are not moved.
+    /// `sunrise-offset` / `sunset-offset`: seconds the sun's events move (negative: earlier); not fixed times or polar days.
     public var sunriseOffset: Int64
     public var sunsetOffset: Int64
 
     public init(latitude: Double? = nil, longitude: Double? = nil, lightAt: Int? = nil, darkAt: Int? = nil,
                 aboveDesktop: Bool = false, sunriseOffset: Int64 = 0, sunsetOffset: Int64 = 0) {
-        self.latitude = latitude
-        self.longitude = longitude
-        self.lightAt = lightAt
-        self.darkAt = darkAt
-        self.aboveDesktop = aboveDesktop
-        self.sunriseOffset = sunriseOffset
-        self.sunsetOffset = sunsetOffset
+        (self.latitude, self.longitude, self.lightAt, self.darkAt) = (latitude, longitude, lightAt, darkAt)
+        (self.aboveDesktop, self.sunriseOffset, self.sunsetOffset) = (aboveDesktop, sunriseOffset, sunsetOffset)
     }
 
     /// An offset as the config writes it and `log` shows it: "+30m", "-1h", "+1h30s"; "" for none.
@@ -39,7 +33,6 @@ public struct Schedule: Equatable, Sendable {
         return text
     }
 
-    /// No schedule configured.
     public var isEmpty: Bool { latitude == nil && lightAt == nil && darkAt == nil }
 
     /// One local calendar day, and the Unix time of a local time on it.
@@ -61,8 +54,7 @@ public struct Schedule: Equatable, Sendable {
             return d
         }
 
-        /// The local days from the day before `time` to `after` days after it, in a zone given by its offset
-        /// from UTC at each instant (seconds east, as `tm_gmtoff`).
+        /// The local days from the day before `time` to `after` days after it, in a zone as `inZone` takes it.
         public static func days(around time: Int64, after: Int = 3, utcOffset: @escaping @Sendable (Int64) -> Int64) -> [LocalDay] {
             (-1...after).map { k in
                 let t = time + Int64(k) * 86_400

@@ -8,11 +8,8 @@ public enum Contrast: String, Sendable, CaseIterable, Hashable {
 
     /// Maps the portal's number; nil for any other number (the caller reports it and treats it as unset).
     public init?(portalValue: UInt32) {
-        switch portalValue {
-        case 0: self = .normal
-        case 1: self = .high
-        default: return nil
-        }
+        guard portalValue < 2 else { return nil }
+        self = portalValue == 0 ? .normal : .high
     }
 }
 
@@ -24,16 +21,13 @@ public struct Traits: Equatable, Sendable {
     public var accentColor: Color?
 
     public init(contrast: Contrast? = nil, reducedMotion: Bool? = nil, accentColor: Color? = nil) {
-        self.contrast = contrast
-        self.reducedMotion = reducedMotion
-        self.accentColor = accentColor
+        (self.contrast, self.reducedMotion, self.accentColor) = (contrast, reducedMotion, accentColor)
     }
 
     /// Nothing known: no portal, or a portal without these keys.
     public static let unavailable = Traits()
 
-    /// The portal's `accent-color` `(ddd)`: sRGB components in 0…1. Any component outside that range
-    /// (or not a number) means unset, as the portal specifies.
+    /// The portal's `accent-color` `(ddd)`, sRGB in 0…1; a component outside that range (or not a number) means unset.
     public static func accent(red: Double, green: Double, blue: Double) -> Color? {
         func byte(_ v: Double) -> UInt8? {
             guard v.isFinite, v >= 0, v <= 1 else { return nil }
@@ -58,11 +52,7 @@ public struct Color: Hashable, Sendable, CustomStringConvertible {
     public var isOpaque: Bool { alpha == 255 }
 
     /// `#rrggbb` when opaque, else `#rrggbbaa`; lower case. What the protocol carries.
-    public var hex: String {
-        var s = "#" + hex2(red) + hex2(green) + hex2(blue)
-        if !isOpaque { s += hex2(alpha) }
-        return s
-    }
+    public var hex: String { isOpaque ? opaqueHex : opaqueHex + hex2(alpha) }
 
     /// `#rrggbb`, alpha dropped.
     public var opaqueHex: String { "#" + hex2(red) + hex2(green) + hex2(blue) }
@@ -95,16 +85,9 @@ public struct Color: Hashable, Sendable, CustomStringConvertible {
             body = body[..<at]
         }
         guard body.first == "#" else { return nil }
-        let digits = Array(body.dropFirst().utf8)
-        var nibbles: [UInt8] = []
-        for d in digits {
-            switch d {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibbles.append(d - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibbles.append(d - UInt8(ascii: "a") + 10)
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibbles.append(d - UInt8(ascii: "A") + 10)
-            default: return nil
-            }
-        }
+        let digits = body.dropFirst()
+        let nibbles = digits.compactMap { $0.isASCII ? $0.hexDigitValue.map(UInt8.init) : nil }
+        guard nibbles.count == digits.count else { return nil }
         switch nibbles.count {
         case 3:
             self.init(nibbles[0] * 17, nibbles[1] * 17, nibbles[2] * 17, alpha: alphaOverride ?? 255)

@@ -6,10 +6,7 @@ extension Decide {
         public var transition: Transition
         public var cause: String
 
-        public init(_ transition: Transition, cause: String) {
-            self.transition = transition
-            self.cause = cause
-        }
+        public init(_ transition: Transition, cause: String) { (self.transition, self.cause) = (transition, cause) }
     }
 
     /// What a reading of the desktop's value did.
@@ -23,9 +20,7 @@ extension Decide {
         public var steps: [Step] = []
 
         public init(echo: Bool = false, manualFlip: Mode? = nil, steps: [Step] = []) {
-            self.echo = echo
-            self.manualFlip = manualFlip
-            self.steps = steps
+            (self.echo, self.manualFlip, self.steps) = (echo, manualFlip, steps)
         }
     }
 

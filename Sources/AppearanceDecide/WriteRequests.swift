@@ -5,9 +5,8 @@ import AppearanceProtocol
 /// their own (the time is an argument), no logging. The daemon's shell performs what they return; the fuzzer
 /// and the table tests (Tests/AppearanceDecideTests) call the same functions.
 public enum Decide {
-    /// What `set`, `toggle` and their temporary forms ask of `engine` (the state with every accepted change
-    /// applied) at `now`: the event for the engine, nil when it is already so, or the error to answer with.
-    /// Other calls change nothing.
+    /// What `set`, `toggle` and their temporary forms ask of `engine` (every accepted change applied) at `now`: the
+    /// event, nil when it is already so (and for every other call), or the error to answer with.
     public static func write(_ call: Call, app: String?, on engine: Engine, now: Int64) -> Result<Event?, RPCError> {
         switch call {
         case .set(let o) where app != nil:
@@ -37,8 +36,7 @@ public enum Decide {
         return .success(.app(app, mode))
     }
 
-    /// A temporary override, persisted with its expiry like the override itself: a duration ends at `now`
-    /// plus the duration.
+    /// A temporary override, persisted with its expiry: a duration ends at `now` plus the duration.
     static func temporaryChange(_ mode: Mode, _ lifetime: Lifetime, _ engine: Engine, now: Int64) -> Event? {
         let expiry: TemporaryOverride.Expiry = switch lifetime {
         case .untilNext: .nextChange
@@ -48,9 +46,8 @@ public enum Decide {
         return t == engine.inputs.temporary ? nil : .temporary(t)
     }
 
-    /// A temporary override's time came: the event that ends it, or nil when the one in force is another
-    /// (a newer override replaced it) or its time has not come (a wall-clock timer fired early after the clock
-    /// was set back: the shell arms it again).
+    /// A temporary override's time came: the event that ends it, or nil when another one is in force or its time has
+    /// not come (a wall-clock timer fired early after the clock was set back: the shell arms it again).
     public static func temporaryTimeCame(_ end: Int64, on engine: Engine, now: Int64) -> Event? {
         guard case .at(let t)? = engine.inputs.temporary?.expiry, t == end, now >= end else { return nil }
         return .temporary(nil)

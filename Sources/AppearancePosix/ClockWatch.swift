@@ -1,11 +1,9 @@
 import CPosix
 import Glibc
 
-/// What tells the daemon that local time changed under it without any timer firing: the realtime clock set
-/// (a timerfd with TFD_TIMER_CANCEL_ON_SET: settimeofday, NTP's step, `date -s`) and the time-zone file
-/// replaced (inotify on its directory: /etc/localtime is a symlink that timedatectl and package managers
-/// replace, and TZ=":FILE" names another). Both are descriptors that become readable only when it
-/// happens: nothing wakes an idle daemon.
+/// What tells the daemon that local time changed under it without a timer firing: the realtime clock set (a
+/// timerfd, TFD_TIMER_CANCEL_ON_SET) and the time-zone file replaced (inotify on its directory: /etc/localtime
+/// is a symlink that gets replaced). Both become readable only when it happens: nothing wakes an idle daemon.
 public enum ClockWatch {
     /// A timerfd that becomes readable when the realtime clock is set.
     public static func clockSet() throws(Errno) -> Descriptor {

@@ -23,18 +23,11 @@ public final class Descriptor: Sendable, CustomStringConvertible {
 
     /// Takes ownership of `raw` (it is closed with this object).
     public init(adopting raw: Int32, name: String? = nil, socket: Bool = false) {
-        self.raw = raw
-        self.name = name
-        self.isSocket = socket
+        (self.raw, self.name, self.isSocket) = (raw, name, socket)
         owned = true
     }
 
-    private init(standard raw: Int32, name: String) {
-        self.raw = raw
-        self.name = name
-        isSocket = false
-        owned = false
-    }
+    private init(standard raw: Int32, name: String) { (self.raw, self.name, isSocket, owned) = (raw, name, false, false) }
 
     deinit { if owned, open.load(ordering: .relaxed) { _ = Glibc.close(raw) } }
 
@@ -56,8 +49,7 @@ public final class Descriptor: Sendable, CustomStringConvertible {
 
     // MARK: Reading and writing: one loop each
 
-    /// read(2) into `buffer`: the byte count, 0 at end of file, or nil when the descriptor is non-blocking and
-    /// nothing is there yet (EAGAIN).
+    /// read(2) into `buffer`: the byte count, 0 at end of file, or nil when non-blocking and nothing is there (EAGAIN).
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int? {
         #if SWIFT_SYSTEM
         do { return try FileDescriptor(rawValue: raw).read(into: buffer, retryOnInterrupt: true) } catch {
@@ -78,8 +70,7 @@ public final class Descriptor: Sendable, CustomStringConvertible {
         #endif
     }
 
-    /// write(2), or send(2) with MSG_NOSIGNAL for a socket: how many bytes were taken, or nil when the
-    /// descriptor is non-blocking and full (EAGAIN).
+    /// write(2), send(2) with MSG_NOSIGNAL for a socket: the bytes taken, or nil when non-blocking and full (EAGAIN).
     public func write(_ bytes: UnsafeRawBufferPointer) throws(Errno) -> Int? {
         #if SWIFT_SYSTEM
         // swift-system has no send(2): sockets keep MSG_NOSIGNAL below.
@@ -103,8 +94,7 @@ public final class Descriptor: Sendable, CustomStringConvertible {
         }
     }
 
-    /// Writes all of `bytes`, waiting for room when the descriptor is non-blocking, until `deadline` (nil:
-    /// as long as it takes; past it: ETIMEDOUT).
+    /// Writes all of `bytes`, waiting for room while non-blocking, until `deadline` (nil: none; past it: ETIMEDOUT).
     public func writeAll(_ bytes: UnsafeRawBufferPointer, until deadline: Deadline? = nil) throws(Errno) {
         var done = 0
         while done < bytes.count {
@@ -131,10 +121,7 @@ public final class Descriptor: Sendable, CustomStringConvertible {
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 * 1024, alignment: 1)
         defer { chunk.deallocate() }
         while true {
-            guard let n = try read(into: chunk) else {
-                _ = try wait(.readable, until: nil)
-                continue
-            }
+            guard let n = try read(into: chunk) else { _ = try wait(.readable, until: nil); continue }
             if n == 0 { return out }
             out.append(contentsOf: chunk[0..<n])
             if out.count > limit { throw Errno(EFBIG, "read", path: name) }
@@ -150,8 +137,7 @@ public final class Descriptor: Sendable, CustomStringConvertible {
         public static let writable = Events(rawValue: Int16(POLLOUT))
     }
 
-    /// poll(2) on this descriptor until it is ready for `events` (or has hung up): true; false when
-    /// `deadline` passed first. nil waits for ever.
+    /// poll(2) until ready for `events` (or hung up): true; false when `deadline` (nil: none) passed first.
     public func wait(_ events: Events, until deadline: Deadline?) throws(Errno) -> Bool {
         // One pollfd on the stack, not firstReady's array: a one-shot client (`appearancectl get`) then
         // builds no array type at run time.
@@ -159,16 +145,14 @@ public final class Descriptor: Sendable, CustomStringConvertible {
         return try Descriptor.poll(&fd, 1, until: deadline, name: name)
     }
 
-    /// poll(2) on several descriptors: the index of the first one ready for `events` (or hung up), or nil
-    /// when `deadline` passed first.
+    /// poll(2) on several descriptors: the index of the first one ready (or hung up); nil when `deadline` passed.
     public static func firstReady(_ descriptors: [Descriptor], _ events: Events, until deadline: Deadline?) throws(Errno) -> Int? {
         var fds = descriptors.map { pollfd(fd: $0.raw, events: events.rawValue, revents: 0) }
         guard try poll(&fds, fds.count, until: deadline, name: descriptors.first?.name) else { return nil }
         return fds.firstIndex { $0.revents != 0 }
     }
 
-    /// poll(2) until one of `count` descriptors is ready (true) or `deadline` passes (false); EINTR is retried
-    /// with the time that is left.
+    /// poll(2) until one of `count` descriptors is ready (true) or `deadline` passes (false), EINTR retried.
     private static func poll(_ fds: UnsafeMutablePointer<pollfd>, _ count: Int, until deadline: Deadline?,
                              name: String?) throws(Errno) -> Bool {
         while true {
@@ -181,22 +165,15 @@ public final class Descriptor: Sendable, CustomStringConvertible {
 
     // MARK: Flags
 
-    /// Sets O_NONBLOCK.
-    public func setNonBlocking() {
-        _ = fcntl(raw, F_SETFL, fcntl(raw, F_GETFL) | O_NONBLOCK)
-    }
+    public func setNonBlocking() { _ = fcntl(raw, F_SETFL, fcntl(raw, F_GETFL) | O_NONBLOCK) }
 
     /// Sets FD_CLOEXEC (for descriptors inherited from a parent, like systemd's).
-    public func setCloseOnExec() {
-        _ = fcntl(raw, F_SETFD, FD_CLOEXEC)
-    }
+    public func setCloseOnExec() { _ = fcntl(raw, F_SETFD, FD_CLOEXEC) }
 
-    /// isatty(3).
     public var isTerminal: Bool { isatty(raw) == 1 }
 
     // MARK: Standard streams (not owned: never closed)
 
-    public static let standardInput = Descriptor(standard: 0, name: "standard input")
     public static let standardOutput = Descriptor(standard: 1, name: "standard output")
     public static let standardError = Descriptor(standard: 2, name: "standard error")
 }

@@ -1,7 +1,6 @@
 @preconcurrency import Glibc
 
-/// An errno value with the call that produced it and the path it concerned:
-/// `connect /run/user/1000/appearanced/socket: Connection refused`.
+/// An errno with its call and path: `connect /run/user/1000/appearanced/socket: Connection refused`.
 public struct Errno: Error, Equatable, Sendable, CustomStringConvertible {
     public var code: Int32
     /// The call, as a verb: "open", "connect", "rename … to" (a rename names its target here).
@@ -10,9 +9,7 @@ public struct Errno: Error, Equatable, Sendable, CustomStringConvertible {
     public var path: String?
 
     public init(_ code: Int32, _ call: String, path: String? = nil) {
-        self.code = code
-        self.call = call
-        self.path = path
+        (self.code, self.call, self.path) = (code, call, path)
     }
 
     /// The calling thread's errno now.
@@ -27,11 +24,9 @@ public struct Errno: Error, Equatable, Sendable, CustomStringConvertible {
     public static let noSuchFile = ENOENT
     public static let exists = EEXIST
     public static let isDirectory = EISDIR
-    public static let notDirectory = ENOTDIR
     public static let tooBig = EFBIG
     public static let invalid = EINVAL
     public static let notImplemented = ENOSYS
-    public static let permissionDenied = EACCES
     public static let wouldBlock = EAGAIN
     public static let timedOut = ETIMEDOUT
     public static let nameTooLong = ENAMETOOLONG

@@ -45,7 +45,6 @@ extension Descriptor {
         public static let writeOnly = OpenOptions(rawValue: O_WRONLY)
         public static let readWrite = OpenOptions(rawValue: O_RDWR)
         public static let create = OpenOptions(rawValue: O_CREAT)
-        public static let truncate = OpenOptions(rawValue: O_TRUNC)
         /// Each write at the end of the file, as one (the change log's lines).
         public static let append = OpenOptions(rawValue: O_APPEND)
         public static let exclusive = OpenOptions(rawValue: O_EXCL)
@@ -64,17 +63,13 @@ extension Descriptor {
         }
     }
 
-    /// fstat(2).
     public func status() throws(Errno) -> FileStatus {
         var st = stat()
         guard fstat(raw, &st) == 0 else { throw error("stat") }
         return FileStatus(st)
     }
 
-    /// fsync(2).
-    public func sync() throws(Errno) {
-        guard fsync(raw) == 0 else { throw error("fsync") }
-    }
+    public func sync() throws(Errno) { guard fsync(raw) == 0 else { throw error("fsync") } }
 
     /// fchmod(2): exactly `permissions`, whatever the umask was at creation.
     public func setPermissions(_ permissions: UInt32) throws(Errno) {
@@ -124,7 +119,6 @@ public enum FileSystem {
         do { try makeDirectory(path, permissions: permissions) } catch where error.code == EEXIST {}
     }
 
-    /// chmod(2).
     public static func setPermissions(_ path: String, _ permissions: UInt32) throws(Errno) {
         guard chmod(path, mode_t(permissions)) == 0 else { throw Errno.current("chmod", path: path) }
     }
@@ -135,8 +129,7 @@ public enum FileSystem {
     }
 
     /// Swaps two names in the directory `dir` atomically (renameat2 with RENAME_EXCHANGE): a reader of either
-    /// sees one file or the other, never none. `EINVAL` where the file system cannot. Each name is looked up
-    /// in `dir` alone, not along a path from the root.
+    /// sees one file or the other, never none. `EINVAL` where the file system cannot.
     public static func exchange(_ a: String, _ b: String, in dir: Descriptor) throws(Errno) {
         guard cposix_exchange(dir.raw, a, b) == 0 else { throw Errno.current("exchange \(a) with", path: b) }
     }
@@ -148,7 +141,6 @@ public enum FileSystem {
         return FileStatus(st)
     }
 
-    /// unlink(2).
     public static func remove(_ path: String) throws(Errno) {
         guard unlink(path) == 0 else { throw Errno.current("unlink", path: path) }
     }
@@ -185,9 +177,8 @@ public enum FileSystem {
 
     // MARK: Whole files
 
-    /// Reads a whole file (at most `limit` bytes, else EFBIG). Directories are refused (EISDIR). With
-    /// `regularOnly`, so is anything but a regular file (EINVAL), and the open never blocks: a FIFO put in
-    /// place of a file must not hang the reader. Without it, pipes work (`--config <(...)`, `/dev/null`).
+    /// Reads a whole file, at most `limit` bytes (EFBIG), not a directory (EISDIR); with `regularOnly` nothing else
+    /// (EINVAL), and the open never blocks on a FIFO. Without it, pipes work (`--config <(...)`, `/dev/null`).
     public static func readAll(_ path: String, limit: Int = 1 << 20, regularOnly: Bool = true) throws(Errno) -> [UInt8] {
         let d = try Descriptor.open(path, regularOnly ? [.nonBlocking, .noControllingTerminal] : [.noControllingTerminal])
         defer { d.close() }
@@ -197,10 +188,9 @@ public enum FileSystem {
         return try d.readAll(limit: limit)
     }
 
-    /// Replaces `path` atomically: a temp file `PATH.tmp-PID` in the same directory (O_EXCL, never followed),
-    /// then rename. With `durable`, fsync of the file before and of the directory after the rename: a crash
-    /// or power loss then leaves the old or the new content, never a mix. Without it, readers still never see
-    /// a partial file (for files on tmpfs). `permissions` are set exactly, whatever the umask.
+    /// Replaces `path` atomically: a temp file `PATH.tmp-PID` beside it (O_EXCL, never followed), then rename;
+    /// with `durable`, the file fsynced before and the directory after, so a crash leaves the old or the new
+    /// content. `permissions` are set exactly, whatever the umask.
     public static func writeAtomically(_ path: String, _ bytes: [UInt8], permissions: UInt32 = 0o600, durable: Bool = true) throws(Errno) {
         let tmp = "\(path).tmp-\(Posix.processID)"
         let options: Descriptor.OpenOptions = [.writeOnly, .create, .exclusive, .noFollow]
@@ -227,8 +217,7 @@ public enum FileSystem {
         dir.close()
     }
 
-    /// Removes `NAME.tmp-PID` files that a killed writer left next to `path` (killed between create and
-    /// rename). Returns how many.
+    /// Removes the `NAME.tmp-PID` files a killed writer left next to `path`; returns how many.
     @discardableResult
     public static func removeLeftovers(of path: String) -> Int {
         let dir = directory(of: path)

@@ -1,8 +1,7 @@
 import Glibc
 
-/// A file watched by its directory (inotify): a descriptor that becomes readable when the file is made,
-/// replaced (rename, a new symlink), written or removed, and never otherwise, so an idle daemon is not
-/// woken. Watching the directory, not the file: a replacement leaves a watch on the old file behind.
+/// A file watched by its directory (inotify; a replaced file would leave a watch on it behind): readable when the
+/// file is made, replaced, written or removed, and never otherwise, so an idle daemon is not woken.
 public enum FileWatch {
     /// An inotify descriptor watching the directory of `file` (which must exist).
     public static func changes(of file: String) throws(Errno) -> Descriptor {
@@ -29,11 +28,8 @@ public enum FileWatch {
                 let event = buffer.load(fromByteOffset: offset, as: inotify_event.self)
                 let start = offset + MemoryLayout<inotify_event>.size
                 let length = Int(event.len)
-                if length > 0 {
-                    let bytes = UnsafeRawBufferPointer(rebasing: buffer[start..<min(start + length, n)])
-                    let eventName = String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
-                    if eventName == name { changed = true }
-                }
+                let bytes = UnsafeRawBufferPointer(rebasing: buffer[start..<min(start + length, n)])
+                if length > 0, String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self) == name { changed = true }
                 offset = start + length
             }
         }

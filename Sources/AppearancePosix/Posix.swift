@@ -4,17 +4,13 @@ import Dispatch
 
 /// The process and its surroundings: ids, environment, signals, children, threads, clocks, memory.
 public enum Posix {
-    /// getpid(2).
     public static var processID: Int32 { getpid() }
-
-    /// getuid(2).
     public static var userID: UInt32 { getuid() }
 
     /// getenv(3); an empty value counts as unset.
     public static func environment(_ name: String) -> String? {
-        guard let v = getenv(name) else { return nil }
-        let s = String(cString: v)
-        return s.isEmpty ? nil : s
+        guard let v = getenv(name), v.pointee != 0 else { return nil }
+        return String(cString: v)
     }
 
     /// unsetenv(3) (before any thread that reads the environment starts).
@@ -23,11 +19,7 @@ public enum Posix {
     /// Every `NAME=value` of the environment, in order.
     public static var environmentEntries: [String] {
         var entries: [String] = []
-        var i = 0
-        while let entry = environ[i] {
-            entries.append(String(cString: entry))
-            i += 1
-        }
+        while let entry = environ[entries.count] { entries.append(String(cString: entry)) }
         return entries
     }
 
@@ -37,35 +29,23 @@ public enum Posix {
         return String(cString: dir)
     }
 
-    /// exit(3).
     public static func exit(_ status: Int32) -> Never { Glibc.exit(status) }
 
     /// Writes `text` to stderr in one go, ignoring failure (nothing better can be done with it).
-    public static func printError(_ text: String) {
-        try? Descriptor.standardError.writeAll(text)
-    }
+    public static func printError(_ text: String) { try? Descriptor.standardError.writeAll(text) }
 
-    /// Sleeps until a signal ends the process (pause(2) in a loop).
-    public static func waitForever() -> Never {
-        while true { pause() }
-    }
+    /// Sleeps until a signal ends the process.
+    public static func waitForever() -> Never { while true { pause() } }
 
-    /// Lifts the soft limit on open files to the hard one (setrlimit RLIMIT_NOFILE), as systemd recommends
-    /// for programs that need many descriptors. Returns the soft limit in force.
+    /// Lifts the soft limit on open files to the hard one, as systemd recommends; returns the soft limit in force.
     @discardableResult
     public static func raiseFileLimit() -> UInt64 {
         var files = rlimit()
-        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &files) == 0 else { return 1024 }
-        if files.rlim_cur < files.rlim_max {
-            files.rlim_cur = files.rlim_max
-            if setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &files) != 0 {
-                _ = getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &files)
-            }
-        }
-        return UInt64(files.rlim_cur)
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &files) == 0, files.rlim_cur < files.rlim_max else { return fileLimit }
+        files.rlim_cur = files.rlim_max
+        return setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &files) == 0 ? UInt64(files.rlim_cur) : fileLimit
     }
 
-    /// The soft limit on open files (getrlimit RLIMIT_NOFILE).
     public static var fileLimit: UInt64 {
         var files = rlimit()
         guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &files) == 0 else { return 1024 }
@@ -75,11 +55,8 @@ public enum Posix {
     /// malloc_trim(0): gives freed heap back to the system (glibc keeps it otherwise).
     public static func returnFreeMemory() { _ = cposix_malloc_trim(0) }
 
-    /// Lets go of the code pages the process has touched so far (every file-backed executable mapping:
-    /// madvise MADV_DONTNEED), after a start-up whose code will not run again: they stay in the page cache,
-    /// and what runs later faults its pages back in from there (no read from disk). Only mappings that are
-    /// executable and never written (program text) are touched: a relocated or written page is never dropped.
-    /// Returns how many bytes were let go.
+    /// Lets go of the code pages touched so far (every file-backed `r-xp` mapping: MADV_DONTNEED), after a
+    /// start-up whose code will not run again (docs/decisions.md, "Idle memory"). Returns the bytes let go.
     @discardableResult
     public static func releaseCodePages() -> Int {
         guard let bytes = try? FileSystem.readAll("/proc/self/maps", limit: 1 << 20, regularOnly: false) else { return 0 }
@@ -99,15 +76,10 @@ public enum Posix {
         return released
     }
 
-    /// Bounds the heap glibc keeps (mallopt(3)): at most `arenas` heaps (glibc makes up to eight per CPU, one
-    /// more whenever a thread finds the others in use, and each keeps what a burst left in it), and blocks of
-    /// `mmapThreshold` bytes or more mapped on their own, so they go back to the system when freed (left to
-    /// itself, glibc raises the threshold to the size of each such block freed, up to 32 MiB, and later ones
-    /// stay in the heap). Call before any thread starts. False if glibc refused either.
+    /// Bounds the heap glibc keeps (docs/decisions.md, "The heap after a flood of writes"): at most `arenas` heaps,
+    /// blocks of `mmapThreshold` bytes or more mapped on their own. Call before any thread starts; false if refused.
     @discardableResult
-    public static func boundHeap(arenas: Int32, mmapThreshold: Int32) -> Bool {
-        cposix_malloc_bound(arenas, mmapThreshold) != 0
-    }
+    public static func boundHeap(arenas: Int32, mmapThreshold: Int32) -> Bool { cposix_malloc_bound(arenas, mmapThreshold) != 0 }
 
     /// Sleeps for `seconds` (nanosleep(2), resumed after a signal).
     public static func sleep(seconds: Double) {
@@ -130,10 +102,7 @@ public enum Posix {
         defer { pthread_attr_destroy(&attributes) }
         pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
         var thread = pthread_t()
-        let rc = pthread_create(&thread, &attributes, { raw in
-            Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue().body()
-            return nil
-        }, context)
+        let rc = pthread_create(&thread, &attributes, { Unmanaged<Box>.fromOpaque($0!).takeRetainedValue().body(); return nil }, context)
         if rc != 0 { Unmanaged<Box>.fromOpaque(context).release() }
         return rc == 0
     }
@@ -182,19 +151,6 @@ public enum Posix {
         localtime_r(&t, &parts)
         return LocalTime(year: Int(parts.tm_year) + 1900, month: Int(parts.tm_mon) + 1, day: Int(parts.tm_mday),
                          hour: Int(parts.tm_hour), minute: Int(parts.tm_min), second: Int(parts.tm_sec), weekday: Int(parts.tm_wday))
-    }
-
-    /// The Unix time of a local date and minute of the day (mktime(3)); the zone's rule for that day decides
-    /// whether daylight saving applies.
-    public static func unixTime(year: Int, month: Int, day: Int, minutes: Int) -> Int64 {
-        var local = tm()
-        local.tm_year = Int32(year - 1900)
-        local.tm_mon = Int32(month - 1)
-        local.tm_mday = Int32(day)
-        local.tm_hour = Int32(minutes / 60)
-        local.tm_min = Int32(minutes % 60)
-        local.tm_isdst = -1
-        return Int64(mktime(&local))
     }
 }
 
@@ -257,9 +213,8 @@ public struct Spawned: Sendable {
         case descriptor(Descriptor)
     }
 
-    /// Starts `arguments[0]` (looked up in PATH when `searchPath`) with `environment` (nil: ours), the given
-    /// standard streams, an empty signal mask and default actions for the signals a parent may have changed.
-    /// With `newProcessGroup` the child leads a group of its own, so that `signalGroup` reaches its helpers.
+    /// Starts `arguments[0]` (from PATH with `searchPath`), an empty signal mask and default actions for the signals a
+    /// parent may have changed; with `newProcessGroup` it leads a group of its own, which `signalGroup` reaches.
     public static func spawn(_ arguments: [String], environment: [String]? = nil, searchPath: Bool = false,
                              stdin: Stream = .null, stdout: Stream = .inherit, stderr: Stream = .inherit,
                              newProcessGroup: Bool = false) -> Result<Spawned, Errno> {
@@ -300,13 +255,9 @@ public struct Spawned: Sendable {
 
     /// waitpid(WNOHANG): how the child ended, or nil while it runs.
     public func reap() -> ExitStatus? {
-        var status: Int32 = 0
-        while true {
-            let r = waitpid(pid, &status, WNOHANG)
-            if r == pid { return ExitStatus(wait: status) }
-            if r < 0, errno == EINTR { continue }
-            return nil
-        }
+        var status: Int32 = 0, r: pid_t
+        repeat { r = waitpid(pid, &status, WNOHANG) } while r < 0 && errno == EINTR
+        return r == pid ? ExitStatus(wait: status) : nil
     }
 
     /// waitpid(2), blocking until the child ends.
@@ -318,15 +269,13 @@ public struct Spawned: Sendable {
         return ExitStatus(wait: status)
     }
 
-    /// kill(2).
     public func signal(_ signal: Signal) { kill(pid, signal.rawValue) }
 
     /// kill(-pid): the child's whole process group (see `newProcessGroup`).
     public func signalGroup(_ signal: Signal) { kill(-pid, signal.rawValue) }
 
-    /// A descriptor that becomes readable once the child has ended, for poll(2) beside others; the child is
-    /// not reaped (`reap()` does that). nil when none can be made (no descriptor or thread left).
-    /// `pidfd: false` skips the pidfd, for the tests of what stands in for it.
+    /// A descriptor that becomes readable once the child has ended (not reaping it), for poll(2) beside others; nil
+    /// when none can be made. `pidfd: false` skips the pidfd, for the tests of what stands in for it.
     func endWatch(pidfd: Bool = true) -> Descriptor? {
         if pidfd, case let fd = cposix_pidfd_open(pid), fd >= 0 { return Descriptor(adopting: fd, name: "pidfd of \(pid)") }
         // No pidfd (ENOSYS before Linux 5.3): a thread blocked in waitid(WNOWAIT) closes a pipe's end at the child's end.

@@ -17,16 +17,12 @@ public final class ReadingThread: @unchecked Sendable {
     private let readable: @Sendable (ReadingThread) -> Void
     private let slice: UInt64?
 
-    /// Starts the thread. Out of descriptors or threads, nothing reads: `started` is false.
-    ///
-    /// `slice` (nanoseconds, 100 µs at least) asks the scheduler for short turns on the CPU for this thread
-    /// (sched_setattr(2): SCHED_OTHER's request size, Linux 6.12's EEVDF): woken, it runs ahead of threads that
-    /// asked for the default (a few milliseconds) instead of waiting for the end of their turn, and it yields
-    /// sooner when it runs long. Where the kernel or a system call filter refuses, it runs as any thread.
+    /// Starts the thread. Out of descriptors or threads, nothing reads: `started` is false. `slice` (ns, 100 µs
+    /// at least) asks the scheduler for short turns for it (sched_setattr(2); docs/decisions.md, "A short slice
+    /// for the bus's reader"); where the kernel or a system call filter refuses, it runs as any thread.
     public init(_ descriptor: Int32, slice: UInt64? = nil, readable: @escaping @Sendable (ReadingThread) -> Void) {
         fd = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
-        self.readable = readable
-        self.slice = slice
+        (self.readable, self.slice) = (readable, slice)
         guard fd >= 0, cposix_pipe(&stop) == 0 else { return }
         started = Posix.startThread { [self] in run() }
     }

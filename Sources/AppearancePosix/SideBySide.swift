@@ -1,6 +1,5 @@
-/// Short commands run all at once, each with its output read until one deadline: what `appearancectl
-/// integrations` asks each integration (`available`, `describe`), and what the daemon and `appearanced --check`
-/// ask of the integrations a config names (`describe`). Blocking: for a caller that may wait that long.
+/// Short commands run all at once under one deadline, blocking: the integrations' `available` and `describe`, as
+/// `appearancectl integrations`, the daemon and `appearanced --check` ask them.
 public enum SideBySide {
     /// How one command ended: exit 0 or not, and what it printed (standard output and error, the first 64 KiB).
     public struct Outcome: Sendable {
@@ -19,18 +18,13 @@ public enum SideBySide {
         var status: ExitStatus?
 
         init(child: Spawned, reader: Descriptor, end: Descriptor?) {
-            self.child = child
-            self.reader = reader
-            self.end = end
+            (self.child, self.reader, self.end) = (child, reader, end)
         }
     }
 
-    /// Runs every command at once (each in a process group of its own) and reads their output until
-    /// `deadline`: for each, its outcome, or nil when it could not start or did not finish in time (then its
-    /// process group is killed). The output's end is not the child's: one that closes its output and goes on
-    /// is waited for until the same deadline. Side by side, so a slow one costs the caller its own time, not
-    /// each one's in turn. Nothing is polled on a timer: one poll(2) waits for output and for the children's
-    /// ends together, and a child is reaped as soon as it ends.
+    /// Runs every command at once, each in a process group of its own, until `deadline`: for each, its outcome,
+    /// or nil when it could not start or did not end in time (then its group is killed). One poll(2) waits for
+    /// the outputs and the children's ends together; a child that closes its output and goes on is waited for.
     public static func run(_ commands: [[String]], deadline: Deadline) -> [Outcome?] { run(commands, deadline: deadline, pidfd: true) }
 
     /// `pidfd: false` watches the children's ends without pidfds, for the tests of what stands in for them.

@@ -29,8 +29,7 @@ extension Descriptor {
         return (Descriptor(adopting: fds[0]), Descriptor(adopting: fds[1]))
     }
 
-    /// connect(2) to the socket at `path`. On a non-blocking socket a full backlog is EAGAIN (thrown: the
-    /// caller decides how long to try again).
+    /// connect(2) to the socket at `path`; on a non-blocking socket a full backlog is thrown as EAGAIN.
     public func connect(to path: String) throws(Errno) {
         let r = try Self.withAddress(path) { addr, len in
             while true {
@@ -48,14 +47,11 @@ extension Descriptor {
         if r != 0 { throw Errno(r, "bind", path: path) }
     }
 
-    /// listen(2).
     public func listen(backlog: Int32 = SOMAXCONN) throws(Errno) {
         guard Glibc.listen(raw, backlog) == 0 else { throw error("listen") }
     }
 
-    /// accept4(2), close-on-exec (and non-blocking when asked): the new connection, or nil when none is
-    /// waiting (EAGAIN). EINTR and ECONNABORTED (a client that left before being accepted) are retried.
-    /// EMFILE/ENFILE are thrown like every other error.
+    /// accept4(2), close-on-exec: the connection, or nil when none waits; EINTR and ECONNABORTED are retried.
     public func accept(nonBlocking: Bool) throws(Errno) -> Descriptor? {
         while true {
             let fd = cposix_accept(raw, nonBlocking ? 1 : 0)
@@ -108,8 +104,7 @@ extension Descriptor {
         return getsockopt(raw, SOL_SOCKET, SO_TYPE, &type, &len) == 0 && type == Int32(SOCK_STREAM.rawValue) && family == AF_UNIX
     }
 
-    /// Sends what the socket takes right now, without waiting (MSG_DONTWAIT): for a last word to a client
-    /// that is about to be closed.
+    /// Sends what the socket takes right now (MSG_DONTWAIT): a last word to a client about to be closed.
     public func sendWithoutWaiting(_ bytes: [UInt8]) {
         _ = bytes.withUnsafeBytes { Glibc.send(raw, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
     }
@@ -126,48 +121,41 @@ extension Descriptor {
         }
     }
 
-    /// One datagram to the Unix datagram socket at `path` (`@name`: the abstract namespace), as sd_notify
-    /// does. False when it could not be sent; never blocks.
+    /// One datagram to the socket at `path` (`@name`: abstract), as sd_notify sends; false if not sent; never blocks.
     public static func sendDatagram(_ message: String, to path: String) -> Bool {
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { Glibc.close(fd) }
-        var addr = sockaddr_un()
-        addr.sun_family = sa_family_t(AF_UNIX)
-        var bytes = Array(path.utf8)
-        guard !bytes.isEmpty, bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else { return false }
-        if bytes[0] == UInt8(ascii: "@") { bytes[0] = 0 }
-        withUnsafeMutableBytes(of: &addr.sun_path) { $0.copyBytes(from: bytes) }
-        let len = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + (bytes[0] == 0 ? 0 : 1))
         var message = message
-        let sent = message.withUTF8 { msg in
-            withUnsafePointer(to: &addr) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(fd, msg.baseAddress, msg.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT), $0, len)
-                }
-            }
+        let sent = try? withAddress(path, abstract: true) { addr, len in
+            message.withUTF8 { sendto(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT), addr, len) }
         }
-        return sent >= 0
+        return (sent ?? -1) >= 0
     }
 
-    /// Runs `body` with a `sockaddr_un` for `path`; a path longer than sun_path is an error, never truncated.
-    public static func withAddress<R>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) throws(Errno) -> R {
+    /// Runs `body` with a `sockaddr_un` for `path` and its length; a path longer than sun_path is an error, never
+    /// truncated. With `abstract`, `@name` is `name` in the abstract namespace (its exact length, no NUL).
+    public static func withAddress<R>(_ path: String, abstract: Bool = false,
+                                      _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) throws(Errno) -> R {
         var addr = sockaddr_un()
         addr.sun_family = sa_family_t(AF_UNIX)
         let capacity = MemoryLayout.size(ofValue: addr.sun_path)
         // Copied from the string's own UTF-8 (not through an Array: a one-shot client builds no array type).
         var text = path
-        let fits = text.withUTF8 { utf8 -> Bool in
-            guard utf8.count < capacity, !utf8.isEmpty else { return false }
+        let abstract = abstract && text.utf8.first == UInt8(ascii: "@")
+        let length = text.withUTF8 { utf8 -> Int? in
+            guard utf8.count < capacity, !utf8.isEmpty else { return nil }
             withUnsafeMutableBytes(of: &addr.sun_path) { raw in
                 raw.copyMemory(from: UnsafeRawBufferPointer(utf8))
                 raw[utf8.count] = 0
+                if abstract { raw[0] = 0 }
             }
-            return true
+            return utf8.count
         }
-        guard fits else { throw Errno(ENAMETOOLONG, "socket path", path: path) }
+        guard let length else { throw Errno(ENAMETOOLONG, "socket path", path: path) }
+        let size = abstract ? MemoryLayout<sa_family_t>.size + length : MemoryLayout<sockaddr_un>.size
         return withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(size)) }
         }
     }
 }

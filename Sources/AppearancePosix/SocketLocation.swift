@@ -1,7 +1,6 @@
-/// Where the daemon listens and every client connects. The daemon and its clients use this one rule:
-/// `--socket PATH`, else `$APPEARANCED_SOCKET`, else `$XDG_RUNTIME_DIR/appearanced/socket`; with no
-/// `XDG_RUNTIME_DIR` (a fresh headless machine, a root shell), `/run/user/$UID/appearanced/socket` when that
-/// directory exists and belongs to the user, else `/tmp/appearanced-$UID/socket`, with a warning.
+/// Where the daemon listens and every client connects, one rule for both: `--socket PATH`, `$APPEARANCED_SOCKET`,
+/// `$XDG_RUNTIME_DIR/appearanced/socket`; without `XDG_RUNTIME_DIR`, `/run/user/$UID/appearanced/socket` when
+/// that directory exists and belongs to the user, else `/tmp/appearanced-$UID/socket`, with a warning.
 public struct SocketLocation: Equatable, Sendable {
     public var path: String
     /// Set when the path is a fallback the user should know about.
@@ -15,9 +14,7 @@ public struct SocketLocation: Equatable, Sendable {
     public var modeFilePath: String { directory + "/mode" }
 
     public init(path: String, warning: String? = nil, ownsDirectory: Bool) {
-        self.path = path
-        self.warning = warning
-        self.ownsDirectory = ownsDirectory
+        (self.path, self.warning, self.ownsDirectory) = (path, warning, ownsDirectory)
     }
 
     public static func resolve(explicit: String? = nil,
@@ -35,8 +32,7 @@ public struct SocketLocation: Equatable, Sendable {
                               ownsDirectory: true)
     }
 
-    /// The path the environment names, `$APPEARANCED_SOCKET` else `$XDG_RUNTIME_DIR/appearanced/socket`, and
-    /// whether its directory is ours; nil when neither is set (resolve's fallbacks then apply). Apart from
+    /// The path the environment names and whether its directory is ours; nil when neither is set. Apart from
     /// `resolve` for a one-shot client: it carries no warning string to set up and let go.
     public static func fromEnvironment(_ environment: (String) -> String? = Posix.environment) -> (path: String, ownsDirectory: Bool)? {
         if let env = environment("APPEARANCED_SOCKET") { return (env, false) }
@@ -44,11 +40,9 @@ public struct SocketLocation: Equatable, Sendable {
         return nil
     }
 
-    /// Why a client must not connect to `path`, or nil. A socket whose directory another user owns or anyone
-    /// may write to could be a fake daemon planted there (the `/tmp` fallback is such a place): the socket
-    /// and its directory must belong to the client's own uid, and the directory must not be writable by
-    /// others. A socket that does not exist is not a problem here (connecting then says the daemon is not
-    /// running).
+    /// Why a client must not connect to `path`, or nil: a socket or directory of another user's, or a directory
+    /// others may write to, could hold a fake daemon (the `/tmp` fallback is such a place). One that does not
+    /// exist is not a problem here (connecting then says the daemon is not running).
     public static func untrustedReason(_ path: String, uid: UInt32 = Posix.userID) -> String? {
         let dir = FileSystem.directory(of: path)
         guard let socket = try? FileSystem.status(path, followLinks: false) else { return nil }

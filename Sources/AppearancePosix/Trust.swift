@@ -1,13 +1,9 @@
 import Glibc
 
-/// Who could have changed what is about to run: one check for the daemon's hooks and integrations and for
-/// `appearancectl integrations`, which runs each integration's `available` and `describe` (docs/decisions.md,
-/// "Trust covers everything that runs").
-///
-/// A program is run only when nobody but root and this user could have written it, its folder, anything in
-/// its folder at any depth (whatever it sources or runs from there: `lib/`, helpers, the programs beside it),
-/// and, for an integration, the shared library it sources from elsewhere with everything in that library's
-/// folder. A symbolic link is judged by what it leads to, and by the folder that holds that.
+/// Who could have changed what is about to run (docs/decisions.md, "Trust covers everything that runs"): one
+/// check for hooks, integrations and `appearancectl integrations`. Nobody but root and this user may have
+/// written the program, its folder and all in it at any depth, and an integration's shared library and all in
+/// its folder; a symbolic link is judged by what it leads to, and by the folder that holds that.
 public enum Trust {
     /// The most files and folders looked at for one program; a folder holding more is not trusted.
     public static let maxEntries = 2048
@@ -21,8 +17,7 @@ public enum Trust {
         return nil
     }
 
-    /// Why the program at `path` could have been changed by another user, or nil: the program, its folder with
-    /// everything in it, then each folder in `libraries` with everything in it (see the type).
+    /// Why the program at `path` could have been changed by another user, or nil (the program, its folder, `libraries`).
     public static func problem(program path: String, libraries: [String] = []) -> String? {
         var walk = Walk()
         if let problem = entryProblem(path) { return problem }
@@ -41,10 +36,9 @@ public enum Trust {
         return FileSystem.executableProblem(path).map { _ in "\(path) is not executable" }
     }
 
-    /// The folder of the shared library an integration at `path` sources, as the shipped scripts look for it
-    /// (docs/integrations.md) in the environment they run with: `lib/` next to it, else
-    /// `appearanced/integrations/lib` under `$XDG_DATA_HOME` (`~/.local/share`), then under each of
-    /// `$XDG_DATA_DIRS` (`/usr/local/share:/usr/share`); the first holding a readable `common.sh`, or nil.
+    /// The folder of the shared library an integration at `path` sources, found as the shipped scripts find it
+    /// (docs/integrations.md) in the environment they run with: `lib/` next to it, else `appearanced/integrations/lib`
+    /// under `$XDG_DATA_HOME` then each of `$XDG_DATA_DIRS`; the first holding a readable `common.sh`, or nil.
     public static func integrationLibrary(of path: String, environment: (String) -> String? = Posix.environment) -> String? {
         func set(_ name: String) -> String? { environment(name).flatMap { $0.isEmpty ? nil : $0 } }
         let dataHome = set("XDG_DATA_HOME") ?? (environment("HOME") ?? "") + "/.local/share"
@@ -65,8 +59,7 @@ public enum Trust {
         return writableByOthers(folder, held)
     }
 
-    /// What a check has looked at: how many entries, and which folders (a folder reached again through a
-    /// symbolic link, or a loop of them, is looked through once).
+    /// What a check has looked at: how many entries, and which folders (each looked through once: links may loop).
     private struct Walk {
         var budget = Trust.maxEntries
         var seen: Set<[UInt64]> = []

@@ -2,18 +2,10 @@ import AppearanceCore
 import AppearanceProtocol
 import Dispatch
 
-// The session bus's own queue. The sentry, the portal backend and the D-Bus faces (one libdbus connection)
-// run on a serial queue of their own, beside the daemon's: libdbus reads, loads and validates every incoming
-// message before anyone can look at it (one 60 MB call costs hundreds of milliseconds of it, a peer flooding
-// calls a steady share of a CPU), and none of that may stand between a socket client and its answer. The
-// wrappers here give the daemon the protocols it knows (`Sentry`, `Outlet`, `Face`) on its own queue and carry
-// every call across: to the bus's queue what the daemon says, back to the daemon's what the bus reports or
-// asks. Both queues are serial and each side crosses in the order things happen, so each hears the other in
-// that order. The daemon's queue never waits for the bus's: it hands over with `async`. The bus's queue hands
-// over with `sync`, which runs the daemon's code on the bus's thread at once when the daemon's queue is idle
-// (no thread to wake: a reading reaches the subscribers as soon as it did on one queue) and otherwise waits
-// for its current turn, which is bounded. Waiting one way only, they cannot deadlock (docs/decisions.md,
-// "The bus's own queue").
+// The session bus's own queue (docs/decisions.md, "The bus's own queue"): the sentry, the portal backend and
+// the D-Bus faces run on a serial queue of their own, so that what libdbus does with a peer's messages never
+// stands between a socket client and its answer. The wrappers here give the daemon the protocols it knows on
+// its own queue and carry every call across, in order: to the bus's with `async`, back with `sync`.
 
 /// A value handed across to the other queue, used only there once handed over.
 final class Across<T>: @unchecked Sendable {
@@ -33,9 +25,7 @@ struct Crossing: Sendable {
     }
 
     /// A callback to call on the bus's queue that runs `body` on the daemon's before it returns.
-    func toDaemon<T>(_ body: @escaping (T) -> Void) -> (T) -> Void {
-        { [daemon] value in daemon.sync { body(value) } }
-    }
+    func toDaemon<T>(_ body: @escaping (T) -> Void) -> (T) -> Void { { [daemon] value in daemon.sync { body(value) } } }
 }
 
 /// What the wrappers share: the object on the bus's queue, and the way there.
@@ -50,29 +40,20 @@ public class Crossed<Inner>: @unchecked Sendable {
     }
 
     /// Runs `body` with the object on the bus's queue, in order after everything said before.
-    func onBus(_ body: @escaping (Inner) -> Void) {
-        let inner = inner
-        crossing.toBus { body(inner.value) }
-    }
+    func onBus(_ body: @escaping (Inner) -> Void) { crossing.toBus { [inner] in body(inner.value) } }
 }
 
 /// The sentry on the bus's queue, as the daemon sees it on its own.
 public final class CrossingSentry: Crossed<Sentry>, Sentry, @unchecked Sendable {
-    public func start(report: @escaping (SystemReading) -> Void) {
-        let report = crossing.toDaemon(report)
-        onBus { $0.start(report: report) }
-    }
-
+    public func start(report: @escaping (SystemReading) -> Void) { onBus { [report = crossing.toDaemon(report)] in $0.start(report: report) } }
     public func stop() { onBus { $0.stop() } }
 }
 
 /// The portal backend on the bus's queue, as the daemon sees it on its own.
 public final class CrossingOutlet: Crossed<Outlet>, Outlet, @unchecked Sendable {
     public func start(policy: BackendPolicy, report: @escaping (OutletStatus) -> Void) {
-        let report = crossing.toDaemon(report)
-        onBus { $0.start(policy: policy, report: report) }
+        onBus { [report = crossing.toDaemon(report)] in $0.start(policy: policy, report: report) }
     }
-
     public func setPolicy(_ policy: BackendPolicy) { onBus { $0.setPolicy(policy) } }
     public func publish(_ values: ServedValues) { onBus { $0.publish(values) } }
     public func stop() { onBus { $0.stop() } }
@@ -80,62 +61,44 @@ public final class CrossingOutlet: Crossed<Outlet>, Outlet, @unchecked Sendable 
 
 /// The notifier on the bus's queue, as the daemon sees it on its own.
 public final class CrossingNotifier: Crossed<Notifier>, Notifier, @unchecked Sendable {
-    public func start(report: @escaping (NoticeReport) -> Void) {
-        let report = crossing.toDaemon(report)
-        onBus { $0.start(report: report) }
-    }
-
+    public func start(report: @escaping (NoticeReport) -> Void) { onBus { [report = crossing.toDaemon(report)] in $0.start(report: report) } }
     public func show(_ notice: Notice?) { onBus { $0.show(notice) } }
     public func stop(done: @escaping @Sendable () -> Void) { onBus { $0.stop(done: done) } }
 }
 
-/// A D-Bus face on the bus's queue, as the daemon sees it on its own; the daemon's desk goes with it, as the
-/// face sees it on the bus's queue.
+/// A D-Bus face on the bus's queue, as the daemon sees it; the daemon's desk goes with it, as the face sees it.
 public final class CrossingFace: Crossed<Face>, Face, @unchecked Sendable {
     public func start(_ options: FaceOptions, state: AppearanceState, requests: FaceRequests, report: @escaping (String) -> Void) {
-        let (report, desk) = (crossing.toDaemon(report), CrossingDesk(requests, crossing))
-        onBus { $0.start(options, state: state, requests: desk, report: report) }
+        onBus { [report = crossing.toDaemon(report), desk = CrossingDesk(requests, crossing)] in
+            $0.start(options, state: state, requests: desk, report: report)
+        }
     }
-
     public func setOptions(_ options: FaceOptions) { onBus { $0.setOptions(options) } }
     public func publish(_ state: AppearanceState, previous: Mode) { onBus { $0.publish(state, previous: previous) } }
     public func stop() { onBus { $0.stop() } }
 }
 
-/// The daemon's desk across the queues: asked on the bus's queue, decided on the daemon's, answered back on
-/// the bus's (the answer may come later: a write once it is durable).
+/// The daemon's desk across the queues: asked on the bus's, decided on the daemon's, answered on the bus's (maybe later).
 final class CrossingDesk: FaceRequests, @unchecked Sendable {
     // Immutable; `desk` is used only on the daemon's queue.
     private let desk: FaceRequests
     private let crossing: Crossing
 
-    init(_ desk: FaceRequests, _ crossing: Crossing) {
-        self.desk = desk
-        self.crossing = crossing
-    }
+    init(_ desk: FaceRequests, _ crossing: Crossing) { (self.desk, self.crossing) = (desk, crossing) }
 
-    func state(for app: String, answer: @escaping (AppearanceState) -> Void) {
-        let answer = Across(answer)
-        crossing.daemon.sync {
-            desk.state(for: app) { [crossing] state in crossing.bus.async { answer.value(state) } }
-        }
-    }
+    func state(for app: String, answer: @escaping (AppearanceState) -> Void) { ask(answer) { $0.state(for: app, answer: $1) } }
 
     func write(_ call: Call, app: String?, by who: String, answer: @escaping (Result<AppearanceState, RPCError>) -> Void) {
-        let answer = Across(answer)
-        crossing.daemon.sync {
-            desk.write(call, app: app, by: who) { [crossing] result in
-                crossing.bus.async { answer.value(result) }
-            }
-        }
+        ask(answer) { $0.write(call, app: app, by: who, answer: $1) }
     }
 
     func nextChange(_ request: NextChange.Request, by who: String, answer: @escaping (Result<ScheduleInfo, RPCError>) -> Void) {
+        ask(answer) { $0.nextChange(request, by: who, answer: $1) }
+    }
+
+    /// Asks the desk on the daemon's queue; its answer goes back to the bus's.
+    private func ask<R: Sendable>(_ answer: @escaping (R) -> Void, _ call: (FaceRequests, @escaping (R) -> Void) -> Void) {
         let answer = Across(answer)
-        crossing.daemon.sync {
-            desk.nextChange(request, by: who) { [crossing] result in
-                crossing.bus.async { answer.value(result) }
-            }
-        }
+        crossing.daemon.sync { call(desk) { [crossing] r in crossing.bus.async { answer.value(r) } } }
     }
 }

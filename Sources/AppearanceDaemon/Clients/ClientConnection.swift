@@ -3,12 +3,9 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// One client. Confined to the daemon's queue (hence `@unchecked Sendable` for Dispatch's handlers).
-///
-/// The daemon never blocks on it: reads and writes are non-blocking; what the kernel will not take waits in
-/// `output` and a write source fires when the client reads again. While output is waiting, notifications
-/// are coalesced in `delivery` (one pending at most); if the client stops reading replies, reading its
-/// requests pauses too, so its memory stays bounded.
+/// One client (docs/architecture.md): non-blocking reads and writes; what the kernel does not take waits in
+/// `output` for a write source, notifications meanwhile coalesce in `delivery`, and a client that stops
+/// reading its replies has its requests no longer read. Confined to the daemon's queue.
 final class Connection: @unchecked Sendable {
     let socket: Descriptor
     let id: UInt64
@@ -31,14 +28,12 @@ final class Connection: @unchecked Sendable {
     private var endOfStream = false
     private var continuationScheduled = false
 
-    /// Output beyond this stops the handling of further requests (and reading): a client that sends requests
-    /// but never reads replies. Checked before every line, so queued replies cannot grow past it by more than one.
+    /// Output beyond this stops the handling of further requests (and reading), checked before every line:
     /// 32 KiB holds dozens of replies; 1,000 clients pipelining without reading then stay within 64 MiB.
     static let outputHighWater = 32 * 1024
-    /// A turn's budget: at most this many lines, and lines or reads of at most `bytesPerTurn` bytes in all
-    /// (at least one line), before the connection yields to the daemon's other work (other clients, the bus,
-    /// signals, accepting). Like dbus-daemon's per-connection budget: a client streaming its costliest lines
-    /// (64 KiB each) costs everyone else at most one such line per turn, and still gets its own answers.
+    /// A turn's budget before the connection yields to the daemon's other work: this many lines, and lines or
+    /// reads of `bytesPerTurn` bytes (at least one line). Like dbus-daemon's per-connection budget: a client
+    /// streaming 64 KiB lines costs everyone else at most one such line per turn.
     static let linesPerTurn = 16
     static let bytesPerTurn = maxLineLength
     /// Bytes read and bytes of lines handled in the current turn (reset when a turn starts).
@@ -46,11 +41,7 @@ final class Connection: @unchecked Sendable {
     private var turnHandled = 0
     private var turnLines = 0
 
-    private func startTurn() {
-        turnRead = 0
-        turnHandled = 0
-        turnLines = 0
-    }
+    private func startTurn() { (turnRead, turnHandled, turnLines) = (0, 0, 0) }
 
     /// Bytes of requests read and not yet handled (at most one unfinished line between turns).
     var bufferedInput: Int { framer.pendingCount }
@@ -73,11 +64,7 @@ final class Connection: @unchecked Sendable {
     var onClose: (Connection) -> Void = { _ in }
 
     init(socket: Descriptor, id: UInt64, peer: String, queue: DispatchQueue, scratch: ReadBuffer) {
-        self.scratch = scratch
-        self.socket = socket
-        self.id = id
-        self.peer = peer
-        self.queue = queue
+        (self.scratch, self.socket, self.id, self.peer, self.queue) = (scratch, socket, id, peer, queue)
     }
 
     // Sources are made when needed and cancelled when not, never suspended: with libdispatch on Linux a
@@ -103,10 +90,8 @@ final class Connection: @unchecked Sendable {
 
     var hasPendingOutput: Bool { sent < output.count }
 
-    // Used only on the daemon's queue, one read at a time.
-    /// Where reads land before the framer takes them: one buffer for all of a daemon's connections (they
-    /// read one at a time, on its queue), owned by its Clients room. Not a static: two daemons in one process
-    /// (the in-process tests) would read into the same bytes from two queues at once.
+    /// Where reads land before the framer takes them: one buffer for all of a daemon's connections, owned by
+    /// its Clients room. Not a static: two daemons in one process (the tests) would share it across queues.
     private let scratch: ReadBuffer
 
     /// A daemon's read buffer, shared by its connections; confined to the daemon's queue.
@@ -169,9 +154,7 @@ final class Connection: @unchecked Sendable {
                 turnLines += 1
                 onLine(self, line)
             }
-        } catch {
-            onLineTooLong(self)
-        }
+        } catch { onLineTooLong(self) }
         return true
     }
 
@@ -188,8 +171,7 @@ final class Connection: @unchecked Sendable {
         }
     }
 
-    /// Every buffered line is handled: at end of stream answer the last, unterminated one and close;
-    /// otherwise read again.
+    /// Every buffered line is handled: at end of stream the unterminated last one too, then close; else read again.
     private func finishBacklog() {
         guard !closed else { return }
         if endOfStream {
@@ -203,8 +185,7 @@ final class Connection: @unchecked Sendable {
         }
     }
 
-    /// A change this client asked for waits for the save that makes it durable: its later requests wait for
-    /// that reply, so a client reads its replies in the order it asked.
+    /// A change this client asked for waits for its save: its later requests wait too, so its replies come in order.
     private(set) var waitingForSave = false
 
     func holdUntilSaved() { waitingForSave = true }
@@ -237,8 +218,7 @@ final class Connection: @unchecked Sendable {
         }
     }
 
-    /// Writes `bytes[from...]` until done or the socket is full: the bytes written in all, or nil when the
-    /// write failed and the connection is closed.
+    /// Writes `bytes[from...]` until done or the socket is full: the bytes written, or nil when it failed (closed).
     private func write(_ bytes: [UInt8], from start: Int) -> Int? {
         var done = start
         while done < bytes.count {
@@ -256,8 +236,7 @@ final class Connection: @unchecked Sendable {
         return done
     }
 
-    /// Sends a pending notification if the client is keeping up; otherwise it stays pending (coalesced).
-    /// `encode` lets a broadcast share one encoding among subscribers that get the same bytes.
+    /// Sends the pending notification if the client keeps up; `encode` lets a broadcast share one encoding.
     func deliverIfIdle(_ encode: (Notification) -> [UInt8] = Outgoing.changed) {
         guard !closed, !hasPendingOutput, let n = delivery?.take() else { return }
         send(encode(n))
@@ -290,8 +269,7 @@ final class Connection: @unchecked Sendable {
         output = []
         sent = 0
         if closeWhenFlushed { close(); return }
-        // Lines that waited for the client to read go on in a turn of their own (this may be another
-        // connection's turn: a broadcast's write).
+        // Lines that waited for the client to read go on in a turn of their own (this may be a broadcast's write).
         if readPaused, !closed { scheduleContinuation() }
         deliverIfIdle()
     }

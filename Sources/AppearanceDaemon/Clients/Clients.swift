@@ -3,10 +3,8 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// The clients' room: the listening socket, accepting (only the user's own uid), the connection cap, the
-/// budget of unfinished input across all connections, and the connections themselves. Each connection's
-/// lines go to `onLine`; each connection's turn is bounded (Connection.swift), so no client holds back another.
-/// Confined to the daemon's queue.
+/// The clients' room (docs/architecture.md): the listening socket, accepting the user's own uid only, the
+/// connection cap, the budget of unfinished input, and the connections. Confined to the daemon's queue.
 final class Clients: @unchecked Sendable {
     private let queue: DispatchQueue
     private let log: Logger
@@ -22,25 +20,18 @@ final class Clients: @unchecked Sendable {
     private var lastRefusalLog: Int64 = 0
     /// The buffer every connection of this daemon reads into (one read at a time, on the queue).
     private let scratch = Connection.ReadBuffer()
-    /// Connections that subscribed, for `status`.
-    private(set) var subscriberCount = 0
+    var subscriberCount: Int { connections.values.reduce(0) { $0 + ($1.delivery == nil ? 0 : 1) } }
     /// Config `max-connections`; nil: the descriptor limit less 64 for the daemon's own files, the bus and hooks.
     var maxConnections: Int?
-    /// Told every complete request line.
     var onLine: (Connection, ArraySlice<UInt8>) -> Void = { _, _ in }
 
     /// All connections together may hold this much of unfinished requests; past it, the connection holding
     /// the most is closed with an error (20,000 clients each holding a 64 KiB unfinished line would be 1.3 GB).
     static let inputBudget = 16 << 20
 
-    /// Connections beyond this are refused with an error.
     var connectionCap: Int { maxConnections ?? max(16, Int(min(Posix.fileLimit, 1 << 20)) - 64) }
 
-    init(queue: DispatchQueue, log: Logger, clock: Clock) {
-        self.queue = queue
-        self.log = log
-        self.clock = clock
-    }
+    init(queue: DispatchQueue, log: Logger, clock: Clock) { (self.queue, self.log, self.clock) = (queue, log, clock) }
 
     /// Binds the socket (or adopts systemd's); connections wait in the backlog until `startAccepting`.
     func listen(_ location: SocketLocation) throws(StartupError) -> Listener {
@@ -54,14 +45,10 @@ final class Clients: @unchecked Sendable {
         return listener
     }
 
-    /// The connections that subscribed.
     var subscribers: [Connection] { connections.values.filter { $0.delivery != nil } }
 
     /// `c` subscribed (again: a second subscribe replaces the first).
-    func subscribe(_ c: Connection, _ delivery: Delivery) {
-        if c.delivery == nil { subscriberCount += 1 }
-        c.delivery = delivery
-    }
+    func subscribe(_ c: Connection, _ delivery: Delivery) { c.delivery = delivery }
 
     /// Closes every connection and removes the socket (the daemon is stopping).
     func closeAll() {
@@ -69,9 +56,8 @@ final class Clients: @unchecked Sendable {
         listener?.remove()
     }
 
-    /// The accept source exists only while the daemon accepts: made when serving starts (connections wait in
-    /// the backlog until the first reading) and after a pause, cancelled for one. Like every source here it
-    /// is never left suspended (docs/architecture.md).
+    /// The accept source exists only while the daemon accepts (from the first reading on, but for a pause):
+    /// like every source here it is never left suspended (docs/architecture.md).
     func startAccepting() {
         guard acceptSource == nil, let listener else { return }
         let accept = DispatchSource.makeReadSource(fileDescriptor: listener.fd, queue: queue)
@@ -127,7 +113,6 @@ final class Clients: @unchecked Sendable {
         }
         c.onClose = { [weak self] (c: Connection) in
             guard let self else { return }
-            if c.delivery != nil { self.subscriberCount -= 1 }
             self.connections[c.id] = nil
             self.log.debug("client \(c.peer) disconnected")
             self.returnMemoryAfterACrowd()
@@ -153,8 +138,7 @@ final class Clients: @unchecked Sendable {
     private func inputChanged(_ c: Connection, _ delta: Int) {
         bufferedInput += delta
         guard bufferedInput > Self.inputBudget else { return }
-        // Over budget: the client holding the most unfinished input goes (found by a scan, which only an
-        // attack makes happen).
+        // Over budget: the client holding the most unfinished input goes (a scan, which only an attack causes).
         guard let worst = connections.values.max(by: { $0.bufferedInput < $1.bufferedInput }), worst.bufferedInput > 0 else { return }
         log.warning("unfinished requests hold \(bufferedInput) bytes, over \(Self.inputBudget); closing client \(worst.peer), which holds \(worst.bufferedInput)")
         worst.send(Outgoing.error(id: .null, RPCError(.requestFailed, "the daemon is holding too much unfinished input from its clients; closing this connection")))

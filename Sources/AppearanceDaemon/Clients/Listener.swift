@@ -5,15 +5,11 @@ public struct StartupError: Error, CustomStringConvertible, Sendable {
     public var description: String
     public var exitCode: Int32
 
-    public init(_ description: String, exitCode: Int32 = 1) {
-        self.description = description
-        self.exitCode = exitCode
-    }
+    public init(_ description: String, exitCode: Int32 = 1) { (self.description, self.exitCode) = (description, exitCode) }
 }
 
-/// The daemon's listening socket, set up the safe way:
-/// a private directory (0700, ours), a lock so two daemons never share a path, a live instance is
-/// never stolen from, a stale socket is replaced, and the socket itself is 0600.
+/// The daemon's listening socket, set up the safe way: a private directory (0700, ours), a lock so two daemons
+/// never share a path, a live instance never stolen from, a stale socket replaced, the socket itself 0600.
 struct Listener {
     let socket: Descriptor
     let path: String
@@ -30,48 +26,35 @@ struct Listener {
     }
 
     static func open(_ location: SocketLocation) throws(StartupError) -> Listener {
-        let path = location.path
-        let dir = location.directory
+        let (path, dir) = (location.path, location.directory)
         if location.ownsDirectory {
             try ensurePrivateDirectory(dir)
-        } else {
-            guard (try? FileSystem.status(dir))?.kind == .directory else {
-                throw StartupError("Failed to use socket \(path): directory \(dir) does not exist")
-            }
+        } else if (try? FileSystem.status(dir))?.kind != .directory {
+            throw StartupError("Failed to use socket \(path): directory \(dir) does not exist")
         }
 
         let lockPath = path + ".lock"
-        let lock: Descriptor
-        do {
+        let lock: Descriptor, locked: Bool
+        do throws(Errno) {
             lock = try Descriptor.open(lockPath, [.readWrite, .create, .noFollow], mode: 0o600)
-            guard try lock.tryLock() else {
-                throw StartupError("appearanced is already running on \(path) (its lock \(lockPath) is held); "
-                    + "use that instance, or stop it first")
-            }
-        } catch let error as StartupError {
-            throw error
-        } catch {
-            throw StartupError("Failed to open lock file \(lockPath): \((error as? Errno)?.message ?? "\(error)")")
+            locked = try lock.tryLock()
+        } catch { throw StartupError("Failed to open lock file \(lockPath): \(error.message)") }
+        guard locked else {
+            throw StartupError("appearanced is already running on \(path) (its lock \(lockPath) is held); use that instance, or stop it first")
         }
 
         if let st = try? FileSystem.status(path, followLinks: false) {
-            guard st.kind == .socket else {
-                throw StartupError("Failed to bind \(path): it exists and is not a socket; move it away")
-            }
+            guard st.kind == .socket else { throw StartupError("Failed to bind \(path): it exists and is not a socket; move it away") }
             switch probe(path) {
-            case .answers:
-                throw StartupError("another server already answers on \(path); refusing to take its socket")
+            case .answers: throw StartupError("another server already answers on \(path); refusing to take its socket")
             case .notOurs(let what):
                 throw StartupError("Failed to bind \(path): it is \(what), not a stale appearanced socket; move it away")
-            case .stale:
-                try? FileSystem.remove(path)  // stale: left by an instance that died
+            case .stale: try? FileSystem.remove(path)  // left by an instance that died
             }
         }
 
         let socket: Descriptor
-        do { socket = try Descriptor.unixStreamSocket(nonBlocking: true, name: path) } catch {
-            throw StartupError("Failed to create socket: \(error)")
-        }
+        do { socket = try Descriptor.unixStreamSocket(nonBlocking: true, name: path) } catch { throw StartupError("Failed to create socket: \(error)") }
         do {
             try FileSystem.withUmask(0o177) { () throws(Errno) in try socket.bind(to: path) }  // the socket file is created 0600
         } catch {
@@ -116,22 +99,14 @@ struct Listener {
     /// Creates `dir` 0700, or checks that an existing one is a directory we own and tightens it to 0700.
     static func ensurePrivateDirectory(_ dir: String) throws(StartupError) {
         let parent = FileSystem.directory(of: dir)
-        do { try FileSystem.makeDirectories(parent, permissions: 0o700) } catch {
-            throw StartupError("Failed to create \(parent): \(error)")
-        }
+        do { try FileSystem.makeDirectories(parent, permissions: 0o700) } catch { throw StartupError("Failed to create \(parent): \(error)") }
         do { try FileSystem.makeDirectory(dir, permissions: 0o700) } catch where error.code != Errno.exists {
             throw StartupError("Failed to create \(dir): \(error.message)")
         } catch {}
         let st: FileStatus
-        do { st = try FileSystem.status(dir, followLinks: false) } catch {
-            throw StartupError("Failed to stat \(dir): \(error.message)")
-        }
-        guard st.kind == .directory else {
-            throw StartupError("Refusing to use \(dir): it is not a directory (a symlink?)")
-        }
-        guard st.owner == Posix.userID else {
-            throw StartupError("Refusing to use \(dir): it belongs to uid \(st.owner), not \(Posix.userID)")
-        }
+        do { st = try FileSystem.status(dir, followLinks: false) } catch { throw StartupError("Failed to stat \(dir): \(error.message)") }
+        guard st.kind == .directory else { throw StartupError("Refusing to use \(dir): it is not a directory (a symlink?)") }
+        guard st.owner == Posix.userID else { throw StartupError("Refusing to use \(dir): it belongs to uid \(st.owner), not \(Posix.userID)") }
         if st.permissions & 0o077 != 0 { try? FileSystem.setPermissions(dir, 0o700) }
     }
 }

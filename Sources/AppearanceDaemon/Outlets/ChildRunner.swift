@@ -2,49 +2,24 @@ import AppearancePosix
 import Dispatch
 import Synchronization
 
-/// Runs one child process on a serial queue and calls back, on that queue, with how it ended: no polling,
-/// no thread waiting for it, and nothing the child does (print without end, hang, leave helpers behind)
-/// can hold the queue up.
+/// Runs one child process on a serial queue and calls back, on that queue, with how it ended: nothing polls,
+/// no thread waits, and nothing the child does (print without end, hang, leave helpers behind) holds the queue.
 ///
-/// - Its exit is heard through SIGCHLD: one process-wide Dispatch signal source (`prepare()`) tells every
-///   runner, and each runner reaps only its own pid (`waitpid(pid, WNOHANG)`), so runners on any queue, and
-///   code that waits for its own children some other way, never take each other's exits.
-/// - Its standard output (and standard error, unless `stderr` says otherwise) is one end of a socket pair
-///   (why not a pipe: see `run`), read in bounded slices: at most `sliceBytes` per turn of the queue, then
-///   the handler returns and a continuation on the queue reads the next slice once other work has run. What
-///   is kept is bounded too: the first `outputLimit` bytes for the completion, lines of at most `lineBytes`
-///   for `onOutput`, and at most `logLimit` bytes and `logLines` lines passed to `onOutput` in all, after
-///   which the rest is read, counted and dropped.
-/// - With a `timeout`, the child is sent SIGTERM when it passes (its process group with `newProcessGroup`,
-///   else the child alone), and SIGKILL `killGrace` seconds later; `killGrace: 0` sends SIGKILL at once.
-///   Output does not matter: the timer fires whatever the child prints.
-/// - The completion is called once, when the child exits, with what it printed so far (what is waiting is
-///   read first, up to a slice). Output that comes after, from a program the child started in the
-///   background and that still holds the socket, keeps being read: a program writing where nobody reads
-///   would block once the buffer fills, and closing our end would kill it with SIGPIPE (or fail its
-///   writes), and /dev/null cannot be swapped in under a running program. But slowly: one slice per
-///   `backgroundPause`, so that a background program printing without end costs the daemon next to nothing
-///   and is merely slowed down by a full buffer. It still goes to `onOutput` within the caps, and `.ended`
-///   is told at the end of output.
-///
-/// A one-shot command with a timeout and the first 4 KiB of its standard output:
-///
-///     switch ChildRunner.run(["gsettings", "set", "org.gnome.desktop.interface", "color-scheme", "prefer-dark"],
-///                            searchPath: true, stderr: .inherit, timeout: 10, killGrace: 0, outputLimit: 4096,
-///                            queue: queue, completion: { ending in
-///         // ending.status (.exited(0) …), ending.timedOut, ending.output (the first 4 KiB)
-///     }) {
-///     case .success: break               // the completion will come
-///     case .failure(let error): …        // not started (error.message); no completion
-///     }
-///
-/// Call `run` on `queue`; everything about a runner happens there. Call `ChildRunner.prepare()` once, early
-/// (a Dispatch signal source is armed asynchronously: a child that exits before that is still found, by a
-/// check right after the start and another at its timeout, but not as soon).
+/// - Its exit is heard through SIGCHLD: one process-wide signal source (`prepare()`, call it early: a child
+///   that exits before the source is armed is found only by the checks at the start and at the timeout)
+///   tells every runner, and each reaps only its own pid, so runners and code that waits for its own
+///   children some other way never take each other's exits.
+/// - Its output (standard error too, unless `inheritErrors`) is read from a socket pair (why not a pipe: see
+///   `run`) at most `sliceBytes` a turn of the queue. Kept: the first `outputLimit` bytes for the completion;
+///   for `onOutput`, lines cut at `lineBytes`, `logLines` lines or `logBytes` bytes, then `.capped`.
+/// - At `timeout`, SIGTERM (to its process group with `newProcessGroup`), SIGKILL `killGrace` s later.
+/// - The completion comes once, at the exit. Output that comes after, from what the child left in the
+///   background, keeps being read (where nobody reads it would block; closing our end would kill it with
+///   SIGPIPE; /dev/null cannot be swapped in under a running program), one slice per `backgroundPause`, so
+///   that it costs the daemon next to nothing; `.ended` is told at the end of output.
 final class ChildRunner: @unchecked Sendable {
     // Confined to `queue`, but for `pid`, which never changes.
 
-    /// How the child ended, for the completion.
     struct Ending: Sendable {
         var status: ExitStatus
         /// It was still running at its timeout, and was sent SIGTERM (or SIGKILL).
@@ -55,27 +30,19 @@ final class ChildRunner: @unchecked Sendable {
 
     /// Output as it comes, for a log.
     enum Output: Sendable {
-        /// One line, without its newline; one longer than `lineBytes` is cut there and ends in "…". A last
-        /// line without a newline comes at the exit or the end of output.
+        /// One line, without its newline; a last line without one comes at the exit or the end of output.
         case line(String)
-        /// `logLimit` bytes or `logLines` lines were passed: nothing more is, until `.ended`.
+        /// The caps were reached: nothing more is passed until `.ended`.
         case capped
-        /// End of output (the child and everything that shared its pipe closed it), with how many bytes were
-        /// not passed because of the caps.
+        /// End of output (everything that shared the socket closed it), with the bytes not passed.
         case ended(dropped: Int)
-    }
-
-    /// Where the child's standard error goes.
-    enum ErrorStream: Sendable {
-        /// The same pipe as its standard output.
-        case captured
-        /// The daemon's own standard error.
-        case inherit
-        case null
     }
 
     static let sliceBytes = 64 * 1024
     static let backgroundPause = DispatchTimeInterval.milliseconds(100)
+    static let lineBytes = 1000
+    static let logLines = 100
+    static let logBytes = 16 * 1024
 
     let pid: Int32
     private let process: Spawned
@@ -83,9 +50,6 @@ final class ChildRunner: @unchecked Sendable {
     private let newProcessGroup: Bool
     private let killGrace: Double
     private let outputLimit: Int
-    private let lineBytes: Int
-    private let logLimit: Int
-    private let logLines: Int
     private var onOutput: ((Output) -> Void)?
     private var onTimeout: (() -> Void)?
     private var completion: ((Ending) -> Void)?
@@ -104,29 +68,20 @@ final class ChildRunner: @unchecked Sendable {
     private var timedOut = false
     private(set) var exitStatus: ExitStatus?
 
-    private init(process: Spawned, queue: DispatchQueue, newProcessGroup: Bool, killGrace: Double, outputLimit: Int,
-                 lineBytes: Int, logLimit: Int, logLines: Int) {
+    private init(process: Spawned, queue: DispatchQueue, newProcessGroup: Bool, killGrace: Double, outputLimit: Int) {
         self.process = process
         pid = process.pid
         self.queue = queue
-        self.newProcessGroup = newProcessGroup
-        self.killGrace = killGrace
-        self.outputLimit = outputLimit
-        self.lineBytes = lineBytes
-        self.logLimit = logLimit
-        self.logLines = logLines
+        (self.newProcessGroup, self.killGrace, self.outputLimit) = (newProcessGroup, killGrace, max(0, outputLimit))
     }
 
     // MARK: Starting
 
-    /// Starts `argv[0]` (looked up in PATH with `searchPath`) with `environment` (nil: the daemon's), stdin on
-    /// /dev/null, stdout on the pipe and stderr as `stderr` says. Returns the runner, or why it could not
-    /// start (then there is no completion). Must be called on `queue`; `onOutput`, `onTimeout` (told when
-    /// the timeout passes, before the signal is sent) and `completion` are called on it.
+    /// Starts `argv[0]` (in PATH with `searchPath`), stdin on /dev/null: the runner, or why not (then no completion).
+    /// `onTimeout` is told when the timeout passes, before the signal is sent.
     static func run(_ argv: [String], environment: [String]? = nil, searchPath: Bool = false,
-                    stderr: ErrorStream = .captured, newProcessGroup: Bool = false,
-                    timeout: Double? = nil, killGrace: Double = 2,
-                    outputLimit: Int = 4096, lineBytes: Int = 1000, logLimit: Int = 16 * 1024, logLines: Int = 100,
+                    inheritErrors: Bool = false, newProcessGroup: Bool = false,
+                    timeout: Double? = nil, killGrace: Double = 2, outputLimit: Int = 4096,
                     queue: DispatchQueue, onOutput: ((Output) -> Void)? = nil, onTimeout: (() -> Void)? = nil,
                     completion: @escaping (Ending) -> Void) -> Result<ChildRunner, Errno> {
         dispatchPrecondition(condition: .onQueue(queue))
@@ -138,14 +93,10 @@ final class ChildRunner: @unchecked Sendable {
         // hook can notice: open("/dev/stdout") fails on a socket (ENXIO), as it does for any program whose
         // output goes to the journal; writing to the descriptor (`echo`, `>&2`) works.
         let pipe: (read: Descriptor, write: Descriptor)
-        do { let pair = try Descriptor.socketPair(); pipe = (pair.0, pair.1) } catch { return .failure(error) }
-        let errorStream: Spawned.Stream = switch stderr {
-        case .captured: .descriptor(pipe.write)
-        case .inherit: .inherit
-        case .null: .null
-        }
+        do { pipe = try Descriptor.socketPair() } catch { return .failure(error) }
         let spawned = Spawned.spawn(argv, environment: environment, searchPath: searchPath, stdin: .null,
-                                    stdout: .descriptor(pipe.write), stderr: errorStream, newProcessGroup: newProcessGroup)
+                                    stdout: .descriptor(pipe.write), stderr: inheritErrors ? .inherit : .descriptor(pipe.write),
+                                    newProcessGroup: newProcessGroup)
         // Only the child (and what it starts) holds the write end now: end of output means they all closed it.
         pipe.write.close()
         let process: Spawned
@@ -156,11 +107,8 @@ final class ChildRunner: @unchecked Sendable {
             return .failure(e)
         }
         let runner = ChildRunner(process: process, queue: queue, newProcessGroup: newProcessGroup, killGrace: killGrace,
-                                 outputLimit: max(0, outputLimit), lineBytes: max(1, lineBytes),
-                                 logLimit: max(0, logLimit), logLines: max(0, logLines))
-        runner.onOutput = onOutput
-        runner.onTimeout = onTimeout
-        runner.completion = completion
+                                 outputLimit: outputLimit)
+        (runner.onOutput, runner.onTimeout, runner.completion) = (onOutput, onTimeout, completion)
         runner.startReading(pipe.read)
         if let timeout {
             let timer = DispatchSource.makeTimerSource(queue: queue)
@@ -175,7 +123,7 @@ final class ChildRunner: @unchecked Sendable {
         return .success(runner)
     }
 
-    /// Listens for SIGCHLD, once per process; later calls do nothing. Call it early: see the type's comment.
+    /// Listens for SIGCHLD, once per process; later calls do nothing.
     static func prepare() { Reaper.shared.install() }
 
     /// Sends `signal` to the child, or to its process group when it leads one.
@@ -193,15 +141,12 @@ final class ChildRunner: @unchecked Sendable {
         Reaper.shared.remove(pid)
         timer?.cancel()
         timer = nil
-        // What it printed before it exited is waiting: the completion gets it (a slice at most).
-        readSlice()
+        readSlice()  // what it printed before it exited, for the completion (a slice at most)
         flushPartialLine()
         let done = completion
-        completion = nil
-        onTimeout = nil
+        (completion, onTimeout) = (nil, nil)
         done?(Ending(status: status, timedOut: timedOut, output: kept))
         kept = []
-        // Whatever it left behind is left alone, even if it holds the pipe (see the type's comment).
     }
 
     private func timeoutPassed() {
@@ -209,10 +154,7 @@ final class ChildRunner: @unchecked Sendable {
         guard exitStatus == nil, !timedOut else { return }
         timedOut = true
         onTimeout?()
-        if killGrace <= 0 {
-            signal(.kill)
-            return
-        }
+        guard killGrace > 0 else { return signal(.kill) }
         signal(.terminate)
         // The group is killed whether or not its leader has gone by then: helpers that ignore SIGTERM stop
         // too. (A group id lives as long as one of its members, so it cannot name another group meanwhile.)
@@ -234,9 +176,9 @@ final class ChildRunner: @unchecked Sendable {
         makeSource()
     }
 
-    /// A read source on the output, made when needed and cancelled when not, never suspended: with
-    /// libdispatch on Linux a suspended source was seen to make other sources miss events (see
-    /// Connection.swift), so the pause after the exit is a cancelled source and a timer, not a suspension.
+    /// A read source on the output, never suspended: with libdispatch on Linux a suspended source was seen
+    /// to make other sources miss events (see Connection.swift), so the pause after the exit is a cancelled
+    /// source and a timer.
     private func makeSource() {
         guard source == nil, !outputEnded, let readEnd else { return }
         let s = DispatchSource.makeReadSource(fileDescriptor: readEnd.raw, queue: queue)
@@ -251,15 +193,8 @@ final class ChildRunner: @unchecked Sendable {
         s.resume()
     }
 
-    private func dropSource() {
-        source?.cancel()
-        source = nil
-    }
-
-    /// Reads at most `sliceBytes`, then returns: the queue serves other work before the next slice, which a
-    /// continuation on the queue reads (Dispatch reports a hang-up once, then no more: the rest of the output
-    /// must not wait for another event). After the exit the next slice waits `backgroundPause`, with no
-    /// source meanwhile.
+    /// Reads at most `sliceBytes`, then leaves the next slice to a continuation on the queue (Dispatch reports
+    /// a hang-up once: the rest must not wait for another event); after the exit, `backgroundPause` later.
     private func readSlice() {
         guard !outputEnded, let readEnd else { return }
         var budget = Self.sliceBytes
@@ -272,43 +207,32 @@ final class ChildRunner: @unchecked Sendable {
             } catch {
                 n = 0  // an error ends the output like end of file
             }
-            guard let n else {
-                makeSource()  // nothing more for now: the source fires when there is
-                return
-            }
-            if n == 0 {
-                endOfOutput()
-                return
-            }
+            guard let n else { return makeSource() }  // nothing more for now: the source fires when there is
+            guard n > 0 else { return endOfOutput() }
             take(buffer[..<n])
             budget -= n
         }
         guard !continuationPending else { return }
         continuationPending = true
+        let next: @Sendable () -> Void = { [self] in
+            continuationPending = false
+            readSlice()
+        }
         if exitStatus != nil {
-            dropSource()
-            queue.asyncAfter(deadline: .now() + Self.backgroundPause) { [self] in
-                continuationPending = false
-                readSlice()
-            }
+            source?.cancel()
+            source = nil
+            queue.asyncAfter(deadline: .now() + Self.backgroundPause, execute: next)
         } else {
-            queue.async { [self] in
-                continuationPending = false
-                readSlice()
-            }
+            queue.async(execute: next)
         }
     }
 
     private func take(_ bytes: ArraySlice<UInt8>) {
         total += bytes.count
         if kept.count < outputLimit, completion != nil { kept += bytes.prefix(outputLimit - kept.count) }
-        guard onOutput != nil, !capped else { return }
         var rest = bytes
-        while !rest.isEmpty, !capped {
-            guard let nl = rest.firstIndex(of: 0x0A) else {
-                appendToLine(rest)
-                return
-            }
+        while onOutput != nil, !capped, !rest.isEmpty {
+            guard let nl = rest.firstIndex(of: 0x0A) else { return appendToLine(rest) }
             appendToLine(rest[..<nl])
             rest = rest[(nl + 1)...]
             emitLine(newline: true)
@@ -317,7 +241,7 @@ final class ChildRunner: @unchecked Sendable {
 
     /// Keeps at most `lineBytes` of a line; the rest of it is counted as dropped.
     private func appendToLine(_ bytes: ArraySlice<UInt8>) {
-        let room = lineBytes - partial.count
+        let room = Self.lineBytes - partial.count
         if bytes.count > room { partialCut = true }
         if room > 0 { partial += bytes.prefix(room) }
     }
@@ -326,24 +250,22 @@ final class ChildRunner: @unchecked Sendable {
         guard !capped else { return }
         let text = String(decoding: partial, as: UTF8.self) + (partialCut ? "…" : "")
         emitted += partial.count + (newline ? 1 : 0)
-        partial = []
-        partialCut = false
+        (partial, partialCut) = ([], false)
         loggedLines += 1
         onOutput?(.line(text))
-        if loggedLines >= logLines || emitted >= logLimit {
+        if loggedLines >= Self.logLines || emitted >= Self.logBytes {
             capped = true
             onOutput?(.capped)
         }
     }
 
-    private func flushPartialLine() {
-        if !partial.isEmpty || partialCut { emitLine(newline: false) }
-    }
+    private func flushPartialLine() { if !partial.isEmpty || partialCut { emitLine(newline: false) } }
 
     private func endOfOutput() {
         flushPartialLine()
         outputEnded = true
-        dropSource()
+        source?.cancel()
+        source = nil
         if liveSources == 0 {
             readEnd?.close()
             readEnd = nil
@@ -355,8 +277,7 @@ final class ChildRunner: @unchecked Sendable {
     }
 }
 
-/// The one SIGCHLD source of the process, and the runners waiting for their child. Its handler runs on a
-/// queue of its own and tells each runner, on the runner's queue, to check its own pid.
+/// The one SIGCHLD source, and the runners waiting: its handler tells each, on its own queue, to check its pid.
 private final class Reaper: Sendable {
     static let shared = Reaper()
 

@@ -5,20 +5,14 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// The desktop follows: on GNOME and KDE Plasma, appearanced writes its merged mode to the desktop's own
-/// light/dark setting, so the shell, the settings app and every portal reader change with it.
-///
-/// It writes only when the mode changes for a reason the user gave appearanced (an override, a temporary
-/// override, the schedule), never at start-up, and only when the desktop does not show that mode already.
-/// Writes run as children of the daemon's queue (ChildRunner: no thread waits, nothing polls) one at a time,
-/// with a timeout: they never delay a reply or a notification. The
-/// desktop's echo of a write is recognised by the queue of writes in flight (`DesktopWrites`); any other change
-/// of the desktop's value is the user's own flip there, however soon it comes.
+/// The desktop follows (docs/decisions.md, "The desktop follows"): on GNOME and KDE Plasma, the mode a user
+/// gave appearanced is written to the desktop's own setting, unless it shows that mode already; the writes
+/// run through ChildRunner one at a time with a timeout. Their echo is told from the user's own flip by the
+/// writes in flight (`DesktopWrites`).
 final class DesktopFollower: @unchecked Sendable {
     // Confined to the daemon's queue, where the writes' commands run through ChildRunner.
     enum Kind: String { case gnome, kde }
 
-    /// `[desktop]` of the config (AppearanceFormats).
     typealias Settings = DesktopSettings
 
     static let writeTimeout = 10.0
@@ -27,8 +21,7 @@ final class DesktopFollower: @unchecked Sendable {
     private let log: Logger
     private(set) var kind: Kind?
     private var settings = Settings()
-    /// The writes whose echo has not been read yet, as the sentry will read them back, oldest first
-    /// (`Decide.desktopReading` matches readings against it).
+    /// Writes whose echo is not read yet, oldest first (`Decide.desktopReading` matches readings to them).
     var inFlight = DesktopWrites()
     private(set) var writes = 0
     private var lastResult = "nothing written yet"
@@ -39,11 +32,7 @@ final class DesktopFollower: @unchecked Sendable {
     private var saved = DesktopWrites()
     private let files: SmallFiles
 
-    init(queue: DispatchQueue, log: Logger, files: SmallFiles) {
-        self.queue = queue
-        self.log = log
-        self.files = files
-    }
+    init(queue: DispatchQueue, log: Logger, files: SmallFiles) { (self.queue, self.log, self.files) = (queue, log, files) }
 
     /// Reads what a previous instance left in `path`: the desktop's own value, if it still shows appearanced's.
     func remember(in path: String) {
@@ -58,9 +47,8 @@ final class DesktopFollower: @unchecked Sendable {
         saved = inFlight
     }
 
-    /// Writes desktop.json when what it keeps changed (removes it when nothing is kept), through SmallFiles.
-    /// Small and rare: at the first write over the desktop's own value, and when that value is given back or
-    /// the user set another.
+    /// Writes desktop.json (removed when nothing is kept) when what it keeps changed: at the first write over the
+    /// desktop's own value, when that is given back, or when the user set another.
     func saveIfChanged() {
         guard let file, (inFlight.original, inFlight.lastWritten) != (saved.original, saved.lastWritten) else { return }
         saved = inFlight
@@ -73,8 +61,7 @@ final class DesktopFollower: @unchecked Sendable {
         }
     }
 
-    /// Chooses what to drive: `follow = "gnome"|"kde"`, or for "auto" the desktop in `XDG_CURRENT_DESKTOP`;
-    /// nothing where appearanced serves the portal itself (then apps follow it already).
+    /// Chooses what to drive: `follow`, or for "auto" `XDG_CURRENT_DESKTOP`'s (none while appearanced serves the portal).
     func configure(_ s: Settings, portalServed: Bool) {
         settings = s
         let before = kind
@@ -109,8 +96,7 @@ final class DesktopFollower: @unchecked Sendable {
         }
     }
 
-    /// Writes `mode` to the desktop unless it shows it already. `own`: the desktop's own value in the merge
-    /// (remembered, at the first write over it, to be given back).
+    /// Writes `mode` unless the desktop shows it already; `own`, its own value, is kept at the first write to give back.
     func write(_ mode: Mode, desktop own: SystemScheme) {
         guard let kind else { return }
         // What the desktop shows, or will once the last write lands: nothing to write when that is `mode`.
@@ -121,8 +107,7 @@ final class DesktopFollower: @unchecked Sendable {
         start(mode, value: mode == .dark ? "prefer-dark" : settings.gnomeLight, kind: kind, reported: reported(mode))
     }
 
-    /// Nothing of appearanced's decides any more: the desktop gets back the value it had before appearanced
-    /// first wrote, and shows its own from then on (DESIGN rule 4).
+    /// Nothing of appearanced's decides any more: the desktop gets back the value it had before (DESIGN rule 4).
     func giveBack() {
         guard let kind, let original = inFlight.original, let mode = Decide.mode(of: original) else { return }
         inFlight.original = nil
@@ -144,22 +129,16 @@ final class DesktopFollower: @unchecked Sendable {
     private func start(_ mode: Mode, value: String, kind: Kind, reported: SystemScheme) {
         let id = inFlight.wrote(reported)
         saveIfChanged()
-        var commands: [[String]]
+        let dark = mode == .dark
+        let commands: [[String]]
         switch kind {
         case .gnome:
-            commands = [["gsettings", "set", "org.gnome.desktop.interface", "color-scheme", value]]
-            if let theme = mode == .dark ? settings.gtkThemeDark : settings.gtkThemeLight {
-                commands.append(["gsettings", "set", "org.gnome.desktop.interface", "gtk-theme", theme])
-            }
-            if let icons = mode == .dark ? settings.iconThemeDark : settings.iconThemeLight {
-                commands.append(["gsettings", "set", "org.gnome.desktop.interface", "icon-theme", icons])
-            }
+            let keys = [("color-scheme", value), ("gtk-theme", dark ? settings.gtkThemeDark : settings.gtkThemeLight),
+                        ("icon-theme", dark ? settings.iconThemeDark : settings.iconThemeLight)]
+            commands = keys.compactMap { key, v in v.map { ["gsettings", "set", "org.gnome.desktop.interface", key, $0] } }
         case .kde:
-            if let lookAndFeel = mode == .dark ? settings.kdeLookAndFeelDark : settings.kdeLookAndFeelLight {
-                commands = [["plasma-apply-lookandfeel", "--apply", lookAndFeel]]
-            } else {
-                commands = [["plasma-apply-colorscheme", mode == .dark ? settings.kdeDark : settings.kdeLight]]
-            }
+            commands = [(dark ? settings.kdeLookAndFeelDark : settings.kdeLookAndFeelLight).map { ["plasma-apply-lookandfeel", "--apply", $0] }
+                ?? ["plasma-apply-colorscheme", dark ? settings.kdeDark : settings.kdeLight]]
         }
         writes += 1
         log.info("desktop: writing \(mode.rawValue) (\(commands.map { $0.joined(separator: " ") }.joined(separator: "; ")))")
@@ -181,38 +160,30 @@ final class DesktopFollower: @unchecked Sendable {
         }
     }
 
-    /// Runs `commands` one after the other, then hands on each one's failure (or nil).
+    /// Runs `commands` one after the other (from PATH, stdin on /dev/null, SIGKILL at `writeTimeout`), then hands
+    /// on each one's failure or nil. Its first output line completes a failure's message; `plasma-apply-colorscheme`
+    /// exits 0 for a scheme it does not know: it has failed when it says "Could not find".
     private func runAll(_ commands: [[String]], results: [String?], then done: @escaping ([String?]) -> Void) {
-        guard let argv = commands.first else { done(results); return }
-        Self.run(argv, timeout: Self.writeTimeout, queue: queue) { [weak self] failure in
-            guard let self else { return }
-            self.runAll(Array(commands.dropFirst()), results: results + [failure.map { "\(argv[0]): \($0)" }], then: done)
+        guard let argv = commands.first else { return done(results) }
+        let next = { [weak self] (failure: String?) -> Void in
+            self?.runAll(Array(commands.dropFirst()), results: results + [failure.map { "\(argv[0]): \($0)" }], then: done)
         }
+        let timeout = Self.writeTimeout
+        let started = ChildRunner.run(argv, searchPath: true, inheritErrors: true, timeout: timeout, killGrace: 0, queue: queue) { ending in
+            let firstLine = String(decoding: ending.output, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+            if ending.timedOut { return next("did not finish within \(timeout) s") }
+            if !ending.status.succeeded { return next(ending.status.description + (firstLine.isEmpty ? "" : ": " + firstLine)) }
+            next(firstLine.hasPrefix("Could not find") ? firstLine : nil)
+        }
+        if case .failure(let e) = started { next("cannot run: \(e.message)") }
     }
 
-    /// `results`: each command's failure, or nil. The first one writes what the sentry reads back: when it
-    /// failed, no echo will come.
+    /// `results`: each command's failure, or nil; when the first (what the sentry reads back) failed, no echo comes.
     private func finished(_ id: Int, _ mode: Mode, _ results: [String?]) {
         inFlight.finished(id, ok: results.first.map { $0 == nil } ?? true)
         let failures = results.compactMap { $0 }
         lastResult = failures.isEmpty ? "\(mode.rawValue), ok" : "\(mode.rawValue), failed: " + failures.joined(separator: "; ")
         if !failures.isEmpty { log.warning("desktop: \(lastResult)") }
         onWritten?(mode, lastResult)
-    }
-
-    /// Runs `argv` (looked up in PATH) with stdin on /dev/null through a ChildRunner on `queue` (no thread
-    /// waits for it, nothing polls), stopping it with SIGKILL after `timeout` seconds; tells `done` what went
-    /// wrong, or nil. Its standard output is read (the first 4 KiB): its first line completes a failure's
-    /// message, and `plasma-apply-colorscheme`, which exits 0 when it does not know the scheme, is a failure
-    /// when it says "Could not find".
-    static func run(_ argv: [String], timeout: Double, queue: DispatchQueue, done: @escaping (String?) -> Void) {
-        let started = ChildRunner.run(argv, searchPath: true, stderr: .inherit, timeout: timeout, killGrace: 0,
-                                      outputLimit: 4096, queue: queue) { ending in
-            let firstLine = String(decoding: ending.output, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
-            if ending.timedOut { done("did not finish within \(timeout) s"); return }
-            if !ending.status.succeeded { done(ending.status.description + (firstLine.isEmpty ? "" : ": " + firstLine)); return }
-            done(firstLine.hasPrefix("Could not find") ? firstLine : nil)
-        }
-        if case .failure(let e) = started { done("cannot run: \(e.message)") }
     }
 }

@@ -21,11 +21,7 @@ struct IntegrationFinder: Sendable {
     /// The file that wins for one name (the first directory that holds it as a regular file), or nil.
     func path(of name: String) -> String? {
         guard IntegrationName.isValid(name) else { return nil }
-        for dir in directories() {
-            let path = dir + "/" + name
-            if let st = try? FileSystem.status(path), st.kind == .regular { return path }
-        }
-        return nil
+        return directories().map { $0 + "/" + name }.first { (try? FileSystem.status($0))?.kind == .regular }
     }
 
     /// Every integration found: name → path of the file that wins.
@@ -35,8 +31,7 @@ struct IntegrationFinder: Sendable {
             for name in (FileSystem.names(in: dir) ?? []).sorted() where all[name] == nil && IntegrationName.isValid(name) {
                 guard all.count < Self.maxListed else { break }
                 let path = dir + "/" + name
-                guard let st = try? FileSystem.status(path), st.kind == .regular else { continue }  // lib/, and the like
-                all[name] = path
+                if (try? FileSystem.status(path))?.kind == .regular { all[name] = path }  // not lib/ and the like
             }
         }
         return all
@@ -44,12 +39,9 @@ struct IntegrationFinder: Sendable {
 }
 
 /// The check of `[integrations.NAME]` against the integrations installed (docs/decisions.md, "The config's
-/// integrations are checked"): a NAME none of the directories holds, or a key its `describe` does not list, is a
-/// mistake in the config like any other. Only the integrations the config names are asked, each through the
-/// trust check, all at once under a 2 s deadline, and at most once per version of its file (device, inode,
-/// size, modification time): a reload that changed nothing of them runs nothing. One that cannot be asked
-/// (refused by the trust check, silent, or describing its settings in another form) is not checked, and the
-/// check says so in `notes`. Used by the daemon (on its queue) and by `appearanced --check`.
+/// integrations are checked"): those the config names are asked `describe` through the trust check, side by
+/// side under one 2 s deadline, once per version of their file; one that cannot be asked is said in `notes`.
+/// Used by the daemon (on its queue) and by `appearanced --check`.
 public final class IntegrationCheck: @unchecked Sendable {
     private let finder: IntegrationFinder
     private var described: [String: (version: FileVersion, outcome: Result<IntegrationDescription, Note>)] = [:]
@@ -59,50 +51,43 @@ public final class IntegrationCheck: @unchecked Sendable {
 
     public init(paths: Paths) { finder = IntegrationFinder(paths: paths) }
 
-    /// The first mistake in `config`'s integrations (file, line, key, and what is known), and why some were
-    /// not checked.
+    /// The first mistake in `config`'s integrations, and why some were not checked.
     public func problem(_ config: Config, path: String) -> (error: ConfigError?, notes: [String]) {
         guard !config.integrations.isEmpty else { return (nil, []) }
         let named = config.integrations.keys.sorted().map { (name: $0, path: finder.path(of: $0)) }
-        var notes: [String] = []
-        var descriptions: [String: IntegrationDescription] = [:]
+        var notes: [String] = [], descriptions: [String: IntegrationDescription] = [:]
         var ask: [(name: String, path: String, version: FileVersion)] = []
-        for (name, file) in named {
-            guard let file else { continue }
+        func take(_ name: String, _ outcome: Result<IntegrationDescription, Note>) {
+            switch outcome {
+            case .success(let d): descriptions[name] = d
+            case .failure(let note): notes.append("integrations.\(name): its settings are not checked: \(note.text)")
+            }
+        }
+        for case let (name, file?) in named {
             let version = (try? FileSystem.status(file))?.version
             if let version, let known = described[file], known.version == version {
-                switch known.outcome {
-                case .success(let d): descriptions[name] = d
-                case .failure(let note): notes.append("integrations.\(name): its settings are not checked: \(note.text)")
-                }
-                continue
+                take(name, known.outcome)
+            } else if let problem = Trust.integrationProblem(file) {
+                take(name, .failure(Note(text: problem + "; not run")))
+            } else if let version {
+                ask.append((name, file, version))
             }
-            if let problem = Trust.integrationProblem(file) {
-                notes.append("integrations.\(name): its settings are not checked: \(problem); not run")
-                continue
-            }
-            if let version { ask.append((name, file, version)) }
         }
-        if !ask.isEmpty {
-            let outcomes = SideBySide.run(ask.map { [$0.path, "describe"] }, deadline: Deadline(seconds: Self.deadline))
-            for (job, outcome) in zip(ask, outcomes) {
-                let result: Result<IntegrationDescription, Note>
-                if let outcome, outcome.ok, case let d = IntegrationDescription(output: outcome.output), d.keys != nil {
-                    result = .success(d)
-                } else if let outcome, outcome.ok {
-                    result = .failure(Note(text: "\(job.path) describe gives no settings: line of the form key (meaning, default); …"))
-                } else if let outcome {
-                    let said = outcome.output.split(separator: "\n").last.map { ": " + $0 } ?? ""
-                    result = .failure(Note(text: "\(job.path) describe failed\(said)"))
-                } else {
-                    result = .failure(Note(text: "\(job.path) describe did not answer within \(Int(Self.deadline)) s"))
-                }
-                described[job.path] = (job.version, result)
-                switch result {
-                case .success(let d): descriptions[job.name] = d
-                case .failure(let note): notes.append("integrations.\(job.name): its settings are not checked: \(note.text)")
-                }
+        let outcomes = ask.isEmpty ? [] : SideBySide.run(ask.map { [$0.path, "describe"] }, deadline: Deadline(seconds: Self.deadline))
+        for (job, outcome) in zip(ask, outcomes) {
+            let result: Result<IntegrationDescription, Note>
+            if let outcome, outcome.ok, case let d = IntegrationDescription(output: outcome.output), d.keys != nil {
+                result = .success(d)
+            } else if let outcome, outcome.ok {
+                result = .failure(Note(text: "\(job.path) describe gives no settings: line of the form key (meaning, default); …"))
+            } else if let outcome {
+                let said = outcome.output.split(separator: "\n").last.map { ": " + $0 } ?? ""
+                result = .failure(Note(text: "\(job.path) describe failed\(said)"))
+            } else {
+                result = .failure(Note(text: "\(job.path) describe did not answer within \(Int(Self.deadline)) s"))
             }
+            described[job.path] = (job.version, result)
+            take(job.name, result)
         }
         // Every name found, for the message about one that is not (listing the folders only then).
         let found = named.contains { $0.path == nil } ? Set(finder.found().keys) : Set(named.map(\.name))

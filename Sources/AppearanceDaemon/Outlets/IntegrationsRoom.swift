@@ -4,22 +4,13 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// The integrations' room: programs that make one program follow the mode (docs/integrations.md), off until
-/// enabled. Each is an executable file NAME in one of IntegrationFinder's directories (a user's copy first).
-///
-/// An enabled integration is run as `NAME apply` whenever the mode of its app id (its name, or the config's
-/// `app`) changes, and once when it is enabled, at start-up and after a reload (its settings may have
-/// changed); `NAME restore` when it is disabled. It runs like a hook: off the request path, with the hooks'
-/// timeout, its output in the log, its process group stopped at the timeout; a failure is in `status` and
-/// `integrations`. Each integration runs one at a time (a change during a run gives one more run with the
-/// newest mode); different integrations run side by side. The names enabled are kept in
-/// `integrations.json` next to the state file. Confined to the daemon's queue.
+/// The integrations' room (docs/architecture.md, docs/integrations.md): which are enabled (`integrations.json`),
+/// and their runs, `NAME apply` when its app's mode changes and `NAME restore` on disable, each a
+/// `ChildRunner.job` with the hooks' timeout, one at a time per integration. Confined to the daemon's queue.
 final class Integrations: @unchecked Sendable {
     private let queue: DispatchQueue
     private let log: Logger
-    /// Where the integrations are looked up (the XDG base directories).
     private let finder: IntegrationFinder
-    /// `integrations.json`, next to state.json.
     let file: String
     /// Where each integration keeps its own files (APPEARANCE_INTEGRATION_DIR): `integrations/NAME` next to it.
     private let filesRoot: String
@@ -45,8 +36,7 @@ final class Integrations: @unchecked Sendable {
         case restore(undoing: Undo? = nil)
     }
 
-    /// A first run after `enable` that failed: the mode it was given, why, and whether it ran at all (one not
-    /// found or not trusted changed nothing: no restore).
+    /// A failed first run after `enable`: its mode, why, and whether it ran (one not found or not trusted: no restore).
     struct Undo {
         var mode: Mode
         var failure: String
@@ -57,9 +47,7 @@ final class Integrations: @unchecked Sendable {
     private var leaving: Set<String> = []
 
     init(queue: DispatchQueue, log: Logger, paths: Paths, files: SmallFiles) {
-        self.files = files
-        self.queue = queue
-        self.log = log
+        (self.files, self.queue, self.log) = (files, queue, log)
         finder = IntegrationFinder(paths: paths)
         let dir = FileSystem.directory(of: paths.stateFile)
         file = dir + "/integrations.json"
@@ -68,20 +56,11 @@ final class Integrations: @unchecked Sendable {
 
     // MARK: The list
 
-    /// The directories searched, in order.
-    func directories() -> [String] { finder.directories() }
-
-    /// The file that wins for one name, or nil.
-    func path(of name: String) -> String? { finder.path(of: name) }
-
-    /// Every integration found: name → path of the file that wins.
-    func found() -> [String: String] { finder.found() }
-
     func appID(_ name: String) -> String { settings[name]?["app"] ?? name }
 
     /// What `integrations` answers: every one found, and every one enabled that is not found any more.
     func list() -> [IntegrationInfo] {
-        let paths = found()
+        let paths = finder.found()
         let names = Set(paths.keys).union(enabled)
         return names.sorted().map { name in
             IntegrationInfo(name: name, path: paths[name], enabled: enabled.contains(name), app: appID(name),
@@ -104,15 +83,13 @@ final class Integrations: @unchecked Sendable {
     func load() {
         let bytes: [UInt8]
         do { bytes = try FileSystem.readAll(file, limit: 64 * 1024) } catch where error.code == Errno.noSuchFile { return } catch {
-            log.error("cannot read \(file): \(error.message); no integration enabled")
-            return
+            return log.error("cannot read \(file): \(error.message); no integration enabled")
         }
         guard case .array(let items)? = (try? JSON.parse(bytes))?["enabled"],
               case let names = items.compactMap(\.stringValue), names.count == items.count, names.allSatisfy(IntegrationName.isValid) else {
             let kept = try? FileSystem.moveAside(file)
-            log.error("\(file) is not a valid integrations file (expected {\"enabled\": [names]}); "
+            return log.error("\(file) is not a valid integrations file (expected {\"enabled\": [names]}); "
                 + (kept.map { "kept it as \($0); " } ?? "") + "no integration enabled")
-            return
         }
         enabled = Array(Set(names)).sorted()
     }
@@ -131,10 +108,8 @@ final class Integrations: @unchecked Sendable {
     private var changes: [Change] = []
     private var saving: (change: Change, next: [String], newly: [String], dropped: [String])?
 
-    /// Enables and disables names, durably, then answers with the list; enabling applies the mode at once,
-    /// disabling restores what the integration changed. An unknown name is refused, nothing changed. Changes
-    /// are saved one at a time, in the order they came, each on top of the one before. With `wait`, the answer
-    /// comes once the runs the change started have ended (`held`), or after that many seconds.
+    /// Enables and disables names (an unknown one refused), saved one change at a time in the order they came,
+    /// then answers with the list: at once, or with `wait` once the runs it started have ended (or at `wait` s).
     func change(enable: [String], disable: [String], wait: Int? = nil, mode: @escaping (String) -> Mode,
                 answer: @escaping (Result<[IntegrationInfo], RPCError>) -> Void) {
         changes.append(Change(enable: enable, disable: disable, wait: wait, mode: mode, answer: answer))
@@ -147,11 +122,11 @@ final class Integrations: @unchecked Sendable {
         // One disabled meanwhile is off already (and its restore under way).
         for name in c.undo.keys where !enabled.contains(name) { leaving.remove(name) }
         settle()
-        let paths = found()
+        let paths = finder.found()
         if let unknown = c.enable.first(where: { paths[$0] == nil }) {
             let known = paths.keys.sorted().joined(separator: ", ")
             c.answer(.failure(RPCError(.invalidParams, "integrations: no integration named \"\(unknown)\" (found: \(known.isEmpty ? "none" : known); "
-                + "searched \(directories().joined(separator: ", ")))" + (known.isEmpty ? "; \(IntegrationName.howToGet)" : ""))))
+                + "searched \(finder.directories().joined(separator: ", ")))" + (known.isEmpty ? "; \(IntegrationName.howToGet)" : ""))))
             return nextChange()
         }
         if let unknown = c.disable.first(where: { !enabled.contains($0) && paths[$0] == nil }) {
@@ -160,10 +135,7 @@ final class Integrations: @unchecked Sendable {
         }
         let newly = c.enable.filter { !enabled.contains($0) }
         let dropped = c.disable.filter { enabled.contains($0) }
-        guard !newly.isEmpty || !dropped.isEmpty else {
-            c.answer(.success(list()))
-            return nextChange()
-        }
+        guard !newly.isEmpty || !dropped.isEmpty else { c.answer(.success(list())); return nextChange() }
         let next = Set(enabled).union(newly).subtracting(dropped).sorted()
         saving = (c, next, newly, dropped)
         let bytes = JSON.object([("enabled", .array(next.map(JSON.string)))]).bytes + [0x0A]
@@ -202,8 +174,7 @@ final class Integrations: @unchecked Sendable {
 
     // MARK: Running
 
-    /// The published state changed (or, with `all`, everything must be given again: start-up, reload): each
-    /// enabled integration whose app's mode is not the one it was given is run.
+    /// Runs each enabled integration whose app's mode is not the one it was given (with `all`: every one).
     func refresh(mode: (String) -> Mode, cause: String, all: Bool = false) {
         for name in enabled where !leaving.contains(name) {
             let m = mode(appID(name))
@@ -231,68 +202,34 @@ final class Integrations: @unchecked Sendable {
             settle()
             return
         }
-        guard let path = path(of: name) else {
-            finish(name, job, "not found in \(directories().joined(separator: ", "))", ran: false)
-            return
+        guard let path = finder.path(of: name) else {
+            return finish(name, job, "not found in \(finder.directories().joined(separator: ", "))", ran: false)
         }
-        // Nothing runs that another user could have written: the file, its folder and all in it, the library
-        // it sources (the check appearancectl integrations makes too).
-        if let problem = Trust.integrationProblem(path) {
-            finish(name, job, problem + "; not run", ran: false)
-            return
-        }
+        // Nothing runs that another user could have written (the check appearancectl integrations makes too).
+        if let problem = Trust.integrationProblem(path) { return finish(name, job, problem + "; not run", ran: false) }
         running.insert(name)
         let own = filesRoot + "/" + name
         try? FileSystem.makeDirectories(own)
-        let argv: [String]
-        var env = Posix.environmentEntries.filter { s in
-            !["APPEARANCE=", "APPEARANCE_", "DARKMODE=", "NOTIFY_SOCKET=", "LISTEN_"].contains(where: s.hasPrefix)
-        }
-        env += ["APPEARANCE_APP=\(appID(name))", "APPEARANCE_INTEGRATION_DIR=\(own)"]
+        var variables = ["APPEARANCE_APP=\(appID(name))", "APPEARANCE_INTEGRATION_DIR=\(own)"]
         for (key, value) in (settings[name] ?? [:]).sorted(by: { $0.key < $1.key }) where key != "app" {
-            env.append("APPEARANCE_OPT_" + String(key.uppercased().map { $0 == "-" ? "_" : $0 }) + "=" + value)
+            variables.append("APPEARANCE_OPT_" + String(key.uppercased().map { $0 == "-" ? "_" : $0 }) + "=" + value)
         }
-        switch job {
-        case .apply(let mode, let previous, let cause, _):
-            argv = [path, "apply"]
-            env += ["APPEARANCE=\(mode.rawValue)", "DARKMODE=\(mode.isDark ? 1 : 0)",
-                    "APPEARANCE_PREVIOUS=\(previous?.rawValue ?? "")", "APPEARANCE_CAUSE=\(cause)"]
-        case .restore:
-            argv = [path, "restore"]
+        var argv = [path, "restore"]
+        if case .apply(let mode, let previous, let cause, _) = job {
+            argv[1] = "apply"
+            variables += ChildRunner.modeVariables(mode, previous, cause)
         }
-        let log = self.log, timeout = self.timeout
-        let started = ChildRunner.run(
-            argv, environment: env, stderr: .captured, newProcessGroup: true, timeout: timeout, killGrace: 2,
-            outputLimit: 4096, lineBytes: 1000, logLimit: HookRunner.logBytes, logLines: HookRunner.logLines, queue: queue,
-            onOutput: { output in
-                switch output {
-                case .line(let text): log.info("integration \(name): \(text)")
-                case .capped: log.info("integration \(name): [output past \(HookRunner.logLines) lines is not logged]")
-                case .ended: break
-                }
-            },
-            onTimeout: { log.warning("integration \(name) did not finish within \(timeout) s; stopping it and its children") },
-            completion: { [weak self] ending in
-                let result: String
-                if ending.timedOut {
-                    result = "timed out after \(timeout) s"
-                } else if ending.status.succeeded {
-                    result = "ok"
-                } else {
-                    // Its last line of output says why (the contract: one line on stderr).
-                    let said = String(decoding: ending.output, as: UTF8.self).split(separator: "\n").last.map { ": " + $0 } ?? ""
-                    result = ending.status.description + said
-                }
-                self?.finish(name, job, result)
-            })
-        if case .failure(let e) = started { finish(name, job, "cannot run \(path): \(e.message)", ran: false) }
+        let failure = ChildRunner.job(argv, who: "integration \(name)", variables: variables, dropping: ["APPEARANCE=", "APPEARANCE_", "DARKMODE="],
+                                      timeout: timeout, keep: 4096, log: log, queue: queue) { [weak self] failed in
+            self?.finish(name, job, failed ?? "ok")
+        }
+        if let failure { finish(name, job, "cannot run \(path): \(failure.message)", ran: false) }
     }
 
     private func finish(_ name: String, _ job: Job, _ result: String, ran: Bool = true) {
         switch job {
         case .apply(let m, _, _, true) where result != "ok":
-            // The first run after enable failed: the integration is left off (saved like any change), and what
-            // it changed is restored; its failure is what `integrations` and the client waiting for it see.
+            // The first run after enable failed: left off (saved like any change), what it changed restored; its failure shown.
             log.warning("integration \(name) apply failed: \(result); left off")
             leaving.insert(name)
             given[name] = nil
@@ -320,43 +257,30 @@ final class Integrations: @unchecked Sendable {
 
     // MARK: Answers that wait for the runs (`"wait"`)
 
-    /// An answer held until none of `names` has a run under way, pending or about to be (a failed first run's
-    /// leaving), or until its timer fires.
-    private final class Held {
-        let names: [String]
-        let answer: (Result<[IntegrationInfo], RPCError>) -> Void
-        var timer: DispatchSourceTimer?
-
-        init(names: [String], answer: @escaping (Result<[IntegrationInfo], RPCError>) -> Void) {
-            self.names = names
-            self.answer = answer
-        }
-    }
-    private var held: [Held] = []
+    /// Answers held until none of their names has a run under way, pending or leaving, or until their timer fires.
+    private var held: [(id: Int, names: [String], timer: DispatchSourceTimer, answer: (Result<[IntegrationInfo], RPCError>) -> Void)] = []
+    private var holds = 0
 
     private func busy(_ name: String) -> Bool { running.contains(name) || pending[name] != nil || leaving.contains(name) }
 
     private func hold(_ names: [String], seconds: Int, _ answer: @escaping (Result<[IntegrationInfo], RPCError>) -> Void) {
-        let h = Held(names: names, answer: answer)
-        held.append(h)
-        let timer = DispatchSource.makeTimerSource(queue: queue)
+        holds += 1
+        let id = holds, timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + .seconds(seconds))
-        timer.setEventHandler { [weak self, weak h] in if let h { self?.release(h) } }
-        h.timer = timer
+        timer.setEventHandler { [weak self] in self?.release(id) }
+        held.append((id, names, timer, answer))
         timer.resume()
         settle()
     }
 
     /// Answers every held answer whose integrations are all idle: called wherever one may have become so.
-    private func settle() {
-        for h in held where !h.names.contains(where: busy) { release(h) }
-    }
+    private func settle() { for h in held where !h.names.contains(where: busy) { release(h.id) } }
 
-    /// Answers `h` with the list as it is now (its runs' results in `last`), once.
-    private func release(_ h: Held) {
-        guard let i = held.firstIndex(where: { $0 === h }) else { return }
-        held.remove(at: i)
-        h.timer?.cancel()
+    /// Answers a held answer with the list as it is now (its runs' results in `last`), once.
+    private func release(_ id: Int) {
+        guard let i = held.firstIndex(where: { $0.id == id }) else { return }
+        let h = held.remove(at: i)
+        h.timer.cancel()
         h.answer(.success(list()))
     }
 

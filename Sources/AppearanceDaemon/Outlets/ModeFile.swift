@@ -2,18 +2,9 @@ import AppearanceCore
 import AppearancePosix
 
 /// The status file (`mode` next to the socket, docs/protocol.md), and a spare beside it (`.mode-other`) that
-/// holds the other mode. The mode file is replaced before any subscriber is told of a change, so this is on
-/// the way from every change to its notifications: writing a new file and renaming it over the old one costs
-/// six system calls (20 to 25 µs warm on a tmpfs, against 5 for the swap: bench/mode_swap.c); a change of
-/// mode is always to the other mode, which the spare already holds, so one renameat2(RENAME_EXCHANGE) swaps
-/// the two names, and the old file, now the spare, holds the mode after that one (docs/decisions.md, "The
-/// mode file's spare"). A reader of `mode` sees one whole file or the other, as with a rename.
-///
-/// The spare is used only while it is the very file written for it (device, inode, size, time of the last
-/// write); anything else (gone, replaced, written to, a file system that cannot exchange) writes the mode
-/// file in full, as before, and the spare again. The check and the swap look up the two names in their
-/// directory, opened at the first write, not along the whole path: the path walks were most of the swap's
-/// time in the kernel. A directory moved away keeps them (and the socket beside them).
+/// holds the other mode: a change swaps the two names with one renameat2(RENAME_EXCHANGE), looked up in
+/// their directory, while the spare is the very file written for it; else the mode file is written in full,
+/// and the spare again (docs/decisions.md, "The mode file's spare"). A reader sees one whole file or the other.
 struct ModeFile {
     let path: String
     let spare: String

@@ -4,25 +4,21 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// The publishing room: what a change of the published state does to the world, in order. The mode file
-/// first, then every subscriber whose view changed, then the change log, the hooks, the desktop's own switch
-/// (GNOME, KDE), systemd's STATUS=, the portal backend and the D-Bus faces. Confined to the daemon's queue.
+/// The publishing room: what a change of the published state does to the world, in the order `publish`
+/// gives (docs/architecture.md). Confined to the daemon's queue.
 final class Publisher: @unchecked Sendable {
     private let clients: Clients
     private let log: Logger
     private let clock: Clock
     let hooks: HookRunner
-    /// The integrations (IntegrationsRoom.swift): run like hooks, for their apps' modes.
     let integrations: Integrations
     let follower: DesktopFollower
     let outlet: Outlet?
-    /// The D-Bus face (appearanced's own interface and darkman's), when there is one.
+    /// The D-Bus faces (appearanced's own interface and darkman's).
     var faces: [Face] = []
-    /// `mode` next to the socket: "dark" or "light", for prompts that want no IPC at all (nil: none).
     var modeFile: ModeFile?
-    /// What `appearancectl log` shows: the changes of the mode, and of an app's own mode by its override.
+    /// What `appearancectl log` shows, and where it is kept across restarts (once `openChangeLog` ran).
     var transitions = TransitionLog()
-    /// Where they are kept across restarts (log.jsonl next to state.json), once `openChangeLog` ran.
     private var changeLog: ChangeLogStore?
     /// App overrides that changed their app's mode, by the seq of their transition, until `publish` logs them.
     var appChanges: [UInt64: (app: String, from: Mode, to: Mode, source: Source)] = [:]
@@ -34,17 +30,11 @@ final class Publisher: @unchecked Sendable {
 
     init(clients: Clients, hooks: HookRunner, integrations: Integrations, follower: DesktopFollower, outlet: Outlet?,
          log: Logger, clock: Clock) {
-        self.clients = clients
-        self.hooks = hooks
-        self.integrations = integrations
-        self.follower = follower
-        self.outlet = outlet
-        self.log = log
-        self.clock = clock
+        (self.clients, self.hooks, self.integrations, self.follower) = (clients, hooks, integrations, follower)
+        (self.outlet, self.log, self.clock) = (outlet, log, clock)
     }
 
-    /// Several transitions made together (the changes one save made durable): each is logged with its
-    /// cause, and their effects happen once, for the whole step from the first state to the last.
+    /// Transitions one save made durable: each logged with its cause, their effects once for the whole step.
     func publish(_ steps: [Decide.Step], engine: Engine, palette: Palette, status: String) {
         guard let first = steps.first, let last = steps.last else { return }
         let t = Transition(state: last.transition.state, previous: first.transition.previous)
@@ -75,8 +65,7 @@ final class Publisher: @unchecked Sendable {
         integrations.refresh(mode: { engine.state(for: $0).mode }, cause: last.cause)
     }
 
-    /// The desktop follows what the user told appearanced (not what the desktop itself said); once nothing of
-    /// appearanced's decides, it gets its own value back.
+    /// The desktop follows what the user told appearanced, and gets its own value back once nothing of ours decides.
     func followDesktop(_ t: Transition, engine: Engine) {
         if t.modeChanged, [.override, .temporary, .schedule].contains(t.state.source) {
             follower.write(t.state.mode, desktop: engine.inputs.system)
@@ -85,9 +74,8 @@ final class Publisher: @unchecked Sendable {
         }
     }
 
-    /// The state for the session bus's queue: the portal backend and the D-Bus faces (handed over, not waited
-    /// for). Told before a write's answer leaves (`Daemon.durable`), so a read on the bus after the answer sees
-    /// the new state; once per published state.
+    /// The state for the bus's queue (the portal backend, the D-Bus faces), once per state, handed over before a
+    /// write's answer leaves (`Daemon.durable`): a read on the bus after the answer sees it.
     func tellBus(_ engine: Engine, _ palette: Palette, previous: Mode) {
         guard engine.state.seq != busToldSeq else { return }
         busToldSeq = engine.state.seq
@@ -96,20 +84,16 @@ final class Publisher: @unchecked Sendable {
     }
 
     /// Something that changed no mode (a desktop write, a failed hook): the journal's, not `log`'s.
-    func note(_ what: String) {
-        log.info(what)
-    }
+    func note(_ what: String) { log.info(what) }
 
-    /// Reads the change log a previous instance left (`path`: log.jsonl next to state.json); from now on each
-    /// entry is also written there.
+    /// Reads the change log a previous instance left (log.jsonl); from now on each entry is written there too.
     func openChangeLog(_ path: String, queue: DispatchQueue) {
         let store = ChangeLogStore(path: path, queue: queue, log: log)
         for e in store.load() { transitions.append(e, folding: false) }
         changeLog = store
     }
 
-    /// The mode the daemon starts with: a change when it differs from the last one logged (or none was), with
-    /// why.
+    /// The mode the daemon starts with: an entry when it differs from the last one logged (or none was).
     func started(_ state: AppearanceState, _ why: String) {
         guard transitions.lastMode != state.mode else { return }
         record(.init(time: clock.now(), from: transitions.lastMode, to: state.mode, source: state.source, cause: "start: \(why)"))
@@ -121,15 +105,12 @@ final class Publisher: @unchecked Sendable {
         changeLog?.append(kept.entry, replacing: kept.replaced, all: transitions)
     }
 
-    /// Offers the published state and palette to every subscriber; each is told only what changes its view.
-    /// A subscriber for an app is offered that app's state (its own mode, source and palette).
+    /// Offers the published state and palette (an app's own, to a subscriber for an app) to every subscriber.
     func offer(_ engine: Engine, _ palette: Palette) {
         let subscribers = clients.subscribers
         guard !subscribers.isEmpty else { return }
-        // Within one pass every notification for the same app carries the same state (and palette, for
-        // those that asked): they differ only in `previous` and in carrying the palette. Each state, palette
-        // and encoding is made once per app, and the last one used is at hand without a lookup: subscribers
-        // mostly speak for no app, and one change then builds no dictionary at all.
+        // Each state, palette and encoding is made once per app, the last one at hand without a lookup
+        // (docs/decisions.md, "Lines written straight to bytes").
         var prepared = Prepared(engine: engine, palette: palette)
         for c in subscribers {
             let interest = c.delivery!.interest
@@ -154,10 +135,7 @@ final class Publisher: @unchecked Sendable {
         private var lastEncoded: (key: Encoding, bytes: [UInt8])?
         private var encodings: [Encoding: [UInt8]] = [:]
 
-        init(engine: Engine, palette: Palette) {
-            self.engine = engine
-            self.palette = palette
-        }
+        init(engine: Engine, palette: Palette) { (self.engine, self.palette) = (engine, palette) }
 
         mutating func state(for app: String?, palette wanted: Bool) -> (AppearanceState, ResolvedPalette?) {
             var entry: (state: AppearanceState, palette: ResolvedPalette?)
@@ -188,19 +166,11 @@ final class Publisher: @unchecked Sendable {
 
     /// What the portal backend serves: the published mode, and the palette's own accent color when it has one.
     static func served(_ engine: Engine, _ palette: Palette) -> ServedValues {
-        var accent: Color?
-        if case .color(let c)? = palette.resolve(Palette.accentToken, engine.state.variant, accent: nil)?.value {
-            accent = c
-        }
-        return ServedValues(mode: engine.state.mode, accent: accent)
+        ServedValues(mode: engine.state.mode, accent: palette.resolve(Palette.accentToken, engine.state.variant, accent: nil)?.value.color)
     }
 
     func writeModeFile(_ mode: Mode) {
-        do {
-            try modeFile?.write(mode)
-        } catch {
-            log.warning("Failed to write \(modeFile?.path ?? ""): \(error), ignoring")
-        }
+        do { try modeFile?.write(mode) } catch { log.warning("Failed to write \(modeFile?.path ?? ""): \(error), ignoring") }
     }
 
     /// systemd's STATUS=, sent when it changes (and READY=1 with the first).

@@ -4,15 +4,14 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// The changes of the mode, for `appearancectl log`: "why did my theme flip?". Everyone's mode, and each
-/// app's own when its override changes it. The newest `capacity` in memory, which `log` answers from; each
-/// is also written to log.jsonl next to state.json (`ChangeLogStore`), so they outlive a restart.
+/// The changes of the mode for `appearancectl log` ("why did my theme flip?"), everyone's and an app's by its
+/// override: the newest `capacity` in memory, each also written to log.jsonl (`ChangeLogStore`).
 struct TransitionLog {
     typealias Entry = LogEntry
 
     static let capacity = ChangeLogFile.kept
-    private(set) var entries: [Entry] = []
-    private var start = 0
+    /// Oldest first.
+    private(set) var ordered: [Entry] = []
     /// The mode of the newest entry for everyone (nil: none yet).
     private(set) var lastMode: Mode?
 
@@ -21,41 +20,28 @@ struct TransitionLog {
     /// them (a desktop or a location service gone wild) evicts at most about two entries a minute.
     static let foldWindow: Int64 = 60
 
-    /// Appends `entry` with its cause bounded, or folds it into the newest; returns it as kept, and whether it
-    /// replaced the newest.
+    /// Appends `entry`, its cause bounded, or folds it into the newest: returns it as kept, and whether it replaced.
     @discardableResult
     mutating func append(_ entry: Entry, folding: Bool = true) -> (entry: Entry, replaced: Bool) {
         var e = entry
-        if folding, Self.automatic(e), let last = newest(0), let before = newest(1), Self.automatic(last), Self.automatic(before),
-           e.time >= before.time, e.time - before.time <= Self.foldWindow {
+        if folding, Self.automatic(e), ordered.count >= 2, case let (before, last) = (ordered[ordered.count - 2], ordered[ordered.count - 1]),
+           Self.automatic(last), Self.automatic(before), e.time >= before.time, e.time - before.time <= Self.foldWindow {
             let changes = last.changes + 1
             e = Entry(time: e.time, from: last.from, to: e.to, source: e.source,
                       cause: Self.bounded("\(changes) automatic changes within a minute; the last: \(entry.cause)"), changes: changes)
-            entries[(start + entries.count - 1) % entries.count] = e
+            ordered[ordered.count - 1] = e
             lastMode = e.to
             return (e, true)
         }
         e.cause = Self.bounded(e.cause)
-        if entries.count < Self.capacity {
-            entries.append(e)
-        } else {
-            entries[start] = e
-            start = (start + 1) % Self.capacity
-        }
+        ordered.append(e)
+        if ordered.count > Self.capacity { ordered.removeFirst() }
         if e.app == nil { lastMode = e.to }
         return (e, false)
     }
 
-    /// The entry `back` places before the newest (0: the newest).
-    private func newest(_ back: Int) -> Entry? {
-        guard back < entries.count else { return nil }
-        return entries[(start + entries.count - 1 - back) % entries.count]
-    }
-
     /// A change of everyone's mode that nobody asked for (the desktop, the schedule, the default).
-    static func automatic(_ e: Entry) -> Bool {
-        e.app == nil && [.system, .schedule, .default].contains(e.source)
-    }
+    static func automatic(_ e: Entry) -> Bool { e.app == nil && [.system, .schedule, .default].contains(e.source) }
 
     /// `cause`, cut to at most `ReplyBounds.logCause` bytes as JSON (what `log`'s reply is sized for), ending
     /// "…" when cut: a cause that quotes every failing hook has no bound of its own.
@@ -72,11 +58,7 @@ struct TransitionLog {
         return String(cause.prefix(low)) + "…"
     }
 
-    /// Oldest first.
-    var ordered: [Entry] { Array(entries[start...] + entries[..<start]) }
-
-    /// `{"entries": [{"time", "from", "to", "source", "app", "cause"}, …]}`, the newest `limit` (of `app`'s
-    /// own entries when given), oldest first.
+    /// `{"entries": […]}`: the newest `limit` (of `app`'s own entries when given), oldest first.
     func json(limit: Int?, app: String? = nil) -> JSON {
         var all = ordered
         if let app { all = all.filter { $0.app == app } }
@@ -85,12 +67,10 @@ struct TransitionLog {
     }
 }
 
-/// log.jsonl, the change log on disk (its format: AppearanceFormats' `ChangeLogFile`). Read once at start;
-/// then each entry is appended (O_APPEND, one write(2) a line, no fsync), and once the file holds
-/// `ChangeLogFile.rewriteAfter` lines it is rewritten atomically with the newest `kept`. The writing runs on
-/// its own queue, after the change was answered: a reply never waits for it, and a slow or failing disk costs
-/// only the file (said once in the journal), never the daemon. A file that cannot be used is kept aside
-/// (`log.jsonl.corrupt`) as a bad state file is, and a new one started.
+/// log.jsonl, the change log on disk (docs/decisions.md, "The change log on disk"; its format is
+/// `ChangeLogFile`): read at start, then each entry appended on a queue of its own (O_APPEND, no fsync), the
+/// whole rewritten atomically past `ChangeLogFile.rewriteAfter` lines. A slow or failing disk costs only the
+/// file (said once in the journal); a file that cannot be used is kept aside and a new one started.
 final class ChangeLogStore: @unchecked Sendable {
     let path: String
     private let log: Logger
@@ -105,27 +85,16 @@ final class ChangeLogStore: @unchecked Sendable {
     // On `queue`: whether the last write failed.
     private var failed = false
 
-    init(path: String, queue: DispatchQueue, log: Logger) {
-        self.path = path
-        self.daemonQueue = queue
-        self.log = log
-    }
+    init(path: String, queue: DispatchQueue, log: Logger) { (self.path, self.daemonQueue, self.log) = (path, queue, log) }
 
-    /// The entries the file holds, oldest first (at most `ChangeLogFile.kept`). Never fails: a file that
-    /// cannot be used is kept aside and the log starts empty, and the journal says so. Call at start.
+    /// The file's entries, oldest first. Never fails: an unusable file is kept aside (said) and the log starts empty.
     func load() -> [LogEntry] {
         let leftovers = FileSystem.removeLeftovers(of: path)
         if leftovers > 0 { log.info("removed \(leftovers) temporary file\(leftovers == 1 ? "" : "s") a stopped instance left next to \(path)") }
-        let bytes: [UInt8]
-        do {
-            bytes = try FileSystem.readAll(path, limit: ChangeLogFile.largestWritten)
-        } catch {
-            if error.code == Errno.noSuchFile { return [] }
-            if error.code == Errno.tooBig {
-                return discard("is not a valid change log: larger than \(ChangeLogFile.largestWritten) bytes, and appearanced writes that at most")
-            }
-            return discard("cannot be read (\(error.call): \(error.message))")
-        }
+        let (bytes, problem) = readOwnFile(path, limit: ChangeLogFile.largestWritten,
+                                           tooBig: "is not a valid change log: larger than \(ChangeLogFile.largestWritten) bytes, and appearanced writes that at most")
+        if let problem { return discard(problem) }
+        guard let bytes else { return [] }
         switch ChangeLogFile.parse(bytes) {
         case .success(let loaded):
             lines = loaded.lines
@@ -145,24 +114,16 @@ final class ChangeLogStore: @unchecked Sendable {
         return []
     }
 
-    /// Writes `entry`, the newest of `all` (what the log holds now), once everything queued before it is;
-    /// `replacing`: it stands for the newest line too.
+    /// Writes `entry`, the newest of `all`, after what is queued; `replacing`: it stands for the newest line too.
     func append(_ entry: LogEntry, replacing: Bool = false, all: TransitionLog) {
-        if rewriteNext || lines + 1 > ChangeLogFile.rewriteAfter {
-            rewrite(all.ordered)
-            return
-        }
+        if rewriteNext || lines + 1 > ChangeLogFile.rewriteAfter { return rewrite(all.ordered) }
         lines += 1
         let line = ChangeLogFile.line(entry, replacing: replacing)
-        let path = path
-        queue.async { [self] in
-            finished { () throws(Errno) in
-                try FileSystem.makeDirectories(FileSystem.directory(of: path))
-                let d = try Descriptor.open(path, [.writeOnly, .create, .append, .noFollow, .nonBlocking, .noControllingTerminal], mode: 0o600)
-                defer { d.close() }
-                guard try d.status().kind == .regular else { throw Errno(Errno.invalid, "open (not a regular file)", path: path) }
-                try d.writeAll(line)
-            }
+        write { path throws(Errno) in
+            let d = try Descriptor.open(path, [.writeOnly, .create, .append, .noFollow, .nonBlocking, .noControllingTerminal], mode: 0o600)
+            defer { d.close() }
+            guard try d.status().kind == .regular else { throw Errno(Errno.invalid, "open (not a regular file)", path: path) }
+            try d.writeAll(line)
         }
     }
 
@@ -171,32 +132,29 @@ final class ChangeLogStore: @unchecked Sendable {
         rewriteNext = false
         lines = min(entries.count, ChangeLogFile.kept)
         let bytes = ChangeLogFile.encode(entries)
-        let path = path
-        queue.async { [self] in
-            finished { () throws(Errno) in
-                try FileSystem.makeDirectories(FileSystem.directory(of: path))
-                try FileSystem.writeAtomically(path, bytes)
-            }
-        }
+        write { path throws(Errno) in try FileSystem.writeAtomically(path, bytes) }
     }
 
-    /// On `queue`: runs a write, and tells the daemon's queue when writing starts failing or works again.
-    private func finished(_ write: () throws(Errno) -> Void) {
-        do {
-            try write()
-            guard failed else { return }
-            failed = false
-            daemonQueue.async { [self] in
-                if failure != nil { log.info("\(path) is written again") }
-                failure = nil
-            }
-        } catch {
-            failed = true
-            let problem = "\(error.call): \(error.message)"
-            daemonQueue.async { [self] in
-                rewriteNext = true  // what failed is not in the file: the next write puts all of it back
-                if problem != failure { log.warning("could not write the change log \(path) (\(problem)); `log` shows this run's changes from memory") }
-                failure = problem
+    /// Runs `body` on `queue`, the folder made first; the daemon's queue hears when writing fails or works again.
+    private func write(_ body: @escaping @Sendable (String) throws(Errno) -> Void) {
+        queue.async { [self] in
+            do throws(Errno) {
+                try FileSystem.makeDirectories(FileSystem.directory(of: path))
+                try body(path)
+                guard failed else { return }
+                failed = false
+                daemonQueue.async { [self] in
+                    if failure != nil { log.info("\(path) is written again") }
+                    failure = nil
+                }
+            } catch {
+                failed = true
+                let problem = "\(error.call): \(error.message)"
+                daemonQueue.async { [self] in
+                    rewriteNext = true  // what failed is not in the file: the next write puts all of it back
+                    if problem != failure { log.warning("could not write the change log \(path) (\(problem)); `log` shows this run's changes from memory") }
+                    failure = problem
+                }
             }
         }
     }

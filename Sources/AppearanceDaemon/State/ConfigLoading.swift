@@ -16,6 +16,14 @@ extension AppearanceFormats.Config {
     }
 }
 
+extension AppearanceFormats.PaletteFile {
+    /// Reads and parses the palette at `path`. A file that does not exist is not an error: nil.
+    public static func load(path: String, home: String) throws(ConfigError) -> Palette? {
+        guard let text = try readTextFile(path: path) else { return nil }
+        return try parse(text, path: path, home: home)
+    }
+}
+
 /// Reads a whole small text file with open(2)/read(2): nil if it does not exist; an error naming the path if
 /// it cannot be read, is a directory, is larger than `limit` bytes or is not UTF-8.
 func readTextFile(path: String, limit: Int = 1 << 20) throws(ConfigError) -> String? {

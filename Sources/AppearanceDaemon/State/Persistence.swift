@@ -3,17 +3,13 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// The persistence room: group commit of the state file. A change a client asks for is accepted at once,
-/// decided on top of every change accepted before it (`deciding`), and answered only once a save covering
-/// it is durable; what arrives while a save runs goes into the next single save. Saves run on a queue of
-/// their own, so the daemon's queue serves reads and notifications meanwhile. The save itself is injected:
-/// `StateStore.save` in the daemon, a stalling or failing one in tests (AppearanceDaemonTests).
-/// Confined to the daemon's queue, but for the save.
+/// The persistence room: the state file's group commit (docs/decisions.md). A change is decided on top of every
+/// change accepted before it (`deciding`) and answered once a save covering it is durable; saves run one at a
+/// time on a queue of their own, each taking what came meanwhile. The save is injected (`StateStore.save`, or
+/// a stalling or failing one in PersistenceTests). Confined to the daemon's queue, but for the save.
 final class Persistence: @unchecked Sendable {
-    /// A change a client asked for, accepted and waiting to be durable. `event` is nil when there is nothing
-    /// to change (it is already so): such a request is still answered in order, after the changes before it.
-    /// `answer` is told once: the state as the asker sees it once durable, or why nothing was made; every
-    /// face (the socket, the bus) answers its own way.
+    /// A change a client asked for, waiting to be durable; `event` nil: nothing to change, still answered in
+    /// order. `answer` is told once: the state as the asker sees it, or why nothing was made.
     struct Write {
         var event: Event?
         var app: String?
@@ -34,18 +30,14 @@ final class Persistence: @unchecked Sendable {
     /// `engine()` with every accepted change applied; rebuilt after the engine changes.
     private var decidingCache: Engine?
 
-    /// The daemon's engine as it is now.
     var engine: () -> Engine = { Engine(inputs: Inputs(system: .unavailable, override: .system, defaultMode: .light), instance: "") }
-    /// A save is durable: the writes it covers, in the order they came (the daemon applies, answers and
-    /// publishes them).
+    /// A save is durable: the writes it covers, in order (the daemon applies, answers and publishes them).
     var onDurable: ([Write]) -> Void = { _ in }
     /// A save failed: the writes it covers and every one decided on top of them, none of which is made.
     var onFailed: ([Write], Errno) -> Void = { _, _ in }
 
     init(queue: DispatchQueue, saved: StateStore.Saved, save: @escaping Save) {
-        self.queue = queue
-        self.saved = saved
-        self.save = save
+        (self.queue, self.saved, self.save) = (queue, saved, save)
     }
 
     /// The state file as read at start-up.
@@ -61,9 +53,14 @@ final class Persistence: @unchecked Sendable {
     /// (a second `toggle` toggles the first one's result).
     func deciding() -> Engine {
         if let e = decidingCache { return e }
+        decidingCache = applying((inFlight ?? []) + unsaved)
+        return decidingCache!
+    }
+
+    /// `engine()` with `writes` applied.
+    private func applying(_ writes: [Write]) -> Engine {
         var e = engine()
-        for w in (inFlight ?? []) + unsaved { if let event = w.event { _ = e.apply(event) } }
-        decidingCache = e
+        for w in writes { if let event = w.event { _ = e.apply(event) } }
         return e
     }
 
@@ -74,8 +71,7 @@ final class Persistence: @unchecked Sendable {
         if inFlight == nil { startSave() }
     }
 
-    /// When the engine's inputs differ from the state file (a temporary override ended, or a flip in the
-    /// desktop started one) and no save is queued, a save writes them.
+    /// Starts a save when the engine's inputs differ from the file (an override ended, a desktop flip) and none is queued.
     func persistIfNeeded() {
         guard idle else { return }  // the next save writes the engine's inputs anyway
         let i = engine().inputs
@@ -89,8 +85,7 @@ final class Persistence: @unchecked Sendable {
         let batch = unsaved
         unsaved = []
         inFlight = batch
-        var after = engine()
-        for w in batch { if let event = w.event { _ = after.apply(event) } }
+        let after = applying(batch)
         let next = StateStore.Saved(override: after.inputs.override, temporary: after.inputs.temporary, apps: after.inputs.apps,
                                     nextChange: after.inputs.nextChange)
         guard next != saved else {
@@ -108,8 +103,7 @@ final class Persistence: @unchecked Sendable {
         }
     }
 
-    /// The save is durable (or failed): the writes it covers are handed on in the order they came; the next
-    /// save takes what came meanwhile.
+    /// The save is durable (or failed): its writes go on in order; the next save takes what came meanwhile.
     private func finishSave(_ next: StateStore.Saved, error: Errno?) {
         let batch = inFlight ?? []
         inFlight = nil
@@ -127,8 +121,7 @@ final class Persistence: @unchecked Sendable {
     }
 }
 
-/// A reference that does not keep its object, to hand a room across queues (a save's end comes back through
-/// it: a room let go meanwhile is not touched).
+/// A reference that does not keep its object: a save's end comes back through it to a room not let go.
 final class WeakRef<T: AnyObject>: @unchecked Sendable {
     weak var value: T?
     init(_ value: T) { self.value = value }

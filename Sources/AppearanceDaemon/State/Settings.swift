@@ -1,14 +1,12 @@
 import AppearanceCore
 import AppearancePosix
 
-/// The settings' room: the config file and the palette file, how each was read (for `status`), and what is
-/// in force. A config that cannot be used keeps the previous one (on reload) or the defaults (at start-up); a
-/// palette that cannot be used keeps the previous one. Confined to the daemon's queue.
+/// The settings' room: the config and palette files, how each was read (for `status`), and what is in force (one
+/// that cannot be used keeps the previous one, or the defaults at start-up). Confined to the daemon's queue.
 final class Settings: @unchecked Sendable {
     private let paths: Paths
     private let log: Logger
     private(set) var config = Config()
-    /// The palette in force (at start-up: the empty palette).
     private(set) var palette = Palette.empty
     private(set) var paletteDetail = "not read yet"
     /// Whether the last read of the palette file was taken (false: a mistake in it; the previous one stays).
@@ -23,17 +21,15 @@ final class Settings: @unchecked Sendable {
     let integrationCheck: IntegrationCheck
 
     init(paths: Paths, log: Logger) {
-        self.paths = paths
-        self.log = log
+        (self.paths, self.log) = (paths, log)
         integrationCheck = IntegrationCheck(paths: paths)
         // What is in force before any file is read, and when the file at start-up cannot be used: the
         // defaults, as a trial instance takes them (no hooks, no desktop, no portal, no bus names).
         config = forTrial(config)
     }
 
-    /// Reads the config file (none: the defaults) and puts it in force. A file that cannot be used throws and
-    /// leaves the config in force as it is; `configDetail` says why and what is in force instead (`fallback`).
-    /// Its `[integrations.NAME]` must name integrations installed and the settings they describe.
+    /// Reads the config file (none: the defaults), its integrations checked, and puts it in force; one that cannot
+    /// be used throws and changes nothing, `configDetail` saying why and what is in force instead (`fallback`).
     func loadConfig(fallback: String) throws(ConfigError) {
         do throws(ConfigError) {
             if let c = try Config.load(path: paths.configFile) {
@@ -64,8 +60,7 @@ final class Settings: @unchecked Sendable {
         config = forTrial(Config())
     }
 
-    /// A trial instance (`--state-dir`) touches nothing of the session: no hooks (unless `--hooks`), no write of
-    /// the desktop's own setting, no portal backend, no darkman bus name.
+    /// A trial instance (`--state-dir`) touches no hooks (but with `--hooks`), desktop setting, portal backend or darkman name.
     private func forTrial(_ c: Config) -> Config {
         guard paths.trial else { return c }
         var c = c

@@ -1,21 +1,17 @@
 import AppearancePosix
 import Dispatch
 
-/// The one writer of appearanced's small files beside state.json (integrations.json, location.json,
-/// desktop.json): each replaced whole, atomically and durably, or removed, on one queue of its own, so the
-/// daemon's queue never waits for a disk; each result comes back on the daemon's queue, in order.
-/// (state.json keeps its group commit, Persistence; log.jsonl its appends, ChangeLogStore.)
+/// The one writer of the small files beside state.json (integrations.json, location.json, desktop.json), on a
+/// queue of its own: each replaced whole, atomically and durably, or removed; each result comes back on the
+/// daemon's queue, in order. (state.json has its group commit, Persistence; log.jsonl, ChangeLogStore.)
 final class SmallFiles: @unchecked Sendable {
     // Immutable.
     private let queue = DispatchQueue(label: "appearanced.files")
     private let daemonQueue: DispatchQueue
 
-    init(daemonQueue: DispatchQueue) {
-        self.daemonQueue = daemonQueue
-    }
+    init(daemonQueue: DispatchQueue) { self.daemonQueue = daemonQueue }
 
-    /// Replaces `path` with `bytes` (its folder made if missing), or removes it for nil (absent already is
-    /// fine); then `done` on the daemon's queue with nil, or the call that failed.
+    /// Replaces `path` with `bytes` (its folder made), or removes it for nil; then `done` on the daemon's queue.
     func write(_ path: String, _ bytes: [UInt8]?, done: @escaping (Errno?) -> Void = { _ in }) {
         let done = Across(done)
         queue.async { [daemonQueue] in

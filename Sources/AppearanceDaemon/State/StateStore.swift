@@ -2,8 +2,7 @@ import AppearanceCore
 import AppearanceFormats
 import AppearancePosix
 
-/// The persisted override: `$XDG_STATE_HOME/appearanced/state.json`, e.g. `{"override":"dark"}`. The file's
-/// format is AppearanceFormats' `StateFile` (parse and encode); this is the I/O around it.
+/// The persisted override, `state.json` (e.g. `{"override":"dark"}`): the I/O around AppearanceFormats' `StateFile`.
 public struct StateStore: Sendable {
     public let path: String
 
@@ -28,16 +27,10 @@ public struct StateStore: Sendable {
 
     /// Reads the override. Never fails: a bad file is reported, kept aside and treated as "follow the system".
     public func load() -> LoadResult {
-        let bytes: [UInt8]
-        do {
-            bytes = try FileSystem.readAll(path, limit: Self.readLimit)
-        } catch {
-            if error.code == Errno.noSuchFile { return .missing }
-            if error.code == Errno.tooBig {
-                return discard("is not a valid state file: larger than \(Self.readLimit) bytes, and appearanced writes \(StateFile.largestWritten) at most")
-            }
-            return discard("cannot be read (\(error.call): \(error.message))")
-        }
+        let (bytes, problem) = readOwnFile(path, limit: Self.readLimit, tooBig:
+            "is not a valid state file: larger than \(Self.readLimit) bytes, and appearanced writes \(StateFile.largestWritten) at most")
+        if let problem { return discard(problem) }
+        guard let bytes else { return .missing }
         switch StateFile.parse(bytes) {
         case .success(var saved):
             saved.dropped = saved.dropped.map { "\(path): \($0)" }
@@ -56,5 +49,13 @@ public struct StateStore: Sendable {
     public func save(_ saved: Saved) throws(Errno) {
         try FileSystem.makeDirectories(FileSystem.directory(of: path))
         try FileSystem.writeAtomically(path, StateFile.encode(saved))
+    }
+}
+
+/// One of appearanced's own files, at most `limit` bytes: its bytes, neither (none there), or why it is unusable.
+func readOwnFile(_ path: String, limit: Int, tooBig: String) -> (bytes: [UInt8]?, problem: String?) {
+    do { return (try FileSystem.readAll(path, limit: limit), nil) } catch {
+        if error.code == Errno.noSuchFile { return (nil, nil) }
+        return (nil, error.code == Errno.tooBig ? tooBig : "cannot be read (\(error.call): \(error.message))")
     }
 }
