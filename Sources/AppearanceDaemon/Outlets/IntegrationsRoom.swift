@@ -168,6 +168,8 @@ final class Integrations: @unchecked Sendable {
         }
         log.info("integrations: " + [newly.isEmpty ? nil : "enabled " + newly.joined(separator: ", "),
                                      dropped.isEmpty ? nil : "disabled " + dropped.joined(separator: ", ")].compactMap { $0 }.joined(separator: "; "))
+        // One left off without a run (its first run refused) is idle now: an answer held for it goes out.
+        settle()
         if let wait = c.wait { hold(newly + dropped, seconds: wait, c.answer) } else { c.answer(.success(list())) }
         nextChange()
     }
