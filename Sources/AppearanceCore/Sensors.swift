@@ -1,6 +1,6 @@
 /// The sensors of the automatic layer: the ambient light sensor, the
 /// power source and whether the session is idle or locked (iio-sensor-proxy, UPower and logind on the system
-/// bus, AppearanceBus/SystemSensors.swift). The daemon never sees D-Bus: it is given `Sensors` as it is given
+/// bus, AppearanceBus/Followed/SystemSensors.swift). The daemon never sees D-Bus: it is given `Sensors` as it is given
 /// a `Locator`.
 public protocol Sensors: AnyObject {
     /// Follows what `wanted` names (and stops following the rest); `report` gets every reading. Idempotent.

@@ -71,7 +71,7 @@ let logger = Logger(level: logLevel ?? .info)
 // messages never stands between a socket client and its answer. Its log lines go through the daemon's queue.
 let busQueue = DispatchQueue(label: "appearanced.bus")
 let busLog: (LogLevel, String) -> Void = { level, message in queue.async { logger.log(level, message) } }
-// One client per bus (AppearanceBus/BusClient.swift): everything on the session bus shares one connection, as
+// One client per bus (AppearanceBus/Connection/BusClient.swift): everything on the session bus shares one connection, as
 // everything on the system bus does.
 let sessionBus = BusClient.session(queue: busQueue, log: busLog)
 let systemBus = BusClient.system(queue: queue, log: { logger.log($0, $1) })

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The one dispatcher of the objects appearanced serves (Sources/AppearanceBus/ExportedObject.swift), through a
+/// The one dispatcher of the objects appearanced serves (Sources/AppearanceBus/Served/ExportedObject.swift), through a
 /// real dbus-daemon: each refusal has one name and a message naming the culprit, whichever object is asked.
 @Suite struct ExportedObjectTests {
     typealias Face = BusFaceTests

@@ -5,7 +5,7 @@ import Dispatch
 /// The notices' room: with `[automatic] notify-before`, a desktop notification shows once the next automatic
 /// change is that near, with buttons that postpone it by `postpone-by` or skip it (the same decision as
 /// `appearancectl postpone` and `skip`). Which notice is wanted is decided here, after every plan of the schedule
-/// and every change published; the `Notifier` (AppearanceBus/Notifications.swift, on the bus's queue) shows,
+/// and every change published; the `Notifier` (AppearanceBus/Followed/Notifications.swift, on the bus's queue) shows,
 /// updates and closes it. One wall-clock timer, for the time the next notice is due (Timers.swift).
 /// Confined to the daemon's queue.
 final class Notices: @unchecked Sendable {
