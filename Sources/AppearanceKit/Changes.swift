@@ -120,22 +120,13 @@ struct SubscriptionLoop: Sendable {
     let wake: Wake
     let continuation: AsyncThrowingStream<AppearanceChange, any Error>.Continuation
 
+    // fileprivate, not private: the memberwise initializer stays callable from `AppearanceChanges`.
     /// The view (mode, and traits if asked) of the last state element yielded.
-    private var last: View?
+    fileprivate var last: View?
     /// The last palette yielded.
-    private var lastPalette: ResolvedPalette?
+    fileprivate var lastPalette: ResolvedPalette?
     /// Between a `.connectionLost` and the next successful `subscribe`.
-    private var outage = false
-
-    init(path: String, reconnect: Bool, interest: Interest = .mode, timeout: Double = AppearanceConnection.defaultTimeout,
-         wake: Wake, continuation: AsyncThrowingStream<AppearanceChange, any Error>.Continuation) {
-        self.path = path
-        self.reconnect = reconnect
-        self.interest = interest
-        self.timeout = timeout
-        self.wake = wake
-        self.continuation = continuation
-    }
+    fileprivate var outage = false
 
     private enum End {
         case cancelled

@@ -54,19 +54,15 @@ extension JSON {
 
     // Concrete byte types, not a generic Collection: a generic called across modules is not specialised, and
     // would build its type metadata from mangled names at run time (most of `appearancectl get`, measured).
-    public static func parse(_ bytes: ArraySlice<UInt8>) throws(JSONError) -> JSON { try parse(Array(bytes)) }
-
-    public static func parse(_ bytes: [UInt8]) throws(JSONError) -> JSON { try parse(bytes, maxMembers: Int.max) }
-
-    /// As `parse`, refusing an object of more than `maxMembers` members as soon as it reaches one more: a
-    /// request line crammed with thousands of members is refused after reading a few of them, not all (the
-    /// costliest line a client could send, 1.4 ms to read whole; docs/decisions.md).
-    public static func parse(_ bytes: ArraySlice<UInt8>, maxMembers: Int) throws(JSONError) -> JSON {
+    /// `maxMembers`: an object of more members is refused as soon as it reaches one more: a request line
+    /// crammed with thousands of members is refused after reading a few of them, not all (the costliest line
+    /// a client could send, 1.4 ms to read whole; docs/decisions.md).
+    public static func parse(_ bytes: ArraySlice<UInt8>, maxMembers: Int = .max) throws(JSONError) -> JSON {
         try parse(Array(bytes), maxMembers: maxMembers)
     }
 
-    public static func parse(_ bytes: [UInt8], maxMembers: Int) throws(JSONError) -> JSON {
-        var r = Reader(bytes: bytes, maxMembers: maxMembers)
+    public static func parse(_ bytes: [UInt8], maxMembers: Int = .max) throws(JSONError) -> JSON {
+        var r = Reader(b: bytes, maxMembers: maxMembers)
         r.skipSpace()
         let v = try r.value(depth: 0)
         r.skipSpace()
@@ -81,11 +77,6 @@ private struct Reader {
     let b: [UInt8]
     let maxMembers: Int
     var i = 0
-
-    init(bytes: [UInt8], maxMembers: Int) {
-        b = bytes
-        self.maxMembers = maxMembers
-    }
 
     func fail(_ message: String) -> JSONError { JSONError(offset: i, message: message) }
 

@@ -84,8 +84,7 @@ func printIntegrations(_ list: [IntegrationInfo], json: Bool) {
 /// (unless `force`): then nothing is changed.
 func changeIntegrations(socket: String?, enable: [String], disable: [String], force: Bool, json: Bool) -> Never {
     let c = connect(socket)
-    let current: [IntegrationInfo]
-    do { current = try c.integrations() } catch { fail(error) }
+    let current = ask(try c.integrations())
     if !force { refuseMissingPrograms(current.filter { enable.contains($0.name) && !$0.enabled && $0.path != nil }) }
     let before = Dictionary(current.map { ($0.name, $0.runs) }, uniquingKeysWith: { a, _ in a })
     let wasEnabled = Set(current.filter(\.enabled).map(\.name))

@@ -71,16 +71,12 @@ func unstartable(_ program: String) -> String? {
     if program.contains("/") {
         return FileSystem.executableProblem(program)?.message
     }
-    let path = ProcessPath.value
+    let path = Posix.environment("PATH") ?? "/usr/local/bin:/usr/bin:/bin"
     for dir in path.split(separator: ":", omittingEmptySubsequences: false) {
         let candidate = (dir.isEmpty ? "." : String(dir)) + "/" + program
         if (try? FileSystem.status(candidate))?.kind == .regular, FileSystem.executableProblem(candidate) == nil { return nil }
     }
     return "not found in PATH"
-}
-
-enum ProcessPath {
-    static var value: String { Posix.environment("PATH") ?? "/usr/local/bin:/usr/bin:/bin" }
 }
 
 /// Starts the watch in a task of its own. A function apart from main: the task's priority type is then set

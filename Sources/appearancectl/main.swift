@@ -131,8 +131,7 @@ func sayWhatEndsIt(_ s: AppearanceState, _ c: AppearanceConnection) {
 }
 
 func resolveOne(_ token: String, _ variant: ResolveFor, socket: String?) -> PaletteValue {
-    let r: ResolvedPalette
-    do { r = try connect(socket).resolve([token], mode: variant.mode, contrast: variant.contrast) } catch { fail(error) }
+    let r = ask(try connect(socket).resolve([token], mode: variant.mode, contrast: variant.contrast))
     guard let v = r[token] else { fail(.protocolError("the daemon's answer has no value for \"\(token)\"")) }
     return v
 }
@@ -146,7 +145,19 @@ func interruptEndsWatch() {
 }
 
 func connect(_ socket: String?, app: String? = nil) -> AppearanceConnection {
-    do { return try AppearanceConnection(socketPath: socket, app: app) } catch { fail(error) }
+    ask(try AppearanceConnection(socketPath: socket, app: app))
+}
+
+/// What `body` asks of the daemon, or the end of the run with its error.
+func ask<T>(_ body: @autoclosure () throws(AppearanceError) -> T) -> T {
+    do { return try body() } catch { fail(error) }
+}
+
+/// `set` and `toggle`: the state after the change, and for a temporary one what will end it.
+func printChange(_ c: AppearanceConnection, json: Bool, temporary: Bool, _ body: () throws(AppearanceError) -> AppearanceState) {
+    let state = ask(try body())
+    printState(state, json: json)
+    if temporary { sayWhatEndsIt(state, c) }
 }
 
 // MARK: Commands
@@ -176,44 +187,32 @@ case .completionList(let what):
     printCompletionList(what, socket: socket)
 
 case .get(let app, let json):
-    let state: AppearanceState
-    do { state = try connect(socket, app: app).state() } catch { fail(error) }
+    let state = ask(try connect(socket, app: app).state())
     printState(state, json: json)
     if !json { warnOfConfigProblem(state) }
 
 case .status(let json):
     let c = connect(socket)
-    let st: StatusInfo
-    do { st = try c.status() } catch { fail(error) }
+    let st = ask(try c.status())
     if json { out(st.json.text); break }
     printStatus(st, socket: c.socketPath)
 
 case .set(let o, let lifetime, let app, let json):
     let c = connect(socket, app: app)
-    if let lifetime, let mode = Mode(rawValue: o.rawValue) {
-        let state: AppearanceState
-        do { state = try c.set(mode, for: lifetime) } catch { fail(error) }
-        printState(state, json: json)
-        sayWhatEndsIt(state, c)
-    } else {
-        do { printState(try c.set(o), json: json) } catch { fail(error) }
+    printChange(c, json: json, temporary: lifetime != nil) { () throws(AppearanceError) in
+        if let lifetime, let mode = Mode(rawValue: o.rawValue) { return try c.set(mode, for: lifetime) }
+        return try c.set(o)
     }
 
 case .toggle(let lifetime, let app, let json):
     let c = connect(socket, app: app)
-    if let lifetime {
-        let state: AppearanceState
-        do { state = try c.toggle(for: lifetime) } catch { fail(error) }
-        printState(state, json: json)
-        sayWhatEndsIt(state, c)
-    } else {
-        do { printState(try c.toggle(), json: json) } catch { fail(error) }
+    printChange(c, json: json, temporary: lifetime != nil) { () throws(AppearanceError) in
+        if let lifetime { return try c.toggle(for: lifetime) }
+        return try c.toggle()
     }
 
 case .log(let count, let app, let json):
-    let entries: [LogEntry]
-    do { entries = try connect(socket).log(limit: count, app: app) } catch { fail(error) }
-    for e in entries {
+    for e in ask(try connect(socket).log(limit: count, app: app)) {
         if json { out(e.json.text); continue }
         let l = Posix.localTime(e.time)
         let when = "\(l.date) \(l.clockWithSeconds)"
@@ -223,13 +222,11 @@ case .log(let count, let app, let json):
     }
 
 case .schedule(let days, let json):
-    let info: ScheduleInfo
-    do { info = try connect(socket).schedule(days: days) } catch { fail(error) }
+    let info = ask(try connect(socket).schedule(days: days))
     if json { out(info.json.text) } else { printSchedule(info, days: days) }
 
 case .nextChange(let request, let json):
-    let info: ScheduleInfo
-    do { info = try connect(socket).nextChange(request) } catch { fail(error) }
+    let info = ask(try connect(socket).nextChange(request))
     if json { out(info.json.text) } else { printNextChange(info) }
 
 case .watch(let w):
@@ -268,11 +265,8 @@ case .paletteImport(let lightFile, let darkFile, let outputFile, let force):
         Posix.exit(Exit.rejected)
     }
     if let outputFile { writeFile(outputFile, result.toml) } else { print(result.toml, terminator: "") }
-    if !result.onlyLight.isEmpty {
-        Posix.printError("appearancectl: only in \(shown(lightFile)) (kept for both modes): \(shown(result.onlyLight.joined(separator: ", ")))\n")
-    }
-    if !result.onlyDark.isEmpty {
-        Posix.printError("appearancectl: only in \(shown(darkFile)) (kept for both modes): \(shown(result.onlyDark.joined(separator: ", ")))\n")
+    for (file, keys) in [(lightFile, result.onlyLight), (darkFile, result.onlyDark)] where !keys.isEmpty {
+        Posix.printError("appearancectl: only in \(shown(file)) (kept for both modes): \(shown(keys.joined(separator: ", ")))\n")
     }
     if let outputFile { Posix.printError("appearancectl: wrote \(shown(outputFile)) (\(result.tokens) token\(result.tokens == 1 ? "" : "s"))\n") }
 
@@ -294,19 +288,16 @@ case .palette(let variant, let format):
     do { out(render(try connect(socket).palette(mode: variant.mode, contrast: variant.contrast), as: format)) } catch { fail(error) }
 
 case .apps(let json):
-    let list: [(app: String, override: Mode)]
-    do { list = try connect(socket).apps() } catch { fail(error) }
-    for (app, mode) in list {
+    for (app, mode) in ask(try connect(socket).apps()) {
         out(json ? JSON.object([("app", .string(app)), ("override", .string(mode.rawValue))]).text : "\(app)\t\(mode.rawValue)")
     }
 
 case .integrations(let enable, let disable, let force, let json):
     if !enable.isEmpty || !disable.isEmpty { changeIntegrations(socket: socket, enable: enable, disable: disable, force: force, json: json) }
-    do { printIntegrations(try connect(socket).integrations(), json: json) } catch { fail(error) }
+    printIntegrations(ask(try connect(socket).integrations()), json: json)
 
 case .reload:
-    let reply: ReloadReply
-    do { reply = try connect(socket).reload() } catch { fail(error) }
+    let reply = ask(try connect(socket).reload())
     out("reloaded \(shown(reply.config))")
     // A palette with a mistake is not taken: say what stays in force, and that the reload did not all work.
     if !reply.paletteUsed {
