@@ -26,6 +26,11 @@ private func options(in scope: String) -> [OptionSpec] {
     Table.options.filter { $0.scopes.contains(scope) }
 }
 
+/// The operands after a first one (`integrations enable NAME...`), by scope (`integrations enable`).
+private var thenScopes: [(scope: String, operands: Completion)] {
+    Table.commands.flatMap { c in c.then.map { ("\(c.name) \($0.after)", $0.operands) } }
+}
+
 // MARK: bash
 
 private func bashWords(_ c: Completion) -> String? {
@@ -108,12 +113,10 @@ private func bashCompletion() -> String {
         s += "            \(c.name)) \(action) ;;\n"
     }
     s += "        esac\n"
-    let then = Table.commands.flatMap { c in c.then.map { (scope: "\(c.name) \($0.after)", operands: $0.operands) } }
-    if !then.isEmpty {
-        // The operands after a first one (`integrations enable NAME...`).
+    if !thenScopes.isEmpty {
         s += "    else\n"
         s += "        case \"$command $sub\" in\n"
-        for t in then {
+        for t in thenScopes {
             guard let action = bashWords(t.operands), !action.isEmpty else { continue }
             s += "            '\(t.scope)') \(action) ;;\n"
         }
@@ -187,8 +190,7 @@ private func zshCompletion() -> String {
         }
         s += "  \(spec)' \\\n"
     }
-    let then = Table.commands.flatMap { c in c.then.map { (scope: "\(c.name) \($0.after)", operands: $0.operands) } }
-    s += "  '1:command:->command' \\\n  '2:argument:->argument'" + (then.isEmpty ? "" : " \\\n  '*:argument:->rest'") + " && return\n\n"
+    s += "  '1:command:->command' \\\n  '2:argument:->argument'" + (thenScopes.isEmpty ? "" : " \\\n  '*:argument:->rest'") + " && return\n\n"
     s += "case $state in\n"
     s += "  command) _describe -t commands command commands ;;\n"
     s += "  argument)\n    case $line[1] in\n"
@@ -204,10 +206,9 @@ private func zshCompletion() -> String {
         }
     }
     s += "    esac ;;\n"
-    if !then.isEmpty {
-        // The operands after a first one (`integrations enable NAME...`).
+    if !thenScopes.isEmpty {
         s += "  rest)\n    case \"$line[1] $line[2]\" in\n"
-        for t in then {
+        for t in thenScopes {
             let action = zshAction(t.operands, state: nil)
             guard !action.isEmpty else { continue }
             s += "      '\(t.scope)') \(action.hasPrefix("(") ? "_values argument " + action.dropFirst().dropLast() : action) ;;\n"
@@ -254,6 +255,18 @@ private func fishValue(_ c: Completion) -> String {
     }
 }
 
+/// The line offering `c`'s words or files where `condition` holds; none for nothing to offer.
+private func fishOperands(_ c: Completion, _ condition: String) -> String {
+    let offer: String
+    switch c {
+    case .words(let w): offer = "-a \"\(w.joined(separator: " "))\""
+    case .files, .plists: offer = "-F"
+    case .daemon(let what): offer = "-a \"(__appearancectl_list \(what.rawValue))\""
+    case .nothing, .command: return ""
+    }
+    return "complete -c appearancectl -n \"\(condition)\" \(offer)\n"
+}
+
 private func fishCompletion() -> String {
     var s = header(.fish)
     s += "set -l commands \(Table.commands.map(\.name).joined(separator: " "))\n"
@@ -285,21 +298,8 @@ private func fishCompletion() -> String {
         for sub in c.subcommands {
             s += "complete -c appearancectl -n \"\(condition)\" -a \(sub.name) -d \(fishQuoted(sub.summary))\n"
         }
-        switch c.operand {
-        case .words(let w): s += "complete -c appearancectl -n \"\(condition)\" -a \"\(w.joined(separator: " "))\"\n"
-        case .files, .plists: s += "complete -c appearancectl -n \"\(condition)\" -F\n"
-        case .daemon(let what): s += "complete -c appearancectl -n \"\(condition)\" -a \"(__appearancectl_list \(what.rawValue))\"\n"
-        case .nothing, .command: break
-        }
-        for t in c.then {
-            let condition = "__fish_seen_subcommand_from \(c.name); and __fish_seen_subcommand_from \(t.after)"
-            switch t.operands {
-            case .words(let w): s += "complete -c appearancectl -n \"\(condition)\" -a \"\(w.joined(separator: " "))\"\n"
-            case .daemon(let what): s += "complete -c appearancectl -n \"\(condition)\" -a \"(__appearancectl_list \(what.rawValue))\"\n"
-            case .files, .plists: s += "complete -c appearancectl -n \"\(condition)\" -F\n"
-            case .nothing, .command: break
-            }
-        }
+        s += fishOperands(c.operand, condition)
+        for t in c.then { s += fishOperands(t.operands, "__fish_seen_subcommand_from \(c.name); and __fish_seen_subcommand_from \(t.after)") }
     }
     for o in Table.options {
         let names = o.names.map { $0.hasPrefix("--") ? "-l \($0.dropFirst(2))" : "-s \($0.dropFirst())" }.joined(separator: " ")

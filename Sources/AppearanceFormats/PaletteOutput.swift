@@ -120,8 +120,11 @@ extension String {
 }
 
 /// A name for a terminal: control characters (an escape sequence in a token's name) shown as \u{…}, as
-/// appearancectl shows every name it prints.
-func terminalSafe(_ text: String) -> String {
-    String(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F || (0x80...0x9F).contains($0.value)
+/// appearancectl shows every name it prints. `c1: false` leaves 0x80-0x9F as they are: enough for a file
+/// name in a TOML comment (`commentSafe`), which a newline would end, injecting TOML.
+func terminalSafe(_ text: String, c1: Bool = true) -> String {
+    String(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F || (c1 && (0x80...0x9F).contains($0.value))
         ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined())
 }
+
+func commentSafe(_ name: String) -> String { terminalSafe(name, c1: false) }

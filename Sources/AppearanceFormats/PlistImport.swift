@@ -188,9 +188,3 @@ public func convertLFL(light: String, lightFile: String, dark: String, darkFile:
     }
     return ImportResult(toml: out, onlyLight: onlyLight, onlyDark: onlyDark)
 }
-
-/// A file name inside a TOML comment: a newline in it would end the comment and inject TOML, so control
-/// characters are written as \u{…}.
-func commentSafe(_ name: String) -> String {
-    String(name.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined())
-}

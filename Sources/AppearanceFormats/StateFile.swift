@@ -34,11 +34,7 @@ public enum StateFile {
 
         public init(override: Override, temporary: TemporaryOverride? = nil, apps: [String: Mode] = [:],
                     nextChange: NextChange? = nil, dropped: [String] = []) {
-            self.override = override
-            self.temporary = temporary
-            self.apps = apps
-            self.nextChange = nextChange
-            self.dropped = dropped
+            (self.override, self.temporary, self.apps, self.nextChange, self.dropped) = (override, temporary, apps, nextChange, dropped)
         }
     }
 

@@ -30,9 +30,7 @@ public final class AppearanceConnection {
     public init(socketPath: String? = nil, timeout: Double = AppearanceConnection.defaultTimeout,
                 app: String? = nil) throws(AppearanceError) {
         let path = SocketLocation.resolve(explicit: socketPath).path
-        self.socketPath = path
-        self.timeout = timeout
-        self.app = app
+        (self.socketPath, self.timeout, self.app) = (path, timeout, app)
         socket = try Self.connect(path, deadline: Deadline(seconds: timeout))
         buffer = .allocate(byteCount: 16 * 1024, alignment: 16)
     }

@@ -54,9 +54,7 @@ public struct Request: Equatable, Sendable {
     public var app: String?
 
     public init(id: JSON?, call: Call, app: String? = nil) {
-        self.id = id
-        self.call = call
-        self.app = app
+        (self.id, self.call, self.app) = (id, call, app)
     }
 
     /// The request as one line, newline included.
