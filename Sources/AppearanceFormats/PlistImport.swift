@@ -66,18 +66,16 @@ public func readFlatPlist(_ text: String, file: String) throws(ImportError) -> [
             out += rest[..<amp]
             guard let semi = rest[amp...].firstIndex(of: ";") else { throw fail("unterminated entity") }
             let name = rest[rest.index(after: amp)..<semi]
-            switch name {
-            case "amp": out += "&"
-            case "lt": out += "<"
-            case "gt": out += ">"
-            case "quot": out += "\""
-            case "apos": out += "'"
-            default:
-                let code: UInt32? = name.hasPrefix("#x") ? UInt32(name.dropFirst(2), radix: 16)
-                    : name.hasPrefix("#") ? UInt32(name.dropFirst()) : nil
-                guard let code, let scalar = Unicode.Scalar(code) else { throw fail("unknown entity &\(name);") }
-                out.unicodeScalars.append(scalar)
+            let code: UInt32? = switch name {
+            case "amp": 0x26
+            case "lt": 0x3C
+            case "gt": 0x3E
+            case "quot": 0x22
+            case "apos": 0x27
+            default: name.hasPrefix("#x") ? UInt32(name.dropFirst(2), radix: 16) : name.hasPrefix("#") ? UInt32(name.dropFirst()) : nil
             }
+            guard let code, let scalar = Unicode.Scalar(code) else { throw fail("unknown entity &\(name);") }
+            out.unicodeScalars.append(scalar)
             rest = rest[rest.index(after: semi)...]
         }
         return out + rest

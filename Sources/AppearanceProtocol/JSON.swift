@@ -14,14 +14,12 @@ public enum JSON: Equatable, Sendable {
 
     public static func == (a: JSON, b: JSON) -> Bool {
         switch (a, b) {
-        case (.null, .null): return true
-        case let (.bool(x), .bool(y)): return x == y
-        case let (.number(x), .number(y)): return x == y
-        case let (.string(x), .string(y)): return x == y
-        case let (.array(x), .array(y)): return x == y
-        case let (.object(x), .object(y)):
-            return x.count == y.count && zip(x, y).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
-        default: return false
+        case (.null, .null): true
+        case let (.bool(x), .bool(y)): x == y
+        case let (.number(x), .number(y)), let (.string(x), .string(y)): x == y
+        case let (.array(x), .array(y)): x == y
+        case let (.object(x), .object(y)): x.count == y.count && zip(x, y).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+        default: false
         }
     }
 
@@ -221,9 +219,7 @@ private struct Reader {
             let e = b[i]
             i += 1
             switch e {
-            case UInt8(ascii: "\""): out.append(0x22)
-            case UInt8(ascii: "\\"): out.append(0x5C)
-            case UInt8(ascii: "/"): out.append(0x2F)
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(e)
             case UInt8(ascii: "b"): out.append(0x08)
             case UInt8(ascii: "f"): out.append(0x0C)
             case UInt8(ascii: "n"): out.append(0x0A)

@@ -37,8 +37,6 @@ func watchExec(socket: String?, app: String?, command: [String], initial: Bool) 
     Posix.exit(Exit.ok)
 }
 
-func note(_ message: String) { Posix.printError("appearancectl: \(message)\n") }
-
 /// Runs the command once for `mode` and waits for it; a failure is reported, never fatal.
 func run(_ command: [String], _ mode: Mode) async {
     let child: Spawned

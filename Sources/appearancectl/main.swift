@@ -26,6 +26,15 @@ func out(_ s: String) {
     do { try Descriptor.standardOutput.writeAll(s + "\n") } catch { Posix.exit(Exit.ok) }
 }
 
+/// `appearancectl: MESSAGE` on stderr.
+func note(_ message: String) { Posix.printError("appearancectl: \(message)\n") }
+
+/// `appearancectl: MESSAGE` on stderr, and the end of the run with `code`.
+func stop(_ code: Int32, _ message: String) -> Never {
+    note(message)
+    Posix.exit(code)
+}
+
 func usageError(_ message: String) -> Never {
     Posix.printError("appearancectl: \(message)\nTry 'appearancectl help'.\n")
     Posix.exit(Exit.usage)
@@ -106,7 +115,7 @@ func watchLines(_ w: Watch, socket: String?) -> Never {
 /// After `get`'s mode: the mode is right for what is in force, but the config the user wrote is not in force
 /// (a `get` reply carries why): said on stderr, so a prompt keeps its one word on stdout.
 func warnOfConfigProblem(_ s: AppearanceState) {
-    if let problem = s.configProblem { Posix.printError("appearancectl: appearanced is not using its config: \(problem)\n") }
+    if let problem = s.configProblem { note("appearanced is not using its config: \(problem)") }
 }
 
 func printState(_ s: AppearanceState, json: Bool) {
@@ -122,11 +131,11 @@ func sayWhatEndsIt(_ s: AppearanceState, _ c: AppearanceConnection) {
     var next = detail.firstRange(of: " until ").map { String(detail[$0.upperBound...].prefix { $0 != "(" }) } ?? ""
     while next.last == " " { next.removeLast() }
     if !next.isEmpty {
-        Posix.printError("appearancectl: \(t.mode.rawValue) until the schedule's next change at \(next), or until the desktop's own setting changes if that comes first\n")
+        note("\(t.mode.rawValue) until the schedule's next change at \(next), or until the desktop's own setting changes if that comes first")
     } else if s.system == .unavailable {
-        Posix.printError("appearancectl: \(t.mode.rawValue): nothing automatic is set up (no schedule, and the desktop gives no answer): this lasts until appearancectl set system\n")
+        note("\(t.mode.rawValue): nothing automatic is set up (no schedule, and the desktop gives no answer): this lasts until appearancectl set system")
     } else {
-        Posix.printError("appearancectl: \(t.mode.rawValue) until the desktop's own setting changes (appearancectl set system ends it now)\n")
+        note("\(t.mode.rawValue) until the desktop's own setting changes (appearancectl set system ends it now)")
     }
 }
 
@@ -243,16 +252,14 @@ case .color(let token, let variant, let colorFormat):
     switch resolveOne(token, variant, socket: socket) {
     case .color(let c): out(format(c, colorFormat))
     case .asset(let path):
-        Posix.printError("appearancectl: \"\(token)\" is an asset (\(path)), not a color: use appearancectl asset\n")
-        Posix.exit(Exit.rejected)
+        stop(Exit.rejected, "\"\(token)\" is an asset (\(path)), not a color: use appearancectl asset")
     }
 
 case .asset(let name, let variant):
     switch resolveOne(name, variant, socket: socket) {
     case .asset(let path): out(path)
     case .color(let c):
-        Posix.printError("appearancectl: \"\(name)\" is a color (\(c.hex)), not an asset: use appearancectl color\n")
-        Posix.exit(Exit.rejected)
+        stop(Exit.rejected, "\"\(name)\" is a color (\(c.hex)), not an asset: use appearancectl color")
     }
 
 case .paletteImport(let lightFile, let darkFile, let outputFile, let force):
@@ -261,14 +268,13 @@ case .paletteImport(let lightFile, let darkFile, let outputFile, let force):
     do {
         result = try convertLFL(light: readFile(lightFile), lightFile: lightFile, dark: readFile(darkFile), darkFile: darkFile)
     } catch {
-        Posix.printError("appearancectl: \(shown("\(error)"))\n")
-        Posix.exit(Exit.rejected)
+        stop(Exit.rejected, shown("\(error)"))
     }
     if let outputFile { writeFile(outputFile, result.toml) } else { print(result.toml, terminator: "") }
     for (file, keys) in [(lightFile, result.onlyLight), (darkFile, result.onlyDark)] where !keys.isEmpty {
-        Posix.printError("appearancectl: only in \(shown(file)) (kept for both modes): \(shown(keys.joined(separator: ", ")))\n")
+        note("only in \(shown(file)) (kept for both modes): \(shown(keys.joined(separator: ", ")))")
     }
-    if let outputFile { Posix.printError("appearancectl: wrote \(shown(outputFile)) (\(result.tokens) token\(result.tokens == 1 ? "" : "s"))\n") }
+    if let outputFile { note("wrote \(shown(outputFile)) (\(result.tokens) token\(result.tokens == 1 ? "" : "s"))") }
 
 case .palettePreview(let contrast, let choice):
     let c = connect(socket)
@@ -300,10 +306,7 @@ case .reload:
     let reply = ask(try connect(socket).reload())
     out("reloaded \(shown(reply.config))")
     // A palette with a mistake is not taken: say what stays in force, and that the reload did not all work.
-    if !reply.paletteUsed {
-        Posix.printError("appearancectl: palette \(shown(reply.palette))\n")
-        Posix.exit(Exit.rejected)
-    }
+    if !reply.paletteUsed { stop(Exit.rejected, "palette \(shown(reply.palette))") }
 
 case .importDarkman(let given, let outputFile, let force, let merge):
     let merging = merge && outputFile.map(FileSystem.exists) == true
@@ -315,8 +318,8 @@ case .importDarkman(let given, let outputFile, let force, let merge):
         mergeInto(outputFile, result)
     } else {
         if let outputFile { writeFile(outputFile, result.toml) } else { print(result.toml, terminator: "") }
-        for note in result.notes { Posix.printError("appearancectl: \(shown(note))\n") }
-        if let outputFile { Posix.printError("appearancectl: wrote \(shown(outputFile)) (\(result.settings) setting\(result.settings == 1 ? "" : "s"))\n") }
+        for n in result.notes { note(shown(n)) }
+        if let outputFile { note("wrote \(shown(outputFile)) (\(result.settings) setting\(result.settings == 1 ? "" : "s"))") }
     }
 }
 Posix.exit(Exit.ok)
