@@ -154,6 +154,7 @@ private struct Parser {
         func none() throws(UsageError) {
             if let extra = operands.first { throw UsageError("\(command): unexpected argument \"\(extra)\"") }
         }
+        if Table.commandsWithoutOperands.contains(command) { try none() }
         func one(_ what: String) throws(UsageError) -> String {
             guard operands.count == 1 else {
                 throw UsageError(operands.isEmpty ? "\(command): missing \(what)" : "\(command): too many arguments")
@@ -172,12 +173,8 @@ private struct Parser {
             if operands.count > 1 { throw UsageError("help: unexpected argument \"\(operands[1])\" (help takes one command)") }
             guard Table.commandNames.contains(name) else { throw UsageError("help: " + unknownCommand(name)) }
             return .commandHelp(name)
-        case "get":
-            try none()
-            return .get(app: try app(environment: environment), json: json)
-        case "status":
-            try none()
-            return .status(json: json)
+        case "get": return .get(app: try app(environment: environment), json: json)
+        case "status": return .status(json: json)
         case "set":
             let word = try one("mode (dark, light or system)")
             guard let o = Override(rawValue: word) else { throw UsageError("set: invalid mode \"\(word)\" (expected dark, light or system)") }
@@ -188,18 +185,11 @@ private struct Parser {
             }
             return .set(o, lifetime: lifetime, app: app, json: json)
         case "toggle":
-            try none()
             let app = try app(environment: environment)
             return .toggle(lifetime: try lifetime(command, app: app), app: app, json: json)
-        case "log":
-            try none()
-            return .log(count: values["-n"].flatMap { Int($0) }, app: values["--app"], json: json)
-        case "reload":
-            try none()
-            return .reload
-        case "schedule":
-            try none()
-            return .schedule(days: values["--days"].flatMap { Int($0) } ?? Call.defaultScheduleDays, json: json)
+        case "log": return .log(count: values["-n"].flatMap { Int($0) }, app: values["--app"], json: json)
+        case "reload": return .reload
+        case "schedule": return .schedule(days: values["--days"].flatMap { Int($0) } ?? Call.defaultScheduleDays, json: json)
         case "postpone":
             if flags.contains("--cancel") {
                 try none()
@@ -210,12 +200,8 @@ private struct Parser {
                 throw UsageError("postpone: invalid duration \"\(shown(text))\" (expected such as 30m, 1h or 1h30m, up to 1d)")
             }
             return .nextChange(.postpone(seconds: seconds), json: json)
-        case "skip":
-            try none()
-            return .nextChange(flags.contains("--cancel") ? .cancelSkip : .skip, json: json)
-        case "apps":
-            try none()
-            return .apps(json: json)
+        case "skip": return .nextChange(flags.contains("--cancel") ? .cancelSkip : .skip, json: json)
+        case "apps": return .apps(json: json)
         case "integrations":
             let force = flags.contains("--force")
             if force, operands.first != "enable" {
@@ -238,7 +224,6 @@ private struct Parser {
             }
             return verb == "enable" ? .integrations(enable: names, disable: [], force: force, json: json) : .integrations(enable: [], disable: names, json: json)
         case "watch":
-            try none()
             let app = try app(environment: environment)
             if execGiven {
                 if json { throw UsageError("watch: --json and --exec do not go together") }

@@ -87,6 +87,8 @@ public enum Table {
                                       "import-darkman", "completions", "help"]
     public static let subcommandScopes = ["palette import"]
 
+    /// The commands that take no operand (the same as `commands` says: tested).
+    public static let commandsWithoutOperands = ["get", "status", "toggle", "reload", "log", "schedule", "skip", "apps", "watch"]
     static let stateCommands = ["get", "status", "set", "toggle", "log", "schedule", "postpone", "skip", "apps", "integrations", "watch"]
     static let appCommands = ["get", "set", "toggle", "watch"]
     static let variantCommands = ["color", "asset", "palette"]

@@ -28,24 +28,21 @@ extension Config {
             throw ConfigError(path: path, line: max(typed, seen["location"] ?? typed), message:
                 "schedule: location = \"geoclue\" and latitude/longitude both give the place: keep one (a typed latitude and longitude, or location)")
         }
-        // With GeoClue the place comes later: offsets, one fixed time alone and over-desktop are as with a
-        // typed place.
-        if geoclue, let l = s.lightAt, l == s.darkAt {
-            throw ConfigError(path: path, line: seen["dark-at"] ?? line, message: "schedule: light-at and dark-at are the same time")
-        }
-        if geoclue { return (s, true) }
-        if (s.latitude == nil) != (s.longitude == nil) {
+        if !geoclue, (s.latitude == nil) != (s.longitude == nil) {
             let missing = s.latitude == nil ? "latitude" : "longitude"
             throw ConfigError(path: path, line: seen["latitude"] ?? seen["longitude"] ?? line,
                               message: "schedule: \(missing) is missing (the sun needs both latitude and longitude)")
         }
-        if s.latitude == nil, (s.lightAt == nil) != (s.darkAt == nil) {
+        if !geoclue, s.latitude == nil, (s.lightAt == nil) != (s.darkAt == nil) {
             throw ConfigError(path: path, line: seen["light-at"] ?? seen["dark-at"] ?? line,
                               message: "schedule: \(s.lightAt == nil ? "light-at" : "dark-at") is missing (without latitude and longitude both times are needed)")
         }
         if let l = s.lightAt, l == s.darkAt {
             throw ConfigError(path: path, line: seen["dark-at"] ?? line, message: "schedule: light-at and dark-at are the same time")
         }
+        // With GeoClue the place comes later: offsets, one fixed time alone and over-desktop are as with a
+        // typed place.
+        if geoclue { return (s, true) }
         if s.latitude == nil, s.sunriseOffset != 0 || s.sunsetOffset != 0 {
             let key = s.sunriseOffset != 0 ? "sunrise-offset" : "sunset-offset"
             throw ConfigError(path: path, line: seen[key] ?? line, message: "schedule: \(key) moves the sun's event: it needs latitude and longitude")
