@@ -34,6 +34,8 @@ public enum JSON: Equatable, Sendable {
     public var boolValue: Bool? { if case .bool(let b) = self { b } else { nil } }
     public var uint64Value: UInt64? { if case .number(let n) = self { UInt64(n) } else { nil } }
     public var intValue: Int? { if case .number(let n) = self { Int(n) } else { nil } }
+    /// A number that is finite as a Double (never an overflow to infinity).
+    public var doubleValue: Double? { if case .number(let n) = self, let d = Double(n), d.isFinite { d } else { nil } }
 }
 
 public struct JSONError: Error, Equatable, Sendable, CustomStringConvertible {
