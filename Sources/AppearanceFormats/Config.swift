@@ -89,12 +89,9 @@ public struct Config: Equatable, Sendable {
                 throw fail(quotedList(BackendPolicy.allCases.map(\.rawValue), last: "or"))
             }
             portalBackend = policy
-        case "hooks":
+        case "hooks", "darkman-dbus":
             guard let b = value.boolean else { throw fail("true or false") }
-            hooks = b
-        case "darkman-dbus":
-            guard let b = value.boolean else { throw fail("true or false") }
-            darkmanDBus = b
+            if key == "hooks" { hooks = b } else { darkmanDBus = b }
         case "hook-timeout":
             guard let v = value.float ?? value.integer.map(Double.init), v.isFinite, v > 0, v <= 3600 else {
                 throw fail("a number of seconds more than 0 and at most 3600")

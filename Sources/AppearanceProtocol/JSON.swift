@@ -187,14 +187,7 @@ private struct Reader {
         guard i + 4 <= b.count else { throw fail("truncated \\u escape") }
         var v: UInt32 = 0
         for _ in 0..<4 {
-            let c = b[i]
-            let d: UInt8
-            switch c {
-            case 0x30...0x39: d = c - 0x30
-            case 0x41...0x46: d = c - 0x41 + 10
-            case 0x61...0x66: d = c - 0x61 + 10
-            default: throw fail("invalid \\u escape")
-            }
+            guard let d = Character(Unicode.Scalar(b[i])).hexDigitValue else { throw fail("invalid \\u escape") }
             v = v << 4 | UInt32(d)
             i += 1
         }
