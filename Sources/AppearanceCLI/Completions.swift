@@ -17,15 +17,6 @@ private func header(_ shell: Shell) -> String {
         + "# by `appearancectl completions \(shell.rawValue)`: `make completions` writes it, do not edit it by hand.\n"
 }
 
-/// The scopes an option is offered in, each with the options it takes (global ones first), in table order.
-private var scopeNames: [String] {
-    Table.commands.flatMap { c in [c.name] + c.subcommands.map { "\(c.name) \($0.name)" } }
-}
-
-private func options(in scope: String) -> [OptionSpec] {
-    Table.options.filter { $0.scopes.contains(scope) }
-}
-
 /// The operands after a first one (`integrations enable NAME...`), by scope (`integrations enable`).
 private var thenScopes: [(scope: String, operands: Completion)] {
     Table.commands.flatMap { c in c.then.map { ("\(c.name) \($0.after)", $0.operands) } }
@@ -96,8 +87,9 @@ private func bashCompletion() -> String {
     s += "    if [[ $cur == -* ]]; then\n"
     s += "        local opts='\(global)'\n"
     s += "        case $scope in\n"
-    for scope in scopeNames {
-        let names = options(in: scope).flatMap(\.names)
+    // Each scope (a command, or a command and a subcommand) with the options it takes, in table order.
+    for scope in Table.commands.flatMap({ c in [c.name] + c.subcommands.map { "\(c.name) \($0.name)" } }) {
+        let names = Table.options.filter { $0.scopes.contains(scope) }.flatMap(\.names)
         guard !names.isEmpty else { continue }
         s += "            \(scope.contains(" ") ? "'\(scope)'" : scope)) opts+=' \(names.joined(separator: " "))' ;;\n"
     }

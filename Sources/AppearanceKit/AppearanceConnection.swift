@@ -27,12 +27,10 @@ public final class AppearanceConnection {
     /// Connects to `socketPath`, or to the path every client and the daemon agree on
     /// (`$APPEARANCED_SOCKET`, else `$XDG_RUNTIME_DIR/appearanced/socket`, …).
     /// - Parameter timeout: the bound on connecting and on each request (not on waiting for notifications).
-    public init(socketPath: String? = nil, timeout: Double = AppearanceConnection.defaultTimeout,
-                app: String? = nil) throws(AppearanceError) {
+    public convenience init(socketPath: String? = nil, timeout: Double = AppearanceConnection.defaultTimeout,
+                            app: String? = nil) throws(AppearanceError) {
         let path = SocketLocation.resolve(explicit: socketPath).path
-        (self.socketPath, self.timeout, self.app) = (path, timeout, app)
-        socket = try Self.connect(path, deadline: Deadline(seconds: timeout))
-        buffer = .allocate(byteCount: 16 * 1024, alignment: 16)
+        self.init(adopting: try Self.connect(path, deadline: Deadline(seconds: timeout)), path: path, timeout: timeout, app: app)
     }
 
     /// Takes over a connection on which a state request (`get`, `set`, `toggle`, id 1) was already written,
@@ -47,11 +45,8 @@ public final class AppearanceConnection {
         return try decoded(c.awaitReply(.int(1), deadline: deadline), AppearanceState.init(json:))
     }
 
-    private init(adopting socket: Descriptor, path: String, timeout: Double) {
-        socketPath = path
-        self.timeout = timeout
-        app = nil
-        self.socket = socket
+    private init(adopting socket: Descriptor, path: String, timeout: Double, app: String? = nil) {
+        (self.socket, socketPath, self.timeout, self.app) = (socket, path, timeout, app)
         buffer = .allocate(byteCount: 16 * 1024, alignment: 16)
     }
 
