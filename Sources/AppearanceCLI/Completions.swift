@@ -285,7 +285,8 @@ private func fishCompletion() -> String {
         s += "complete -c appearancectl -n \"not __fish_seen_subcommand_from $commands\" -a \(c.name) -d \(fishQuoted(c.summary))\n"
     }
     for c in Table.commands {
-        let exclude = c.subcommands.map(\.name) + (c.operand.words ?? [])
+        let words: [String] = if case .words(let w) = c.operand { w } else { [] }
+        let exclude = c.subcommands.map(\.name) + words
         let condition = "__fish_seen_subcommand_from \(c.name)" + (exclude.isEmpty ? "" : "; and not __fish_seen_subcommand_from \(exclude.joined(separator: " "))")
         for sub in c.subcommands {
             s += "complete -c appearancectl -n \"\(condition)\" -a \(sub.name) -d \(fishQuoted(sub.summary))\n"
@@ -307,13 +308,6 @@ private func fishCompletion() -> String {
         }
     }
     return s
-}
-
-private extension Completion {
-    var words: [String]? {
-        if case .words(let w) = self { return w }
-        return nil
-    }
 }
 
 extension String {

@@ -8,20 +8,17 @@ extension Config {
         var s = Schedule()
         var seen: [String: Int] = [:]
         var geoclue = false
-        for entry in table.entries {
-            seen[entry.key] = entry.value.line
-            if entry.key == "location" {
-                let expected = "expected " + quotedList(locationSources, last: "or")
-                    + " (or latitude and longitude instead of location)"
-                guard let text = entry.value.string else {
-                    throw ConfigError(path: path, line: entry.value.line, message: "schedule.location: \(expected), got \(shown(entry.value))")
-                }
+        for (key, v) in table.entries {
+            seen[key] = v.line
+            if key == "location" {
+                let expected = "expected " + quotedList(locationSources, last: "or") + " (or latitude and longitude instead of location)"
+                guard let text = v.string else { throw ConfigError(path: path, line: v.line, message: "schedule.location: \(expected), got \(shown(v))") }
                 guard locationSources.contains(text) else {
-                    throw ConfigError(path: path, line: entry.value.line, message: "schedule.location: unknown location \(text.debugDescription), \(expected)")
+                    throw ConfigError(path: path, line: v.line, message: "schedule.location: unknown location \(text.debugDescription), \(expected)")
                 }
                 geoclue = true
-            } else if let message = Self.apply(entry.key, entry.value, to: &s) {
-                throw ConfigError(path: path, line: entry.value.line, message: "schedule.\(entry.key): \(message)")
+            } else if let message = Self.apply(key, v, to: &s) {
+                throw ConfigError(path: path, line: v.line, message: "schedule.\(key): \(message)")
             }
         }
         if geoclue, let typed = seen["latitude"] ?? seen["longitude"] {

@@ -80,19 +80,17 @@ extension Config {
         -> (settings: [String: [String: String]], lines: [String: IntegrationLines]) {
         var all: [String: [String: String]] = [:]
         var lines: [String: IntegrationLines] = [:]
-        for entry in table.entries {
-            let name = entry.key
-            guard let settings = entry.value.table else {
-                throw ConfigError(path: path, line: entry.value.line, message: "integrations.\(name): expected a table of settings "
-                    + "([integrations.\(name)]), got \(shown(entry.value)); \(enablingHint)")
+        for (name, value) in table.entries {
+            guard let settings = value.table else {
+                throw ConfigError(path: path, line: value.line, message: "integrations.\(name): expected a table of settings "
+                    + "([integrations.\(name)]), got \(shown(value)); \(enablingHint)")
             }
             guard IntegrationName.isValid(name) else {
-                throw ConfigError(path: path, line: entry.value.line, message: "integrations.\(name): not an integration name (\(IntegrationName.rule))")
+                throw ConfigError(path: path, line: value.line, message: "integrations.\(name): not an integration name (\(IntegrationName.rule))")
             }
             var values: [String: String] = [:]
-            var where_ = IntegrationLines(table: entry.value.line)
-            for setting in settings.entries {
-                let v = setting.value, key = setting.key
+            var where_ = IntegrationLines(table: value.line)
+            for (key, v) in settings.entries {
                 let at = "integrations.\(name).\(key)"
                 guard isSettingName(key) else {
                     throw ConfigError(path: path, line: v.line, message: "\(at): a setting's name is 1-64 characters of a-z 0-9 -")

@@ -278,20 +278,17 @@ case .paletteImport(let lightFile, let darkFile, let outputFile, let force):
 
 case .palettePreview(let contrast, let choice):
     let c = connect(socket)
-    do {
-        let light = try c.palette(mode: .light, contrast: contrast)
-        let dark = try c.palette(mode: .dark, contrast: contrast)
-        // Colors only for a terminal that shows them: NO_COLOR (no-color.org), TERM=dumb and pipes get text.
-        let colored: Bool = switch choice {
-        case .always: true
-        case .never: false
-        case .auto: Descriptor.standardOutput.isTerminal && Posix.environment("NO_COLOR") == nil && Posix.environment("TERM") != "dumb"
-        }
-        out(PaletteOutput.preview(light: light, dark: dark, color: colored))
-    } catch { fail(error) }
+    let light = ask(try c.palette(mode: .light, contrast: contrast)), dark = ask(try c.palette(mode: .dark, contrast: contrast))
+    // Colors only for a terminal that shows them: NO_COLOR (no-color.org), TERM=dumb and pipes get text.
+    let colored: Bool = switch choice {
+    case .always: true
+    case .never: false
+    case .auto: Descriptor.standardOutput.isTerminal && Posix.environment("NO_COLOR") == nil && Posix.environment("TERM") != "dumb"
+    }
+    out(PaletteOutput.preview(light: light, dark: dark, color: colored))
 
 case .palette(let variant, let format):
-    do { out(render(try connect(socket).palette(mode: variant.mode, contrast: variant.contrast), as: format)) } catch { fail(error) }
+    out(render(ask(try connect(socket).palette(mode: variant.mode, contrast: variant.contrast)), as: format))
 
 case .apps(let json):
     for (app, mode) in ask(try connect(socket).apps()) {
