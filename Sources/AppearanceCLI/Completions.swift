@@ -36,6 +36,9 @@ private func bashWords(_ c: Completion) -> String? {
 }
 
 private func bashCompletion() -> String {
+    // Every option name that takes a value, long and short, once.
+    var seen: Set<String> = []
+    let valueNames = Table.options.filter { $0.value != nil && $0.completion != .command }.flatMap(\.names).filter { seen.insert($0).inserted }
     var s = header(.bash)
     s += """
         # Words from the running daemon (nothing when none answers within appearancectl's 0.5 s), on the
@@ -58,7 +61,7 @@ private func bashCompletion() -> String {
             for ((i = 1; i < COMP_CWORD; i++)); do
                 word=${COMP_WORDS[i]}
                 case $word in
-                    \(Table.valueNames.joined(separator: "|")))
+                    \(valueNames.joined(separator: "|")))
                         ((i++)); [[ ${COMP_WORDS[i]} == = ]] && ((i++))
                         [[ $word == --socket ]] && socket=${COMP_WORDS[i]}
                         continue ;;

@@ -132,13 +132,4 @@ public enum Table {
     static func command(_ name: String) -> CommandSpec? {
         commands.first { $0.name == name }
     }
-
-    /// Every option name with a value, long and short.
-    static var valueNames: [String] {
-        var seen: [String] = []
-        for o in options where o.value != nil && o.completion != .command {
-            for n in o.names where !seen.contains(n) { seen.append(n) }
-        }
-        return seen
-    }
 }

@@ -61,11 +61,8 @@ func printIntegrations(_ list: [IntegrationInfo], json: Bool) {
         return
     }
     for (info, f) in zip(list, facts(list)) {
+        if json { out(integrationJSON(info, f).text); continue }
         let d = f.description
-        if json {
-            out(integrationJSON(info, f).text)
-            continue
-        }
         out("""
             \(info.name): \(info.enabled ? "enabled" : "off")\(info.app == info.name ? "" : " (follows app \(info.app))")
               program:  \(f.availability)

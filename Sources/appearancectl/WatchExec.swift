@@ -40,12 +40,7 @@ func watchExec(socket: String?, app: String?, command: [String], initial: Bool) 
 /// Runs the command once for `mode` and waits for it; a failure is reported, never fatal.
 func run(_ command: [String], _ mode: Mode) async {
     let child: Spawned
-    switch spawn(command, mode) {
-    case .success(let c): child = c
-    case .failure(let e):
-        note("watch: cannot run \(command[0]): \(e.message)")
-        return
-    }
+    do { child = try spawn(command, mode).get() } catch { return note("watch: cannot run \(command[0]): \(error.message)") }
     let status: ExitStatus = await withCheckedContinuation { done in
         DispatchQueue.global().async { done.resume(returning: child.wait()) }
     }
