@@ -42,24 +42,13 @@ public struct IntegrationDescription: Equatable, Sendable {
     /// start with a setting's name. Semicolons inside the parentheses do not split.
     static func keys(of settings: String) -> [String]? {
         if settings.trimmingSpaces == "none" { return [] }
-        var entries: [String] = [], current = "", depth = 0
+        var entries = [""], depth = 0
         for c in settings {
             if c == "(" { depth += 1 } else if c == ")" { depth = max(0, depth - 1) }
-            if c == ";", depth == 0 {
-                entries.append(current)
-                current = ""
-            } else {
-                current.append(c)
-            }
+            if c == ";", depth == 0 { entries.append("") } else { entries[entries.count - 1].append(c) }
         }
-        entries.append(current)
-        var keys: [String] = []
-        for entry in entries {
-            let key = String(entry.trimmingSpaces.prefix { $0 != " " && $0 != "(" })
-            guard Config.isSettingName(key) else { return nil }
-            keys.append(key)
-        }
-        return keys
+        let keys = entries.map { String($0.trimmingSpaces.prefix { $0 != " " && $0 != "(" }) }
+        return keys.allSatisfy(Config.isSettingName) ? keys : nil
     }
 }
 

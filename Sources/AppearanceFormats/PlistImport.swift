@@ -19,10 +19,7 @@ public func readFlatPlist(_ text: String, file: String) throws(ImportError) -> [
         for k in i..<min(i + n, b.count) where b[k] == 0x0A { line += 1 }
         i = min(i + n, b.count)
     }
-    func starts(_ s: String) -> Bool {
-        let u = Array(s.utf8)
-        return i + u.count <= b.count && Array(b[i..<(i + u.count)]) == u
-    }
+    func starts(_ s: String) -> Bool { b[i...].starts(with: s.utf8) }
     func skip(until s: String) throws(ImportError) {
         while i < b.count && !starts(s) { advance(1) }
         guard i < b.count else { throw fail("unterminated markup (no \"\(s)\")") }

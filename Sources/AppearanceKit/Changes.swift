@@ -138,14 +138,10 @@ struct SubscriptionLoop: Sendable {
         var backoff = Backoff.client
         while true {
             switch session() {
-            case .cancelled:
-                continuation.finish()
-                return
-            case .fatal(let e):
-                continuation.finish(throwing: e)
-                return
+            case .cancelled: return continuation.finish()
+            case .fatal(let e): return continuation.finish(throwing: e)
             case .lost(let e, let subscribed):
-                guard reconnect else { continuation.finish(throwing: e); return }
+                guard reconnect else { return continuation.finish(throwing: e) }
                 if !outage {
                     outage = true
                     continuation.yield(.connectionLost(e))
