@@ -17,13 +17,9 @@ private func header(_ shell: Shell) -> String {
         + "# by `appearancectl completions \(shell.rawValue)`: `make completions` writes it, do not edit it by hand.\n"
 }
 
-/// The scopes an option is offered in, each with the options it takes (global ones first), in table order.
-private var scopeNames: [String] {
-    Table.commands.flatMap { c in [c.name] + c.subcommands.map { "\(c.name) \($0.name)" } }
-}
-
-private func options(in scope: String) -> [OptionSpec] {
-    Table.options.filter { $0.scopes.contains(scope) }
+/// The operands after a first one (`integrations enable NAME...`), by scope (`integrations enable`).
+private var thenScopes: [(scope: String, operands: Completion)] {
+    Table.commands.flatMap { c in c.then.map { ("\(c.name) \($0.after)", $0.operands) } }
 }
 
 // MARK: bash
@@ -40,6 +36,9 @@ private func bashWords(_ c: Completion) -> String? {
 }
 
 private func bashCompletion() -> String {
+    // Every option name that takes a value, long and short, once.
+    var seen: Set<String> = []
+    let valueNames = Table.options.filter { $0.value != nil && $0.completion != .command }.flatMap(\.names).filter { seen.insert($0).inserted }
     var s = header(.bash)
     s += """
         # Words from the running daemon (nothing when none answers within appearancectl's 0.5 s), on the
@@ -62,7 +61,7 @@ private func bashCompletion() -> String {
             for ((i = 1; i < COMP_CWORD; i++)); do
                 word=${COMP_WORDS[i]}
                 case $word in
-                    \(Table.valueNames.joined(separator: "|")))
+                    \(valueNames.joined(separator: "|")))
                         ((i++)); [[ ${COMP_WORDS[i]} == = ]] && ((i++))
                         [[ $word == --socket ]] && socket=${COMP_WORDS[i]}
                         continue ;;
@@ -91,8 +90,9 @@ private func bashCompletion() -> String {
     s += "    if [[ $cur == -* ]]; then\n"
     s += "        local opts='\(global)'\n"
     s += "        case $scope in\n"
-    for scope in scopeNames {
-        let names = options(in: scope).flatMap(\.names)
+    // Each scope (a command, or a command and a subcommand) with the options it takes, in table order.
+    for scope in Table.commands.flatMap({ c in [c.name] + c.subcommands.map { "\(c.name) \($0.name)" } }) {
+        let names = Table.options.filter { $0.scopes.contains(scope) }.flatMap(\.names)
         guard !names.isEmpty else { continue }
         s += "            \(scope.contains(" ") ? "'\(scope)'" : scope)) opts+=' \(names.joined(separator: " "))' ;;\n"
     }
@@ -108,12 +108,10 @@ private func bashCompletion() -> String {
         s += "            \(c.name)) \(action) ;;\n"
     }
     s += "        esac\n"
-    let then = Table.commands.flatMap { c in c.then.map { (scope: "\(c.name) \($0.after)", operands: $0.operands) } }
-    if !then.isEmpty {
-        // The operands after a first one (`integrations enable NAME...`).
+    if !thenScopes.isEmpty {
         s += "    else\n"
         s += "        case \"$command $sub\" in\n"
-        for t in then {
+        for t in thenScopes {
             guard let action = bashWords(t.operands), !action.isEmpty else { continue }
             s += "            '\(t.scope)') \(action) ;;\n"
         }
@@ -187,8 +185,7 @@ private func zshCompletion() -> String {
         }
         s += "  \(spec)' \\\n"
     }
-    let then = Table.commands.flatMap { c in c.then.map { (scope: "\(c.name) \($0.after)", operands: $0.operands) } }
-    s += "  '1:command:->command' \\\n  '2:argument:->argument'" + (then.isEmpty ? "" : " \\\n  '*:argument:->rest'") + " && return\n\n"
+    s += "  '1:command:->command' \\\n  '2:argument:->argument'" + (thenScopes.isEmpty ? "" : " \\\n  '*:argument:->rest'") + " && return\n\n"
     s += "case $state in\n"
     s += "  command) _describe -t commands command commands ;;\n"
     s += "  argument)\n    case $line[1] in\n"
@@ -204,10 +201,9 @@ private func zshCompletion() -> String {
         }
     }
     s += "    esac ;;\n"
-    if !then.isEmpty {
-        // The operands after a first one (`integrations enable NAME...`).
+    if !thenScopes.isEmpty {
         s += "  rest)\n    case \"$line[1] $line[2]\" in\n"
-        for t in then {
+        for t in thenScopes {
             let action = zshAction(t.operands, state: nil)
             guard !action.isEmpty else { continue }
             s += "      '\(t.scope)') \(action.hasPrefix("(") ? "_values argument " + action.dropFirst().dropLast() : action) ;;\n"
@@ -254,6 +250,18 @@ private func fishValue(_ c: Completion) -> String {
     }
 }
 
+/// The line offering `c`'s words or files where `condition` holds; none for nothing to offer.
+private func fishOperands(_ c: Completion, _ condition: String) -> String {
+    let offer: String
+    switch c {
+    case .words(let w): offer = "-a \"\(w.joined(separator: " "))\""
+    case .files, .plists: offer = "-F"
+    case .daemon(let what): offer = "-a \"(__appearancectl_list \(what.rawValue))\""
+    case .nothing, .command: return ""
+    }
+    return "complete -c appearancectl -n \"\(condition)\" \(offer)\n"
+}
+
 private func fishCompletion() -> String {
     var s = header(.fish)
     s += "set -l commands \(Table.commands.map(\.name).joined(separator: " "))\n"
@@ -280,26 +288,14 @@ private func fishCompletion() -> String {
         s += "complete -c appearancectl -n \"not __fish_seen_subcommand_from $commands\" -a \(c.name) -d \(fishQuoted(c.summary))\n"
     }
     for c in Table.commands {
-        let exclude = c.subcommands.map(\.name) + (c.operand.words ?? [])
+        let words: [String] = if case .words(let w) = c.operand { w } else { [] }
+        let exclude = c.subcommands.map(\.name) + words
         let condition = "__fish_seen_subcommand_from \(c.name)" + (exclude.isEmpty ? "" : "; and not __fish_seen_subcommand_from \(exclude.joined(separator: " "))")
         for sub in c.subcommands {
             s += "complete -c appearancectl -n \"\(condition)\" -a \(sub.name) -d \(fishQuoted(sub.summary))\n"
         }
-        switch c.operand {
-        case .words(let w): s += "complete -c appearancectl -n \"\(condition)\" -a \"\(w.joined(separator: " "))\"\n"
-        case .files, .plists: s += "complete -c appearancectl -n \"\(condition)\" -F\n"
-        case .daemon(let what): s += "complete -c appearancectl -n \"\(condition)\" -a \"(__appearancectl_list \(what.rawValue))\"\n"
-        case .nothing, .command: break
-        }
-        for t in c.then {
-            let condition = "__fish_seen_subcommand_from \(c.name); and __fish_seen_subcommand_from \(t.after)"
-            switch t.operands {
-            case .words(let w): s += "complete -c appearancectl -n \"\(condition)\" -a \"\(w.joined(separator: " "))\"\n"
-            case .daemon(let what): s += "complete -c appearancectl -n \"\(condition)\" -a \"(__appearancectl_list \(what.rawValue))\"\n"
-            case .files, .plists: s += "complete -c appearancectl -n \"\(condition)\" -F\n"
-            case .nothing, .command: break
-            }
-        }
+        s += fishOperands(c.operand, condition)
+        for t in c.then { s += fishOperands(t.operands, "__fish_seen_subcommand_from \(c.name); and __fish_seen_subcommand_from \(t.after)") }
     }
     for o in Table.options {
         let names = o.names.map { $0.hasPrefix("--") ? "-l \($0.dropFirst(2))" : "-s \($0.dropFirst())" }.joined(separator: " ")
@@ -315,13 +311,6 @@ private func fishCompletion() -> String {
         }
     }
     return s
-}
-
-private extension Completion {
-    var words: [String]? {
-        if case .words(let w) = self { return w }
-        return nil
-    }
 }
 
 extension String {

@@ -32,20 +32,17 @@ public struct DaemonInvocation: Equatable, Sendable {
 public enum DaemonOptions {
     /// Every option appearanced takes (`scopes` is unused: it has no commands).
     public static let table: [OptionSpec] = [
-        OptionSpec(names: ["--config"], value: "PATH", completion: .files, scopes: [],
-                   summary: "config file (default: $XDG_CONFIG_HOME/appearanced/config.toml)"),
-        OptionSpec(names: ["--socket"], value: "PATH", completion: .files, scopes: [],
-                   summary: "socket to listen on (default: $APPEARANCED_SOCKET, else $XDG_RUNTIME_DIR/appearanced/socket)"),
-        OptionSpec(names: ["--log-level"], value: "LEVEL", completion: .words(["error", "warning", "notice", "info", "debug"]), scopes: [],
-                   summary: "error, warning, notice, info or debug (default: info, or the config's log-level)"),
-        OptionSpec(names: ["--state-dir"], value: "DIR", completion: .files, scopes: [],
-                   summary: "a trial instance: its state and socket in DIR; no hooks, desktop setting, portal or bus names"),
-        OptionSpec(names: ["--hooks"], value: nil, completion: .nothing, scopes: [],
-                   summary: "with --state-dir, run the hooks all the same"),
-        OptionSpec(names: ["--check"], value: nil, completion: .nothing, scopes: [],
-                   summary: "check the config and the palette, print the first problem or \"ok\", exit 0 or 78"),
-        OptionSpec(names: ["--version"], value: nil, completion: .nothing, scopes: [], summary: "print the version and exit"),
-        OptionSpec(names: ["--help", "-h"], value: nil, completion: .nothing, scopes: [], summary: "print this help and exit"),
+        OptionSpec(["--config"], "config file (default: $XDG_CONFIG_HOME/appearanced/config.toml)", value: "PATH", .files),
+        OptionSpec(["--socket"], "socket to listen on (default: $APPEARANCED_SOCKET, else $XDG_RUNTIME_DIR/appearanced/socket)",
+                   value: "PATH", .files),
+        OptionSpec(["--log-level"], "error, warning, notice, info or debug (default: info, or the config's log-level)",
+                   value: "LEVEL", .words(["error", "warning", "notice", "info", "debug"])),
+        OptionSpec(["--state-dir"], "a trial instance: its state and socket in DIR; no hooks, desktop setting, portal or bus names",
+                   value: "DIR", .files),
+        OptionSpec(["--hooks"], "with --state-dir, run the hooks all the same"),
+        OptionSpec(["--check"], "check the config and the palette, print the first problem or \"ok\", exit 0 or 78"),
+        OptionSpec(["--version"], "print the version and exit"),
+        OptionSpec(["--help", "-h"], "print this help and exit"),
     ]
 
     /// Reads the arguments (without the program name): `--name VALUE` and `--name=VALUE` alike; appearanced

@@ -66,15 +66,8 @@ public struct Watch: Equatable, Sendable {
     }
 }
 
-/// The appearance a palette value is resolved for; what is nil is taken from the current state.
-public struct ResolveFor: Equatable, Sendable {
-    public var mode: Mode?
-    public var contrast: Contrast?
-
-    public init(mode: Mode? = nil, contrast: Contrast? = nil) {
-        (self.mode, self.contrast) = (mode, contrast)
-    }
-}
+/// The appearance a palette value is resolved for: the protocol's, what is nil taken from the current state.
+public typealias ResolveFor = VariantRequest
 
 public enum ColorFormat: String, CaseIterable, Sendable {
     /// `#262626`, or `#26262699` when translucent.

@@ -89,10 +89,7 @@ private struct Parser {
             throw UsageError("missing command (\(Table.commandNames.dropLast().joined(separator: ", ")))")
         }
         // By name, not through `Table.commands`: building that table costs more than a whole `get` (measured).
-        guard Table.commandNames.contains(command) else {
-            let names = Table.commandNames
-            throw UsageError("unknown command \"\(command)\" (expected \(names.dropLast().joined(separator: ", ")) or \(names.last!))")
-        }
+        guard Table.commandNames.contains(command) else { throw UsageError(unknownCommand(command)) }
         let rest = Array(operands.dropFirst())
         let scope = rest.first.flatMap { Table.subcommandScopes.contains("\(command) \($0)") ? "\(command) \($0)" : nil } ?? command
         try checkScopes(command: command, scope: scope)
@@ -157,27 +154,27 @@ private struct Parser {
         func none() throws(UsageError) {
             if let extra = operands.first { throw UsageError("\(command): unexpected argument \"\(extra)\"") }
         }
+        if Table.commandsWithoutOperands.contains(command) { try none() }
         func one(_ what: String) throws(UsageError) -> String {
             guard operands.count == 1 else {
                 throw UsageError(operands.isEmpty ? "\(command): missing \(what)" : "\(command): too many arguments")
             }
             return operands[0]
         }
+        /// `--format`, `fallback` when not given.
+        func format<F: RawRepresentable<String>>(_ fallback: F, expected: String) throws(UsageError) -> F {
+            guard let name = values["--format"] else { return fallback }
+            guard let f = F(rawValue: name) else { throw UsageError("\(command): invalid --format \"\(name)\" (expected \(expected))") }
+            return f
+        }
         switch command {
         case "help":
             guard let name = operands.first else { return .help }
             if operands.count > 1 { throw UsageError("help: unexpected argument \"\(operands[1])\" (help takes one command)") }
-            guard Table.commandNames.contains(name) else {
-                let names = Table.commandNames
-                throw UsageError("help: unknown command \"\(name)\" (expected \(names.dropLast().joined(separator: ", ")) or \(names.last!))")
-            }
+            guard Table.commandNames.contains(name) else { throw UsageError("help: " + unknownCommand(name)) }
             return .commandHelp(name)
-        case "get":
-            try none()
-            return .get(app: try app(environment: environment), json: json)
-        case "status":
-            try none()
-            return .status(json: json)
+        case "get": return .get(app: try app(environment: environment), json: json)
+        case "status": return .status(json: json)
         case "set":
             let word = try one("mode (dark, light or system)")
             guard let o = Override(rawValue: word) else { throw UsageError("set: invalid mode \"\(word)\" (expected dark, light or system)") }
@@ -188,18 +185,11 @@ private struct Parser {
             }
             return .set(o, lifetime: lifetime, app: app, json: json)
         case "toggle":
-            try none()
             let app = try app(environment: environment)
             return .toggle(lifetime: try lifetime(command, app: app), app: app, json: json)
-        case "log":
-            try none()
-            return .log(count: values["-n"].flatMap { Int($0) }, app: values["--app"], json: json)
-        case "reload":
-            try none()
-            return .reload
-        case "schedule":
-            try none()
-            return .schedule(days: values["--days"].flatMap { Int($0) } ?? Call.defaultScheduleDays, json: json)
+        case "log": return .log(count: values["-n"].flatMap { Int($0) }, app: values["--app"], json: json)
+        case "reload": return .reload
+        case "schedule": return .schedule(days: values["--days"].flatMap { Int($0) } ?? Call.defaultScheduleDays, json: json)
         case "postpone":
             if flags.contains("--cancel") {
                 try none()
@@ -210,12 +200,8 @@ private struct Parser {
                 throw UsageError("postpone: invalid duration \"\(shown(text))\" (expected such as 30m, 1h or 1h30m, up to 1d)")
             }
             return .nextChange(.postpone(seconds: seconds), json: json)
-        case "skip":
-            try none()
-            return .nextChange(flags.contains("--cancel") ? .cancelSkip : .skip, json: json)
-        case "apps":
-            try none()
-            return .apps(json: json)
+        case "skip": return .nextChange(flags.contains("--cancel") ? .cancelSkip : .skip, json: json)
+        case "apps": return .apps(json: json)
         case "integrations":
             let force = flags.contains("--force")
             if force, operands.first != "enable" {
@@ -238,7 +224,6 @@ private struct Parser {
             }
             return verb == "enable" ? .integrations(enable: names, disable: [], force: force, json: json) : .integrations(enable: [], disable: names, json: json)
         case "watch":
-            try none()
             let app = try app(environment: environment)
             if execGiven {
                 if json { throw UsageError("watch: --json and --exec do not go together") }
@@ -254,12 +239,7 @@ private struct Parser {
             return .watch(w)
         case "color":
             let token = try one("token (e.g. fill.bg)")
-            var format = ColorFormat.hex
-            if let name = values["--format"] {
-                guard let f = ColorFormat(rawValue: name) else { throw UsageError("color: invalid --format \"\(name)\" (expected hex, rgb or css)") }
-                format = f
-            }
-            return .color(token: token, variant: variant, format: format)
+            return .color(token: token, variant: variant, format: try format(ColorFormat.hex, expected: "hex, rgb or css"))
         case "asset":
             return .asset(name: try one("asset name (e.g. wallpaper)"), variant: variant)
         case "palette" where scope == "palette import":
@@ -278,14 +258,7 @@ private struct Parser {
                 return .palettePreview(contrast: variant.contrast, color: color ?? .auto)
             }
             if color != nil { throw UsageError("palette: --color goes with --preview") }
-            var format = PaletteFormat.json
-            if let name = values["--format"] {
-                guard let f = PaletteFormat(rawValue: name) else {
-                    throw UsageError("palette: invalid --format \"\(name)\" (expected json, css, sh or gtk)")
-                }
-                format = f
-            }
-            return .palette(variant: variant, format: format)
+            return .palette(variant: variant, format: try format(PaletteFormat.json, expected: "json, css, sh or gtk"))
         case "import-darkman":
             if operands.count > 1 { throw UsageError("import-darkman: unexpected argument \"\(operands[1])\"") }
             let merge = flags.contains("--merge")
@@ -306,6 +279,12 @@ private struct Parser {
             throw UsageError("unknown command \"\(command)\"")
         }
     }
+}
+
+/// `unknown command "X" (expected get, status, … or help)`.
+private func unknownCommand(_ name: String) -> String {
+    let names = Table.commandNames
+    return "unknown command \"\(name)\" (expected \(names.dropLast().joined(separator: ", ")) or \(names.last!))"
 }
 
 private let appIDRule = "1-255 characters of A-Z a-z 0-9 . _ -, not starting with a dot"

@@ -36,6 +36,10 @@ public struct OptionSpec: Sendable {
 
     public var name: String { names[0] }
     public var isGlobal: Bool { scopes.isEmpty }
+
+    init(_ names: [String], _ summary: String, value: String? = nil, _ completion: Completion = .nothing, in scopes: [String] = []) {
+        (self.names, self.summary, self.value, self.completion, self.scopes) = (names, summary, value, completion, scopes)
+    }
 }
 
 public struct CommandSpec: Sendable {
@@ -83,53 +87,41 @@ public enum Table {
                                       "import-darkman", "completions", "help"]
     public static let subcommandScopes = ["palette import"]
 
+    /// The commands that take no operand (the same as `commands` says: tested).
+    public static let commandsWithoutOperands = ["get", "status", "toggle", "reload", "log", "schedule", "skip", "apps", "watch"]
     static let stateCommands = ["get", "status", "set", "toggle", "log", "schedule", "postpone", "skip", "apps", "integrations", "watch"]
     static let appCommands = ["get", "set", "toggle", "watch"]
     static let variantCommands = ["color", "asset", "palette"]
 
     public static let options: [OptionSpec] = [
-        OptionSpec(names: ["--socket"], value: "PATH", completion: .files, scopes: [], summary: "talk to the daemon on this socket"),
-        OptionSpec(names: ["--version"], value: nil, completion: .nothing, scopes: [], summary: "print the version"),
-        OptionSpec(names: ["--help", "-h"], value: nil, completion: .nothing, scopes: [], summary: "print the help"),
-        OptionSpec(names: ["--json"], value: nil, completion: .nothing, scopes: stateCommands, summary: "print JSON"),
+        OptionSpec(["--socket"], "talk to the daemon on this socket", value: "PATH", .files),
+        OptionSpec(["--version"], "print the version"),
+        OptionSpec(["--help", "-h"], "print the help"),
+        OptionSpec(["--json"], "print JSON", in: stateCommands),
         // `log --app ID`: only that app's own changes (and no default from APPEARANCED_APP).
-        OptionSpec(names: ["--app"], value: "ID", completion: .daemon(.apps), scopes: appCommands + ["log"], summary: "for this app id"),
-        OptionSpec(names: ["--until-next"], value: nil, completion: .nothing, scopes: ["set", "toggle"],
-                   summary: "until the next automatic change"),
-        OptionSpec(names: ["--for"], value: "DURATION", completion: .words(["30m", "1h", "2h", "8h", "1d"]),
-                   scopes: ["set", "toggle"], summary: "for a duration"),
-        OptionSpec(names: ["--cancel"], value: nil, completion: .nothing, scopes: ["postpone", "skip"],
-                   summary: "undo it (the next change as planned)"),
-        OptionSpec(names: ["-n"], value: "N", completion: .nothing, scopes: ["log"], summary: "the last N changes"),
-        OptionSpec(names: ["--days"], value: "N", completion: .words(["1", "7", "14", "31"]), scopes: ["schedule"],
-                   summary: "the next N days, 1 to 31 (default 7)"),
-        OptionSpec(names: ["--traits"], value: nil, completion: .nothing, scopes: ["watch"], summary: "also trait changes, with --json"),
-        OptionSpec(names: ["--palette"], value: nil, completion: .nothing, scopes: ["watch"], summary: "also palette changes, with --json"),
-        OptionSpec(names: ["--exit-on-disconnect"], value: nil, completion: .nothing, scopes: ["watch"],
-                   summary: "exit 69 when the daemon goes away"),
-        OptionSpec(names: ["--exec"], value: "CMD", completion: .command, scopes: ["watch"], summary: "run a command on each change"),
-        OptionSpec(names: ["--no-initial"], value: nil, completion: .nothing, scopes: ["watch"], summary: "with --exec, skip the first run"),
-        OptionSpec(names: ["--mode"], value: "MODE", completion: .words(["dark", "light"]), scopes: variantCommands,
-                   summary: "resolve for this mode"),
-        OptionSpec(names: ["--contrast"], value: "CONTRAST", completion: .words(["normal", "high"]), scopes: variantCommands,
-                   summary: "resolve for this contrast"),
-        OptionSpec(names: ["--format"], value: "FORMAT", completion: .words(ColorFormat.allCases.map(\.rawValue)), scopes: ["color"],
-                   summary: "color format"),
-        OptionSpec(names: ["--format"], value: "FORMAT", completion: .words(PaletteFormat.allCases.map(\.rawValue)), scopes: ["palette"],
-                   summary: "palette format"),
-        OptionSpec(names: ["--preview"], value: nil, completion: .nothing, scopes: ["palette"], summary: "both modes as color swatches"),
-        OptionSpec(names: ["--color"], value: "WHEN", completion: .words(["always", "never", "auto"]), scopes: ["palette"],
-                   summary: "with --preview, swatch colors"),
-        OptionSpec(names: ["--light"], value: "FILE", completion: .plists, scopes: ["palette import"], summary: "the light plist"),
-        OptionSpec(names: ["--dark"], value: "FILE", completion: .plists, scopes: ["palette import"], summary: "the dark plist"),
-        OptionSpec(names: ["--output", "-o"], value: "FILE", completion: .files, scopes: ["palette import", "import-darkman"],
-                   summary: "write to this file"),
-        OptionSpec(names: ["--force"], value: nil, completion: .nothing, scopes: ["palette import", "import-darkman"],
-                   summary: "with -o, replace a file that exists"),
-        OptionSpec(names: ["--force"], value: nil, completion: .nothing, scopes: ["integrations"],
-                   summary: "with enable, also one whose program is not installed (its files are prepared)"),
-        OptionSpec(names: ["--merge"], value: nil, completion: .nothing, scopes: ["import-darkman"],
-                   summary: "with -o, add to a config that exists what it lacks (conflicts refused by name)"),
+        OptionSpec(["--app"], "for this app id", value: "ID", .daemon(.apps), in: appCommands + ["log"]),
+        OptionSpec(["--until-next"], "until the next automatic change", in: ["set", "toggle"]),
+        OptionSpec(["--for"], "for a duration", value: "DURATION", .words(["30m", "1h", "2h", "8h", "1d"]), in: ["set", "toggle"]),
+        OptionSpec(["--cancel"], "undo it (the next change as planned)", in: ["postpone", "skip"]),
+        OptionSpec(["-n"], "the last N changes", value: "N", in: ["log"]),
+        OptionSpec(["--days"], "the next N days, 1 to 31 (default 7)", value: "N", .words(["1", "7", "14", "31"]), in: ["schedule"]),
+        OptionSpec(["--traits"], "also trait changes, with --json", in: ["watch"]),
+        OptionSpec(["--palette"], "also palette changes, with --json", in: ["watch"]),
+        OptionSpec(["--exit-on-disconnect"], "exit 69 when the daemon goes away", in: ["watch"]),
+        OptionSpec(["--exec"], "run a command on each change", value: "CMD", .command, in: ["watch"]),
+        OptionSpec(["--no-initial"], "with --exec, skip the first run", in: ["watch"]),
+        OptionSpec(["--mode"], "resolve for this mode", value: "MODE", .words(["dark", "light"]), in: variantCommands),
+        OptionSpec(["--contrast"], "resolve for this contrast", value: "CONTRAST", .words(["normal", "high"]), in: variantCommands),
+        OptionSpec(["--format"], "color format", value: "FORMAT", .words(ColorFormat.allCases.map(\.rawValue)), in: ["color"]),
+        OptionSpec(["--format"], "palette format", value: "FORMAT", .words(PaletteFormat.allCases.map(\.rawValue)), in: ["palette"]),
+        OptionSpec(["--preview"], "both modes as color swatches", in: ["palette"]),
+        OptionSpec(["--color"], "with --preview, swatch colors", value: "WHEN", .words(["always", "never", "auto"]), in: ["palette"]),
+        OptionSpec(["--light"], "the light plist", value: "FILE", .plists, in: ["palette import"]),
+        OptionSpec(["--dark"], "the dark plist", value: "FILE", .plists, in: ["palette import"]),
+        OptionSpec(["--output", "-o"], "write to this file", value: "FILE", .files, in: ["palette import", "import-darkman"]),
+        OptionSpec(["--force"], "with -o, replace a file that exists", in: ["palette import", "import-darkman"]),
+        OptionSpec(["--force"], "with enable, also one whose program is not installed (its files are prepared)", in: ["integrations"]),
+        OptionSpec(["--merge"], "with -o, add to a config that exists what it lacks (conflicts refused by name)", in: ["import-darkman"]),
     ]
 
     /// The entries for an option name (`--format` has one per command), or none.
@@ -139,14 +131,5 @@ public enum Table {
 
     static func command(_ name: String) -> CommandSpec? {
         commands.first { $0.name == name }
-    }
-
-    /// Every option name with a value, long and short.
-    static var valueNames: [String] {
-        var seen: [String] = []
-        for o in options where o.value != nil && o.completion != .command {
-            for n in o.names where !seen.contains(n) { seen.append(n) }
-        }
-        return seen
     }
 }

@@ -63,19 +63,17 @@ public enum ChangeLogFile {
             let end = bytes[start...].firstIndex(of: 0x0A)
             let line = bytes[start..<(end ?? bytes.count)]
             start = (end ?? bytes.count) + 1
-            switch entry(line) {
-            case .success((let e, let replaces)):
+            do {
+                let (e, replaces) = try entry(line)
                 if replaces, !entries.isEmpty { entries[entries.count - 1] = e } else { entries.append(e) }
                 lines += 1
                 if end == nil { needsRewrite = true }  // the next append must not run on into it
-            case .failure(let problem):
+            } catch {
                 // The daemon writes a line in one write(2): a last line that stops short is a cut append.
-                if end == nil, line.starts(with: tornPrefix) {
-                    torn = true
-                    needsRewrite = true
-                } else {
-                    return .failure(Invalid(problem: "is not a valid change log: line \(number): \(problem.text)"))
+                guard end == nil, line.starts(with: tornPrefix) else {
+                    return .failure(Invalid(problem: "is not a valid change log: line \(number): \(error.text)"))
                 }
+                (torn, needsRewrite) = (true, true)
             }
             // The newest `kept` only; the slice is copied back once it is twice as long.
             if entries.count >= 2 * kept { entries.removeFirst(entries.count - kept) }
@@ -109,77 +107,40 @@ public enum ChangeLogFile {
 
     /// One line, without its newline, read strictly: fields the daemon does not write are ignored, but each
     /// it does write must be of its type and in its range.
-    static func entry(_ line: ArraySlice<UInt8>) -> Result<(LogEntry, replaces: Bool), Problem> {
-        guard line.count < longestLine else { return .failure("\(line.count + 1) bytes, and appearanced writes \(longestLine) at most") }
+    static func entry(_ line: ArraySlice<UInt8>) throws(Problem) -> (LogEntry, replaces: Bool) {
+        guard line.count < longestLine else { throw "\(line.count + 1) bytes, and appearanced writes \(longestLine) at most" }
         let json: JSON
-        do { json = try JSON.parse(line) } catch { return .failure("not JSON (\(error))") }
-        guard case .object = json else { return .failure("not a JSON object") }
-        guard case .number(let t)? = json["time"] else { return .failure("no \"time\" (whole seconds since 1970)") }
+        do { json = try JSON.parse(line) } catch { throw "not JSON (\(error))" }
+        guard case .object = json else { throw "not a JSON object" }
+        guard case .number(let t)? = json["time"] else { throw "no \"time\" (whole seconds since 1970)" }
         guard let time = Int64(t), (0...latestTime).contains(time) else {
-            return .failure("\"time\" \(shown(.number(t))) is out of range, expected whole seconds from 0 to \(latestTime) (1970 to the end of 9999)")
+            throw "\"time\" \(shown(.number(t))) is out of range, expected whole seconds from 0 to \(latestTime) (1970 to the end of 9999)"
         }
-        func mode(_ key: String, optional: Bool) -> Result<Mode?, Problem> {
-            switch json[key] {
-            case nil, .null?: return optional ? .success(nil) : .failure("no \"\(key)\" (\"light\" or \"dark\")")
-            case let v?:
-                guard let m = v.stringValue.flatMap(Mode.init(rawValue:)) else {
-                    return .failure("invalid \"\(key)\" \(shown(v)), expected \"light\" or \"dark\"\(optional ? " or null" : "")")
-                }
-                return .success(m)
-            }
+        /// The member `key` as `read` takes it; nil when it is absent or null.
+        func optional<T>(_ key: String, expected: String, _ read: (JSON) -> T?) throws(Problem) -> T? {
+            guard let v = json[key], v != .null else { return nil }
+            guard let value = read(v) else { throw "invalid \"\(key)\" \(shown(v)), expected \(expected)" }
+            return value
         }
-        let from: Mode?, to: Mode
-        switch mode("from", optional: true) {
-        case .failure(let p): return .failure(p)
-        case .success(let m): from = m
+        let mode = { (v: JSON) in v.stringValue.flatMap(Mode.init(rawValue:)) }
+        let from = try optional("from", expected: "\"light\" or \"dark\" or null", mode)
+        guard let to = try optional("to", expected: "\"light\" or \"dark\"", mode) else { throw "no \"to\" (\"light\" or \"dark\")" }
+        let source = try optional("source", expected: "one of \(Source.allCases.map(\.rawValue).joined(separator: ", ")) or null") {
+            $0.stringValue.flatMap(Source.init(rawValue:))
         }
-        switch mode("to", optional: false) {
-        case .failure(let p): return .failure(p)
-        case .success(let m?): to = m
-        case .success(nil): return .failure("no \"to\"")
+        let app = try optional("app", expected: "1-255 characters of A-Z a-z 0-9 . _ - not starting with a dot") {
+            $0.stringValue.flatMap { AppID.isValid($0) ? $0 : nil }
         }
-        var source: Source?
-        if let v = json["source"], v != .null {
-            guard let s = v.stringValue.flatMap(Source.init(rawValue:)) else {
-                return .failure("invalid \"source\" \(shown(v)), expected one of \(Source.allCases.map(\.rawValue).joined(separator: ", ")) or null")
-            }
-            source = s
-        }
-        var app: String?
-        if let v = json["app"], v != .null {
-            guard let s = v.stringValue, AppID.isValid(s) else {
-                return .failure("invalid \"app\" \(shown(v)), expected 1-255 characters of A-Z a-z 0-9 . _ - not starting with a dot")
-            }
-            app = s
-        }
-        guard let cause = json["cause"]?.stringValue else { return .failure("no \"cause\" (a string)") }
-        guard JSON.string(cause).bytes.count - 2 <= ReplyBounds.logCause else {
-            return .failure("\"cause\" is longer than \(ReplyBounds.logCause) bytes as JSON")
-        }
-        var changes = 1
-        if let v = json["changes"], v != .null {
-            guard let n = v.intValue, n >= 1 else { return .failure("invalid \"changes\" \(shown(v)), expected a whole number from 1") }
-            changes = n
-        }
-        let replaces: Bool
-        switch json["replaces"] {
-        case nil, .null?: replaces = false
-        case let v?:
-            guard let b = v.boolValue else { return .failure("invalid \"replaces\" \(shown(v)), expected true or false") }
-            replaces = b
-        }
-        return .success((LogEntry(time: time, from: from, to: to, source: source, cause: cause, app: app, changes: changes), replaces))
+        guard let cause = json["cause"]?.stringValue else { throw "no \"cause\" (a string)" }
+        guard JSON.string(cause).bytes.count - 2 <= ReplyBounds.logCause else { throw "\"cause\" is longer than \(ReplyBounds.logCause) bytes as JSON" }
+        let changes = try optional("changes", expected: "a whole number from 1") { $0.intValue.flatMap { $0 >= 1 ? $0 : nil } } ?? 1
+        let replaces = try optional("replaces", expected: "true or false", \.boolValue) ?? false
+        return (LogEntry(time: time, from: from, to: to, source: source, cause: cause, app: app, changes: changes), replaces)
     }
 
     /// What is wrong with one line.
     struct Problem: Error, ExpressibleByStringInterpolation {
         var text: String
         init(stringLiteral value: String) { text = value }
-    }
-
-    /// A value from the file as JSON, cut at 80 bytes: enough to find it, not a flood in the log.
-    private static func shown(_ value: JSON) -> String {
-        let text = value.text
-        return text.utf8.count <= 80 ? text : String(decoding: text.utf8.prefix(80), as: UTF8.self) + "…"
     }
 }

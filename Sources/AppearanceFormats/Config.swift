@@ -43,16 +43,11 @@ public struct Config: Equatable, Sendable {
 
     public init(defaultMode: Mode = .light, logLevel: LogLevel? = nil, palette: String? = nil,
                 portalBackend: BackendPolicy = .auto) {
-        self.defaultMode = defaultMode
-        self.logLevel = logLevel
-        self.palette = palette
-        self.portalBackend = portalBackend
+        (self.defaultMode, self.logLevel, self.palette, self.portalBackend) = (defaultMode, logLevel, palette, portalBackend)
     }
 
     public static let knownKeys = ["default-mode", "log-level", "palette", "portal-backend", "darkman-dbus", "hooks", "hook-timeout", "max-connections", "schedule", "desktop", "integrations", "automatic", "light-sensor", "power"]
-    public static let desktopKeys = ["follow", "gnome-light", "gtk-theme-light", "gtk-theme-dark", "icon-theme-light",
-                                     "icon-theme-dark", "kde-light", "kde-dark",
-                                     "kde-look-and-feel-light", "kde-look-and-feel-dark"]
+    public static let desktopKeys = ["follow", "gnome-light"] + DesktopSettings.names.map(\.key)
     public static let scheduleKeys = ["latitude", "longitude", "location", "light-at", "dark-at", "sunrise-offset", "sunset-offset", "over-desktop"]
     /// The values `[schedule] location` takes.
     public static let locationSources = ["geoclue"]
@@ -69,9 +64,7 @@ public struct Config: Equatable, Sendable {
             throw ConfigError(path: path, line: error.line, column: error.column, message: error.message)
         }
         var config = Config()
-        for entry in document.entries {
-            try config.set(entry.key, entry.value, path: path)
-        }
+        for (key, value) in document.entries { try config.set(key, value, path: path) }
         return config
     }
 
@@ -96,12 +89,9 @@ public struct Config: Equatable, Sendable {
                 throw fail(quotedList(BackendPolicy.allCases.map(\.rawValue), last: "or"))
             }
             portalBackend = policy
-        case "hooks":
+        case "hooks", "darkman-dbus":
             guard let b = value.boolean else { throw fail("true or false") }
-            hooks = b
-        case "darkman-dbus":
-            guard let b = value.boolean else { throw fail("true or false") }
-            darkmanDBus = b
+            if key == "hooks" { hooks = b } else { darkmanDBus = b }
         case "hook-timeout":
             guard let v = value.float ?? value.integer.map(Double.init), v.isFinite, v > 0, v <= 3600 else {
                 throw fail("a number of seconds more than 0 and at most 3600")
@@ -112,38 +102,24 @@ public struct Config: Equatable, Sendable {
             maxConnections = Int(n)
         case "desktop":
             guard let table = value.table else { throw fail("a table ([desktop])") }
-            for entry in table.entries {
-                let v = entry.value
-                let bad = { (what: String) in
-                    ConfigError(path: path, line: v.line, message: "desktop.\(entry.key): expected \(what), got \(shown(v))")
-                }
-                switch entry.key {
-                case "follow":
+            for (key, v) in table.entries {
+                let bad = { (what: String) in ConfigError(path: path, line: v.line, message: "desktop.\(key): expected \(what), got \(shown(v))") }
+                if key == "follow" {
                     guard let f = v.string, ["auto", "gnome", "kde", "off"].contains(f) else { throw bad(#""auto", "gnome", "kde" or "off""#) }
                     desktop.follow = f
-                case "gnome-light":
+                } else if key == "gnome-light" {
                     guard let g = v.string, ["default", "prefer-light"].contains(g) else { throw bad(#""default" or "prefer-light""#) }
                     desktop.gnomeLight = g
-                case "gtk-theme-light", "gtk-theme-dark", "icon-theme-light", "icon-theme-dark", "kde-light", "kde-dark",
-                     "kde-look-and-feel-light", "kde-look-and-feel-dark":
-                    let what = entry.key.hasPrefix("kde-look-and-feel") ? "a look-and-feel package name" : "a theme or color scheme name"
+                } else if let set = DesktopSettings.names.first(where: { $0.key == key })?.set {
+                    let what = key.hasPrefix("kde-look-and-feel") ? "a look-and-feel package name" : "a theme or color scheme name"
                     guard let name = v.string, !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || "-_.+ ".contains($0) }) else {
                         throw bad(what)
                     }
                     // It is passed as an argument to gsettings or plasma-apply-*: never as an option.
                     guard !name.hasPrefix("-") else { throw bad(what + " (not starting with '-')") }
-                    switch entry.key {
-                    case "gtk-theme-light": desktop.gtkThemeLight = name
-                    case "gtk-theme-dark": desktop.gtkThemeDark = name
-                    case "icon-theme-light": desktop.iconThemeLight = name
-                    case "icon-theme-dark": desktop.iconThemeDark = name
-                    case "kde-light": desktop.kdeLight = name
-                    case "kde-dark": desktop.kdeDark = name
-                    case "kde-look-and-feel-light": desktop.kdeLookAndFeelLight = name
-                    default: desktop.kdeLookAndFeelDark = name
-                    }
-                default:
-                    throw ConfigError(path: path, line: v.line, message: "desktop.\(entry.key): unknown key (known keys: \(Self.desktopKeys.joined(separator: ", ")))")
+                    set(&desktop, name)
+                } else {
+                    throw ConfigError(path: path, line: v.line, message: "desktop.\(key): unknown key (known keys: \(Self.desktopKeys.joined(separator: ", ")))")
                 }
             }
         case "integrations":
@@ -190,6 +166,14 @@ public struct DesktopSettings: Equatable, Sendable {
     public var kdeLookAndFeelDark: String?
 
     public init() {}
+
+    /// The theme, color scheme and look-and-feel names, by key.
+    static let names: [(key: String, set: @Sendable (inout DesktopSettings, String) -> Void)] = [
+        ("gtk-theme-light", { $0.gtkThemeLight = $1 }), ("gtk-theme-dark", { $0.gtkThemeDark = $1 }),
+        ("icon-theme-light", { $0.iconThemeLight = $1 }), ("icon-theme-dark", { $0.iconThemeDark = $1 }),
+        ("kde-light", { $0.kdeLight = $1 }), ("kde-dark", { $0.kdeDark = $1 }),
+        ("kde-look-and-feel-light", { $0.kdeLookAndFeelLight = $1 }), ("kde-look-and-feel-dark", { $0.kdeLookAndFeelDark = $1 }),
+    ]
 }
 
 /// A config that cannot be used. `description` reads `PATH:LINE: KEY: what is wrong`, or `PATH: what is wrong`
@@ -201,10 +185,7 @@ public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
     public var message: String
 
     public init(path: String, line: Int? = nil, column: Int? = nil, message: String) {
-        self.path = path
-        self.line = line
-        self.column = column
-        self.message = message
+        (self.path, self.line, self.column, self.message) = (path, line, column, message)
     }
 
     public var description: String {

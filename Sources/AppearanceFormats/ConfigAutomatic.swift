@@ -26,8 +26,7 @@ extension Config {
     /// `[automatic]`: durations as `appearancectl postpone` takes them ("5m", "1h30m"), each within its bounds.
     static func parseAutomatic(_ table: TOMLTable, path: String) throws(ConfigError) -> AutomaticSettings {
         var a = AutomaticSettings()
-        for entry in table.entries {
-            let v = entry.value, key = entry.key
+        for (key, v) in table.entries {
             let limit: Int64
             if key == "wait-for-idle" {
                 guard let b = v.boolean else {

@@ -97,14 +97,4 @@ public enum ConfigMerge {
             return []
         }
     }
-
-    private static func shown(_ v: TOMLValue) -> String {
-        switch v.kind {
-        case .string(let s): s.debugDescription
-        case .integer(let n): "\(n)"
-        case .float(let x): "\(x)"
-        case .boolean(let b): b ? "true" : "false"
-        default: v.typeName
-        }
-    }
 }

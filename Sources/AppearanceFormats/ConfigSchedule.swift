@@ -8,44 +8,38 @@ extension Config {
         var s = Schedule()
         var seen: [String: Int] = [:]
         var geoclue = false
-        for entry in table.entries {
-            seen[entry.key] = entry.value.line
-            if entry.key == "location" {
-                let expected = "expected " + quotedList(locationSources, last: "or")
-                    + " (or latitude and longitude instead of location)"
-                guard let text = entry.value.string else {
-                    throw ConfigError(path: path, line: entry.value.line, message: "schedule.location: \(expected), got \(shown(entry.value))")
-                }
+        for (key, v) in table.entries {
+            seen[key] = v.line
+            if key == "location" {
+                let expected = "expected " + quotedList(locationSources, last: "or") + " (or latitude and longitude instead of location)"
+                guard let text = v.string else { throw ConfigError(path: path, line: v.line, message: "schedule.location: \(expected), got \(shown(v))") }
                 guard locationSources.contains(text) else {
-                    throw ConfigError(path: path, line: entry.value.line, message: "schedule.location: unknown location \(text.debugDescription), \(expected)")
+                    throw ConfigError(path: path, line: v.line, message: "schedule.location: unknown location \(text.debugDescription), \(expected)")
                 }
                 geoclue = true
-            } else if let message = Self.apply(entry.key, entry.value, to: &s) {
-                throw ConfigError(path: path, line: entry.value.line, message: "schedule.\(entry.key): \(message)")
+            } else if let message = Self.apply(key, v, to: &s) {
+                throw ConfigError(path: path, line: v.line, message: "schedule.\(key): \(message)")
             }
         }
         if geoclue, let typed = seen["latitude"] ?? seen["longitude"] {
             throw ConfigError(path: path, line: max(typed, seen["location"] ?? typed), message:
                 "schedule: location = \"geoclue\" and latitude/longitude both give the place: keep one (a typed latitude and longitude, or location)")
         }
-        // With GeoClue the place comes later: offsets, one fixed time alone and over-desktop are as with a
-        // typed place.
-        if geoclue, let l = s.lightAt, l == s.darkAt {
-            throw ConfigError(path: path, line: seen["dark-at"] ?? line, message: "schedule: light-at and dark-at are the same time")
-        }
-        if geoclue { return (s, true) }
-        if (s.latitude == nil) != (s.longitude == nil) {
+        if !geoclue, (s.latitude == nil) != (s.longitude == nil) {
             let missing = s.latitude == nil ? "latitude" : "longitude"
             throw ConfigError(path: path, line: seen["latitude"] ?? seen["longitude"] ?? line,
                               message: "schedule: \(missing) is missing (the sun needs both latitude and longitude)")
         }
-        if s.latitude == nil, (s.lightAt == nil) != (s.darkAt == nil) {
+        if !geoclue, s.latitude == nil, (s.lightAt == nil) != (s.darkAt == nil) {
             throw ConfigError(path: path, line: seen["light-at"] ?? seen["dark-at"] ?? line,
                               message: "schedule: \(s.lightAt == nil ? "light-at" : "dark-at") is missing (without latitude and longitude both times are needed)")
         }
         if let l = s.lightAt, l == s.darkAt {
             throw ConfigError(path: path, line: seen["dark-at"] ?? line, message: "schedule: light-at and dark-at are the same time")
         }
+        // With GeoClue the place comes later: offsets, one fixed time alone and over-desktop are as with a
+        // typed place.
+        if geoclue { return (s, true) }
         if s.latitude == nil, s.sunriseOffset != 0 || s.sunsetOffset != 0 {
             let key = s.sunriseOffset != 0 ? "sunrise-offset" : "sunset-offset"
             throw ConfigError(path: path, line: seen[key] ?? line, message: "schedule: \(key) moves the sun's event: it needs latitude and longitude")

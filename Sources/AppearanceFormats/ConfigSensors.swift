@@ -68,10 +68,9 @@ extension Config {
     /// `[power]`: the mode while on battery.
     static func parsePower(_ table: TOMLTable, path: String) throws(ConfigError) -> Mode? {
         var mode: Mode?
-        for entry in table.entries {
-            let v = entry.value
-            guard entry.key == "on-battery" else {
-                throw ConfigError(path: path, line: v.line, message: "power.\(entry.key): unknown key (known keys: \(powerKeys.joined(separator: ", ")))")
+        for (key, v) in table.entries {
+            guard key == "on-battery" else {
+                throw ConfigError(path: path, line: v.line, message: "power.\(key): unknown key (known keys: \(powerKeys.joined(separator: ", ")))")
             }
             guard let m = v.string.flatMap(Mode.init(rawValue:)) else {
                 throw ConfigError(path: path, line: v.line, message: "power.on-battery: expected \"dark\" or \"light\", got \(shown(v))")

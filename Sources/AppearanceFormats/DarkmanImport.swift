@@ -16,12 +16,8 @@ public struct DarkmanImport: Equatable, Sendable {
 /// `dbusserver` (as `darkman-dbus`). What it cannot use (an unknown key, a bad value, a line that is no
 /// `key: value`) is left out and named in `notes` with its file and line: the rest is converted.
 public func convertDarkman(_ text: String, file: String) -> DarkmanImport {
-    var latitude: Double?, longitude: Double?
-    var notes: [String] = []
-    var portal: Bool?
-    var darkmanDBus: Bool?
-    var geoclue = false
-    var lineNumber = 0
+    var latitude: Double?, longitude: Double?, portal: Bool?, darkmanDBus: Bool?
+    var notes: [String] = [], geoclue = false, lineNumber = 0
     for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
         lineNumber += 1
         var line = Substring(raw)

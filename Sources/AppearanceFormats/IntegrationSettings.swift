@@ -42,24 +42,13 @@ public struct IntegrationDescription: Equatable, Sendable {
     /// start with a setting's name. Semicolons inside the parentheses do not split.
     static func keys(of settings: String) -> [String]? {
         if settings.trimmingSpaces == "none" { return [] }
-        var entries: [String] = [], current = "", depth = 0
+        var entries = [""], depth = 0
         for c in settings {
             if c == "(" { depth += 1 } else if c == ")" { depth = max(0, depth - 1) }
-            if c == ";", depth == 0 {
-                entries.append(current)
-                current = ""
-            } else {
-                current.append(c)
-            }
+            if c == ";", depth == 0 { entries.append("") } else { entries[entries.count - 1].append(c) }
         }
-        entries.append(current)
-        var keys: [String] = []
-        for entry in entries {
-            let key = String(entry.trimmingSpaces.prefix { $0 != " " && $0 != "(" })
-            guard Config.isSettingName(key) else { return nil }
-            keys.append(key)
-        }
-        return keys
+        let keys = entries.map { String($0.trimmingSpaces.prefix { $0 != " " && $0 != "(" }) }
+        return keys.allSatisfy(Config.isSettingName) ? keys : nil
     }
 }
 
@@ -80,19 +69,17 @@ extension Config {
         -> (settings: [String: [String: String]], lines: [String: IntegrationLines]) {
         var all: [String: [String: String]] = [:]
         var lines: [String: IntegrationLines] = [:]
-        for entry in table.entries {
-            let name = entry.key
-            guard let settings = entry.value.table else {
-                throw ConfigError(path: path, line: entry.value.line, message: "integrations.\(name): expected a table of settings "
-                    + "([integrations.\(name)]), got \(shown(entry.value)); \(enablingHint)")
+        for (name, value) in table.entries {
+            guard let settings = value.table else {
+                throw ConfigError(path: path, line: value.line, message: "integrations.\(name): expected a table of settings "
+                    + "([integrations.\(name)]), got \(shown(value)); \(enablingHint)")
             }
             guard IntegrationName.isValid(name) else {
-                throw ConfigError(path: path, line: entry.value.line, message: "integrations.\(name): not an integration name (\(IntegrationName.rule))")
+                throw ConfigError(path: path, line: value.line, message: "integrations.\(name): not an integration name (\(IntegrationName.rule))")
             }
             var values: [String: String] = [:]
-            var where_ = IntegrationLines(table: entry.value.line)
-            for setting in settings.entries {
-                let v = setting.value, key = setting.key
+            var where_ = IntegrationLines(table: value.line)
+            for (key, v) in settings.entries {
                 let at = "integrations.\(name).\(key)"
                 guard isSettingName(key) else {
                     throw ConfigError(path: path, line: v.line, message: "\(at): a setting's name is 1-64 characters of a-z 0-9 -")

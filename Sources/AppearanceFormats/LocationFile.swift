@@ -16,11 +16,7 @@ public enum LocationFile {
         do { json = try JSON.parse(bytes) } catch {
             return .failure(.init(problem: "is not a valid location file: not JSON (\(error)); \(expected)"))
         }
-        func number(_ key: String) -> Double? {
-            guard case .number(let n)? = json[key], let d = Double(n), d.isFinite else { return nil }
-            return d
-        }
-        guard let latitude = number("latitude"), let longitude = number("longitude"),
+        guard let latitude = json["latitude"]?.doubleValue, let longitude = json["longitude"]?.doubleValue,
               let time = json["time"]?.uint64Value.flatMap({ Int64(exactly: $0) }) else {
             return .failure(.init(problem: "is not a valid location file: \(expected)"))
         }

@@ -21,11 +21,7 @@ public enum PaletteFile {
     /// Parses palette text. `path` is only used in error messages; `home` expands `~/` in asset paths.
     public static func parse(_ text: String, path: String, home: String) throws(ConfigError) -> Palette {
         let document: TOMLTable
-        do {
-            document = try TOML.parse(text)
-        } catch {
-            throw ConfigError(path: path, line: error.line, column: error.column, message: error.message)
-        }
+        do { document = try TOML.parse(text) } catch { throw ConfigError(path: path, line: error.line, column: error.column, message: error.message) }
         var palette = Palette()
         try group(document, prefix: "", into: &palette, path: path, home: home)
         return palette

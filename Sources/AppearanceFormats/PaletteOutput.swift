@@ -21,39 +21,29 @@ public enum PaletteOutput {
 
     /// CSS custom properties on `:root`: `--fill-bg: #ffffff;`, assets as `url("…")`.
     public static func css(_ p: ResolvedPalette) -> String {
-        var lines = ["/* \(header(p)) */", ":root {"]
-        for t in p.tokens {
+        (["/* \(header(p)) */", ":root {"] + p.tokens.map { t in
             switch t.value {
-            case .color(let c): lines.append("  --\(identifier(t.name, "-")): \(c.hex);")
-            case .asset(let path): lines.append("  --\(identifier(t.name, "-")): url(\(cssString(path)));")
+            case .color(let c): "  --\(identifier(t.name, "-")): \(c.hex);"
+            case .asset(let path): "  --\(identifier(t.name, "-")): url(\(cssString(path)));"
             }
-        }
-        lines.append("}")
-        return lines.joined(separator: "\n")
+        } + ["}"]).joined(separator: "\n")
     }
 
     /// sh: `export APPEARANCE=dark` and `export PALETTE_FILL_BG='#262626'`, values single-quoted.
     public static func sh(_ p: ResolvedPalette) -> String {
-        var lines = ["# \(header(p))", "export APPEARANCE=\(p.variant.mode.rawValue)"]
-        for t in p.tokens {
-            lines.append("export PALETTE_\(identifier(t.name, "_", upper: true))=\(shellQuoted(t.value.text))")
-        }
-        return lines.joined(separator: "\n")
+        let exports = p.tokens.map { "export PALETTE_\(identifier($0.name, "_", upper: true))=\(shellQuoted($0.value.text))" }
+        return (["# \(header(p))", "export APPEARANCE=\(p.variant.mode.rawValue)"] + exports).joined(separator: "\n")
     }
 
     /// GTK CSS: `@define-color fill_bg #262626;`, translucent colors as `rgba(…)`; assets as comments.
     public static func gtk(_ p: ResolvedPalette) -> String {
-        var lines = ["/* \(header(p)) */"]
-        for t in p.tokens {
+        (["/* \(header(p)) */"] + p.tokens.map { t in
             switch t.value {
-            case .color(let c):
-                let value = c.isOpaque ? c.hex : "rgba(\(c.red), \(c.green), \(c.blue), \(c.alphaFraction))"
-                lines.append("@define-color \(identifier(t.name, "_")) \(value);")
-            case .asset(let path):
-                lines.append("/* \(t.name): \(path) (an asset: GTK colors cannot hold it) */")
+            case .color(let c) where c.isOpaque: "@define-color \(identifier(t.name, "_")) \(c.hex);"
+            case .color(let c): "@define-color \(identifier(t.name, "_")) rgba(\(c.red), \(c.green), \(c.blue), \(c.alphaFraction));"
+            case .asset(let path): "/* \(t.name): \(path) (an asset: GTK colors cannot hold it) */"
             }
-        }
-        return lines.joined(separator: "\n")
+        }).joined(separator: "\n")
     }
 
     /// Both modes side by side: for each token its name, then per mode a truecolor swatch and the value.
@@ -120,8 +110,11 @@ extension String {
 }
 
 /// A name for a terminal: control characters (an escape sequence in a token's name) shown as \u{…}, as
-/// appearancectl shows every name it prints.
-func terminalSafe(_ text: String) -> String {
-    String(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F || (0x80...0x9F).contains($0.value)
+/// appearancectl shows every name it prints. `c1: false` leaves 0x80-0x9F as they are: enough for a file
+/// name in a TOML comment (`commentSafe`), which a newline would end, injecting TOML.
+func terminalSafe(_ text: String, c1: Bool = true) -> String {
+    String(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F || (c1 && (0x80...0x9F).contains($0.value))
         ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined())
 }
+
+func commentSafe(_ name: String) -> String { terminalSafe(name, c1: false) }

@@ -19,10 +19,7 @@ public func readFlatPlist(_ text: String, file: String) throws(ImportError) -> [
         for k in i..<min(i + n, b.count) where b[k] == 0x0A { line += 1 }
         i = min(i + n, b.count)
     }
-    func starts(_ s: String) -> Bool {
-        let u = Array(s.utf8)
-        return i + u.count <= b.count && Array(b[i..<(i + u.count)]) == u
-    }
+    func starts(_ s: String) -> Bool { b[i...].starts(with: s.utf8) }
     func skip(until s: String) throws(ImportError) {
         while i < b.count && !starts(s) { advance(1) }
         guard i < b.count else { throw fail("unterminated markup (no \"\(s)\")") }
@@ -66,18 +63,16 @@ public func readFlatPlist(_ text: String, file: String) throws(ImportError) -> [
             out += rest[..<amp]
             guard let semi = rest[amp...].firstIndex(of: ";") else { throw fail("unterminated entity") }
             let name = rest[rest.index(after: amp)..<semi]
-            switch name {
-            case "amp": out += "&"
-            case "lt": out += "<"
-            case "gt": out += ">"
-            case "quot": out += "\""
-            case "apos": out += "'"
-            default:
-                let code: UInt32? = name.hasPrefix("#x") ? UInt32(name.dropFirst(2), radix: 16)
-                    : name.hasPrefix("#") ? UInt32(name.dropFirst()) : nil
-                guard let code, let scalar = Unicode.Scalar(code) else { throw fail("unknown entity &\(name);") }
-                out.unicodeScalars.append(scalar)
+            let code: UInt32? = switch name {
+            case "amp": 0x26
+            case "lt": 0x3C
+            case "gt": 0x3E
+            case "quot": 0x22
+            case "apos": 0x27
+            default: name.hasPrefix("#x") ? UInt32(name.dropFirst(2), radix: 16) : name.hasPrefix("#") ? UInt32(name.dropFirst()) : nil
             }
+            guard let code, let scalar = Unicode.Scalar(code) else { throw fail("unknown entity &\(name);") }
+            out.unicodeScalars.append(scalar)
             rest = rest[rest.index(after: semi)...]
         }
         return out + rest
@@ -187,10 +182,4 @@ public func convertLFL(light: String, lightFile: String, dark: String, darkFile:
         out += "\n[\(tomlWrittenKey(q.key))]\ndefault = \"\(try color(q, darkFile))\"  # only in the dark bundle\n"
     }
     return ImportResult(toml: out, onlyLight: onlyLight, onlyDark: onlyDark)
-}
-
-/// A file name inside a TOML comment: a newline in it would end the comment and inject TOML, so control
-/// characters are written as \u{…}.
-func commentSafe(_ name: String) -> String {
-    String(name.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined())
 }

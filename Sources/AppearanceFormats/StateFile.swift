@@ -34,11 +34,7 @@ public enum StateFile {
 
         public init(override: Override, temporary: TemporaryOverride? = nil, apps: [String: Mode] = [:],
                     nextChange: NextChange? = nil, dropped: [String] = []) {
-            self.override = override
-            self.temporary = temporary
-            self.apps = apps
-            self.nextChange = nextChange
-            self.dropped = dropped
+            (self.override, self.temporary, self.apps, self.nextChange, self.dropped) = (override, temporary, apps, nextChange, dropped)
         }
     }
 
@@ -129,12 +125,6 @@ public enum StateFile {
         return NextChange(time: t, mode: mode, postponedBy: by, skipped: skip)
     }
 
-    /// A value from the file as JSON, cut at 80 bytes: enough to find it, not a flood in the log.
-    private static func shown(_ value: JSON) -> String {
-        let text = value.text
-        return text.utf8.count <= 80 ? text : String(decoding: text.utf8.prefix(80), as: UTF8.self) + "…"
-    }
-
     /// The file's bytes for `saved`: the keys in a fixed order, the app overrides sorted by id, a newline at
     /// the end. `dropped` is never written.
     public static func encode(_ saved: Saved) -> [UInt8] {
@@ -151,4 +141,10 @@ public enum StateFile {
         bytes.append(0x0A)
         return bytes
     }
+}
+
+/// A value from a file as JSON, cut at 80 bytes: enough to find it, not a flood in the log.
+func shown(_ value: JSON) -> String {
+    let text = value.text
+    return text.utf8.count <= 80 ? text : String(decoding: text.utf8.prefix(80), as: UTF8.self) + "…"
 }

@@ -169,7 +169,7 @@ struct TOMLParser {
         guard eat("]"), !isArray || eat("]") else {
             throw error("expected '\(isArray ? "]]" : "]")' to close the table header, found \(found)")
         }
-        try Self.walk(&root, key.dropLast(), dotted: false, done: [], at: at) { table throws(TOMLError) in
+        try Self.walk(&root, Array(key.dropLast()), from: 0, dotted: false, at: at) { table throws(TOMLError) in
             let name = key.last!
             let fresh = TOMLValue(.table(TOMLTable(origin: .header)), line: at.line)
             guard var old = table[name] else {
@@ -194,16 +194,10 @@ struct TOMLParser {
         current = key
     }
 
-    /// Runs `body` on the table at `path` below `table`, making missing tables on the way. A header path
-    /// (`dotted == false`) enters the last table of an array of tables; dotted keys extend only tables that
-    /// dotted keys made; nothing extends an inline table.
-    static func walk(_ table: inout TOMLTable, _ path: ArraySlice<String>, dotted: Bool, done: [String], at: TOMLPosition,
-                     _ body: (inout TOMLTable) throws(TOMLError) -> Void) throws(TOMLError) {
-        try walk(&table, done + path, from: done.count, dotted: dotted, at: at, body)
-    }
-
-    /// The same on `full[from...]`, with `full[..<from]` already walked (for messages): nothing is allocated
-    /// per level.
+    /// Runs `body` on the table at `full[from...]` below `table`, making missing tables on the way;
+    /// `full[..<from]` is the path already walked (for messages), so nothing is allocated per level. A header
+    /// path (`dotted == false`) enters the last table of an array of tables; dotted keys extend only tables
+    /// that dotted keys made; nothing extends an inline table.
     static func walk(_ table: inout TOMLTable, _ full: [String], from: Int, dotted: Bool, at: TOMLPosition,
                      _ body: (inout TOMLTable) throws(TOMLError) -> Void) throws(TOMLError) {
         guard from < full.count else { return try body(&table) }
@@ -250,7 +244,7 @@ struct TOMLParser {
         }
         // A plain key (the common case) needs no walk.
         if key.count == 1 { return try set(&table) }
-        try walk(&table, key.dropLast(), dotted: true, done: prefix, at: at, set)
+        try walk(&table, prefix + key.dropLast(), from: prefix.count, dotted: true, at: at, set)
     }
 
     // MARK: Keys

@@ -27,14 +27,10 @@ public final class AppearanceConnection {
     /// Connects to `socketPath`, or to the path every client and the daemon agree on
     /// (`$APPEARANCED_SOCKET`, else `$XDG_RUNTIME_DIR/appearanced/socket`, …).
     /// - Parameter timeout: the bound on connecting and on each request (not on waiting for notifications).
-    public init(socketPath: String? = nil, timeout: Double = AppearanceConnection.defaultTimeout,
-                app: String? = nil) throws(AppearanceError) {
+    public convenience init(socketPath: String? = nil, timeout: Double = AppearanceConnection.defaultTimeout,
+                            app: String? = nil) throws(AppearanceError) {
         let path = SocketLocation.resolve(explicit: socketPath).path
-        self.socketPath = path
-        self.timeout = timeout
-        self.app = app
-        socket = try Self.connect(path, deadline: Deadline(seconds: timeout))
-        buffer = .allocate(byteCount: 16 * 1024, alignment: 16)
+        self.init(adopting: try Self.connect(path, deadline: Deadline(seconds: timeout)), path: path, timeout: timeout, app: app)
     }
 
     /// Takes over a connection on which a state request (`get`, `set`, `toggle`, id 1) was already written,
@@ -46,14 +42,11 @@ public final class AppearanceConnection {
         let c = AppearanceConnection(adopting: socket, path: path, timeout: deadline.seconds)
         c.nextID = 1
         c.framer.append(received)
-        return try c.decodeState(c.awaitReply(.int(1), deadline: deadline))
+        return try decoded(c.awaitReply(.int(1), deadline: deadline), AppearanceState.init(json:))
     }
 
-    private init(adopting socket: Descriptor, path: String, timeout: Double) {
-        socketPath = path
-        self.timeout = timeout
-        app = nil
-        self.socket = socket
+    private init(adopting socket: Descriptor, path: String, timeout: Double, app: String? = nil) {
+        (self.socket, socketPath, self.timeout, self.app) = (socket, path, timeout, app)
         buffer = .allocate(byteCount: 16 * 1024, alignment: 16)
     }
 
@@ -90,10 +83,7 @@ public final class AppearanceConnection {
     public func state() throws(AppearanceError) -> AppearanceState { try stateCall(.get) }
 
     /// The state plus where it came from and who listens (`status`).
-    public func status() throws(AppearanceError) -> StatusInfo {
-        let json = try call(.status)
-        do { return try StatusInfo(json: json) } catch { throw .protocolError(error.message) }
-    }
+    public func status() throws(AppearanceError) -> StatusInfo { try decoded(call(.status), StatusInfo.init(json:)) }
 
     /// Sets the override (`set`); `.system` goes back to following the desktop. Returns the new state.
     public func set(_ override: Override) throws(AppearanceError) -> AppearanceState { try stateCall(.set(override)) }
@@ -148,14 +138,12 @@ public final class AppearanceConnection {
     /// What the schedule says now, what hides it, and its changes over the next `days` days (`schedule`,
     /// protocol 5).
     public func schedule(days: Int = Call.defaultScheduleDays) throws(AppearanceError) -> ScheduleInfo {
-        let json = try call(.schedule(days: days))
-        do { return try ScheduleInfo(json: json) } catch { throw .protocolError(error.message) }
+        try decoded(call(.schedule(days: days)), ScheduleInfo.init(json:))
     }
 
     /// `postpone`, `skip` and their `cancel` (protocol 7): what the schedule then says of the next two days.
     public func nextChange(_ request: NextChange.Request) throws(AppearanceError) -> ScheduleInfo {
-        let json = try call(.nextChange(request))
-        do { return try ScheduleInfo(json: json) } catch { throw .protocolError(error.message) }
+        try decoded(call(.nextChange(request)), ScheduleInfo.init(json:))
     }
 
     /// The changes of the mode with their causes, oldest first (`log`; the daemon keeps the last 1,000, across
@@ -172,8 +160,7 @@ public final class AppearanceConnection {
     /// Starts notifications for mode changes, and trait and palette changes when asked (`subscribe` with
     /// `{"traits": true, "palette": true}`); returns the current state, with the palette when asked.
     public func subscribe(traits: Bool, palette: Bool) throws(AppearanceError) -> Subscription {
-        let json = try call(.subscribe(Interest(traits: traits, palette: palette)))
-        do { return try Subscription(json: json) } catch { throw .protocolError(error.message) }
+        try decoded(call(.subscribe(Interest(traits: traits, palette: palette))), Subscription.init(json:))
     }
 
     /// Resolves palette tokens for the current appearance, or the given mode and contrast (`resolve`).
@@ -187,10 +174,7 @@ public final class AppearanceConnection {
         try paletteCall(.palette(VariantRequest(mode: mode, contrast: contrast)))
     }
 
-    private func paletteCall(_ c: Call) throws(AppearanceError) -> ResolvedPalette {
-        let json = try call(c)
-        do { return try ResolvedPalette(json: json) } catch { throw .protocolError(error.message) }
-    }
+    private func paletteCall(_ c: Call) throws(AppearanceError) -> ResolvedPalette { try decoded(call(c), ResolvedPalette.init(json:)) }
 
     /// Blocks until the next `changed` notification, with no deadline: a change may be hours away.
     public func nextChange() throws(AppearanceError) -> Notification {
@@ -198,13 +182,7 @@ public final class AppearanceConnection {
         return changes.removeFirst()
     }
 
-    private func stateCall(_ c: Call) throws(AppearanceError) -> AppearanceState {
-        try decodeState(call(c))
-    }
-
-    private func decodeState(_ json: JSON) throws(AppearanceError) -> AppearanceState {
-        do { return try AppearanceState(json: json) } catch { throw .protocolError(error.message) }
-    }
+    private func stateCall(_ c: Call) throws(AppearanceError) -> AppearanceState { try decoded(call(c), AppearanceState.init(json:)) }
 
     /// `app`: for a call that does not take the connection's own app, the one to send (`log`'s filter).
     /// `patience`: seconds the daemon may hold the reply on purpose, added to `timeout`.
@@ -275,4 +253,9 @@ public final class AppearanceConnection {
 
     /// True when the daemon has closed this connection (it exited or restarted): a peek that does not block.
     var isClosedByPeer: Bool { socket.isClosedByPeer }
+}
+
+/// A reply read as `T`; what it cannot be read as is a protocol error.
+private func decoded<T>(_ json: JSON, _ read: (JSON) throws(RPCError) -> T) throws(AppearanceError) -> T {
+    do { return try read(json) } catch { throw .protocolError(error.message) }
 }

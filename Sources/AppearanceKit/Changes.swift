@@ -120,22 +120,13 @@ struct SubscriptionLoop: Sendable {
     let wake: Wake
     let continuation: AsyncThrowingStream<AppearanceChange, any Error>.Continuation
 
+    // fileprivate, not private: the memberwise initializer stays callable from `AppearanceChanges`.
     /// The view (mode, and traits if asked) of the last state element yielded.
-    private var last: View?
+    fileprivate var last: View?
     /// The last palette yielded.
-    private var lastPalette: ResolvedPalette?
+    fileprivate var lastPalette: ResolvedPalette?
     /// Between a `.connectionLost` and the next successful `subscribe`.
-    private var outage = false
-
-    init(path: String, reconnect: Bool, interest: Interest = .mode, timeout: Double = AppearanceConnection.defaultTimeout,
-         wake: Wake, continuation: AsyncThrowingStream<AppearanceChange, any Error>.Continuation) {
-        self.path = path
-        self.reconnect = reconnect
-        self.interest = interest
-        self.timeout = timeout
-        self.wake = wake
-        self.continuation = continuation
-    }
+    fileprivate var outage = false
 
     private enum End {
         case cancelled
@@ -147,14 +138,10 @@ struct SubscriptionLoop: Sendable {
         var backoff = Backoff.client
         while true {
             switch session() {
-            case .cancelled:
-                continuation.finish()
-                return
-            case .fatal(let e):
-                continuation.finish(throwing: e)
-                return
+            case .cancelled: return continuation.finish()
+            case .fatal(let e): return continuation.finish(throwing: e)
             case .lost(let e, let subscribed):
-                guard reconnect else { continuation.finish(throwing: e); return }
+                guard reconnect else { return continuation.finish(throwing: e) }
                 if !outage {
                     outage = true
                     continuation.yield(.connectionLost(e))

@@ -33,9 +33,7 @@ public final class AppearanceClient: Sendable {
     public init(socketPath: String? = nil, app: String? = nil,
                 timeout: Double = AppearanceConnection.defaultTimeout) async throws(AppearanceError) {
         let path = SocketLocation.resolve(explicit: socketPath).path
-        self.socketPath = path
-        self.app = app
-        self.timeout = timeout
+        (self.socketPath, self.app, self.timeout) = (path, app, timeout)
         requests = RequestLine(path: path, app: app, timeout: timeout)
         try await requests.perform(idempotent: true) { _ throws(AppearanceError) in () }
     }
@@ -101,9 +99,7 @@ final class RequestLine: @unchecked Sendable {
     let app: String?
     let timeout: Double
     init(path: String, app: String?, timeout: Double) {
-        self.path = path
-        self.app = app
-        self.timeout = timeout
+        (self.path, self.app, self.timeout) = (path, app, timeout)
     }
 
     /// A live connection: the current one, or a new one when the daemon closed it (it restarted).

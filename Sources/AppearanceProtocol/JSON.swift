@@ -14,14 +14,12 @@ public enum JSON: Equatable, Sendable {
 
     public static func == (a: JSON, b: JSON) -> Bool {
         switch (a, b) {
-        case (.null, .null): return true
-        case let (.bool(x), .bool(y)): return x == y
-        case let (.number(x), .number(y)): return x == y
-        case let (.string(x), .string(y)): return x == y
-        case let (.array(x), .array(y)): return x == y
-        case let (.object(x), .object(y)):
-            return x.count == y.count && zip(x, y).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
-        default: return false
+        case (.null, .null): true
+        case let (.bool(x), .bool(y)): x == y
+        case let (.number(x), .number(y)), let (.string(x), .string(y)): x == y
+        case let (.array(x), .array(y)): x == y
+        case let (.object(x), .object(y)): x.count == y.count && zip(x, y).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+        default: false
         }
     }
 
@@ -36,6 +34,8 @@ public enum JSON: Equatable, Sendable {
     public var boolValue: Bool? { if case .bool(let b) = self { b } else { nil } }
     public var uint64Value: UInt64? { if case .number(let n) = self { UInt64(n) } else { nil } }
     public var intValue: Int? { if case .number(let n) = self { Int(n) } else { nil } }
+    /// A number that is finite as a Double (never an overflow to infinity).
+    public var doubleValue: Double? { if case .number(let n) = self, let d = Double(n), d.isFinite { d } else { nil } }
 }
 
 public struct JSONError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -54,19 +54,15 @@ extension JSON {
 
     // Concrete byte types, not a generic Collection: a generic called across modules is not specialised, and
     // would build its type metadata from mangled names at run time (most of `appearancectl get`, measured).
-    public static func parse(_ bytes: ArraySlice<UInt8>) throws(JSONError) -> JSON { try parse(Array(bytes)) }
-
-    public static func parse(_ bytes: [UInt8]) throws(JSONError) -> JSON { try parse(bytes, maxMembers: Int.max) }
-
-    /// As `parse`, refusing an object of more than `maxMembers` members as soon as it reaches one more: a
-    /// request line crammed with thousands of members is refused after reading a few of them, not all (the
-    /// costliest line a client could send, 1.4 ms to read whole; docs/decisions.md).
-    public static func parse(_ bytes: ArraySlice<UInt8>, maxMembers: Int) throws(JSONError) -> JSON {
+    /// `maxMembers`: an object of more members is refused as soon as it reaches one more: a request line
+    /// crammed with thousands of members is refused after reading a few of them, not all (the costliest line
+    /// a client could send, 1.4 ms to read whole; docs/decisions.md).
+    public static func parse(_ bytes: ArraySlice<UInt8>, maxMembers: Int = .max) throws(JSONError) -> JSON {
         try parse(Array(bytes), maxMembers: maxMembers)
     }
 
-    public static func parse(_ bytes: [UInt8], maxMembers: Int) throws(JSONError) -> JSON {
-        var r = Reader(bytes: bytes, maxMembers: maxMembers)
+    public static func parse(_ bytes: [UInt8], maxMembers: Int = .max) throws(JSONError) -> JSON {
+        var r = Reader(b: bytes, maxMembers: maxMembers)
         r.skipSpace()
         let v = try r.value(depth: 0)
         r.skipSpace()
@@ -81,11 +77,6 @@ private struct Reader {
     let b: [UInt8]
     let maxMembers: Int
     var i = 0
-
-    init(bytes: [UInt8], maxMembers: Int) {
-        b = bytes
-        self.maxMembers = maxMembers
-    }
 
     func fail(_ message: String) -> JSONError { JSONError(offset: i, message: message) }
 
@@ -196,14 +187,7 @@ private struct Reader {
         guard i + 4 <= b.count else { throw fail("truncated \\u escape") }
         var v: UInt32 = 0
         for _ in 0..<4 {
-            let c = b[i]
-            let d: UInt8
-            switch c {
-            case 0x30...0x39: d = c - 0x30
-            case 0x41...0x46: d = c - 0x41 + 10
-            case 0x61...0x66: d = c - 0x61 + 10
-            default: throw fail("invalid \\u escape")
-            }
+            guard let d = Character(Unicode.Scalar(b[i])).hexDigitValue else { throw fail("invalid \\u escape") }
             v = v << 4 | UInt32(d)
             i += 1
         }
@@ -230,9 +214,7 @@ private struct Reader {
             let e = b[i]
             i += 1
             switch e {
-            case UInt8(ascii: "\""): out.append(0x22)
-            case UInt8(ascii: "\\"): out.append(0x5C)
-            case UInt8(ascii: "/"): out.append(0x2F)
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(e)
             case UInt8(ascii: "b"): out.append(0x08)
             case UInt8(ascii: "f"): out.append(0x0C)
             case UInt8(ascii: "n"): out.append(0x0A)

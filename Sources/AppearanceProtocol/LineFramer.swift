@@ -30,9 +30,7 @@ public struct LineFramer: Sendable {
     /// Drops the lines already taken before more bytes come in.
     private mutating func compact() {
         if start > 0, start == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
-            start = 0
-            scanned = 0
+            reset(keepingCapacity: true)
         } else if start > 4096, start * 2 > buffer.count {
             buffer.removeSubrange(0..<start)
             scanned -= start
@@ -40,12 +38,15 @@ public struct LineFramer: Sendable {
         }
     }
 
+    private mutating func reset(keepingCapacity: Bool) {
+        buffer.removeAll(keepingCapacity: keepingCapacity)
+        (start, scanned) = (0, 0)
+    }
+
     /// At end of stream: the bytes of an unterminated last line (nil if none, or only blanks), and the framer is emptied.
     public mutating func remainder() -> ArraySlice<UInt8>? {
         let rest = buffer[start...]
-        buffer.removeAll()
-        start = 0
-        scanned = 0
+        reset(keepingCapacity: false)
         if rest.count > limit || rest.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return nil }
         return rest
     }
@@ -57,9 +58,7 @@ public struct LineFramer: Sendable {
                 if start == buffer.count {
                     // Every line taken: let the bytes go (a subscriber would otherwise keep its subscribe
                     // request for as long as it stays connected).
-                    buffer = []
-                    start = 0
-                    scanned = 0
+                    reset(keepingCapacity: false)
                     return nil
                 }
                 scanned = buffer.count

@@ -38,17 +38,9 @@ public struct LocationInfo: Equatable, Sendable {
 
     /// Reads a `location` object; unknown members are ignored, and a member of the wrong type is absent.
     public init(json: JSON) {
-        func double(_ key: String) -> Double? {
-            guard case .number(let n)? = json[key], let d = Double(n), d.isFinite else { return nil }
-            return d
-        }
-        func int(_ key: String) -> Int64? {
-            guard case .number(let n)? = json[key] else { return nil }
-            return Int64(n)
-        }
-        self.init(latitude: double("latitude"), longitude: double("longitude"),
+        self.init(latitude: json["latitude"]?.doubleValue, longitude: json["longitude"]?.doubleValue,
                   source: json["source"]?.stringValue.flatMap(Source.init(rawValue:)),
-                  time: int("time"), age: int("age"), detail: json["detail"]?.stringValue)
+                  time: json["time"]?.intValue.map(Int64.init), age: json["age"]?.intValue.map(Int64.init), detail: json["detail"]?.stringValue)
     }
 
     /// "52.52, 13.40 (geoclue, fix 2 h old)", "none yet: GeoClue refused …": for people.

@@ -1,10 +1,7 @@
 import AppearanceCore
 
-// appearancectl's fast path (docs/decisions.md, "appearancectl's fast path"): `get`, `set light|dark|system`
-// and `toggle` send a constant line and recognise the reply by its bytes, building no JSON value (whose
-// generic types the runtime would set up on first use). The bytes live here, beside the encoder they mirror,
-// and QuickReplyTests holds them to it: the requests are `Request(id: .int(1), call: …).line`, and the
-// recogniser takes every state reply the encoder writes and nothing the general client refuses.
+// appearancectl's fast path (docs/decisions.md): constant request lines and a recogniser of the reply's
+// bytes, beside the encoder they mirror; QuickReplyTests holds them to it.
 
 /// The fast path's request lines, newline included: each is `Request(id: .int(1), call: …).line`.
 package enum QuickRequest {

@@ -54,9 +54,7 @@ public struct Request: Equatable, Sendable {
     public var app: String?
 
     public init(id: JSON?, call: Call, app: String? = nil) {
-        self.id = id
-        self.call = call
-        self.app = app
+        (self.id, self.call, self.app) = (id, call, app)
     }
 
     /// The request as one line, newline included.
@@ -81,6 +79,11 @@ public struct RequestFailure: Error, Equatable, Sendable {
     public var error: RPCError
 }
 
+/// A failure that is answered (`reply`) to `id`.
+private func invalid(_ code: ErrorCode, _ message: String, id: JSON? = .null, reply: Bool = true) -> RequestFailure {
+    RequestFailure(id: id, wantsReply: reply, error: RPCError(code, message))
+}
+
 extension Request {
     /// Members a request object, or its params, may have: a request has four (jsonrpc, id, method, params)
     /// and no method takes more than four params. Past it the line is refused as soon as the reader gets
@@ -92,9 +95,6 @@ extension Request {
 
     /// Validates one line from a client. Every failure names what is wrong. Concrete, not generic: see JSON.parse.
     public static func decode(_ line: ArraySlice<UInt8>) throws(RequestFailure) -> Request {
-        func invalid(_ code: ErrorCode, _ msg: String, id: JSON? = .null, reply: Bool = true) -> RequestFailure {
-            RequestFailure(id: id, wantsReply: reply, error: RPCError(code, msg))
-        }
         let json: JSON
         do {
             json = try JSON.parse(line, maxMembers: Request.maxMembers)
@@ -113,9 +113,6 @@ extension Request {
     }
 
     static func decode(json: JSON) throws(RequestFailure) -> Request {
-        func invalid(_ code: ErrorCode, _ msg: String, id: JSON? = .null, reply: Bool = true) -> RequestFailure {
-            RequestFailure(id: id, wantsReply: reply, error: RPCError(code, msg))
-        }
         guard case .object = json else {
             if case .array = json { throw invalid(.invalidRequest, "batch requests are not supported: send one object per line") }
             throw invalid(.invalidRequest, "a request must be a JSON object")
@@ -125,25 +122,22 @@ extension Request {
         case nil, .null?, .string?, .number?: break
         default: throw invalid(.invalidRequest, "\"id\" must be a string, a number or null")
         }
-        let reply = id != nil
         guard json["jsonrpc"] == .string("2.0") else { throw invalid(.invalidRequest, "\"jsonrpc\" must be \"2.0\"", id: id ?? .null) }
-        guard let name = json["method"]?.stringValue else {
-            throw invalid(.invalidRequest, "\"method\" must be a string", id: id ?? .null)
-        }
+        guard let name = json["method"]?.stringValue else { throw invalid(.invalidRequest, "\"method\" must be a string", id: id ?? .null) }
         guard let method = Method(rawValue: name) else {
             let known = Method.allCases.map(\.rawValue).joined(separator: ", ")
-            throw invalid(.methodNotFound, "unknown method \"\(name)\" (known: \(known))", id: id ?? .null, reply: reply)
+            throw invalid(.methodNotFound, "unknown method \"\(name)\" (known: \(known))", id: id ?? .null, reply: id != nil)
         }
-        let params = json["params"]
-        func members() throws(RequestFailure) -> [(String, JSON)] {
-            switch params {
-            case nil, .null?: return []
-            case .object(let m)?: return m
-            case .array(let a)? where a.isEmpty: return []
-            default: throw invalid(.invalidParams, "\(name) takes its params as an object", id: id ?? .null, reply: reply)
-            }
+        // From here on a failure is invalid params, and its message starts with the method's name.
+        func bad(_ message: String) -> RequestFailure { invalid(.invalidParams, "\(name): \(message)", id: id ?? .null, reply: id != nil) }
+        func badValue(_ what: String, _ v: JSON, _ expected: String) -> RequestFailure { bad("invalid \(what) \(v.text), expected \(expected)") }
+        let given: [(String, JSON)]
+        switch json["params"] {
+        case nil, .null?: given = []
+        case .object(let m)?: given = m
+        case .array(let a)? where a.isEmpty: given = []
+        default: throw invalid(.invalidParams, "\(name) takes its params as an object", id: id ?? .null, reply: id != nil)
         }
-        let given = try members()
         let allowed: Set<String> = switch method {
         case .set: ["override", "until", "for", "app"]
         case .toggle: ["until", "for", "app"]
@@ -158,68 +152,55 @@ extension Request {
         case .postpone: ["for", "cancel"]
         case .skip: ["cancel"]
         }
-        if let unknown = given.first(where: { !allowed.contains($0.0) }) {
-            throw invalid(.invalidParams, "\(name): unknown parameter \"\(unknown.0)\"", id: id ?? .null, reply: reply)
-        }
+        if let unknown = given.first(where: { !allowed.contains($0.0) }) { throw bad("unknown parameter \"\(unknown.0)\"") }
         // A parameter given as null is a type error, not "absent": read as absent, `"app": null` would set
         // everyone's mode and `"for": null` a permanent override. (`"params": null` itself is no params.)
         if let key = given.first(where: { $0.1 == .null })?.0 {
             let required = (method == .set && key == "override") || (method == .resolve && key == "tokens")
-            throw invalid(.invalidParams, "\(name): \"\(key)\" is null, expected \(Self.expected(key))" + (required ? "" : " or no \"\(key)\" at all"),
-                          id: id ?? .null, reply: reply)
+            throw bad("\"\(key)\" is null, expected \(Self.expected(key))" + (required ? "" : " or no \"\(key)\" at all"))
         }
         func param(_ key: String) -> JSON? { given.first(where: { $0.0 == key })?.1 }
         func flag(_ key: String) throws(RequestFailure) -> Bool {
             guard let v = param(key) else { return false }
-            guard let b = v.boolValue else {
-                throw invalid(.invalidParams, "\(name): \"\(key)\" must be true or false, got \(v.text)", id: id ?? .null, reply: reply)
-            }
+            guard let b = v.boolValue else { throw bad("\"\(key)\" must be true or false, got \(v.text)") }
             return b
         }
+        /// A whole number in `range`, nil when not given.
+        func whole(_ key: String, _ range: ClosedRange<UInt64>, expected: String) throws(RequestFailure) -> UInt64? {
+            guard let v = param(key) else { return nil }
+            guard let n = v.uint64Value, range.contains(n) else { throw badValue("\"\(key)\"", v, expected) }
+            return n
+        }
+        /// An array of strings, nil when it is anything else.
+        func strings(_ v: JSON) -> [String]? {
+            guard case .array(let items) = v, case let strings = items.compactMap(\.stringValue), strings.count == items.count else { return nil }
+            return strings
+        }
         func variant() throws(RequestFailure) -> VariantRequest {
-            var v = VariantRequest()
-            if let m = param("mode") {
-                guard let s = m.stringValue, let mode = Mode(rawValue: s) else {
-                    throw invalid(.invalidParams, "\(name): invalid mode \(m.text), expected \"light\" or \"dark\"", id: id ?? .null, reply: reply)
-                }
-                v.mode = mode
-            }
-            if let c = param("contrast") {
-                guard let s = c.stringValue, let contrast = Contrast(rawValue: s) else {
-                    throw invalid(.invalidParams, "\(name): invalid contrast \(c.text), expected \"normal\" or \"high\"", id: id ?? .null, reply: reply)
-                }
-                v.contrast = contrast
-            }
+            let mode = param("mode"), contrast = param("contrast")
+            let v = VariantRequest(mode: mode?.stringValue.flatMap(Mode.init(rawValue:)), contrast: contrast?.stringValue.flatMap(Contrast.init(rawValue:)))
+            if let mode, v.mode == nil { throw badValue("mode", mode, Self.expected("mode")) }
+            if let contrast, v.contrast == nil { throw badValue("contrast", contrast, Self.expected("contrast")) }
             return v
         }
         /// `until: "next"` or `for: SECONDS`, nil when neither is given.
         func lifetime() throws(RequestFailure) -> Lifetime? {
             switch (param("until"), param("for")) {
             case (nil, nil): return nil
-            case (.some, .some):
-                throw invalid(.invalidParams, "\(name): give \"until\" or \"for\", not both", id: id ?? .null, reply: reply)
+            case (.some, .some): throw bad("give \"until\" or \"for\", not both")
             case (let u?, nil):
-                guard u.stringValue == "next" else {
-                    throw invalid(.invalidParams, "\(name): invalid \"until\" \(u.text), expected \"next\"", id: id ?? .null, reply: reply)
-                }
+                guard u.stringValue == "next" else { throw badValue("\"until\"", u, Self.expected("until")) }
                 return .untilNext
-            case (nil, let f?):
-                guard let n = f.uint64Value, n >= 1, n <= UInt64(Lifetime.maxSeconds) else {
-                    throw invalid(.invalidParams, "\(name): invalid \"for\" \(f.text), expected whole seconds from 1 to \(Lifetime.maxSeconds)",
-                                  id: id ?? .null, reply: reply)
-                }
-                return .seconds(Int64(n))
+            case (nil, .some): return try whole("for", 1...UInt64(Lifetime.maxSeconds), expected: Self.expected("for")).map { .seconds(Int64($0)) }
             }
         }
         var app: String?
         if let a = param("app") {
             guard let s = a.stringValue, AppID.isValid(s) else {
-                throw invalid(.invalidParams, "\(name): invalid \"app\" \(a.text), expected 1-255 characters of A-Z a-z 0-9 . _ - not starting with a dot",
-                              id: id ?? .null, reply: reply)
+                throw badValue("\"app\"", a, "1-255 characters of A-Z a-z 0-9 . _ - not starting with a dot")
             }
             guard param("until") == nil, param("for") == nil else {
-                throw invalid(.invalidParams, "\(name): an app override cannot be temporary (\"until\"/\"for\" are for everyone's mode)",
-                              id: id ?? .null, reply: reply)
+                throw bad("an app override cannot be temporary (\"until\"/\"for\" are for everyone's mode)")
             }
             app = s
         }
@@ -227,93 +208,50 @@ extension Request {
         switch method {
         case .apps: call = .apps
         case .reload: call = .reload
-        case .schedule:
-            if let d = param("days") {
-                guard let n = d.uint64Value, (1...31).contains(n) else {
-                    throw invalid(.invalidParams, "schedule: invalid \"days\" \(d.text), expected a whole number from 1 to 31", id: id ?? .null, reply: reply)
-                }
-                call = .schedule(days: Int(n))
-            } else {
-                call = .schedule(days: Call.defaultScheduleDays)
-            }
+        case .schedule: call = .schedule(days: try whole("days", 1...31, expected: "a whole number from 1 to 31").map { Int($0) } ?? Call.defaultScheduleDays)
         case .integrations:
             func names(_ key: String) throws(RequestFailure) -> [String] {
                 guard let v = param(key) else { return [] }
-                guard case .array(let items) = v, case let names = items.compactMap(\.stringValue), names.count == items.count,
-                      names.count <= IntegrationName.maxPerRequest else {
-                    throw invalid(.invalidParams, "integrations: \"\(key)\" must be an array of at most \(IntegrationName.maxPerRequest) names, got \(v.text)",
-                                  id: id ?? .null, reply: reply)
+                guard let names = strings(v), names.count <= IntegrationName.maxPerRequest else {
+                    throw bad("\"\(key)\" must be an array of at most \(IntegrationName.maxPerRequest) names, got \(v.text)")
                 }
-                if let bad = names.first(where: { !IntegrationName.isValid($0) }) {
-                    throw invalid(.invalidParams, "integrations: invalid name \(JSON.string(bad).text) in \"\(key)\", expected \(IntegrationName.rule)",
-                                  id: id ?? .null, reply: reply)
+                if let n = names.first(where: { !IntegrationName.isValid($0) }) {
+                    throw bad("invalid name \(JSON.string(n).text) in \"\(key)\", expected \(IntegrationName.rule)")
                 }
                 return names
             }
             let enable = try names("enable"), disable = try names("disable")
-            if let both = enable.first(where: disable.contains) {
-                throw invalid(.invalidParams, "integrations: \"\(both)\" is in both \"enable\" and \"disable\"", id: id ?? .null, reply: reply)
-            }
-            var wait: Int?
-            if let w = param("wait") {
-                guard let n = w.uint64Value, n >= 1, n <= UInt64(IntegrationName.maxWait) else {
-                    throw invalid(.invalidParams, "integrations: invalid \"wait\" \(w.text), expected \(Self.expected("wait"))", id: id ?? .null, reply: reply)
-                }
-                guard !enable.isEmpty || !disable.isEmpty else {
-                    throw invalid(.invalidParams, "integrations: \"wait\" is for the runs \"enable\" or \"disable\" start, and neither is given",
-                                  id: id ?? .null, reply: reply)
-                }
-                wait = Int(n)
+            if let both = enable.first(where: disable.contains) { throw bad("\"\(both)\" is in both \"enable\" and \"disable\"") }
+            let wait = try whole("wait", 1...UInt64(IntegrationName.maxWait), expected: Self.expected("wait")).map { Int($0) }
+            if wait != nil, enable.isEmpty, disable.isEmpty {
+                throw bad("\"wait\" is for the runs \"enable\" or \"disable\" start, and neither is given")
             }
             call = .integrations(enable: enable, disable: disable, wait: wait)
         case .postpone:
-            let cancel = try flag("cancel")
-            switch (param("for"), cancel) {
+            switch (param("for"), try flag("cancel")) {
             case (nil, true): call = .nextChange(.cancelPostpone)
-            case (nil, false): throw invalid(.invalidParams, "postpone: missing parameter \"for\" (\(Self.expected("postpone.for"))), or \"cancel\": true", id: id ?? .null, reply: reply)
-            case (.some, true): throw invalid(.invalidParams, "postpone: give \"for\" or \"cancel\", not both", id: id ?? .null, reply: reply)
-            case (let f?, false):
-                guard let n = f.uint64Value, n >= 1, n <= UInt64(NextChange.maxPostpone) else {
-                    throw invalid(.invalidParams, "postpone: invalid \"for\" \(f.text), expected \(Self.expected("postpone.for"))", id: id ?? .null, reply: reply)
-                }
+            case (nil, false): throw bad("missing parameter \"for\" (\(Self.expected("postpone.for"))), or \"cancel\": true")
+            case (.some, true): throw bad("give \"for\" or \"cancel\", not both")
+            case (.some, false):
+                let n = try whole("for", 1...UInt64(NextChange.maxPostpone), expected: Self.expected("postpone.for"))!
                 call = .nextChange(.postpone(seconds: Int64(n)))
             }
         case .skip: call = .nextChange(try flag("cancel") ? .cancelSkip : .skip)
         case .get: call = .get
         case .toggle: call = try lifetime().map(Call.toggleTemporary) ?? .toggle
-        case .log:
-            if let l = param("limit") {
-                guard let n = l.uint64Value, n >= 1 else {
-                    throw invalid(.invalidParams, "log: invalid \"limit\" \(l.text), expected a positive whole number", id: id ?? .null, reply: reply)
-                }
-                call = .log(limit: Int(min(n, 1 << 20)))
-            } else {
-                call = .log(limit: nil)
-            }
+        case .log: call = .log(limit: try whole("limit", 1...UInt64.max, expected: Self.expected("limit")).map { Int(min($0, 1 << 20)) })
         case .subscribe: call = .subscribe(Interest(traits: try flag("traits"), palette: try flag("palette")))
         case .status: call = .status
         case .palette: call = .palette(try variant())
         case .resolve:
-            guard let t = param("tokens") else {
-                throw invalid(.invalidParams, "resolve: missing parameter \"tokens\" (an array of token names)", id: id ?? .null, reply: reply)
-            }
-            guard case .array(let items) = t, !items.isEmpty,
-                  case let names = items.compactMap(\.stringValue), names.count == items.count else {
-                throw invalid(.invalidParams, "resolve: \"tokens\" must be a non-empty array of strings, got \(t.text)", id: id ?? .null, reply: reply)
-            }
+            guard let t = param("tokens") else { throw bad("missing parameter \"tokens\" (an array of token names)") }
+            guard let names = strings(t), !names.isEmpty else { throw bad("\"tokens\" must be a non-empty array of strings, got \(t.text)") }
             call = .resolve(names, try variant())
         case .set:
-            let expected = "expected \"light\", \"dark\" or \"system\""
-            guard let value = json["params"]?["override"] else {
-                throw invalid(.invalidParams, "set: missing parameter \"override\" (\(expected))", id: id ?? .null, reply: reply)
-            }
-            guard let s = value.stringValue, let o = Override(rawValue: s) else {
-                throw invalid(.invalidParams, "set: invalid override \(value.text), \(expected)", id: id ?? .null, reply: reply)
-            }
+            guard let value = param("override") else { throw bad("missing parameter \"override\" (expected \(Self.expected("override")))") }
+            guard let s = value.stringValue, let o = Override(rawValue: s) else { throw badValue("override", value, Self.expected("override")) }
             if let l = try lifetime() {
-                guard let mode = Mode(rawValue: s) else {
-                    throw invalid(.invalidParams, "set: \"system\" cannot be temporary (it ends every override)", id: id ?? .null, reply: reply)
-                }
+                guard let mode = Mode(rawValue: s) else { throw bad("\"system\" cannot be temporary (it ends every override)") }
                 call = .setTemporary(mode, l)
             } else {
                 call = .set(o)

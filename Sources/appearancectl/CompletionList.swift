@@ -14,9 +14,6 @@ func printCompletionList(_ what: CompletionList, socket: String?) {
     }
     // Only names a shell takes as they are: a quoted TOML key may hold a space, a quote or `$(…)`, which a
     // script's word list would split or expand. Such a token is typed by hand.
-    func plain(_ u: Unicode.Scalar) -> Bool {
-        u.isASCII ? (u.properties.isAlphabetic || u.properties.numericType != nil || "._-+@/".unicodeScalars.contains(u))
-            : (u.properties.isAlphabetic || u.properties.numericType != nil)
-    }
+    func plain(_ u: Unicode.Scalar) -> Bool { u.properties.isAlphabetic || u.properties.numericType != nil || "._-+@/".unicodeScalars.contains(u) }
     for w in words where !w.isEmpty && w.unicodeScalars.allSatisfy(plain) { out(w) }
 }

@@ -19,8 +19,7 @@ func readFile(_ path: String) -> String {
         case Errno.tooBig: "larger than \(importLimit) bytes"
         default: error.message
         }
-        Posix.printError("appearancectl: cannot read \(shown(path)): \(why)\n")
-        Posix.exit(66)
+        stop(66, "cannot read \(shown(path)): \(why)")
     }
 }
 
@@ -28,13 +27,12 @@ func readFile(_ path: String) -> String {
 /// file beside it, never following a symlink, synced, then renamed over it), so a reader never sees half a
 /// palette and a symlink at `path` is replaced, not written through. The folders on the way are made
 /// (`-o ~/.config/appearanced/config.toml` on a fresh account). Exits 73 (EX_CANTCREAT) when it cannot.
-func writeFile(_ path: String, _ text: String) {
+func writeFile(_ path: String, _ text: String, permissions: UInt32 = 0o644) {
     do throws(Errno) {
         try FileSystem.makeDirectories(FileSystem.directory(of: path), permissions: 0o755)
-        try FileSystem.writeAtomically(path, Array(text.utf8), permissions: 0o644)
+        try FileSystem.writeAtomically(path, Array(text.utf8), permissions: permissions)
     } catch {
-        Posix.printError("appearancectl: cannot write \(shown(path)): \(error.message)\n")
-        Posix.exit(73)
+        stop(73, "cannot write \(shown(path)): \(error.message)")
     }
 }
 
@@ -42,32 +40,22 @@ func writeFile(_ path: String, _ text: String) {
 /// its permissions; a conflict, a file that is not valid TOML, or a symlink (whose target is the user's to
 /// edit) leave it untouched, exit 65.
 func mergeInto(_ path: String, _ result: DarkmanImport) {
-    func refuse(_ why: String) -> Never {
-        Posix.printError("appearancectl: \(shown(why))\n")
-        Posix.exit(Exit.rejected)
-    }
+    func refuse(_ why: String) -> Never { stop(Exit.rejected, shown(why)) }
     let st: FileStatus
     do { st = try FileSystem.status(path, followLinks: false) } catch { refuse("cannot read \(path): \(error.message)") }
     guard st.kind == .regular else { refuse("\(path) is not a regular file (a symlink?): merge by hand; nothing written") }
     let merged: ConfigMerge.Result
     do { merged = try ConfigMerge.merge(readFile(path), file: path, adding: result.entries) } catch { refuse(error.description) }
     do { _ = try Config.parse(merged.text, path: path) } catch { refuse("\(path): the merged config would not be valid (\(error)); nothing written") }
-    for note in result.notes { Posix.printError("appearancectl: \(shown(note))\n") }
-    guard !merged.added.isEmpty else {
-        Posix.printError("appearancectl: \(shown(path)) has every setting already; nothing written\n")
-        return
-    }
-    do throws(Errno) { try FileSystem.writeAtomically(path, Array(merged.text.utf8), permissions: st.permissions & 0o7777) } catch {
-        Posix.printError("appearancectl: cannot write \(shown(path)): \(error.message)\n")
-        Posix.exit(73)
-    }
-    Posix.printError("appearancectl: added to \(shown(path)): \(merged.added.joined(separator: ", "))\n")
+    for n in result.notes { note(shown(n)) }
+    guard !merged.added.isEmpty else { return note("\(shown(path)) has every setting already; nothing written") }
+    writeFile(path, merged.text, permissions: st.permissions & 0o7777)
+    note("added to \(shown(path)): \(merged.added.joined(separator: ", "))")
 }
 
 /// `-o FILE` of the imports: a file that exists (a symlink too) is not replaced without `--force`; exits 73
 /// (EX_CANTCREAT) naming it, before anything is read or converted.
 func refuseToReplace(_ path: String?, force: Bool, mergeable: Bool = false) {
     guard let path, !force, FileSystem.exists(path) else { return }
-    Posix.printError("appearancectl: \(shown(path)) exists; give \(mergeable ? "--merge to add to it what it lacks, or " : "")--force to replace it\n")
-    Posix.exit(73)
+    stop(73, "\(shown(path)) exists; give \(mergeable ? "--merge to add to it what it lacks, or " : "")--force to replace it")
 }

@@ -61,11 +61,8 @@ func printIntegrations(_ list: [IntegrationInfo], json: Bool) {
         return
     }
     for (info, f) in zip(list, facts(list)) {
+        if json { out(integrationJSON(info, f).text); continue }
         let d = f.description
-        if json {
-            out(integrationJSON(info, f).text)
-            continue
-        }
         out("""
             \(info.name): \(info.enabled ? "enabled" : "off")\(info.app == info.name ? "" : " (follows app \(info.app))")
               program:  \(f.availability)
@@ -84,8 +81,7 @@ func printIntegrations(_ list: [IntegrationInfo], json: Bool) {
 /// (unless `force`): then nothing is changed.
 func changeIntegrations(socket: String?, enable: [String], disable: [String], force: Bool, json: Bool) -> Never {
     let c = connect(socket)
-    let current: [IntegrationInfo]
-    do { current = try c.integrations() } catch { fail(error) }
+    let current = ask(try c.integrations())
     if !force { refuseMissingPrograms(current.filter { enable.contains($0.name) && !$0.enabled && $0.path != nil }) }
     let before = Dictionary(current.map { ($0.name, $0.runs) }, uniquingKeysWith: { a, _ in a })
     let wasEnabled = Set(current.filter(\.enabled).map(\.name))

@@ -3,19 +3,11 @@ import AppearancePosix
 import AppearanceProtocol
 
 /// `appearancectl get`, `set light|dark|system` and `toggle` exactly as prompts, status bars and key bindings
-/// run them (no options, no APPEARANCED_APP), before anything else: the arguments are read from argv as
-/// bytes, the request is a constant, and the reply is recognised by its bytes, so the command builds no
-/// array, dictionary or JSON value (whose generic types the Swift runtime would set up on first use: most of
-/// what a `get` cost above a C client; docs/decisions.md, "appearancectl's fast path").
-///
-/// The request lines and the recogniser live in AppearanceProtocol beside the encoder (QuickRequest,
-/// QuickReply), tested against it. It prints the mode only when the reply is exactly the encoder's state reply
-/// to request 1, which the general client would read the same way. Before its request is
-/// sent, anything amiss (no daemon, an untrusted socket, a full backlog) leaves the command to the general
-/// path, which then says and exits what it always did. Once it is sent, any other reply, a hang-up or the
-/// deadline is handed to the general client on the same connection with the bytes read so far
-/// (`AppearanceConnection.finishStateCall`): the same messages and exit codes, and a request is never sent
-/// twice (a `toggle` sent twice would undo itself).
+/// run them (no options, no APPEARANCED_APP), before anything else: argv read as bytes, a constant request
+/// (QuickRequest) and the reply recognised by its bytes (QuickReply), so no generic type is set up. Anything
+/// amiss before the request is sent leaves the command to the general path; after it, any other reply, a
+/// hang-up or the deadline goes to the general client on the same connection (`finishStateCall`): the same
+/// messages and exit codes, and a request never sent twice. docs/decisions.md, "appearancectl's fast path".
 enum QuickCommand {
     /// The request line for the argument vector, or nil when the general path takes it.
     static var request: StaticString? {

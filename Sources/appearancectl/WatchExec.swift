@@ -37,17 +37,10 @@ func watchExec(socket: String?, app: String?, command: [String], initial: Bool) 
     Posix.exit(Exit.ok)
 }
 
-func note(_ message: String) { Posix.printError("appearancectl: \(message)\n") }
-
 /// Runs the command once for `mode` and waits for it; a failure is reported, never fatal.
 func run(_ command: [String], _ mode: Mode) async {
     let child: Spawned
-    switch spawn(command, mode) {
-    case .success(let c): child = c
-    case .failure(let e):
-        note("watch: cannot run \(command[0]): \(e.message)")
-        return
-    }
+    do { child = try spawn(command, mode).get() } catch { return note("watch: cannot run \(command[0]): \(error.message)") }
     let status: ExitStatus = await withCheckedContinuation { done in
         DispatchQueue.global().async { done.resume(returning: child.wait()) }
     }
@@ -71,16 +64,12 @@ func unstartable(_ program: String) -> String? {
     if program.contains("/") {
         return FileSystem.executableProblem(program)?.message
     }
-    let path = ProcessPath.value
+    let path = Posix.environment("PATH") ?? "/usr/local/bin:/usr/bin:/bin"
     for dir in path.split(separator: ":", omittingEmptySubsequences: false) {
         let candidate = (dir.isEmpty ? "." : String(dir)) + "/" + program
         if (try? FileSystem.status(candidate))?.kind == .regular, FileSystem.executableProblem(candidate) == nil { return nil }
     }
     return "not found in PATH"
-}
-
-enum ProcessPath {
-    static var value: String { Posix.environment("PATH") ?? "/usr/local/bin:/usr/bin:/bin" }
 }
 
 /// Starts the watch in a task of its own. A function apart from main: the task's priority type is then set

@@ -26,6 +26,15 @@ func out(_ s: String) {
     do { try Descriptor.standardOutput.writeAll(s + "\n") } catch { Posix.exit(Exit.ok) }
 }
 
+/// `appearancectl: MESSAGE` on stderr.
+func note(_ message: String) { Posix.printError("appearancectl: \(message)\n") }
+
+/// `appearancectl: MESSAGE` on stderr, and the end of the run with `code`.
+func stop(_ code: Int32, _ message: String) -> Never {
+    note(message)
+    Posix.exit(code)
+}
+
 func usageError(_ message: String) -> Never {
     Posix.printError("appearancectl: \(message)\nTry 'appearancectl help'.\n")
     Posix.exit(Exit.usage)
@@ -106,7 +115,7 @@ func watchLines(_ w: Watch, socket: String?) -> Never {
 /// After `get`'s mode: the mode is right for what is in force, but the config the user wrote is not in force
 /// (a `get` reply carries why): said on stderr, so a prompt keeps its one word on stdout.
 func warnOfConfigProblem(_ s: AppearanceState) {
-    if let problem = s.configProblem { Posix.printError("appearancectl: appearanced is not using its config: \(problem)\n") }
+    if let problem = s.configProblem { note("appearanced is not using its config: \(problem)") }
 }
 
 func printState(_ s: AppearanceState, json: Bool) {
@@ -122,17 +131,16 @@ func sayWhatEndsIt(_ s: AppearanceState, _ c: AppearanceConnection) {
     var next = detail.firstRange(of: " until ").map { String(detail[$0.upperBound...].prefix { $0 != "(" }) } ?? ""
     while next.last == " " { next.removeLast() }
     if !next.isEmpty {
-        Posix.printError("appearancectl: \(t.mode.rawValue) until the schedule's next change at \(next), or until the desktop's own setting changes if that comes first\n")
+        note("\(t.mode.rawValue) until the schedule's next change at \(next), or until the desktop's own setting changes if that comes first")
     } else if s.system == .unavailable {
-        Posix.printError("appearancectl: \(t.mode.rawValue): nothing automatic is set up (no schedule, and the desktop gives no answer): this lasts until appearancectl set system\n")
+        note("\(t.mode.rawValue): nothing automatic is set up (no schedule, and the desktop gives no answer): this lasts until appearancectl set system")
     } else {
-        Posix.printError("appearancectl: \(t.mode.rawValue) until the desktop's own setting changes (appearancectl set system ends it now)\n")
+        note("\(t.mode.rawValue) until the desktop's own setting changes (appearancectl set system ends it now)")
     }
 }
 
 func resolveOne(_ token: String, _ variant: ResolveFor, socket: String?) -> PaletteValue {
-    let r: ResolvedPalette
-    do { r = try connect(socket).resolve([token], mode: variant.mode, contrast: variant.contrast) } catch { fail(error) }
+    let r = ask(try connect(socket).resolve([token], mode: variant.mode, contrast: variant.contrast))
     guard let v = r[token] else { fail(.protocolError("the daemon's answer has no value for \"\(token)\"")) }
     return v
 }
@@ -146,7 +154,19 @@ func interruptEndsWatch() {
 }
 
 func connect(_ socket: String?, app: String? = nil) -> AppearanceConnection {
-    do { return try AppearanceConnection(socketPath: socket, app: app) } catch { fail(error) }
+    ask(try AppearanceConnection(socketPath: socket, app: app))
+}
+
+/// What `body` asks of the daemon, or the end of the run with its error.
+func ask<T>(_ body: @autoclosure () throws(AppearanceError) -> T) -> T {
+    do { return try body() } catch { fail(error) }
+}
+
+/// `set` and `toggle`: the state after the change, and for a temporary one what will end it.
+func printChange(_ c: AppearanceConnection, json: Bool, temporary: Bool, _ body: () throws(AppearanceError) -> AppearanceState) {
+    let state = ask(try body())
+    printState(state, json: json)
+    if temporary { sayWhatEndsIt(state, c) }
 }
 
 // MARK: Commands
@@ -176,44 +196,32 @@ case .completionList(let what):
     printCompletionList(what, socket: socket)
 
 case .get(let app, let json):
-    let state: AppearanceState
-    do { state = try connect(socket, app: app).state() } catch { fail(error) }
+    let state = ask(try connect(socket, app: app).state())
     printState(state, json: json)
     if !json { warnOfConfigProblem(state) }
 
 case .status(let json):
     let c = connect(socket)
-    let st: StatusInfo
-    do { st = try c.status() } catch { fail(error) }
+    let st = ask(try c.status())
     if json { out(st.json.text); break }
     printStatus(st, socket: c.socketPath)
 
 case .set(let o, let lifetime, let app, let json):
     let c = connect(socket, app: app)
-    if let lifetime, let mode = Mode(rawValue: o.rawValue) {
-        let state: AppearanceState
-        do { state = try c.set(mode, for: lifetime) } catch { fail(error) }
-        printState(state, json: json)
-        sayWhatEndsIt(state, c)
-    } else {
-        do { printState(try c.set(o), json: json) } catch { fail(error) }
+    printChange(c, json: json, temporary: lifetime != nil) { () throws(AppearanceError) in
+        if let lifetime, let mode = Mode(rawValue: o.rawValue) { return try c.set(mode, for: lifetime) }
+        return try c.set(o)
     }
 
 case .toggle(let lifetime, let app, let json):
     let c = connect(socket, app: app)
-    if let lifetime {
-        let state: AppearanceState
-        do { state = try c.toggle(for: lifetime) } catch { fail(error) }
-        printState(state, json: json)
-        sayWhatEndsIt(state, c)
-    } else {
-        do { printState(try c.toggle(), json: json) } catch { fail(error) }
+    printChange(c, json: json, temporary: lifetime != nil) { () throws(AppearanceError) in
+        if let lifetime { return try c.toggle(for: lifetime) }
+        return try c.toggle()
     }
 
 case .log(let count, let app, let json):
-    let entries: [LogEntry]
-    do { entries = try connect(socket).log(limit: count, app: app) } catch { fail(error) }
-    for e in entries {
+    for e in ask(try connect(socket).log(limit: count, app: app)) {
         if json { out(e.json.text); continue }
         let l = Posix.localTime(e.time)
         let when = "\(l.date) \(l.clockWithSeconds)"
@@ -223,13 +231,11 @@ case .log(let count, let app, let json):
     }
 
 case .schedule(let days, let json):
-    let info: ScheduleInfo
-    do { info = try connect(socket).schedule(days: days) } catch { fail(error) }
+    let info = ask(try connect(socket).schedule(days: days))
     if json { out(info.json.text) } else { printSchedule(info, days: days) }
 
 case .nextChange(let request, let json):
-    let info: ScheduleInfo
-    do { info = try connect(socket).nextChange(request) } catch { fail(error) }
+    let info = ask(try connect(socket).nextChange(request))
     if json { out(info.json.text) } else { printNextChange(info) }
 
 case .watch(let w):
@@ -246,16 +252,14 @@ case .color(let token, let variant, let colorFormat):
     switch resolveOne(token, variant, socket: socket) {
     case .color(let c): out(format(c, colorFormat))
     case .asset(let path):
-        Posix.printError("appearancectl: \"\(token)\" is an asset (\(path)), not a color: use appearancectl asset\n")
-        Posix.exit(Exit.rejected)
+        stop(Exit.rejected, "\"\(token)\" is an asset (\(path)), not a color: use appearancectl asset")
     }
 
 case .asset(let name, let variant):
     switch resolveOne(name, variant, socket: socket) {
     case .asset(let path): out(path)
     case .color(let c):
-        Posix.printError("appearancectl: \"\(name)\" is a color (\(c.hex)), not an asset: use appearancectl color\n")
-        Posix.exit(Exit.rejected)
+        stop(Exit.rejected, "\"\(name)\" is a color (\(c.hex)), not an asset: use appearancectl color")
     }
 
 case .paletteImport(let lightFile, let darkFile, let outputFile, let force):
@@ -264,55 +268,42 @@ case .paletteImport(let lightFile, let darkFile, let outputFile, let force):
     do {
         result = try convertLFL(light: readFile(lightFile), lightFile: lightFile, dark: readFile(darkFile), darkFile: darkFile)
     } catch {
-        Posix.printError("appearancectl: \(shown("\(error)"))\n")
-        Posix.exit(Exit.rejected)
+        stop(Exit.rejected, shown("\(error)"))
     }
     if let outputFile { writeFile(outputFile, result.toml) } else { print(result.toml, terminator: "") }
-    if !result.onlyLight.isEmpty {
-        Posix.printError("appearancectl: only in \(shown(lightFile)) (kept for both modes): \(shown(result.onlyLight.joined(separator: ", ")))\n")
+    for (file, keys) in [(lightFile, result.onlyLight), (darkFile, result.onlyDark)] where !keys.isEmpty {
+        note("only in \(shown(file)) (kept for both modes): \(shown(keys.joined(separator: ", ")))")
     }
-    if !result.onlyDark.isEmpty {
-        Posix.printError("appearancectl: only in \(shown(darkFile)) (kept for both modes): \(shown(result.onlyDark.joined(separator: ", ")))\n")
-    }
-    if let outputFile { Posix.printError("appearancectl: wrote \(shown(outputFile)) (\(result.tokens) token\(result.tokens == 1 ? "" : "s"))\n") }
+    if let outputFile { note("wrote \(shown(outputFile)) (\(result.tokens) token\(result.tokens == 1 ? "" : "s"))") }
 
 case .palettePreview(let contrast, let choice):
     let c = connect(socket)
-    do {
-        let light = try c.palette(mode: .light, contrast: contrast)
-        let dark = try c.palette(mode: .dark, contrast: contrast)
-        // Colors only for a terminal that shows them: NO_COLOR (no-color.org), TERM=dumb and pipes get text.
-        let colored: Bool = switch choice {
-        case .always: true
-        case .never: false
-        case .auto: Descriptor.standardOutput.isTerminal && Posix.environment("NO_COLOR") == nil && Posix.environment("TERM") != "dumb"
-        }
-        out(PaletteOutput.preview(light: light, dark: dark, color: colored))
-    } catch { fail(error) }
+    let light = ask(try c.palette(mode: .light, contrast: contrast)), dark = ask(try c.palette(mode: .dark, contrast: contrast))
+    // Colors only for a terminal that shows them: NO_COLOR (no-color.org), TERM=dumb and pipes get text.
+    let colored: Bool = switch choice {
+    case .always: true
+    case .never: false
+    case .auto: Descriptor.standardOutput.isTerminal && Posix.environment("NO_COLOR") == nil && Posix.environment("TERM") != "dumb"
+    }
+    out(PaletteOutput.preview(light: light, dark: dark, color: colored))
 
 case .palette(let variant, let format):
-    do { out(render(try connect(socket).palette(mode: variant.mode, contrast: variant.contrast), as: format)) } catch { fail(error) }
+    out(render(ask(try connect(socket).palette(mode: variant.mode, contrast: variant.contrast)), as: format))
 
 case .apps(let json):
-    let list: [(app: String, override: Mode)]
-    do { list = try connect(socket).apps() } catch { fail(error) }
-    for (app, mode) in list {
+    for (app, mode) in ask(try connect(socket).apps()) {
         out(json ? JSON.object([("app", .string(app)), ("override", .string(mode.rawValue))]).text : "\(app)\t\(mode.rawValue)")
     }
 
 case .integrations(let enable, let disable, let force, let json):
     if !enable.isEmpty || !disable.isEmpty { changeIntegrations(socket: socket, enable: enable, disable: disable, force: force, json: json) }
-    do { printIntegrations(try connect(socket).integrations(), json: json) } catch { fail(error) }
+    printIntegrations(ask(try connect(socket).integrations()), json: json)
 
 case .reload:
-    let reply: ReloadReply
-    do { reply = try connect(socket).reload() } catch { fail(error) }
+    let reply = ask(try connect(socket).reload())
     out("reloaded \(shown(reply.config))")
     // A palette with a mistake is not taken: say what stays in force, and that the reload did not all work.
-    if !reply.paletteUsed {
-        Posix.printError("appearancectl: palette \(shown(reply.palette))\n")
-        Posix.exit(Exit.rejected)
-    }
+    if !reply.paletteUsed { stop(Exit.rejected, "palette \(shown(reply.palette))") }
 
 case .importDarkman(let given, let outputFile, let force, let merge):
     let merging = merge && outputFile.map(FileSystem.exists) == true
@@ -324,8 +315,8 @@ case .importDarkman(let given, let outputFile, let force, let merge):
         mergeInto(outputFile, result)
     } else {
         if let outputFile { writeFile(outputFile, result.toml) } else { print(result.toml, terminator: "") }
-        for note in result.notes { Posix.printError("appearancectl: \(shown(note))\n") }
-        if let outputFile { Posix.printError("appearancectl: wrote \(shown(outputFile)) (\(result.settings) setting\(result.settings == 1 ? "" : "s"))\n") }
+        for n in result.notes { note(shown(n)) }
+        if let outputFile { note("wrote \(shown(outputFile)) (\(result.settings) setting\(result.settings == 1 ? "" : "s"))") }
     }
 }
 Posix.exit(Exit.ok)

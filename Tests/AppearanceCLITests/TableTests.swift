@@ -50,6 +50,7 @@ import Testing
     @Test func namesAgreeWithTheTable() {
         #expect(Table.commandNames == Table.commands.map(\.name))
         #expect(Table.subcommandScopes == Table.commands.flatMap { c in c.subcommands.map { "\(c.name) \($0.name)" } })
+        #expect(Table.commandsWithoutOperands == Table.commands.filter { $0.operand == .nothing && $0.subcommands.isEmpty }.map(\.name))
     }
 
     /// Summaries go into zsh's `[...]` and fish's quotes unchanged.
