@@ -43,26 +43,10 @@ import class TestSupport.Subprocess
     }
 
     /// The fake GeoClue on `bus`, driven command by command (see the script's docstring).
-    final class FakeGeoClue {
-        static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/fake-geoclue.py").path
-        let process: Subprocess
-
+    final class FakeGeoClue: StandIn {
         init(_ s: Sandbox, _ bus: SystemBus, mode: String = "ok") async throws {
-            process = try Subprocess(name: "fake GeoClue (\(mode))", executable: "/usr/bin/python3",
-                                     arguments: [Self.script, bus.address, "--mode", mode], environment: s.env,
-                                     stderrPath: s.root + "/fake-geoclue-\(UUID().uuidString.prefix(8)).stderr")
-            try await process.nextLine("ready") { $0 == "ready" }
+            try await super.init(s, script: "fake-geoclue.py", name: "fake GeoClue (\(mode))", arguments: [bus.address, "--mode", mode])
         }
-
-        @discardableResult
-        func send(_ command: String) async throws -> [String] {
-            try process.write(line: command)
-            let (line, skipped) = try await process.nextLine("ok after \"\(command)\"") { $0 == "ok" || $0.hasPrefix("error") }
-            if line != "ok" { throw TimedOut(description: "fake GeoClue: \"\(command)\" failed: \(line)") }
-            return skipped
-        }
-
-        deinit { process.terminate() }
     }
 
     /// A sandbox in UTC whose config asks GeoClue for the place (and has `extra` in [schedule]).

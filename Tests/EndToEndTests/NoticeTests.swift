@@ -11,21 +11,10 @@ import class TestSupport.Subprocess
     static func config(before: String = "5m") -> String { AutomationTests.fixed + "[automatic]\nnotify-before = \"\(before)\"\n" }
 
     /// The stand-in server on the sandbox's session bus, driven command by command (see the script's docstring).
-    final class FakeServer {
-        static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/fake-notifications.py").path
-        let process: Subprocess
-
+    final class FakeServer: StandIn {
         init(_ s: Sandbox, mode: String = "ok") async throws {
-            process = try Subprocess(name: "stand-in notification server (\(mode))", executable: "/usr/bin/python3",
-                                     arguments: [Self.script, s.env["DBUS_SESSION_BUS_ADDRESS"]!, "--mode", mode], environment: s.env,
-                                     stderrPath: s.root + "/fake-notifications-\(UUID().uuidString.prefix(8)).stderr")
-            try await process.nextLine("ready") { $0 == "ready" }
-        }
-
-        func send(_ command: String) async throws {
-            try process.write(line: command)
-            let (line, _) = try await process.nextLine("ok after \"\(command)\"") { $0 == "ok" || $0.hasPrefix("error") }
-            if line != "ok" { throw TimedOut(description: "stand-in server: \"\(command)\" failed: \(line)") }
+            try await super.init(s, script: "fake-notifications.py", name: "stand-in notification server (\(mode))",
+                                 arguments: [s.env["DBUS_SESSION_BUS_ADDRESS"]!, "--mode", mode])
         }
 
         /// The server leaves the bus.
@@ -50,8 +39,6 @@ import class TestSupport.Subprocess
         func waitClose(_ id: Int) throws {
             try waitUntil("CloseNotification(\(id)); have \(process.output)") { process.output.contains("close \(id)") }
         }
-
-        deinit { process.terminate() }
     }
 
     /// `status`'s notices line.

@@ -7,27 +7,10 @@ import class TestSupport.PrivateBus
 /// private system bus (Scripts/fake-sensors.py): iio-sensor-proxy's ambient light sensor, UPower's OnBattery
 /// and logind's session (IdleHint, LockedHint, PrepareForSleep), with the built daemon and appearancectl.
 @Suite(.serialized) struct SensorTests {
-    final class FakeService {
-        static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/fake-sensors.py").path
-        let process: Subprocess
-
+    final class FakeService: StandIn {
         init(_ s: Sandbox, _ bus: GeoClueTests.SystemBus, _ service: String, _ options: [String] = []) async throws {
-            process = try Subprocess(name: "fake \(service)", executable: "/usr/bin/python3",
-                                     arguments: [Self.script, bus.address, "--service", service] + options, environment: s.env,
-                                     stderrPath: s.root + "/fake-\(service)-\(UUID().uuidString.prefix(8)).stderr")
-            try await process.nextLine("ready") { $0 == "ready" }
+            try await super.init(s, script: "fake-sensors.py", name: "fake \(service)", arguments: [bus.address, "--service", service] + options)
         }
-
-        @discardableResult
-        func send(_ command: String) async throws -> [String] {
-            try process.write(line: command)
-            let (line, skipped) = try await process.nextLine("ok after \"\(command)\"") { $0 == "ok" || $0.hasPrefix("error") }
-            if line != "ok" { throw TimedOut(description: "fake service: \"\(command)\" failed: \(line)") }
-            return skipped
-        }
-
-        func stop() { process.terminate() }
-        deinit { process.terminate() }
     }
 
     static func sandbox(_ config: String) throws -> Sandbox {

@@ -30,18 +30,13 @@ import dbus.service
 from gi.repository import GLib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from stand_in import serve_commands  # noqa: E402
+from stand_in import serve_commands, out, Failure  # noqa: E402
 
 NAME = "org.freedesktop.GeoClue2"
 MANAGER = "org.freedesktop.GeoClue2.Manager"
 CLIENT = "org.freedesktop.GeoClue2.Client"
 LOCATION = "org.freedesktop.GeoClue2.Location"
 PROPS = dbus.PROPERTIES_IFACE
-
-
-class Failure(dbus.exceptions.DBusException):
-    def __init__(self, name, text):
-        super().__init__(text, name=name)
 
 
 class Location(dbus.service.Object):
@@ -158,10 +153,6 @@ def main():
     manager = Manager(conn, mode)
     locations = []
     loop = GLib.MainLoop()
-
-    def out(line):
-        sys.stdout.write(line + "\n")
-        sys.stdout.flush()
 
     def run(words):
         cmd, rest = words[0], words[1:]

@@ -37,16 +37,11 @@ import dbus.service
 from gi.repository import GLib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from stand_in import serve_commands  # noqa: E402
+from stand_in import serve_commands, out  # noqa: E402
 
 NAME = "org.freedesktop.Notifications"
 PATH = "/org/freedesktop/Notifications"
 IFACE = "org.freedesktop.Notifications"
-
-
-def out(line):
-    sys.stdout.write(line + "\n")
-    sys.stdout.flush()
 
 
 class Server(dbus.service.Object):

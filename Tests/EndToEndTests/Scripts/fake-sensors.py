@@ -109,22 +109,12 @@ import dbus.types
 from gi.repository import GLib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from stand_in import serve_commands  # noqa: E402
+from stand_in import serve_commands, out, Failure  # noqa: E402
 
 PROPS = dbus.PROPERTIES_IFACE
 # An unknown method's error without dbus-python's traceback in it, as the real services answer.
 dbus.exceptions.UnknownMethodException.include_traceback = False
 INVALID_ARGS = "org.freedesktop.DBus.Error.InvalidArgs"
-
-
-def out(line):
-    sys.stdout.write(line + "\n")
-    sys.stdout.flush()
-
-
-class Failure(dbus.exceptions.DBusException):
-    def __init__(self, name, text):
-        super().__init__(text, name=name)
 
 
 def typed(sig, value):

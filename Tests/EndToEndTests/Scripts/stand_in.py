@@ -5,6 +5,7 @@ import os
 import sys
 
 import dbus.bus
+import dbus.exceptions
 from gi.repository import GLib
 
 
@@ -39,3 +40,15 @@ def serve_commands(conn, name, loop, run, out):
     GLib.io_add_watch(sys.stdin.fileno(), GLib.IO_IN | GLib.IO_HUP, on_stdin)
     out("ready")
     loop.run()
+
+
+def out(line):
+    """One line to the test, at once."""
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+class Failure(dbus.exceptions.DBusException):
+    """An error answer with the real service's name and text."""
+    def __init__(self, name, text):
+        super().__init__(text, name=name)
