@@ -29,29 +29,26 @@ import PackageDescription
 import Glibc
 #endif
 
-// APPEARANCED_METADATA_ACCESSORS=1 compiles every module with direct type-metadata accessors instead of
-// mangled-name lookups, for bench/cli_floor.py's side-by-side figure only: unsafe flags on a library target
-// would keep AppearanceKit out of other packages' versioned dependencies (docs/decisions.md).
+// This file describes the product's build only. The builds benchmarks compare against (appearancectl without its
+// order or linked dynamically, appearanced without its order, the POSIX layer on swift-system) are made by
+// bench/variant.py from a copy of the tree it patches; the metadata-accessors build passes its flags to
+// `swift build` (bench/cli_floor.py).
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
-    + (Context.environment["APPEARANCED_METADATA_ACCESSORS"] == nil ? [] :
-        [.unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"], .when(configuration: .release))])
 
 // appearancectl ships as a static executable (release builds): no dynamic loader work before main, which was
 // two thirds of a `get` (docs/decisions.md, bench/cli_floor.py). lld links it: gold prints glibc's
-// static-link notes for getpwuid and dlopen, which appearancectl never calls. APPEARANCED_DYNAMIC_CLI=1 builds
-// it dynamically, for the benchmark's side-by-side figures; sanitizer and fuzz builds are debug or leave it out.
-// The functions its common commands run are laid out together (link/appearancectl.order,
-// written by `make cli-order`), so a `get` touches fewer pages; APPEARANCED_CLI_UNORDERED=1 leaves the order
-// to the linker, for the benchmark's figures. A stale list only costs speed: lld skips what it cannot find.
-let cliOrder = Context.environment["APPEARANCED_CLI_UNORDERED"] != nil ? [] :
-    ["-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/link/appearancectl.order",
-     "-Xlinker", "--no-warn-symbol-ordering"]
-let cliLink: [LinkerSetting] = Context.environment["APPEARANCED_DYNAMIC_CLI"] != nil ? [] :
-    [.unsafeFlags(["-static-executable", "-use-ld=lld"] + cliOrder, .when(configuration: .release))]
+// static-link notes for getpwuid and dlopen, which appearancectl never calls. Sanitizer and fuzz builds are debug
+// or leave it out. The functions its common commands run are laid out together (link/appearancectl.order,
+// written by `make cli-order`), so a `get` touches fewer pages. A stale list only costs speed: lld skips what it
+// cannot find.
+let cliLink: [LinkerSetting] = [
+    .unsafeFlags(["-static-executable", "-use-ld=lld",
+                  "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/link/appearancectl.order",
+                  "-Xlinker", "--no-warn-symbol-ordering"], .when(configuration: .release)),
+]
 // appearanced stays dynamically linked (libdbus), but lld lays out first the functions it runs to start, serve
 // and follow changes (link/appearanced.order, `make daemon-order`): the code it keeps
 // resident shrinks (docs/decisions.md, "appearanced's functions laid out together"; bench/rss.py).
-// APPEARANCED_DAEMON_UNORDERED=1 leaves the order to the linker, for the benchmark's figures.
 // Its relative relocations are packed (DT_RELR: a 5 KiB table instead of 651 KiB that stayed resident,
 // docs/decisions.md, "Packed relative relocations") where the machine's C library reads them (glibc 2.36:
 // Debian 12, Ubuntu 24.04); a binary built so does not start with an older one (Ubuntu 22.04's 2.35).
@@ -67,10 +64,11 @@ let glibcReadsPackedRelocations: Bool = {
     #endif
 }()
 let packedRelocations = glibcReadsPackedRelocations ? ["-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"] : []
-let daemonLink: [LinkerSetting] = Context.environment["APPEARANCED_DAEMON_UNORDERED"] != nil ? [] :
-    [.unsafeFlags(["-use-ld=lld", "-Xlinker",
-                   "--symbol-ordering-file=\(Context.packageDirectory)/link/appearanced.order",
-                   "-Xlinker", "--no-warn-symbol-ordering"] + packedRelocations, .when(configuration: .release))]
+let daemonLink: [LinkerSetting] = [
+    .unsafeFlags(["-use-ld=lld", "-Xlinker",
+                  "--symbol-ordering-file=\(Context.packageDirectory)/link/appearanced.order",
+                  "-Xlinker", "--no-warn-symbol-ordering"] + packedRelocations, .when(configuration: .release)),
+]
 
 let package = Package(
     name: "appearanced",
@@ -135,17 +133,6 @@ let package = Package(
                     exclude: ["Golden", "Scripts"], swiftSettings: strict),
     ]
 )
-
-// APPEARANCED_SWIFT_SYSTEM=1 builds the POSIX layer's descriptor reads, writes and closes on swift-system's
-// FileDescriptor and Errno instead: only for bench/swift_system.py, which measures what adopting it would cost
-// (docs/decisions.md). The shipped build has no package dependencies.
-if Context.environment["APPEARANCED_SWIFT_SYSTEM"] != nil {
-    package.dependencies.append(.package(url: "https://github.com/apple/swift-system", exact: "1.8.1"))
-    for target in package.targets where target.name == "AppearancePosix" {
-        target.dependencies.append(.product(name: "SystemPackage", package: "swift-system"))
-        target.swiftSettings = strict + [.define("SWIFT_SYSTEM")]
-    }
-}
 
 // The libFuzzer executable exists only for `make fuzz` (APPEARANCED_FUZZ=1): it has no main and links only
 // with `--sanitize fuzzer`.

@@ -3,8 +3,9 @@
 appearancectl is linked").
 
 Builds appearancectl as shipped (a static executable, its hot functions laid out together), beside it the
-same without that order (APPEARANCED_CLI_UNORDERED=1) and as it was linked before (APPEARANCED_DYNAMIC_CLI=1:
-dynamic glibc, libstdc++ and libm), and the minimal C client bench/floor.c. Then,
+same without that order and as it was linked before (dynamic glibc, libstdc++ and libm), each from its own copy
+of the tree (bench/variant.py cli-unordered, cli-dynamic), the same compiled with direct metadata accessors
+(variant.ACCESSORS_FLAGS on the command line), and the minimal C client bench/floor.c. Then,
 on the real portal stack of bench/bench.py (private bus, xdg-desktop-portal with its GTK backend, one running
 appearanced):
   - instructions (callgrind, repeatable on a noisy machine) for appearancectl get, get --json, set, toggle,
@@ -30,15 +31,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 from bench import PORTAL, PORTAL_PATH, Stack, rss, spawn_time  # noqa: E402
+import variant  # noqa: E402
 
 FLAGS = ["-c", "release", "--static-swift-stdlib"]
 TIMEOUT = 600
 
 
-def build(env, scratch):
-    args = ["swift", "build", *FLAGS] + (["--product", "appearancectl", "--scratch-path", scratch] if scratch else [])
-    subprocess.run(args, cwd=ROOT, env=env, check=True, timeout=3600)
-    out = subprocess.run(args + ["--show-bin-path"], cwd=ROOT, env=env, capture_output=True, text=True, check=True,
+def build(extra=(), scratch=None):
+    args = ["swift", "build", *FLAGS, *extra] + (["--product", "appearancectl", "--scratch-path", scratch] if scratch else [])
+    subprocess.run(args, cwd=ROOT, check=True, timeout=3600)
+    out = subprocess.run(args + ["--show-bin-path"], cwd=ROOT, capture_output=True, text=True, check=True,
                          timeout=TIMEOUT)
     return out.stdout.strip()
 
@@ -70,14 +72,11 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--runs", type=int, default=1000)
     a = ap.parse_args()
-    env = dict(os.environ)
-    env.pop("APPEARANCED_DYNAMIC_CLI", None)
-    shipped = build(env, None)
-    env.pop("APPEARANCED_CLI_UNORDERED", None)
-    unordered = build(dict(env, APPEARANCED_CLI_UNORDERED="1"), os.path.join(ROOT, ".build-unordered-cli"))
-    dynamic = build(dict(env, APPEARANCED_DYNAMIC_CLI="1"), os.path.join(ROOT, ".build-dynamic-cli"))
+    shipped = build()
+    unordered = variant.build("cli-unordered", "appearancectl")
+    dynamic = variant.build("cli-dynamic", "appearancectl")
     # The compiler option measured and not adopted (docs/decisions.md): metadata by accessor, not mangled name.
-    accessors = build(dict(env, APPEARANCED_METADATA_ACCESSORS="1"), os.path.join(ROOT, ".build-accessors-cli"))
+    accessors = build(variant.ACCESSORS_FLAGS, os.path.join(ROOT, ".build-accessors-cli"))
     floor = os.path.join(tempfile.gettempdir(), f"appearanced-floor-{os.getpid()}")
     subprocess.run(["cc", "-O2", "-o", floor, os.path.join(HERE, "floor.c")], check=True, timeout=TIMEOUT)
     ctl = {"static (shipped)": shipped + "/appearancectl", "static, unordered": unordered + "/appearancectl",

@@ -2,8 +2,9 @@
 """What adopting swift-system 1.8.1 for the POSIX layer would cost (docs/decisions.md, "POSIX layer").
 
 Builds appearancectl twice, both release with the static Swift runtime: as shipped (AppearancePosix on the C
-library) and with APPEARANCED_SWIFT_SYSTEM=1 (the layer's descriptor reads, writes and closes through
-swift-system's FileDescriptor and Errno; Package.swift). Then, against one running daemon: file size (and
+library) and from a copy of the tree whose Package.swift adds swift-system and -D SWIFT_SYSTEM (bench/variant.py
+swift-system: the layer's descriptor reads, writes and closes through swift-system's FileDescriptor and Errno,
+Descriptor.swift's #if branches). Then, against one running daemon: file size (and
 stripped size), `appearancectl get` start-to-exit wall time, alternating the two binaries run by run, and
 the instructions each `get` executes under callgrind. Writes swift_system.json to --out.
 
@@ -22,15 +23,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 from hostile import Daemon  # noqa: E402
+import variant  # noqa: E402
 
-FLAGS = ["-c", "release", "--static-swift-stdlib", "--product", "appearancectl"]
 
-
-def build(env, scratch):
+def build():
     # The shipped build makes every product (the daemon serves both clients); the variant only appearancectl.
-    args = ["swift", "build", *(FLAGS if scratch else FLAGS[:-2])] + (["--scratch-path", scratch] if scratch else [])
-    subprocess.run(args, cwd=ROOT, env=env, check=True)
-    out = subprocess.run(args + ["--show-bin-path"], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    args = ["swift", "build", *variant.FLAGS]
+    subprocess.run(args, cwd=ROOT, check=True)
+    out = subprocess.run(args + ["--show-bin-path"], cwd=ROOT, capture_output=True, text=True, check=True)
     return out.stdout.strip()
 
 
@@ -60,10 +60,8 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--runs", type=int, default=500)
     a = ap.parse_args()
-    env = dict(os.environ)
-    env.pop("APPEARANCED_SWIFT_SYSTEM", None)
-    plain_dir = build(env, None)
-    system_dir = build(dict(env, APPEARANCED_SWIFT_SYSTEM="1"), os.path.join(ROOT, ".build-swift-system"))
+    plain_dir = build()
+    system_dir = variant.build("swift-system", "appearancectl")
     binaries = {"C library (shipped)": plain_dir + "/appearancectl", "swift-system 1.8.1": system_dir + "/appearancectl"}
     result = {"runs": a.runs, "command": "appearancectl get",
               "size_bytes": {k: os.path.getsize(v) for k, v in binaries.items()},

@@ -61,7 +61,8 @@ def main():
                     elif module in ("Glibc", "Musl") and t["type"] != "test" and t["name"] not in GLIBC_ALLOWED:
                         problems.append(f"{file}:{line}: imports {module}: target {t['name']} makes no system calls of its own; "
                                         "use AppearancePosix (or add the call there)")
-    # SystemPackage is declared only when APPEARANCED_SWIFT_SYSTEM is set (bench/swift_system.py), inside #if.
+    # SystemPackage is declared only by the copy of the tree bench/swift_system.py builds (bench/variant.py
+    # swift-system), which also defines SWIFT_SYSTEM: Descriptor.swift imports it inside #if SWIFT_SYSTEM.
     problems = [p for p in problems if not ("imports SystemPackage, which target AppearancePosix" in p)]
     for p in problems:
         print(p, file=sys.stderr)
