@@ -15,8 +15,7 @@ extension Daemon {
     private func withoutOwnKeys(_ reading: SystemReading) -> SystemReading {
         guard let outletStatus, outletStatus.serving else { return reading }
         var own = reading
-        own.scheme = .unavailable
-        own.detail = "appearanced is the portal's Settings backend"
+        (own.scheme, own.detail) = (.unavailable, "appearanced is the portal's Settings backend")
         if Publisher.served(engine, settings.palette).accent != nil { own.traits.accentColor = nil }
         return own
     }

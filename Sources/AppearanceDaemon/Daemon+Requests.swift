@@ -119,8 +119,7 @@ extension Daemon {
                    scheduleDetail: scheduleDetail, hooksDetail: publisher.hooks.statusDetail,
                    configDetail: settings.configDetail, appOverrides: engine.inputs.apps.count,
                    desktopDetail: publisher.follower.statusDetail, busDetail: faceDetail, location: locationInfo)
-        s.integrationsDetail = integrations.statusDetail
-        s.noticesDetail = noticesDetail
+        (s.integrationsDetail, s.noticesDetail) = (integrations.statusDetail, noticesDetail)
         let c = settings.config
         s.automaticDetail = automaticDetail
         if c.lightSensor != nil { s.lightSensorDetail = sensors.lightDetail }

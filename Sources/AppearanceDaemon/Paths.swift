@@ -69,7 +69,5 @@ public struct Paths: Sendable {
             sessionStateDirectory: sessionState)
     }
 
-    private static func passwdHome() -> String? {
-        Posix.passwordHome
-    }
+    private static func passwdHome() -> String? { Posix.passwordHome }
 }

@@ -54,10 +54,7 @@ struct BusError: Error, Equatable, CustomStringConvertible {
         dbus_error_free(&error)
     }
 
-    init(name: String, message: String) {
-        self.name = name
-        self.message = message
-    }
+    init(name: String, message: String) { (self.name, self.message) = (name, message) }
 }
 
 /// Bounds on what decoding builds from a message. A peer chooses a message's size (libdbus takes up to
@@ -177,9 +174,7 @@ final class Message {
 
     /// A copy that can be sent again (a message is locked once sent): the same header and arguments, a
     /// new serial. nil only when out of memory.
-    func copy() -> Message? {
-        dbus_message_copy(raw).map { Message(adopting: $0) }
-    }
+    func copy() -> Message? { dbus_message_copy(raw).map { Message(adopting: $0) } }
 
     /// The reply to `call` carrying `values`. nil only when out of memory.
     static func methodReturn(to call: Message, _ values: [BusValue] = []) -> Message? {
@@ -274,9 +269,7 @@ final class Message {
     var noReplyExpected: Bool { dbus_message_get_no_reply(raw) != 0 }
     var sender: String? { dbus_message_get_sender(raw).map { String(cString: $0) } }
 
-    func isSignal(interface: String, member: String) -> Bool {
-        dbus_message_is_signal(raw, interface, member) != 0
-    }
+    func isSignal(interface: String, member: String) -> Bool { dbus_message_is_signal(raw, interface, member) != 0 }
 
     /// For an error reply: its name and its first string argument, the human message.
     var error: BusError? {

@@ -30,8 +30,7 @@ struct PortalFile: Equatable {
         func list(_ key: String) -> [String] {
             (values[key] ?? "").split(separator: ";").map { String($0).trimmingWhitespace }.filter { !$0.isEmpty }
         }
-        interfaces = list("Interfaces")
-        useIn = list("UseIn")
+        (interfaces, useIn) = (list("Interfaces"), list("UseIn"))
     }
 }
 

@@ -23,10 +23,7 @@ final class Timers: @unchecked Sendable {
     /// The time for the notice before the next change has come.
     var onNoticeDue: () -> Void = {}
 
-    init(queue: DispatchQueue, clock: Clock) {
-        self.queue = queue
-        self.clock = clock
-    }
+    init(queue: DispatchQueue, clock: Clock) { (self.queue, self.clock) = (queue, clock) }
 
     /// The realtime clock set, or the time-zone file replaced: local time moved without a timer firing.
     /// Nothing here wakes an idle daemon: each is a descriptor that becomes readable only when it happens.
