@@ -273,11 +273,8 @@ public final class BusClient: @unchecked Sendable {
             return
         }
         let connection: BusConnection
-        do throws(BusError) {
-            connection = try BusConnection(address: address, queue: queue)
-        } catch {
-            failed("no \(label): \(error.message)")
-            return
+        do throws(BusError) { connection = try BusConnection(address: address, queue: queue) } catch {
+            return failed("no \(label): \(error.message)")
         }
         (self.connection, registered) = (connection, false)
         connection.onSignal = { [weak self, unowned connection] message in self?.signal(message, on: connection) }

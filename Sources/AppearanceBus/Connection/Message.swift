@@ -155,23 +155,6 @@ final class Message {
 
     deinit { dbus_message_unref(raw) }
 
-    /// A method call with string arguments (all this project sends). nil only when out of memory.
-    static func methodCall(destination: String, path: String, interface: String, method: String,
-                           arguments: [String] = []) -> Message? {
-        guard let raw = dbus_message_new_method_call(destination, path, interface, method) else { return nil }
-        let message = Message(adopting: raw)
-        var iter = DBusMessageIter()
-        dbus_message_iter_init_append(raw, &iter)
-        for argument in arguments {
-            let ok = argument.withCString { cString -> Bool in
-                var pointer: UnsafePointer<CChar>? = cString
-                return dbus_message_iter_append_basic(&iter, DBusType.string, &pointer) != 0
-            }
-            guard ok else { return nil }
-        }
-        return message
-    }
-
     /// A copy that can be sent again (a message is locked once sent): the same header and arguments, a
     /// new serial. nil only when out of memory.
     func copy() -> Message? { dbus_message_copy(raw).map { Message(adopting: $0) } }
@@ -195,9 +178,9 @@ final class Message {
         return message.append(values) ? message : nil
     }
 
-    /// A method call with arguments of any type (`RequestName` takes a string and a uint32).
+    /// A method call with arguments of any type (`RequestName` takes a string and a uint32). nil only when out of memory.
     static func methodCall(destination: String, path: String, interface: String, method: String,
-                           values: [BusValue]) -> Message? {
+                           values: [BusValue] = []) -> Message? {
         guard let raw = dbus_message_new_method_call(destination, path, interface, method) else { return nil }
         let message = Message(adopting: raw)
         return message.append(values) ? message : nil

@@ -133,7 +133,7 @@ public final class PortalSentry: Sentry, BusPeer, @unchecked Sendable {
         if readCalls[id] == nil {
             readCalls[id] = Message.methodCall(destination: PortalSentry.portal, path: PortalSentry.path,
                                                interface: PortalSentry.settings, method: method,
-                                               arguments: [PortalSentry.namespace, key])
+                                               values: [.string(PortalSentry.namespace), .string(key)])
         }
         guard let connection, let call = readCalls[id]?.copy() else {
             return log(.error, "out of memory building a D-Bus call")

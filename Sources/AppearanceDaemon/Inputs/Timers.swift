@@ -96,7 +96,7 @@ final class Timers: @unchecked Sendable {
         var mode = current
         var changes: [ScheduleInfo.Change] = []
         for e in events where e.time > now && e.time < end && (e.mode != mode || e.skipped) {
-            changes.append(.init(time: e.time, mode: e.mode, cause: e.cause, postponedFrom: e.postponedFrom, skipped: e.skipped))
+            changes.append(e)
             if !e.skipped { mode = e.mode }
         }
         let decides = state.source
