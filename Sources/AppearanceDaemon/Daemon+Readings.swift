@@ -43,9 +43,7 @@ extension Daemon {
         let traitsBefore = engine.inputs.traits
         let outcome = Decide.desktopReading(reading, engine: &engine, writes: &publisher.follower.inFlight,
                                             following: publisher.follower.kind != nil)
-        if outcome.echo {
-            log.info("desktop: \(reading.scheme.rawValue) is the echo of appearanced's write")
-        }
+        if outcome.echo { log.info("desktop: \(reading.scheme.rawValue) is the echo of appearanced's write") }
         publisher.follower.saveIfChanged()
         if before != (reading.scheme, reading.detail) {
             log.info("system: \(reading.scheme.rawValue) (\(reading.detail))")

@@ -226,11 +226,8 @@ public final class Daemon: @unchecked Sendable {
     /// For systemd's STATUS=: "dark (system, portal v1)", "light (override)", "dark (schedule: sunset)".
     func describe() -> String {
         let s = engine.state
-        return switch s.source {
-        case .override, .temporary, .app: "\(s.mode.rawValue) (\(s.source.rawValue))"
-        case .schedule, .lightSensor, .power: "\(s.mode.rawValue) (\(s.source.rawValue))"
-        case .system, .default: "\(s.mode.rawValue) (\(s.source.rawValue), \(engine.systemDetail))"
-        }
+        let detail = s.source == .system || s.source == .default ? ", \(engine.systemDetail)" : ""
+        return "\(s.mode.rawValue) (\(s.source.rawValue)\(detail))"
     }
 
     /// Performs transitions' effects (Publisher.swift), then saves what they changed of the state file.

@@ -310,6 +310,13 @@ extension Notification {
 
 /// Lines the server writes (a notification and a state reply: DirectLines.swift).
 public enum Outgoing {
+    public static func reply(id: JSON, _ reply: Result<JSON, RPCError>) -> [UInt8] {
+        switch reply {
+        case .success(let json): result(id: id, json)
+        case .failure(let e): error(id: id, e)
+        }
+    }
+
     public static func result(id: JSON, _ result: JSON) -> [UInt8] {
         frame(.object([("jsonrpc", .string("2.0")), ("id", id), ("result", result)]))
     }

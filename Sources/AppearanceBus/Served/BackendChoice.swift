@@ -83,9 +83,7 @@ enum BackendChoice {
                 && file.useIn.contains { use in desktops.contains { $0.lowercased() == use.lowercased() } }
         }
         let desktop = desktops.joined(separator: ":")
-        if let other = others.first {
-            return (false, "\(other.name) provides Settings for \(desktop)")
-        }
+        if let other = others.first { return (false, "\(other.name) provides Settings for \(desktop)") }
         return (true, "no other Settings backend for \(desktop)")
     }
 }
