@@ -93,9 +93,8 @@ public final class GeoClueLocator: Locator, BusPeer, @unchecked Sendable {
     }
 
     func disconnected(_ detail: String) {
-        connected = false
+        (connected, client) = (false, nil)
         attempt += 1
-        client = nil
         cancelRetry()
         guard report != nil else { return }
         state(detail, trouble: true, retryIn: bus.retryIn.map { Int($0) })

@@ -70,7 +70,6 @@ public struct Clock: Sendable {
 }
 
 extension String {
-
     func trimmingCharacters(in set: String) -> String {
         var s = Substring(self)
         while let c = s.first, set.contains(c) { s.removeFirst() }
