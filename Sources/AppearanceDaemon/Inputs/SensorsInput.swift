@@ -61,6 +61,7 @@ extension Daemon {
 
     func sensorReading(_ reading: SensorReading) {
         let c = settings.config
+        if case .absent(let input, let why, true) = reading { log.warning("\(input.rawValue): \(why); ignored") }
         switch reading {
         case .light(let level, let unit):
             sensors.unit = unit
@@ -87,7 +88,6 @@ extension Daemon {
             (sensors.session, sensors.sessionDetail) = ((idle, locked), locked ? "locked" : idle ? "idle" : "active")
             if idle || locked { releaseHeld(locked ? "the session is locked" : "the session is idle") }
         case .absent(.light, let why, let refused):
-            if refused { log.warning("light sensor: \(why); ignored") }
             if sensors.judge != nil, !refused {
                 sensors.judge!.lost()
                 sensors.delayTimer?.cancel()
@@ -95,11 +95,9 @@ extension Daemon {
             }
             sensors.lightDetail = refused ? "refused: \(why)" : why
         case .absent(.power, let why, let refused):
-            if refused { log.warning("power: \(why); ignored") }
             (sensors.onBattery, sensors.powerDetail) = (nil, refused ? "refused: \(why)" : why)
             if engine.inputs.power != nil { applyAutomatic(.power(nil), cause: "power: \(why)") }
-        case .absent(.session, let why, let refused):
-            if refused { log.warning("session: \(why); ignored") }
+        case .absent(.session, let why, _):
             (sensors.session, sensors.sessionDetail) = (nil, "no session: \(why); nothing waits for idle")
             releaseHeld("no session to wait for")
         }
