@@ -25,14 +25,8 @@ public struct AppearanceState: Equatable, Sendable {
 
     public init(mode: Mode, system: SystemScheme, override: Override, source: Source, traits: Traits = .unavailable,
                 temporary: TemporaryOverride? = nil, seq: UInt64, instance: String) {
-        self.temporary = temporary
-        self.mode = mode
-        self.system = system
-        self.override = override
-        self.source = source
-        self.traits = traits
-        self.seq = seq
-        self.instance = instance
+        (self.mode, self.system, self.override, self.source) = (mode, system, override, source)
+        (self.traits, self.temporary, self.seq, self.instance) = (traits, temporary, seq, instance)
     }
 }
 
@@ -68,10 +62,7 @@ public struct Transition: Equatable, Sendable {
     public var modeChanged: Bool { state.mode != previous.mode }
     public var traitsChanged: Bool { state.traits != previous.traits }
 
-    public init(state: AppearanceState, previous: AppearanceState) {
-        self.state = state
-        self.previous = previous
-    }
+    public init(state: AppearanceState, previous: AppearanceState) { (self.state, self.previous) = (state, previous) }
 }
 
 /// The reducer: owns the inputs and the published state. `apply` returns a transition only when the
@@ -83,8 +74,7 @@ public struct Engine: Sendable {
     public private(set) var systemDetail: String
 
     public init(inputs: Inputs, instance: String, systemDetail: String = "not read yet") {
-        self.inputs = inputs
-        self.systemDetail = systemDetail
+        (self.inputs, self.systemDetail) = (inputs, systemDetail)
         let r = resolve(inputs)
         state = AppearanceState(mode: r.mode, system: inputs.system, override: inputs.override,
                                 source: r.source, traits: inputs.traits, temporary: inputs.temporary, seq: 0, instance: instance)
@@ -113,12 +103,10 @@ public struct Engine: Sendable {
         switch event {
         case .systemEcho(let reading):
             systemDetail = reading.detail
-            next.system = reading.scheme
-            next.traits = reading.traits
+            (next.system, next.traits) = (reading.scheme, reading.traits)
         case .system(let reading):
             systemDetail = reading.detail
-            next.system = reading.scheme
-            next.traits = reading.traits
+            (next.system, next.traits) = (reading.scheme, reading.traits)
             // The desktop changing its own value (not coming or going) is an automatic change.
             let said: Set<SystemScheme> = [.dark, .light, .noPreference]
             if said.contains(inputs.system), said.contains(reading.scheme), inputs.system != reading.scheme,
@@ -126,23 +114,14 @@ public struct Engine: Sendable {
                 next.temporary = nil
             }
         case .override(let o):
-            next.override = o
-            next.temporary = nil
-        case .defaultMode(let m):
-            next.defaultMode = m
-        case .temporary(let t):
-            next.temporary = t
-        case .app(let id, let m):
-            next.apps[id] = m
-        case .schedule(let m, let above):
-            next.schedule = m
-            next.scheduleAboveDesktop = above
-        case .nextChange(let n):
-            next.nextChange = n
-        case .light(let m):
-            next.light = m
-        case .power(let m):
-            next.power = m
+            (next.override, next.temporary) = (o, nil)
+        case .defaultMode(let m): next.defaultMode = m
+        case .temporary(let t): next.temporary = t
+        case .app(let id, let m): next.apps[id] = m
+        case .schedule(let m, let above): (next.schedule, next.scheduleAboveDesktop) = (m, above)
+        case .nextChange(let n): next.nextChange = n
+        case .light(let m): next.light = m
+        case .power(let m): next.power = m
         }
         // A change of the automatic layer's mode is an automatic change: it ends a temporary override `until-next`.
         if let old = inputs.automatic?.mode, let new = next.automatic?.mode, old != new, next.temporary?.expiry == .nextChange {
@@ -151,12 +130,8 @@ public struct Engine: Sendable {
         inputs = next
         let r = resolve(next)
         var candidate = state
-        candidate.mode = r.mode
-        candidate.source = r.source
-        candidate.system = next.system
-        candidate.override = next.override
-        candidate.traits = next.traits
-        candidate.temporary = next.temporary
+        (candidate.mode, candidate.source) = (r.mode, r.source)
+        (candidate.system, candidate.override, candidate.traits, candidate.temporary) = (next.system, next.override, next.traits, next.temporary)
         // An app override changes no global field, but it is a change of state: it gets its own seq.
         guard candidate != state || next.apps != previousApps else { return nil }
         candidate.seq = state.seq + 1

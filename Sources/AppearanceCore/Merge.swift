@@ -25,13 +25,8 @@ public struct Inputs: Equatable, Sendable {
 
     public init(system: SystemScheme, override: Override, defaultMode: Mode, traits: Traits = .unavailable,
                 temporary: TemporaryOverride? = nil, schedule: Mode? = nil, scheduleAboveDesktop: Bool = false) {
-        self.system = system
-        self.override = override
-        self.defaultMode = defaultMode
-        self.traits = traits
-        self.temporary = temporary
-        self.schedule = schedule
-        self.scheduleAboveDesktop = scheduleAboveDesktop
+        (self.system, self.override, self.defaultMode, self.traits) = (system, override, defaultMode, traits)
+        (self.temporary, self.schedule, self.scheduleAboveDesktop) = (temporary, schedule, scheduleAboveDesktop)
     }
 }
 
@@ -47,20 +42,14 @@ public struct TemporaryOverride: Equatable, Sendable {
     public var mode: Mode
     public var expiry: Expiry
 
-    public init(mode: Mode, expiry: Expiry) {
-        self.mode = mode
-        self.expiry = expiry
-    }
+    public init(mode: Mode, expiry: Expiry) { (self.mode, self.expiry) = (mode, expiry) }
 }
 
 public struct Resolution: Equatable, Sendable {
     public var mode: Mode
     public var source: Source
 
-    public init(mode: Mode, source: Source) {
-        self.mode = mode
-        self.source = source
-    }
+    public init(mode: Mode, source: Source) { (self.mode, self.source) = (mode, source) }
 }
 
 /// The merge rule for one app: its own override first, then the rule for everyone.
@@ -109,7 +98,6 @@ public func resolve(_ inputs: Inputs) -> Resolution {
 public func toggledOverride(_ inputs: Inputs) -> Override {
     let target = resolve(inputs).mode.opposite
     var following = inputs
-    following.override = .system
-    following.temporary = nil
+    (following.override, following.temporary) = (.system, nil)
     return resolve(following).mode == target ? .system : Override(target)
 }

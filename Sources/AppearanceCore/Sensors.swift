@@ -62,17 +62,14 @@ public struct LightJudge: Equatable, Sendable {
             && a.started == b.started && a.level == b.level && a.pending?.side == b.pending?.side && a.pending?.since == b.pending?.since
     }
 
-    public func side(of level: Double) -> Mode? {
-        level < darkBelow ? .dark : level > lightAbove ? .light : nil
-    }
+    public func side(of level: Double) -> Mode? { level < darkBelow ? .dark : level > lightAbove ? .light : nil }
 
     /// A new level at `now`: true when `mode` changed. When a change waits, `due` says when to call `tick`.
     public mutating func reading(_ level: Double, at now: Double) -> Bool {
         self.level = level
         let side = side(of: level)
         guard started else {
-            started = true
-            pending = nil
+            (started, pending) = (true, nil)
             let changed = mode != side
             mode = side
             return changed
@@ -98,9 +95,7 @@ public struct LightJudge: Equatable, Sendable {
     }
 
     /// The sensor is gone: nothing decided, and its next level decides at once.
-    public mutating func lost() {
-        (mode, started, pending, level) = (nil, false, nil, nil)
-    }
+    public mutating func lost() { (mode, started, pending, level) = (nil, false, nil, nil) }
 
     /// A level a sensor may report: finite and not negative.
     public static func usable(_ level: Double) -> Bool { level.isFinite && level >= 0 }

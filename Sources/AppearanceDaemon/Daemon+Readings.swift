@@ -15,8 +15,7 @@ extension Daemon {
     private func withoutOwnKeys(_ reading: SystemReading) -> SystemReading {
         guard let outletStatus, outletStatus.serving else { return reading }
         var own = reading
-        own.scheme = .unavailable
-        own.detail = "appearanced is the portal's Settings backend"
+        (own.scheme, own.detail) = (.unavailable, "appearanced is the portal's Settings backend")
         if Publisher.served(engine, settings.palette).accent != nil { own.traits.accentColor = nil }
         return own
     }
@@ -44,9 +43,7 @@ extension Daemon {
         let traitsBefore = engine.inputs.traits
         let outcome = Decide.desktopReading(reading, engine: &engine, writes: &publisher.follower.inFlight,
                                             following: publisher.follower.kind != nil)
-        if outcome.echo {
-            log.info("desktop: \(reading.scheme.rawValue) is the echo of appearanced's write")
-        }
+        if outcome.echo { log.info("desktop: \(reading.scheme.rawValue) is the echo of appearanced's write") }
         publisher.follower.saveIfChanged()
         if before != (reading.scheme, reading.detail) {
             log.info("system: \(reading.scheme.rawValue) (\(reading.detail))")

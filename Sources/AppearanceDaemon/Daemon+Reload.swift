@@ -12,7 +12,7 @@ extension Daemon {
     @discardableResult
     func reload() -> Result<ReloadReply, ConfigError> {
         log.info("reloading \(paths.configFile)")
-        Systemd.notify("RELOADING=1\nMONOTONIC_USEC=\(Systemd.monotonicMicroseconds())")
+        Systemd.notify("RELOADING=1\nMONOTONIC_USEC=\(Posix.monotonicMicroseconds())")
         defer { Systemd.notify("READY=1") }
         var configError: ConfigError?
         do {
@@ -40,9 +40,7 @@ extension Daemon {
         if let configError { return .failure(configError) }
         return .success(ReloadReply(config: settings.configDetail, palette: settings.paletteDetail, paletteUsed: settings.paletteUsed))
     }
-}
 
-extension Daemon {
     /// Reads the palette file again; subscribers, the portal and the desktop's reading follow a change.
     func readPalette() {
         guard settings.loadPalette() else { return }

@@ -68,12 +68,7 @@ extension Daemon {
             }
             return
         }
-        if let id = request.id {
-            switch result {
-            case .success(let json): c.send(Outgoing.result(id: id, json))
-            case .failure(let e): c.send(Outgoing.error(id: id, e))
-            }
-        }
+        if let id = request.id { c.send(Outgoing.reply(id: id, result)) }
     }
 
     /// Starts what answers `c` through the function it is given, now or later. An answer that comes later
@@ -83,12 +78,7 @@ extension Daemon {
         var answered = false, held = false
         start { result in
             answered = true
-            if let id {
-                switch result {
-                case .success(let json): c.send(Outgoing.result(id: id, json))
-                case .failure(let e): c.send(Outgoing.error(id: id, e))
-                }
-            }
+            if let id { c.send(Outgoing.reply(id: id, result)) }
             if held { c.resumeAfterSave() }
         }
         if !answered {
@@ -119,8 +109,7 @@ extension Daemon {
                    scheduleDetail: scheduleDetail, hooksDetail: publisher.hooks.statusDetail,
                    configDetail: settings.configDetail, appOverrides: engine.inputs.apps.count,
                    desktopDetail: publisher.follower.statusDetail, busDetail: faceDetail, location: locationInfo)
-        s.integrationsDetail = integrations.statusDetail
-        s.noticesDetail = noticesDetail
+        (s.integrationsDetail, s.noticesDetail) = (integrations.statusDetail, noticesDetail)
         let c = settings.config
         s.automaticDetail = automaticDetail
         if c.lightSensor != nil { s.lightSensorDetail = sensors.lightDetail }

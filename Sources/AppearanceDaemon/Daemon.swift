@@ -49,11 +49,7 @@ public final class Daemon: @unchecked Sendable {
 
     public init(paths: Paths, logLevelOption: LogLevel?, sentry: Sentry, outlet: Outlet? = nil, faces: [Face] = [],
                 locator: Locator? = nil, sensors: Sensors? = nil, notifier: Notifier? = nil, queue: DispatchQueue, logger: Logger) {
-        self.paths = paths
-        self.logLevelOption = logLevelOption
-        self.sentry = sentry
-        self.queue = queue
-        self.log = logger
+        (self.paths, self.logLevelOption, self.sentry, self.queue, self.log) = (paths, logLevelOption, sentry, queue, logger)
         let store = StateStore(path: paths.stateFile)
         self.store = store
         settings = Settings(paths: paths, log: logger)
@@ -137,8 +133,7 @@ public final class Daemon: @unchecked Sendable {
         var temporary = saved.temporary
         if case .at(let t)? = temporary?.expiry, t <= clock.now() { temporary = nil }  // ended while the daemon was away
         var inputs = Inputs(system: .unavailable, override: saved.override, defaultMode: config.defaultMode, temporary: temporary)
-        inputs.apps = saved.apps
-        inputs.nextChange = saved.nextChange
+        (inputs.apps, inputs.nextChange) = (saved.apps, saved.nextChange)
         engine = Engine(inputs: inputs, instance: engine.state.instance, systemDetail: "not read yet")
         timers.armTemporary(engine.inputs.temporary?.expiry)
         persistence.persistIfNeeded()
@@ -231,11 +226,8 @@ public final class Daemon: @unchecked Sendable {
     /// For systemd's STATUS=: "dark (system, portal v1)", "light (override)", "dark (schedule: sunset)".
     func describe() -> String {
         let s = engine.state
-        return switch s.source {
-        case .override, .temporary, .app: "\(s.mode.rawValue) (\(s.source.rawValue))"
-        case .schedule, .lightSensor, .power: "\(s.mode.rawValue) (\(s.source.rawValue))"
-        case .system, .default: "\(s.mode.rawValue) (\(s.source.rawValue), \(engine.systemDetail))"
-        }
+        let detail = s.source == .system || s.source == .default ? ", \(engine.systemDetail)" : ""
+        return "\(s.mode.rawValue) (\(s.source.rawValue)\(detail))"
     }
 
     /// Performs transitions' effects (Publisher.swift), then saves what they changed of the state file.

@@ -10,8 +10,7 @@ public final class Logger: @unchecked Sendable {
     private let journal: Bool
 
     public init(level: LogLevel = .info, journal: Bool = Posix.environment("JOURNAL_STREAM") != nil) {
-        self.level = level
-        self.journal = journal
+        (self.level, self.journal) = (level, journal)
     }
 
     public func log(_ severity: LogLevel, _ message: String) {

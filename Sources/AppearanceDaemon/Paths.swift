@@ -42,7 +42,7 @@ public struct Paths: Sendable {
 
     public static func resolve(socket: String?, config: String?, stateDir: String? = nil, trialHooks: Bool = false,
                                environment: (String) -> String? = Posix.environment) -> Paths {
-        let home = environment("HOME") ?? passwdHome() ?? "/"
+        let home = environment("HOME") ?? Posix.passwordHome ?? "/"
         func xdg(_ name: String, _ fallback: String) -> String {
             if let v = environment(name), v.hasPrefix("/") { return v }
             return home + "/" + fallback
@@ -55,21 +55,12 @@ public struct Paths: Sendable {
             // (not even the one APPEARANCED_SOCKET names), so no client, prompt or `watch` talks to it by mistake.
             socket: SocketLocation.resolve(explicit: socket ?? trialDir.map { $0 + "/socket" }, environment: environment),
             stateFile: (trialDir ?? sessionState) + "/state.json",
-            configFile: config ?? configHome + "/appearanced/config.toml",
-            configExplicit: config != nil,
-            defaultPaletteFile: configHome + "/appearanced/palette.toml",
-            home: home,
-            configHome: configHome,
-            dataHome: xdg("XDG_DATA_HOME", ".local/share"),
+            configFile: config ?? configHome + "/appearanced/config.toml", configExplicit: config != nil,
+            defaultPaletteFile: configHome + "/appearanced/palette.toml", home: home,
+            configHome: configHome, dataHome: xdg("XDG_DATA_HOME", ".local/share"),
             dataDirs: (environment("XDG_DATA_DIRS") ?? "/usr/local/share:/usr/share").split(separator: ":")
                 .filter { $0.hasPrefix("/") }.map(String.init),
             integrationsDir: environment("APPEARANCED_INTEGRATIONS_DIR").flatMap { $0.hasPrefix("/") ? $0 : nil },
-            trial: stateDir != nil,
-            trialHooks: trialHooks,
-            sessionStateDirectory: sessionState)
-    }
-
-    private static func passwdHome() -> String? {
-        Posix.passwordHome
+            trial: stateDir != nil, trialHooks: trialHooks, sessionStateDirectory: sessionState)
     }
 }

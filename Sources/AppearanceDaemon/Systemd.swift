@@ -30,6 +30,4 @@ enum Systemd {
         guard let path = Posix.environment("NOTIFY_SOCKET") else { return }
         _ = Descriptor.sendDatagram(state, to: path)
     }
-
-    static func monotonicMicroseconds() -> UInt64 { Posix.monotonicMicroseconds() }
 }

@@ -56,22 +56,11 @@ public struct StatusInfo: Equatable, Sendable {
                 paletteDetail: String? = nil, portalBackendDetail: String? = nil, scheduleDetail: String? = nil,
                 hooksDetail: String? = nil, configDetail: String? = nil, appOverrides: Int? = nil,
                 desktopDetail: String? = nil, busDetail: String? = nil, location: LocationInfo? = nil) {
-        self.location = location
-        self.desktopDetail = desktopDetail
-        self.busDetail = busDetail
-        self.appOverrides = appOverrides
-        self.configDetail = configDetail
-        self.hooksDetail = hooksDetail
-        self.scheduleDetail = scheduleDetail
-        self.paletteDetail = paletteDetail
-        self.portalBackendDetail = portalBackendDetail
-        self.state = state
-        self.systemDetail = systemDetail
-        self.defaultMode = defaultMode
-        self.subscribers = subscribers
-        self.protocolVersion = protocolVersion
-        self.version = version
-        self.pid = pid
+        (self.state, self.systemDetail, self.defaultMode, self.subscribers) = (state, systemDetail, defaultMode, subscribers)
+        (self.protocolVersion, self.version, self.pid) = (protocolVersion, version, pid)
+        (self.paletteDetail, self.portalBackendDetail, self.scheduleDetail) = (paletteDetail, portalBackendDetail, scheduleDetail)
+        (self.hooksDetail, self.configDetail, self.appOverrides) = (hooksDetail, configDetail, appOverrides)
+        (self.desktopDetail, self.busDetail, self.location) = (desktopDetail, busDetail, location)
     }
 }
 
@@ -251,10 +240,7 @@ public struct Subscription: Equatable, Sendable {
     public var state: AppearanceState
     public var palette: ResolvedPalette?
 
-    public init(state: AppearanceState, palette: ResolvedPalette?) {
-        self.state = state
-        self.palette = palette
-    }
+    public init(state: AppearanceState, palette: ResolvedPalette?) { (self.state, self.palette) = (state, palette) }
 
     public var json: JSON {
         guard let palette else { return state.json }
@@ -272,28 +258,25 @@ private func bad(_ key: String) -> RPCError {
 }
 
 extension StatusInfo {
+    /// The text members after the first six, by JSON name, in the order they are written (`appOverrides`,
+    /// `location` and `scheduleView` slot in between, in `json`).
+    private static var texts: [(String, WritableKeyPath<StatusInfo, String?>)] {
+        [("paletteDetail", \.paletteDetail), ("portalBackend", \.portalBackendDetail), ("schedule", \.scheduleDetail),
+         ("hooks", \.hooksDetail), ("config", \.configDetail), ("desktop", \.desktopDetail), ("bus", \.busDetail),
+         ("integrations", \.integrationsDetail), ("trial", \.trial), ("notices", \.noticesDetail),
+         ("automatic", \.automaticDetail), ("lightSensor", \.lightSensorDetail), ("power", \.powerDetail), ("idle", \.idleDetail)]
+    }
+
     public var json: JSON {
-        .object(state.members + [
+        var optional = Self.texts.map { ($0.0, self[keyPath: $0.1].map(JSON.string)) }
+        optional.insert(("appOverrides", appOverrides.map { .int(UInt64($0)) }), at: 5)
+        optional.insert(("location", location?.json), at: 8)
+        optional.insert(("scheduleView", scheduleView?.json), at: 10)
+        return .object(state.members + [
             ("systemDetail", .string(systemDetail)), ("defaultMode", .string(defaultMode.rawValue)),
             ("subscribers", .int(subscribers)), ("protocol", .int(protocolVersion)),
             ("version", .string(version)), ("pid", .int(pid)),
-        ] + (paletteDetail.map { [("paletteDetail", JSON.string($0))] } ?? [])
-          + (portalBackendDetail.map { [("portalBackend", JSON.string($0))] } ?? [])
-          + (scheduleDetail.map { [("schedule", JSON.string($0))] } ?? [])
-          + (hooksDetail.map { [("hooks", JSON.string($0))] } ?? [])
-          + (configDetail.map { [("config", JSON.string($0))] } ?? [])
-          + (appOverrides.map { [("appOverrides", JSON.int(UInt64($0)))] } ?? [])
-          + (desktopDetail.map { [("desktop", JSON.string($0))] } ?? [])
-          + (busDetail.map { [("bus", JSON.string($0))] } ?? [])
-          + (location.map { [("location", $0.json)] } ?? [])
-          + (integrationsDetail.map { [("integrations", JSON.string($0))] } ?? [])
-          + (scheduleView.map { [("scheduleView", $0.json)] } ?? [])
-          + (trial.map { [("trial", JSON.string($0))] } ?? [])
-          + (noticesDetail.map { [("notices", JSON.string($0))] } ?? [])
-          + (automaticDetail.map { [("automatic", JSON.string($0))] } ?? [])
-          + (lightSensorDetail.map { [("lightSensor", JSON.string($0))] } ?? [])
-          + (powerDetail.map { [("power", JSON.string($0))] } ?? [])
-          + (idleDetail.map { [("idle", JSON.string($0))] } ?? []))
+        ] + optional.compactMap { name, value in value.map { (name, $0) } })
     }
 
     public init(json: JSON) throws(RPCError) {
@@ -305,19 +288,10 @@ extension StatusInfo {
         guard let version = json["version"]?.stringValue else { throw bad("version") }
         guard let pid = json["pid"]?.intValue else { throw bad("pid") }
         self.init(state: state, systemDetail: detail, defaultMode: dm, subscribers: subs,
-                  protocolVersion: proto, version: version, pid: pid, paletteDetail: json["paletteDetail"]?.stringValue,
-                  portalBackendDetail: json["portalBackend"]?.stringValue, scheduleDetail: json["schedule"]?.stringValue,
-                  hooksDetail: json["hooks"]?.stringValue, configDetail: json["config"]?.stringValue,
-                  appOverrides: json["appOverrides"]?.intValue, desktopDetail: json["desktop"]?.stringValue,
-                  busDetail: json["bus"]?.stringValue, location: json["location"].map(LocationInfo.init(json:)))
-        integrationsDetail = json["integrations"]?.stringValue
+                  protocolVersion: proto, version: version, pid: pid, appOverrides: json["appOverrides"]?.intValue,
+                  location: json["location"].map(LocationInfo.init(json:)))
+        for (name, field) in Self.texts { self[keyPath: field] = json[name]?.stringValue }
         scheduleView = json["scheduleView"].flatMap { try? ScheduleInfo(json: $0) }
-        trial = json["trial"]?.stringValue
-        noticesDetail = json["notices"]?.stringValue
-        automaticDetail = json["automatic"]?.stringValue
-        lightSensorDetail = json["lightSensor"]?.stringValue
-        powerDetail = json["power"]?.stringValue
-        idleDetail = json["idle"]?.stringValue
     }
 }
 
@@ -336,6 +310,13 @@ extension Notification {
 
 /// Lines the server writes (a notification and a state reply: DirectLines.swift).
 public enum Outgoing {
+    public static func reply(id: JSON, _ reply: Result<JSON, RPCError>) -> [UInt8] {
+        switch reply {
+        case .success(let json): result(id: id, json)
+        case .failure(let e): error(id: id, e)
+        }
+    }
+
     public static func result(id: JSON, _ result: JSON) -> [UInt8] {
         frame(.object([("jsonrpc", .string("2.0")), ("id", id), ("result", result)]))
     }

@@ -5,9 +5,7 @@ import AppearanceProtocol
 /// `appearancectl schedule` for people: what the schedule says now and what hides it, then its changes one
 /// line each, the local date written once a day.
 func printSchedule(_ info: ScheduleInfo, days: Int) {
-    if let w = info.waiting {
-        out("waiting for idle: \(w.mode.rawValue) since \(Posix.localTime(w.since).clock) (\(w.cause))")
-    }
+    if let w = info.waiting { out("waiting for idle: \(w.mode.rawValue) since \(Posix.localTime(w.since).clock) (\(w.cause))") }
     guard info.configured, let mode = info.mode else {
         if info.configured, let place = info.location {
             // location = "geoclue" with no place yet (and no fixed time to go by).

@@ -29,9 +29,7 @@ case .help: print(DaemonOptions.help, terminator: ""); Posix.exit(0)
 case .version: print("appearanced \(Daemon.version)"); Posix.exit(0)
 case .check, .run: break
 }
-let checkOnly = invocation.action == .check
-
-if checkOnly {
+if invocation.action == .check {
     let paths = Paths.resolve(socket: socketPath, config: configPath)
     do {
         let loaded = try Config.load(path: paths.configFile)

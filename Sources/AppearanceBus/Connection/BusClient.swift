@@ -119,11 +119,9 @@ public final class BusClient: @unchecked Sendable {
     /// Closes the connection; every peer is told. `start` connects again.
     func stop() {
         dispatchPrecondition(condition: .onQueue(queue))
-        started = false
-        retrying = false
+        (started, retrying) = (false, false)
         retryTimer?.cancel()
-        retryTimer = nil
-        retryIn = nil
+        (retryTimer, retryIn) = (nil, nil)
         drop("stopped")
     }
 
@@ -266,8 +264,7 @@ public final class BusClient: @unchecked Sendable {
 
     private func connect() {
         retryTimer?.cancel()
-        retryTimer = nil
-        retryIn = nil
+        (retryTimer, retryIn) = (nil, nil)
         let address: String
         do throws(BusError) { address = try self.address.get() } catch {
             // No address at all: the environment of a running process does not change; say so once and stay idle.
@@ -276,14 +273,10 @@ public final class BusClient: @unchecked Sendable {
             return
         }
         let connection: BusConnection
-        do throws(BusError) {
-            connection = try BusConnection(address: address, queue: queue)
-        } catch {
-            failed("no \(label): \(error.message)")
-            return
+        do throws(BusError) { connection = try BusConnection(address: address, queue: queue) } catch {
+            return failed("no \(label): \(error.message)")
         }
-        self.connection = connection
-        registered = false
+        (self.connection, registered) = (connection, false)
         connection.onSignal = { [weak self, unowned connection] message in self?.signal(message, on: connection) }
         connection.onMethodCall = { [weak self] message in self?.methodCall(message) ?? false }
         // Registration is asynchronous like everything else, so a wedged bus cannot stall the queue.
@@ -292,8 +285,7 @@ public final class BusClient: @unchecked Sendable {
             if let error = reply.error { return self.lose(connection, "the \(self.label) refused appearanced (\(error))") }
             self.registered = true
             self.backoff.reset()
-            self.failures = 0
-            self.detail = "connected"
+            (self.failures, self.detail) = (0, "connected")
             // The names first: no answer to a later call can come before they are asked for.
             for name in self.names.keys.sorted() { self.requestName(name) }
             for rule in self.users.flatMap(\.rules).uniqued() { self.addMatchNow(rule) }
@@ -328,8 +320,7 @@ public final class BusClient: @unchecked Sendable {
         for key in names.keys { names[key]?.state = .asking }
         let had = connection != nil || started
         connection?.close()
-        connection = nil
-        registered = false
+        (connection, registered) = (nil, false)
         if had { tell { $0.disconnected(why) } }
     }
 

@@ -33,8 +33,7 @@ final class WatchBox: @unchecked Sendable {
     private var reader: ReadingThread?
 
     init(watch: OpaquePointer, owner: BusConnection) {
-        self.watch = watch
-        self.owner = owner
+        (self.watch, self.owner) = (watch, owner)
         update()
     }
 
@@ -126,8 +125,7 @@ final class TimeoutBox: @unchecked Sendable {
     private var generation = 0
 
     init(timeout: OpaquePointer, owner: BusConnection) {
-        self.timeout = timeout
-        self.owner = owner
+        (self.timeout, self.owner) = (timeout, owner)
         update()
     }
 
@@ -159,10 +157,7 @@ final class TimeoutBox: @unchecked Sendable {
         generation += 1
         guard let timer else { return }
         self.timer = nil
-        guard let queue = owner?.queue else {
-            timer.cancel()
-            return
-        }
+        guard let queue = owner?.queue else { return timer.cancel() }
         let retired = RetiredTimer(timer)
         queue.async { retired.timer.cancel() }
     }

@@ -54,10 +54,7 @@ struct BusError: Error, Equatable, CustomStringConvertible {
         dbus_error_free(&error)
     }
 
-    init(name: String, message: String) {
-        self.name = name
-        self.message = message
-    }
+    init(name: String, message: String) { (self.name, self.message) = (name, message) }
 }
 
 /// Bounds on what decoding builds from a message. A peer chooses a message's size (libdbus takes up to
@@ -158,28 +155,9 @@ final class Message {
 
     deinit { dbus_message_unref(raw) }
 
-    /// A method call with string arguments (all this project sends). nil only when out of memory.
-    static func methodCall(destination: String, path: String, interface: String, method: String,
-                           arguments: [String] = []) -> Message? {
-        guard let raw = dbus_message_new_method_call(destination, path, interface, method) else { return nil }
-        let message = Message(adopting: raw)
-        var iter = DBusMessageIter()
-        dbus_message_iter_init_append(raw, &iter)
-        for argument in arguments {
-            let ok = argument.withCString { cString -> Bool in
-                var pointer: UnsafePointer<CChar>? = cString
-                return dbus_message_iter_append_basic(&iter, DBusType.string, &pointer) != 0
-            }
-            guard ok else { return nil }
-        }
-        return message
-    }
-
     /// A copy that can be sent again (a message is locked once sent): the same header and arguments, a
     /// new serial. nil only when out of memory.
-    func copy() -> Message? {
-        dbus_message_copy(raw).map { Message(adopting: $0) }
-    }
+    func copy() -> Message? { dbus_message_copy(raw).map { Message(adopting: $0) } }
 
     /// The reply to `call` carrying `values`. nil only when out of memory.
     static func methodReturn(to call: Message, _ values: [BusValue] = []) -> Message? {
@@ -200,9 +178,9 @@ final class Message {
         return message.append(values) ? message : nil
     }
 
-    /// A method call with arguments of any type (`RequestName` takes a string and a uint32).
+    /// A method call with arguments of any type (`RequestName` takes a string and a uint32). nil only when out of memory.
     static func methodCall(destination: String, path: String, interface: String, method: String,
-                           values: [BusValue]) -> Message? {
+                           values: [BusValue] = []) -> Message? {
         guard let raw = dbus_message_new_method_call(destination, path, interface, method) else { return nil }
         let message = Message(adopting: raw)
         return message.append(values) ? message : nil
@@ -274,9 +252,7 @@ final class Message {
     var noReplyExpected: Bool { dbus_message_get_no_reply(raw) != 0 }
     var sender: String? { dbus_message_get_sender(raw).map { String(cString: $0) } }
 
-    func isSignal(interface: String, member: String) -> Bool {
-        dbus_message_is_signal(raw, interface, member) != 0
-    }
+    func isSignal(interface: String, member: String) -> Bool { dbus_message_is_signal(raw, interface, member) != 0 }
 
     /// For an error reply: its name and its first string argument, the human message.
     var error: BusError? {

@@ -40,14 +40,11 @@ final class PropertyWatch: BusPeer {
 
     func connected(_ connection: BusConnection) { readAll() }
 
-    func disconnected(_ detail: String) {
-        lost(detail)
-    }
+    func disconnected(_ detail: String) { lost(detail) }
 
     private func lost(_ why: String) {
         epoch += 1
-        values = nil
-        owner = nil
+        (values, owner) = (nil, nil)
         report(.absent(why))
     }
 
@@ -81,8 +78,7 @@ final class PropertyWatch: BusPeer {
               let read = Self.dictionary(all) else {
             return lost("\(service)'s properties are not a{sv} within bounds (\(reply.signature))")
         }
-        owner = reply.sender
-        values = read
+        (owner, values) = (reply.sender, read)
         report(.values(read))
     }
 

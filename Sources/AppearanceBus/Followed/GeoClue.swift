@@ -50,12 +50,14 @@ public final class GeoClueLocator: Locator, BusPeer, @unchecked Sendable {
         + "or add to /etc/geoclue/geoclue.conf:\n" + confStanza + "\nthen restart geoclue"
 
     /// - Parameter bus: the system bus's client, shared with the other system-bus inputs.
-    public init(bus: BusClient, log: @escaping (LogLevel, String) -> Void) {
-        self.bus = bus
-        self.log = log
-    }
+    public init(bus: BusClient, log: @escaping (LogLevel, String) -> Void) { (self.bus, self.log) = (bus, log) }
 
     deinit { retryTimer?.cancel() }
+
+    private func cancelRetry() {
+        retryTimer?.cancel()
+        retryTimer = nil
+    }
 
     public func start(report: @escaping (LocatorReport) -> Void) {
         dispatchPrecondition(condition: .onQueue(bus.queue))
@@ -72,8 +74,7 @@ public final class GeoClueLocator: Locator, BusPeer, @unchecked Sendable {
     public func stop() {
         dispatchPrecondition(condition: .onQueue(bus.queue))
         report = nil
-        retryTimer?.cancel()
-        retryTimer = nil
+        cancelRetry()
         // The connection is shared: the client is stopped and handed back (GeoClue drops it with its connection too).
         if let client, connected {
             bus.call(Self.service, client, Self.clientInterface, "Stop", timeout: Self.callTimeout)
@@ -81,8 +82,7 @@ public final class GeoClueLocator: Locator, BusPeer, @unchecked Sendable {
         }
         bus.forget(self)
         attempt += 1
-        client = nil
-        lastState = nil
+        (client, lastState) = (nil, nil)
     }
 
     // MARK: - The bus
@@ -93,11 +93,9 @@ public final class GeoClueLocator: Locator, BusPeer, @unchecked Sendable {
     }
 
     func disconnected(_ detail: String) {
-        connected = false
+        (connected, client) = (false, nil)
         attempt += 1
-        client = nil
-        retryTimer?.cancel()
-        retryTimer = nil
+        cancelRetry()
         guard report != nil else { return }
         state(detail, trouble: true, retryIn: bus.retryIn.map { Int($0) })
     }
@@ -110,8 +108,7 @@ public final class GeoClueLocator: Locator, BusPeer, @unchecked Sendable {
         timer.schedule(deadline: .now() + delay)
         timer.setEventHandler { [weak self] in
             guard let self else { return }
-            self.retryTimer?.cancel()
-            self.retryTimer = nil
+            self.cancelRetry()
             if self.connected { self.getClient() }
         }
         retryTimer?.cancel()
@@ -130,13 +127,9 @@ public final class GeoClueLocator: Locator, BusPeer, @unchecked Sendable {
         state("waiting for an answer to GetClient")
         call(Self.service, Self.managerPath, Self.managerInterface, "GetClient", []) { [weak self] reply in
             guard let self, self.attempt == attempt else { return }
-            if let error = reply.error {
-                self.failed(error, doing: "GetClient")
-                return
-            }
+            if let error = reply.error { return self.failed(error, doing: "GetClient") }
             guard reply.hasSignature("o"), case .objectPath(let path)? = reply.arguments(limit: 1)?.first else {
-                self.retryLater("answered GetClient with (\(reply.signature)), not an object path")
-                return
+                return self.retryLater("answered GetClient with (\(reply.signature)), not an object path")
             }
             self.client = path
             self.configure(path, attempt: attempt)
@@ -161,10 +154,7 @@ public final class GeoClueLocator: Locator, BusPeer, @unchecked Sendable {
         state("waiting for an answer to Start")
         call(Self.service, path, Self.clientInterface, "Start", []) { [weak self] reply in
             guard let self, self.attempt == attempt else { return }
-            if let error = reply.error {
-                self.failed(error, doing: "Start")
-                return
-            }
+            if let error = reply.error { return self.failed(error, doing: "Start") }
             self.backoff.reset()
             self.log(.info, "GeoClue started a client for appearanced (\(path), city accuracy)")
             self.state("started (city accuracy), waiting for a first fix")
@@ -217,8 +207,7 @@ public final class GeoClueLocator: Locator, BusPeer, @unchecked Sendable {
 
     private func ownerChanged(_ owner: String?) {
         guard report != nil, connected else { return }
-        retryTimer?.cancel()
-        retryTimer = nil
+        cancelRetry()
         if let owner {
             log(.info, "GeoClue is on the system bus (\(owner)): asking it for a client")
             backoff.reset()
@@ -234,24 +223,17 @@ public final class GeoClueLocator: Locator, BusPeer, @unchecked Sendable {
     private func read(_ path: String, attempt: Int) {
         call(Self.service, path, Self.properties, "GetAll", [.string(Self.locationInterface)]) { [weak self] reply in
             guard let self, self.attempt == attempt else { return }
-            if let error = reply.error {
-                self.log(.warning, "reading GeoClue's location \(path) failed (\(error))")
-                return
-            }
+            if let error = reply.error { return self.log(.warning, "reading GeoClue's location \(path) failed (\(error))") }
             // A Location has eight properties; these bounds are far above them.
             guard reply.hasSignature("a{sv}"),
                   case .container(_, let entries)? = reply.arguments(limit: 1, within: DecodeBounds(depth: 4, values: 256, bytes: 16 * 1024))?.first
-            else {
-                self.log(.warning, "GeoClue's location \(path) is not a{sv} within bounds (\(reply.signature)); ignored")
-                return
-            }
+            else { return self.log(.warning, "GeoClue's location \(path) is not a{sv} within bounds (\(reply.signature)); ignored") }
             var values: [String: BusValue] = [:]
             for case .container(_, let kv) in entries where kv.count == 2 {
                 if case .string(let key) = kv[0] { values[key] = kv[1].unwrapped }
             }
             guard case .double(let latitude)? = values["Latitude"], case .double(let longitude)? = values["Longitude"] else {
-                self.log(.warning, "GeoClue's location \(path) has no Latitude/Longitude doubles; ignored")
-                return
+                return self.log(.warning, "GeoClue's location \(path) has no Latitude/Longitude doubles; ignored")
             }
             var time: Int64 = 0  // none given: the daemon stamps it on arrival
             if case .container(_, let parts)? = values["Timestamp"], parts.count == 2, case .uint64(let seconds) = parts[0],
@@ -260,8 +242,7 @@ public final class GeoClueLocator: Locator, BusPeer, @unchecked Sendable {
             }
             let fix = LocationFix(latitude: latitude, longitude: longitude, time: time)
             guard fix.isValid else {
-                self.log(.warning, "GeoClue's location \(path) is out of range (\(latitude), \(longitude)); ignored")
-                return
+                return self.log(.warning, "GeoClue's location \(path) is out of range (\(latitude), \(longitude)); ignored")
             }
             self.lastState = nil
             self.report?(.fix(fix))

@@ -44,10 +44,7 @@ public final class BusNotifier: Notifier, BusPeer, @unchecked Sendable {
     private var lastStatus: String?
 
     /// - Parameter bus: the session bus's client, shared with the sentry, the portal backend and the D-Bus face.
-    public init(bus: BusClient, log: @escaping (LogLevel, String) -> Void) {
-        self.client = bus
-        self.log = log
-    }
+    public init(bus: BusClient, log: @escaping (LogLevel, String) -> Void) { (self.client, self.log) = (bus, log) }
 
     public func start(report: @escaping (NoticeReport) -> Void) {
         dispatchPrecondition(condition: .onQueue(client.queue))
@@ -70,8 +67,7 @@ public final class BusNotifier: Notifier, BusPeer, @unchecked Sendable {
 
     public func stop(done: @escaping @Sendable () -> Void) {
         dispatchPrecondition(condition: .onQueue(client.queue))
-        report = nil
-        wanted = nil
+        (report, wanted) = (nil, nil)
         // Once no call is under way (a notice being shown is closed too), and CloseNotification answered or not
         // (its deadline, the connection lost).
         stopping = done
@@ -221,8 +217,7 @@ public final class BusNotifier: Notifier, BusPeer, @unchecked Sendable {
             }
             report?(.action(button, s.notice))
         } else {
-            shown = nil
-            dismissed = s.notice.key
+            (shown, dismissed) = (nil, s.notice.key)
             log(.info, "the notice \"\(s.notice.summary)\" was closed (reason \(args[1])): not shown again for this change")
             sync()
         }

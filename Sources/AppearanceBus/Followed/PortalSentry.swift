@@ -57,10 +57,7 @@ public final class PortalSentry: Sentry, BusPeer, @unchecked Sendable {
 
     /// - Parameter bus: the session bus's client (the portal backend, the D-Bus face and the notifier share it);
     ///   `start`, `stop` and every report happen on its queue.
-    public init(bus: BusClient, log: @escaping (LogLevel, String) -> Void) {
-        self.bus = bus
-        self.log = log
-    }
+    public init(bus: BusClient, log: @escaping (LogLevel, String) -> Void) { (self.bus, self.log) = (bus, log) }
 
     /// A sentry with a session bus client of its own: `busAddress` for tests, nil for the session bus.
     public convenience init(queue: DispatchQueue, busAddress: String? = nil, log: @escaping (LogLevel, String) -> Void) {
@@ -100,10 +97,7 @@ public final class PortalSentry: Sentry, BusPeer, @unchecked Sendable {
     func disconnected(_ detail: String) {
         connection = nil
         ownerEpoch += 1
-        inFlight = []
-        readAgain = []
-        shape = nil
-        scheme = nil
+        (inFlight, readAgain, shape, scheme) = ([], [], nil, nil)
         guard detail != "stopped" else { return }
         emit(.unavailable, detail)
         if let delay = bus.retryIn {
@@ -139,7 +133,7 @@ public final class PortalSentry: Sentry, BusPeer, @unchecked Sendable {
         if readCalls[id] == nil {
             readCalls[id] = Message.methodCall(destination: PortalSentry.portal, path: PortalSentry.path,
                                                interface: PortalSentry.settings, method: method,
-                                               arguments: [PortalSentry.namespace, key])
+                                               values: [.string(PortalSentry.namespace), .string(key)])
         }
         guard let connection, let call = readCalls[id]?.copy() else {
             return log(.error, "out of memory building a D-Bus call")
@@ -200,9 +194,7 @@ public final class PortalSentry: Sentry, BusPeer, @unchecked Sendable {
             log(.info, "the portal is on the session bus (\(owner))")
             readAll()
         } else {
-            readAgain = []
-            scheme = nil
-            traits = .unavailable
+            (readAgain, scheme, traits) = ([], nil, .unavailable)
             log(.notice, "the portal left the session bus")
             emit(.unavailable, "portal left the bus")
         }

@@ -20,9 +20,7 @@ extension PortalSentry {
             return SystemReading(.noPreference, detail: "\(source), empty answer")
         }
         if case .uint32(let number) = value {
-            if let scheme = SystemScheme(portalValue: number) {
-                return SystemReading(scheme, detail: source)
-            }
+            if let scheme = SystemScheme(portalValue: number) { return SystemReading(scheme, detail: source) }
             log(.warning, "the portal's color-scheme is \(number), which is not 0, 1 or 2; treating it as no preference")
             return SystemReading(.noPreference, detail: "\(source), unknown value \(number)")
         }

@@ -16,10 +16,7 @@ public final class SleepWatcher: BusPeer, @unchecked Sendable {
     private static let manager = "org.freedesktop.login1.Manager"
     private static let rule = "type='signal',interface='\(manager)',member='PrepareForSleep',path='/org/freedesktop/login1'"
 
-    public init(bus: BusClient, log: @escaping (LogLevel, String) -> Void) {
-        self.bus = bus
-        self.log = log
-    }
+    public init(bus: BusClient, log: @escaping (LogLevel, String) -> Void) { (self.bus, self.log) = (bus, log) }
 
     /// Calls `resumed` after every resume, from the system bus's client (started here if no one else has,
     /// without retrying: resume is noticed by the clock alone where there is no bus). Call on the bus's queue.

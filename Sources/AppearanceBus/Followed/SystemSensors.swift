@@ -72,8 +72,7 @@ public final class SystemSensors: Sensors, BusPeer, @unchecked Sendable {
             } else {
                 lookup += 1
                 session?.cancel()
-                session = nil
-                lastSession = nil
+                (session, lastSession) = (nil, nil)
                 bus.forget(self)
             }
         }
@@ -90,8 +89,7 @@ public final class SystemSensors: Sensors, BusPeer, @unchecked Sendable {
 
     private func syncClaim() {
         guard light != nil, lightPresent, wantClaim != claimed else { return }
-        claimed = wantClaim
-        levelSinceClaim = false
+        (claimed, levelSinceClaim) = (wantClaim, false)
         bus.call(Self.proxy, Self.proxyPath, Self.proxy, claimed ? "ClaimLight" : "ReleaseLight") { [weak self] reply in
             guard let self, self.claimed, self.wantClaim else { return }
             if let error = reply.error {
@@ -188,8 +186,7 @@ public final class SystemSensors: Sensors, BusPeer, @unchecked Sendable {
     func disconnected(_ detail: String) {
         lookup += 1
         session?.cancel()
-        session = nil
-        lastSession = nil
+        (session, lastSession) = (nil, nil)
         report?(.absent(.session, detail))
     }
 
@@ -251,7 +248,5 @@ public final class SystemSensors: Sensors, BusPeer, @unchecked Sendable {
     }
 
     /// A value as a message shows it: its type and value, or "missing".
-    static func shown(_ value: BusValue?) -> String {
-        value.map { "'\($0.signature)' \($0)" } ?? "missing"
-    }
+    static func shown(_ value: BusValue?) -> String { value.map { "'\($0.signature)' \($0)" } ?? "missing" }
 }

@@ -30,8 +30,7 @@ struct PortalFile: Equatable {
         func list(_ key: String) -> [String] {
             (values[key] ?? "").split(separator: ";").map { String($0).trimmingWhitespace }.filter { !$0.isEmpty }
         }
-        interfaces = list("Interfaces")
-        useIn = list("UseIn")
+        (interfaces, useIn) = (list("Interfaces"), list("UseIn"))
     }
 }
 
@@ -84,9 +83,7 @@ enum BackendChoice {
                 && file.useIn.contains { use in desktops.contains { $0.lowercased() == use.lowercased() } }
         }
         let desktop = desktops.joined(separator: ":")
-        if let other = others.first {
-            return (false, "\(other.name) provides Settings for \(desktop)")
-        }
+        if let other = others.first { return (false, "\(other.name) provides Settings for \(desktop)") }
         return (true, "no other Settings backend for \(desktop)")
     }
 }

@@ -38,19 +38,12 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
     private(set) var published: AppearanceState?
 
     /// - Parameter bus: the session bus's client, shared with the sentry, the portal backend and the notifier.
-    public init(bus: BusClient, log: @escaping (LogLevel, String) -> Void) {
-        self.client = bus
-        self.log = log
-    }
+    public init(bus: BusClient, log: @escaping (LogLevel, String) -> Void) { (self.client, self.log) = (bus, log) }
 
     public func start(_ options: FaceOptions, state: AppearanceState, requests: FaceRequests, report: @escaping (String) -> Void) {
         dispatchPrecondition(condition: .onQueue(client.queue))
-        self.requests = requests
-        self.report = report
-        self.options = options
-        published = state
-        emitted = properties(state)
-        emittedMode = state.mode
+        (self.requests, self.report, self.options, published) = (requests, report, options, state)
+        (emitted, emittedMode) = (properties(state), state.mode)
         client.export(ownObject, for: self)
         client.export(darkmanObject, for: self) { [unowned self] in darkman == .owned || darkman == .asking }
         client.own(BusFace.busName) { [weak self] state in self?.ownState(state) }
@@ -74,8 +67,7 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
         let now = properties(state)
         let changedProperties = now.filter { emitted[$0.key] != $0.value }
         let before = emittedMode ?? previous
-        emitted = now
-        emittedMode = state.mode
+        (emitted, emittedMode) = (now, state.mode)
         guard let bus else { return }
         for message in signals(changedProperties, mode: state.mode, before: before,
                                own: own == .owned || own == .asking, darkman: darkman == .owned || darkman == .asking) {
@@ -85,8 +77,7 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
 
     public func stop() {
         dispatchPrecondition(condition: .onQueue(client.queue))
-        report = nil
-        requests = nil
+        (report, requests) = (nil, nil)
         client.release(BusFace.busName)
         releaseDarkman()
         client.forget(self)
@@ -97,24 +88,19 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
 
     private var status: String {
         guard bus != nil else { return "not on the bus: \(busDetail)" }
-        var parts: [String] = []
-        switch own {
-        case .owned?: parts.append(BusFace.busName)
-        case .asking?, nil: parts.append("\(BusFace.busName) (name requested)")
-        case .taken?: parts.append("not \(BusFace.busName): another process owns it (taken when it lets it go)")
-        case .refused(let why)?: parts.append("not \(BusFace.busName): \(why)")
+        let darkmanPart = options.darkman ? Self.shown(BusFace.darkmanName, darkman, taken: "darkman (or another process) holds it")
+            : "not \(BusFace.darkmanName): off (darkman-dbus = false)"
+        return Self.shown(BusFace.busName, own, taken: "another process owns it (taken when it lets it go)") + "; " + darkmanPart
+    }
+
+    /// One name in the status: owned, requested, or why not.
+    private static func shown(_ name: String, _ state: NameState?, taken: String) -> String {
+        switch state {
+        case .owned?: name
+        case .asking?, nil: "\(name) (name requested)"
+        case .taken?: "not \(name): \(taken)"
+        case .refused(let why)?: "not \(name): \(why)"
         }
-        if !options.darkman {
-            parts.append("not \(BusFace.darkmanName): off (darkman-dbus = false)")
-        } else {
-            switch darkman {
-            case .owned?: parts.append(BusFace.darkmanName)
-            case .asking?, nil: parts.append("\(BusFace.darkmanName) (name requested)")
-            case .taken?: parts.append("not \(BusFace.darkmanName): darkman (or another process) holds it")
-            case .refused(let why)?: parts.append("not \(BusFace.darkmanName): \(why)")
-            }
-        }
-        return parts.joined(separator: "; ")
     }
 
     private func changed() {
@@ -130,17 +116,13 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
     // MARK: - The bus
 
     func connected(_ connection: BusConnection) {
-        bus = connection
-        own = client.nameState(BusFace.busName)
+        (bus, own) = (connection, client.nameState(BusFace.busName))
         darkman = options.darkman ? client.nameState(BusFace.darkmanName) : nil
         changed()
     }
 
     func disconnected(_ detail: String) {
-        bus = nil
-        own = nil
-        darkman = options.darkman ? .asking : nil
-        busDetail = detail
+        (bus, own, darkman, busDetail) = (nil, nil, options.darkman ? .asking : nil, detail)
         changed()
     }
 

@@ -41,8 +41,7 @@ public final class PortalBackend: Outlet, @unchecked Sendable {
     ///   `XDG_CURRENT_DESKTOP`, `$XDG_DESKTOP_PORTAL_DIR` (else `/usr/share/xdg-desktop-portal/portals`)
     ///   and portals.conf.
     public init(bus: BusClient, log: @escaping (LogLevel, String) -> Void) {
-        self.client = bus
-        self.log = log
+        (self.client, self.log) = (bus, log)
         // The variables are read here, once, on the thread that makes the backend: the bus's queue must not call
         // getenv while the daemon's sets TZ (a time-zone change), and a running process's environment is fixed.
         let variables = PortalBackend.variables.reduce(into: [String: String]()) { $0[$1] = Posix.environment($1) }
@@ -137,10 +136,7 @@ public final class PortalBackend: Outlet, @unchecked Sendable {
 
     /// The session bus is gone (or never came).
     func disconnected(_ detail: String) {
-        bus = nil
-        ownsName = nil
-        busDetail = detail
-        served = []
+        (bus, ownsName, busDetail, served) = (nil, nil, detail, [])
         changed()
     }
 
@@ -149,12 +145,10 @@ public final class PortalBackend: Outlet, @unchecked Sendable {
         case .asking: ownsName = nil
         case .owned: ownsName = true
         case .refused(let why):
-            ownsName = false
-            busDetail = "\(PortalBackend.busName): \(why)"
+            (ownsName, busDetail) = (false, "\(PortalBackend.busName): \(why)")
             log(.warning, "\(busDetail); portal apps will not see appearanced's mode")
         case .taken:
-            ownsName = false
-            busDetail = "another process owns \(PortalBackend.busName)"
+            (ownsName, busDetail) = (false, "another process owns \(PortalBackend.busName)")
             log(.warning, "\(busDetail) (another appearanced?); portal apps will not see this daemon's mode")
         }
         changed()

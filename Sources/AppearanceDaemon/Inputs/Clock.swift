@@ -11,9 +11,7 @@ import Dispatch
 public struct Clock: Sendable {
     let offsetFile: String?
 
-    public init(offsetFile: String? = Posix.environment("APPEARANCED_TEST_CLOCK_FILE")) {
-        self.offsetFile = offsetFile
-    }
+    public init(offsetFile: String? = Posix.environment("APPEARANCED_TEST_CLOCK_FILE")) { self.offsetFile = offsetFile }
 
     private var offset: Int64 {
         guard let offsetFile, let bytes = try? FileSystem.readAll(offsetFile, limit: 64) else { return 0 }
@@ -25,9 +23,7 @@ public struct Clock: Sendable {
     private static let tenThousandYears: Int64 = 10_000 * 366 * 86_400
 
     /// Unix time, seconds.
-    public func now() -> Int64 {
-        Posix.wallClockSeconds() + offset
-    }
+    public func now() -> Int64 { Posix.wallClockSeconds() + offset }
 
     /// A Dispatch wall-clock deadline for `time` on this clock. Wall-clock timers follow the real-time clock:
     /// one due while the machine slept fires on resume, and one past a clock change fires at the new time.
@@ -74,7 +70,6 @@ public struct Clock: Sendable {
 }
 
 extension String {
-
     func trimmingCharacters(in set: String) -> String {
         var s = Substring(self)
         while let c = s.first, set.contains(c) { s.removeFirst() }

@@ -40,11 +40,7 @@ final class LocationRoom: @unchecked Sendable {
     private var pendingPlan: (work: DispatchWorkItem, at: Int64)?
 
     init(queue: DispatchQueue, log: Logger, clock: Clock, stateFile: String, locator: Locator?, files: SmallFiles) {
-        self.files = files
-        self.queue = queue
-        self.log = log
-        self.clock = clock
-        self.locator = locator
+        (self.files, self.queue, self.log, self.clock, self.locator) = (files, queue, log, clock, locator)
         file = FileSystem.directory(of: stateFile) + "/location.json"
     }
 
@@ -80,8 +76,7 @@ final class LocationRoom: @unchecked Sendable {
         var s = config.schedule
         guard config.scheduleFromGeoClue, s.latitude == nil else { return s }
         guard let fix else { return s.lightAt != nil && s.darkAt != nil ? s : Schedule() }
-        s.latitude = fix.latitude
-        s.longitude = fix.longitude
+        (s.latitude, s.longitude) = (fix.latitude, fix.longitude)
         return s
     }
 
@@ -121,8 +116,7 @@ final class LocationRoom: @unchecked Sendable {
                 (f.latitude, f.longitude) = (old.latitude, old.longitude)
             }
             let moved = fix.map { $0.latitude != f.latitude || $0.longitude != f.longitude } ?? true
-            fix = f
-            source = .geoclue
+            (fix, source) = (f, .geoclue)
             // The place itself goes to the log only at debug level: it is the user's whereabouts.
             log.debug("GeoClue's place: \(LocationInfo.degrees(f.latitude)), \(LocationInfo.degrees(f.longitude))")
             let now = DispatchTime.now()
@@ -132,10 +126,7 @@ final class LocationRoom: @unchecked Sendable {
                 log.info("GeoClue confirmed the place")
                 return
             }
-            guard let last = lastPlanned, now < last + spacing else {
-                planNewPlace()
-                return
-            }
+            guard let last = lastPlanned, now < last + spacing else { return planNewPlace() }
             guard pendingPlan == nil else { return }  // the waiting re-plan takes the newest place
             let work = DispatchWorkItem { [weak self] in self?.planNewPlace() }
             let elapsed = Int64((now.uptimeNanoseconds - last.uptimeNanoseconds) / 1_000_000_000)
@@ -173,8 +164,7 @@ final class LocationRoom: @unchecked Sendable {
         }
         switch LocationFile.parse(bytes) {
         case .success(let f):
-            fix = f
-            source = .cache
+            (fix, source) = (f, .cache)
             log.info("using the last place GeoClue gave (\(file)) until it gives one")
         case .failure(let invalid):
             discard(invalid.problem)

@@ -19,9 +19,7 @@ final class Notices: @unchecked Sendable {
     /// The notice whose button was taken: another press on it (a double click) is not a second request.
     var acted: Notice.Key?
 
-    init(notifier: Notifier?) {
-        self.notifier = notifier
-    }
+    init(notifier: Notifier?) { self.notifier = notifier }
 
     /// Tells the notifier, when the notice wanted changed.
     func want(_ notice: Notice?) {

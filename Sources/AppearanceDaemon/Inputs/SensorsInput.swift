@@ -24,10 +24,7 @@ final class SensorsInput {
     /// The timer for a light change that waits out its delay.
     var delayTimer: DispatchSourceTimer?
 
-    init(sensors: Sensors?, queue: DispatchQueue) {
-        self.sensors = sensors
-        self.queue = queue
-    }
+    init(sensors: Sensors?, queue: DispatchQueue) { (self.sensors, self.queue) = (sensors, queue) }
 
     /// Seconds on a clock that never jumps (the delay is a duration, not a time of day).
     static var monotonic: Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
@@ -64,6 +61,7 @@ extension Daemon {
 
     func sensorReading(_ reading: SensorReading) {
         let c = settings.config
+        if case .absent(let input, let why, true) = reading { log.warning("\(input.rawValue): \(why); ignored") }
         switch reading {
         case .light(let level, let unit):
             sensors.unit = unit
@@ -87,11 +85,9 @@ extension Daemon {
             sensors.powerDetail = onBattery ? "on battery" + (mode.map { ": \($0.rawValue)" } ?? "") : "on AC"
             if mode != engine.inputs.power { applyAutomatic(.power(mode), cause: "power: " + (onBattery ? "on battery" : "on AC"), atOnce: first) }
         case .session(let idle, let locked):
-            sensors.session = (idle, locked)
-            sensors.sessionDetail = locked ? "locked" : idle ? "idle" : "active"
+            (sensors.session, sensors.sessionDetail) = ((idle, locked), locked ? "locked" : idle ? "idle" : "active")
             if idle || locked { releaseHeld(locked ? "the session is locked" : "the session is idle") }
         case .absent(.light, let why, let refused):
-            if refused { log.warning("light sensor: \(why); ignored") }
             if sensors.judge != nil, !refused {
                 sensors.judge!.lost()
                 sensors.delayTimer?.cancel()
@@ -99,14 +95,10 @@ extension Daemon {
             }
             sensors.lightDetail = refused ? "refused: \(why)" : why
         case .absent(.power, let why, let refused):
-            if refused { log.warning("power: \(why); ignored") }
-            sensors.onBattery = nil
-            sensors.powerDetail = refused ? "refused: \(why)" : why
+            (sensors.onBattery, sensors.powerDetail) = (nil, refused ? "refused: \(why)" : why)
             if engine.inputs.power != nil { applyAutomatic(.power(nil), cause: "power: \(why)") }
-        case .absent(.session, let why, let refused):
-            if refused { log.warning("session: \(why); ignored") }
-            sensors.session = nil
-            sensors.sessionDetail = "no session: \(why); nothing waits for idle"
+        case .absent(.session, let why, _):
+            (sensors.session, sensors.sessionDetail) = (nil, "no session: \(why); nothing waits for idle")
             releaseHeld("no session to wait for")
         }
         syncLightClaim()

@@ -23,10 +23,7 @@ final class Timers: @unchecked Sendable {
     /// The time for the notice before the next change has come.
     var onNoticeDue: () -> Void = {}
 
-    init(queue: DispatchQueue, clock: Clock) {
-        self.queue = queue
-        self.clock = clock
-    }
+    init(queue: DispatchQueue, clock: Clock) { (self.queue, self.clock) = (queue, clock) }
 
     /// The realtime clock set, or the time-zone file replaced: local time moved without a timer firing.
     /// Nothing here wakes an idle daemon: each is a descriptor that becomes readable only when it happens.
@@ -99,7 +96,7 @@ final class Timers: @unchecked Sendable {
         var mode = current
         var changes: [ScheduleInfo.Change] = []
         for e in events where e.time > now && e.time < end && (e.mode != mode || e.skipped) {
-            changes.append(.init(time: e.time, mode: e.mode, cause: e.cause, postponedFrom: e.postponedFrom, skipped: e.skipped))
+            changes.append(e)
             if !e.skipped { mode = e.mode }
         }
         let decides = state.source
