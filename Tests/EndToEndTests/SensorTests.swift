@@ -245,6 +245,28 @@ import class TestSupport.PrivateBus
         withExtendedLifetime(login) {}
     }
 
+    /// A reload with new thresholds judges the last level at once, and a new power rule applies on battery at once.
+    @Test func aReloadJudgesTheLastLevelAndTheRuleAgain() async throws {
+        let s = try Self.sandbox(Self.lightConfig + "[power]\non-battery = \"dark\"\n")
+        let bus = try GeoClueTests.SystemBus(s)
+        let light = try await FakeService(s, bus, "light")
+        let power = try await FakeService(s, bus, "power")
+        try await light.send("light 60")
+        let d = try s.startDaemon()
+        defer { d.stop(); _ = try? d.waitForExit() }
+        try waitUntil("the band: the default", timeout: 20) { try Self.field(s, "lightSensor").hasPrefix("60 lux: between") }
+        #expect(try Self.source(s) == "default")
+        try s.write("[light-sensor]\ndark-below = 100\nlight-above = 200\n[power]\non-battery = \"dark\"\n", to: s.configFile)
+        #expect(try s.ctl("reload").status == 0)
+        try waitUntil("dark by the new thresholds", timeout: 20) { try Self.source(s) == "light-sensor" && Self.mode(s) == "dark" }
+        #expect(try s.ctl("log").out.contains("light sensor: 60 lux, new thresholds (config)"))
+        try await power.send("battery yes")
+        try waitUntil("the power rule", timeout: 20) { try Self.source(s) == "power" && Self.mode(s) == "dark" }
+        try s.write("[light-sensor]\ndark-below = 100\nlight-above = 200\n[power]\non-battery = \"light\"\n", to: s.configFile)
+        #expect(try s.ctl("reload").status == 0)
+        try waitUntil("light by the new rule", timeout: 20) { try Self.source(s) == "power" && Self.mode(s) == "light" }
+    }
+
     /// Without a session in logind nothing waits, and status says so.
     @Test func withoutASessionNothingWaits() async throws {
         let s = try Self.sandbox("[power]\non-battery = \"dark\"\n[automatic]\nwait-for-idle = true\n")

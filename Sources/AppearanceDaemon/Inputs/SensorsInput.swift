@@ -37,15 +37,26 @@ extension Daemon {
         if let l = c.lightSensor {
             let levels = (l.darkBelow, l.lightAbove, Double(l.delay))
             if let j = sensors.judge, (j.darkBelow, j.lightAbove, j.delay) == levels {} else {
-                sensors.judge = LightJudge(darkBelow: l.darkBelow, lightAbove: l.lightAbove, delay: Double(l.delay))
-                applyAutomatic(.light(nil), cause: "light sensor configured", atOnce: true)
+                var judge = LightJudge(darkBelow: l.darkBelow, lightAbove: l.lightAbove, delay: Double(l.delay))
+                // New thresholds judge the last level at once: the sensor says nothing more until the level moves.
+                let level = sensors.judge?.level
+                sensors.delayTimer?.cancel()
+                if let level { _ = judge.reading(level, at: SensorsInput.monotonic) }
+                sensors.judge = judge
+                if level != nil { sensors.lightDetail = describeLight() }
+                applyAutomatic(.light(judge.mode), cause: level.map { "light sensor: \(Config.shownLevel($0)) \(sensors.unit), "
+                    + "new thresholds (config)" } ?? "light sensor configured", atOnce: true)
             }
         } else if sensors.judge != nil {
             sensors.judge = nil
             sensors.delayTimer?.cancel()
             applyAutomatic(.light(nil), cause: "light sensor off (config)", atOnce: true)
         }
-        if c.powerOnBattery == nil, engine.inputs.power != nil { applyAutomatic(.power(nil), cause: "power rule off (config)", atOnce: true) }
+        // The rule as the config says it now, for the power source as last heard (nothing heard: no say).
+        let power = sensors.onBattery == true ? c.powerOnBattery : nil
+        if power != engine.inputs.power {
+            applyAutomatic(.power(power), cause: "power rule " + (c.powerOnBattery.map { "on battery: \($0.rawValue)" } ?? "off") + " (config)", atOnce: true)
+        }
         if !c.automatic.waitForIdle { releaseHeld("wait-for-idle off (config)") }
         let wanted = SensorsWanted(light: c.lightSensor != nil, power: c.powerOnBattery != nil, session: c.automatic.waitForIdle)
         if !wanted.light { sensors.lightDetail = "off" }
