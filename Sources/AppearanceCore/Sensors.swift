@@ -31,7 +31,7 @@ public enum SensorReading: Equatable, Sendable {
     case absent(SensorInput, String, refused: Bool = false)
 }
 
-public enum SensorInput: String, Sendable, CaseIterable {
+public enum SensorInput: String, Sendable {
     case light = "light sensor"
     case power
     case session

@@ -19,7 +19,7 @@ protocol BusPeer: AnyObject {
 /// Whether a name asked for with `BusClient.own` is ours.
 enum NameState: Equatable { case asking, owned, taken, refused(String) }
 
-/// What `BusClient.watchProperties` reports: every property of the interface as last read and changed, or why
+/// What a `PropertyWatch` reports: every property of the interface as last read and changed, or why
 /// there are none (the service absent or gone, the bus gone, a refusal, an answer past its bounds).
 enum PropertyReading: Equatable {
     case values([String: BusValue])
@@ -43,8 +43,6 @@ public final class BusClient: @unchecked Sendable {
     private var retryTimer: DispatchSourceTimer?
     /// Seconds until the next attempt, while one is planned.
     private(set) var retryIn: Double?
-    /// Why there is no connection now.
-    private(set) var detail = "not connected yet"
     /// Attempts failed or connections lost since the last registration.
     private(set) var failures = 0
     /// Users, in the order they came: told of a connection in that order.
@@ -268,8 +266,8 @@ public final class BusClient: @unchecked Sendable {
         let address: String
         do throws(BusError) { address = try self.address.get() } catch {
             // No address at all: the environment of a running process does not change; say so once and stay idle.
-            detail = "no \(label): \(error.message)"
-            tell { $0.disconnected(self.detail) }
+            let why = "no \(label): \(error.message)"
+            tell { $0.disconnected(why) }
             return
         }
         let connection: BusConnection
@@ -285,7 +283,7 @@ public final class BusClient: @unchecked Sendable {
             if let error = reply.error { return self.lose(connection, "the \(self.label) refused appearanced (\(error))") }
             self.registered = true
             self.backoff.reset()
-            (self.failures, self.detail) = (0, "connected")
+            self.failures = 0
             // The names first: no answer to a later call can come before they are asked for.
             for name in self.names.keys.sorted() { self.requestName(name) }
             for rule in self.users.flatMap(\.rules).uniqued() { self.addMatchNow(rule) }
@@ -316,7 +314,6 @@ public final class BusClient: @unchecked Sendable {
 
     /// Closes the connection, if any, and tells the peers why.
     private func drop(_ why: String) {
-        detail = why
         for key in names.keys { names[key]?.state = .asking }
         let had = connection != nil || started
         connection?.close()
