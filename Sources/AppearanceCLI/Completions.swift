@@ -1,8 +1,5 @@
-// The completion scripts for bash, zsh and fish, generated from `Table`: `appearancectl completions SHELL`
-// prints them, `make completions` writes completions/, and a test checks that the files there are current.
-// Palette tokens and app ids come from the running daemon: each script calls `appearancectl completions list
-// WHAT` (the `--socket` of the line being completed, if any; a 0.5 s deadline; stderr discarded), which prints
-// nothing when no daemon answers, so a Tab press neither hangs nor writes into the prompt.
+// The completion scripts for bash, zsh and fish, generated from `Table` (`make completions` writes them);
+// palette tokens and app ids come from the running daemon (`appearancectl completions list WHAT`).
 
 public func completionScript(for shell: Shell) -> String {
     switch shell {
@@ -164,8 +161,7 @@ private func zshCompletion() -> String {
         done.insert(o.name)
         let all = Table.specs(named: o.name)
         let scopes = all.flatMap(\.scopes)
-        // An option with an entry per command: a flag says each one's meaning; one with a value (--format) has
-        // its values by command (a state).
+        // An option with an entry per command: a flag says each meaning; --format has its values by command.
         let summary = all.count > 1 && o.value == nil
             ? all.map { $0.scopes.joined(separator: ", ") + ": " + $0.summary }.joined(separator: "; ")
             : (scopes.isEmpty ? "" : scopes.joined(separator: ", ") + ": ") + (all.count > 1 ? "output format" : o.summary)
@@ -230,8 +226,8 @@ private func fishQuoted(_ text: String) -> String {
     "'" + text.replacingAll("\\", with: "\\\\").replacingAll("'", with: "\\'") + "'"
 }
 
-/// The fish condition for a scope: the command seen, and for a command with subcommands, the subcommand seen
-/// (or, for the command itself, none of them).
+/// The fish condition for a scope: the command seen, and its subcommand (or, for the command, none of them).
+
 private func fishCondition(_ scope: String) -> String {
     let parts = scope.split(separator: " ")
     if parts.count == 2 { return "__fish_seen_subcommand_from \(parts[0]); and __fish_seen_subcommand_from \(parts[1])" }

@@ -1,5 +1,4 @@
-// appearanced's command line as a value, from one table like appearancectl's: the parser and the help are
-// made from `DaemonOptions.table`, and a test checks that the help documents exactly what it lists.
+// appearanced's command line as a value: the parser and the help are made from `DaemonOptions.table`.
 
 /// What `appearanced` was asked to do.
 public struct DaemonInvocation: Equatable, Sendable {
@@ -45,9 +44,8 @@ public enum DaemonOptions {
         OptionSpec(["--help", "-h"], "print this help and exit"),
     ]
 
-    /// Reads the arguments (without the program name): `--name VALUE` and `--name=VALUE` alike; appearanced
-    /// takes no operands. The last of `--help`, `--version` and `--check` given is not what counts: help
-    /// first, then version, then check, as most daemons do.
+    /// Reads the arguments (without the program name); of `--help`, `--version` and `--check`, the first wins.
+
     public static func parse(_ arguments: [String]) throws(UsageError) -> DaemonInvocation {
         var invocation = DaemonInvocation()
         var flags: Set<String> = []

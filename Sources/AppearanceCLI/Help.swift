@@ -95,9 +95,8 @@ public let helpText = """
 
     """
 
-/// `appearancectl help CMD` (and `CMD --help`): the command's summary, the full help's entries for it (an
-/// entry naming several commands, such as `get, set, toggle, watch --app ID`, is in each one's help), and the
-/// options it takes from `Table`, then the global ones. nil for a name that is not a command.
+/// `appearancectl help CMD` (and `CMD --help`): the summary, the full help's entries for it and its options
+/// from `Table`; nil for a name that is not a command.
 public func commandHelp(_ name: String) -> String? {
     guard let spec = Table.command(name) else { return nil }
     var text = "Usage: appearancectl \(name) [OPTIONS]\(spec.operand == .nothing && spec.subcommands.isEmpty ? "" : " …")\n\n"
@@ -117,8 +116,8 @@ public func commandHelp(_ name: String) -> String? {
     return text
 }
 
-/// The entries of `helpText`'s Commands section: an entry's first line is indented by two spaces, its
-/// continuation lines by more; the commands it documents are its first word, or a list such as `get, set,`.
+/// The entries of `helpText`'s Commands section, with the commands each documents (`get, set,` …).
+
 private func helpEntries() -> [(commands: [String], lines: [String])] {
     guard let start = helpText.firstRange(of: "Commands:\n"), let end = helpText.firstRange(of: "\nOptions:") else { return [] }
     var entries: [(commands: [String], lines: [String])] = []

@@ -1,8 +1,7 @@
 import AppearanceCore
 import AppearanceProtocol
 
-// What a command line asks for, as a value: `parse` turns arguments into an `Invocation` (or a usage error)
-// without touching anything outside; appearancectl then runs it.
+// What a command line asks for, as a value: `parse` turns arguments into an `Invocation` (or a usage error).
 
 /// A parsed command line: where the daemon is (`--socket`), and the command with everything it needs.
 public struct Invocation: Equatable, Sendable {
@@ -35,8 +34,7 @@ public enum Command: Equatable, Sendable {
     /// `postpone DURATION`, `postpone --cancel`, `skip`, `skip --cancel`.
     case nextChange(NextChange.Request, json: Bool)
     case apps(json: Bool)
-    /// The integrations, after enabling or disabling the ones named; `force`: enable one whose program is not
-    /// installed (its `available` fails) too.
+    /// The integrations, after enabling or disabling the ones named; `force`: even one not installed.
     case integrations(enable: [String], disable: [String], force: Bool = false, json: Bool)
     /// The daemon reads its config and palette again (as on SIGHUP).
     case reload
@@ -48,8 +46,8 @@ public enum Command: Equatable, Sendable {
     case palettePreview(contrast: Contrast?, color: ColorChoice)
     /// `force`: `-o FILE` may replace a file that exists.
     case paletteImport(light: String, dark: String, output: String?, force: Bool = false)
-    /// `file` nil: darkman's own config file in the user's config folder. `merge`: add to `-o FILE` if it
-    /// exists, what it lacks, refusing conflicts.
+    /// `file` nil: darkman's own config file; `merge`: add to `-o FILE` what it lacks.
+
     case importDarkman(file: String?, output: String?, force: Bool = false, merge: Bool = false)
 }
 

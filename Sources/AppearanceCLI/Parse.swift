@@ -2,8 +2,8 @@ import AppearanceCore
 import AppearanceProtocol
 
 /// Turns appearancectl's arguments (without the program name) into what to run, or the usage error to
-/// report. Options may come before or after the command; `--name=VALUE` and `--name VALUE` are the same;
-/// `--` ends the options. `environment` gives `APPEARANCED_APP`, the default `--app`.
+/// report; `environment` gives `APPEARANCED_APP`, the default `--app`.
+
 public func parse(_ arguments: [String], environment: (String) -> String? = { _ in nil }) throws(UsageError) -> Invocation {
     var p = Parser()
     try p.read(arguments)

@@ -1,6 +1,6 @@
 /// One pass over a command line, for appearanced and appearancectl alike: `--name VALUE` and `--name=VALUE`
-/// are the same, a flag takes no value, `--` ends the options, and the messages for what is wrong are one
-/// set. What the options mean is each executable's.
+/// are the same, a flag takes no value, `--` ends the options.
+
 enum Scan {
     enum Token {
         /// An option from the table, with its value (nil for a flag) and how it was written (`--name=` or `--name`).

@@ -1,6 +1,4 @@
-// The one table of appearancectl's commands and options: the parser takes from it which option takes a
-// value and which command takes which option, and the bash, zsh and fish completions are generated from it
-// (`appearancectl completions SHELL`). A test checks that the help documents exactly what it lists.
+// The one table of appearancectl's commands and options, for the parser, the help and the completions.
 
 /// What a shell offers for a value or an operand.
 public enum Completion: Equatable, Sendable {
@@ -15,9 +13,8 @@ public enum Completion: Equatable, Sendable {
     case daemon(CompletionList)
 }
 
-/// What `appearancectl completions list WHAT` prints, one per line, for the completion scripts: the palette's
-/// color tokens or asset names, the app ids that have an override, the integrations found and off (to
-/// enable), or the ones enabled (to disable). Not in the help: it is for the scripts.
+/// What `appearancectl completions list WHAT` prints, one per line, for the completion scripts only.
+
 public enum CompletionList: String, CaseIterable, Sendable {
     case colors, assets, apps, integrations
     case enabledIntegrations = "enabled-integrations"

@@ -1,12 +1,8 @@
 import AppearanceCore
 import AppearanceProtocol
 
-/// log.jsonl's format, next to state.json: the change log `appearancectl log` shows, one `LogEntry` a line as
-/// `log` sends it (`{"time":…,"from":…,"to":…,"source":…,"app":…,"cause":…}`), oldest first. Bytes in,
-/// entries out and back; appending, rewriting and keeping a bad file aside are the daemon's.
-///
-/// The daemon appends a line for each change and, once the file holds `rewriteAfter` lines, rewrites it with
-/// the newest `kept`: the file never grows past `largestWritten` bytes.
+/// log.jsonl's format: one `LogEntry` a line as `log` sends it, oldest first; bytes in, entries out and back.
+/// The daemon appends a line a change and rewrites the file with the newest `kept` after `rewriteAfter` lines.
 public enum ChangeLogFile {
     /// The entries kept (and shown by `log`): the newest thousand.
     public static let kept = 1_000
@@ -17,13 +13,10 @@ public enum ChangeLogFile {
     /// The latest time an entry holds: the end of the year 9999, as a state file's `until`.
     public static let latestTime = TemporaryOverride.untilRange.upperBound
 
-    /// The longest line `line(_:)` writes, newline included: `{"time":` 8 + 12 digits (`latestTime`) +
-    /// `,"from":"light"` 15 + `,"to":"light"` 13 + `,"source":"temporary"` 21 + `,"app":"` 8 + id 255 + `"` 1 +
-    /// `,"cause":` 9 + cause 4,098 (`ReplyBounds.logCause` and its quotes) + `}` 1 + newline 1.
+    /// The longest line `line(_:)` writes, newline included, member by member.
     public static let longestLine = 8 + 12 + 15 + 13 + 21 + 8 + StateFile.maxAppIDBytes + 1 + 9 + ReplyBounds.logCause + 2 + 1 + 1
 
-    /// The largest file the daemon writes (`rewriteAfter` of the longest lines): 8,884,000 bytes. A larger
-    /// one is not appearanced's: it is kept aside like a corrupt one.
+    /// The largest file the daemon writes (8,884,000 bytes): a larger one is kept aside like a corrupt one.
     public static let largestWritten = rewriteAfter * longestLine
 
     /// What a file holds.
@@ -32,11 +25,9 @@ public enum ChangeLogFile {
         public var entries: [LogEntry]
         /// The lines the file holds (whole ones, the torn one excepted).
         public var lines: Int
-        /// The file ended in an incomplete line that begins as the daemon's lines do: an append cut short by
-        /// a crash or a full disk. It is left out; the file should be written again without it.
+        /// The file ended in an append cut short (left out; the file should be written again without it).
         public var torn: Bool
-        /// The file should be rewritten before anything is appended: its last line is torn or has no
-        /// newline, or it holds more than `rewriteAfter` lines.
+        /// The file should be rewritten before anything is appended (a torn last line, or too many lines).
         public var needsRewrite: Bool
 
         public init(entries: [LogEntry], lines: Int, torn: Bool, needsRewrite: Bool) {
@@ -49,8 +40,7 @@ public enum ChangeLogFile {
         public var problem: String
     }
 
-    /// Reads a whole file. Any line that is not an entry makes the whole file invalid (the daemon keeps it
-    /// aside and starts a new one), except an incomplete last line, which is an append cut short.
+    /// Reads a whole file: any line that is not an entry makes it invalid, but for a torn last line.
     public static func parse(_ bytes: [UInt8]) -> Result<Loaded, Invalid> {
         guard bytes.count <= largestWritten else {
             return .failure(Invalid(problem: "is not a valid change log: \(bytes.count) bytes, and appearanced writes \(largestWritten) at most"))
@@ -86,8 +76,7 @@ public enum ChangeLogFile {
     /// How every line the daemon writes begins.
     private static let tornPrefix = Array(#"{"time":"#.utf8)
 
-    /// One line: the entry's JSON and a newline. `replacing`: the entry stands for the line before it too (a
-    /// run of automatic changes folded into one entry), which the file keeps until it is rewritten.
+    /// One line: the entry's JSON and a newline; `replacing`: it stands for the line before it too.
     public static func line(_ entry: LogEntry, replacing: Bool = false) -> [UInt8] {
         var e = entry
         e.time = min(max(e.time, 0), latestTime)
@@ -105,8 +94,8 @@ public enum ChangeLogFile {
         return bytes
     }
 
-    /// One line, without its newline, read strictly: fields the daemon does not write are ignored, but each
-    /// it does write must be of its type and in its range.
+    /// One line, without its newline: unknown fields ignored, each the daemon writes checked.
+
     static func entry(_ line: ArraySlice<UInt8>) throws(Problem) -> (LogEntry, replaces: Bool) {
         guard line.count < longestLine else { throw "\(line.count + 1) bytes, and appearanced writes \(longestLine) at most" }
         let json: JSON

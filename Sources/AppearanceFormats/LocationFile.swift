@@ -2,9 +2,8 @@ import AppearanceCore
 import AppearanceProtocol
 
 /// location.json's format: the last place GeoClue gave, `{"latitude":52.52,"longitude":13.4,"time":1764000000}`,
-/// coordinates rounded to two decimals (about 1 km: the sun's times move by seconds at most, and the file
-/// says no more than the town). Bytes in, a fix out and back; the daemon's Location room reads and writes the
-/// file (kept aside when it cannot be used).
+/// rounded to two decimals (about 1 km); bytes in, a fix out and back.
+
 public enum LocationFile {
     /// More than any file `encode` writes (about 60 bytes).
     public static let readLimit = 4096

@@ -1,20 +1,9 @@
 import AppearanceCore
 import AppearanceProtocol
 
-/// palette.toml: named colors and assets per appearance. `config/palette.toml` documents the format:
-///
-///     [fill.bg]                     # a token: a table with values for default/light/dark/light-high/dark-high
-///     light = "#FFFFFF"
-///     dark = "#262626"
-///     dark-high = "#000000"         # dark mode at high contrast
-///     text.desc = { light = "#262626@60%", dark = "#FFFFFF@60%" }
-///     brand = "#3584E4"             # a plain string: the default, the same in every appearance
-///     wallpaper = { light = "/usr/share/backgrounds/day.jpg", dark = "~/Pictures/night.jpg" }
-///
-/// A value starting with `#` is a color (`Color.syntax`); one starting with `/` or `~/` is an asset path
-/// (`~/` is the home directory). Tables that hold only tables group tokens: the token's name is the dotted
-/// path (`fill.bg`). Every entry must resolve in every appearance: it needs a `default`, or both `light` and
-/// `dark`. Errors name the file, the line and the key.
+/// palette.toml (`config/palette.toml` documents the format): a token is a string (its default) or a table of
+/// `default`/`light`/`dark`/`light-high`/`dark-high`; tables of tables group tokens (`fill.bg`). A value
+/// starting with `#` is a color, with `/` or `~/` an asset path. Every entry must resolve in every appearance.
 public enum PaletteFile {
     static let valueKeys = ["default"] + Variant.all.map(\.key)
 
@@ -80,28 +69,28 @@ public enum PaletteFile {
 
     private static func add(_ name: String, _ entry: PaletteEntry, line: Int, into palette: inout Palette,
                             path: String) throws(ConfigError) {
-        if let missing = Variant.all.first(where: { entry.resolve($0) == nil }) {
-            throw ConfigError(path: path, line: line, message:
-                "\(name): no value for \(missing.mode.rawValue) (give a default, or both light and dark)")
-        }
-        if name == Palette.accentToken, entry.kind != .color {
-            throw ConfigError(path: path, line: line, message: "\(name): must be a color (the system accent color replaces it)")
-        }
-        // The bounds every reply that carries the palette is sized for (maxReplyLength): a palette past them
-        // would make replies no client reads.
-        if Self.encodedLength(name) > ReplyBounds.tokenName {
-            throw ConfigError(path: path, line: line, message: "\(name): a token name is at most \(ReplyBounds.tokenName) bytes (as JSON)")
-        }
-        for v in Variant.all {
-            if case .asset(let p)? = entry.resolve(v)?.value, Self.encodedLength(p) > ReplyBounds.tokenValue {
-                throw ConfigError(path: path, line: line, message: "\(name): an asset path is at most \(ReplyBounds.tokenValue) bytes (as JSON)")
-            }
-        }
-        if palette.names.count >= ReplyBounds.paletteTokens {
-            throw ConfigError(path: path, line: line, message: "\(name): a palette holds at most \(ReplyBounds.paletteTokens) tokens")
+        if let problem = problem(name, entry, count: palette.names.count) {
+            throw ConfigError(path: path, line: line, message: "\(name): \(problem)")
         }
         palette.set(name, entry)
     }
+
+    /// Why `entry` cannot join a palette of `count` tokens, or nil.
+    private static func problem(_ name: String, _ entry: PaletteEntry, count: Int) -> String? {
+        if let missing = Variant.all.first(where: { entry.resolve($0) == nil }) {
+            return "no value for \(missing.mode.rawValue) (give a default, or both light and dark)"
+        }
+        if name == Palette.accentToken, entry.kind != .color { return "must be a color (the system accent color replaces it)" }
+        // The bounds every reply that carries the palette is sized for (maxReplyLength).
+        if encodedLength(name) > ReplyBounds.tokenName { return "a token name is at most \(ReplyBounds.tokenName) bytes (as JSON)" }
+        for v in Variant.all {
+            if case .asset(let p)? = entry.resolve(v)?.value, encodedLength(p) > ReplyBounds.tokenValue {
+                return "an asset path is at most \(ReplyBounds.tokenValue) bytes (as JSON)"
+            }
+        }
+        return count >= ReplyBounds.paletteTokens ? "a palette holds at most \(ReplyBounds.paletteTokens) tokens" : nil
+    }
+
 
     private static func parseValue(_ value: TOMLValue, key: String, path: String,
                                    home: String) throws(ConfigError) -> (kind: PaletteKind, value: PaletteValue) {

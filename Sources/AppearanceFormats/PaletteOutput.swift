@@ -1,8 +1,7 @@
 import AppearanceCore
 import AppearanceProtocol
 
-// Output of `appearancectl color`, `asset` and `palette`: pure functions from resolved values to text
-// (appearancectl picks one by its --format).
+// Output of `appearancectl color`, `asset` and `palette`: pure functions from resolved values to text.
 
 public enum PaletteOutput {
     /// `38 38 38`, or `38 38 38 0.6`: numbers for `read r g b a` in a shell.
@@ -46,11 +45,8 @@ public enum PaletteOutput {
         }).joined(separator: "\n")
     }
 
-    /// Both modes side by side: for each token its name, then per mode a truecolor swatch and the value.
-    /// Translucent colors are drawn over that mode's `fill.bg` (white or black when the palette has none),
-    /// as they would appear on the page.
-    /// With `color: false` (a pipe, `NO_COLOR`, `TERM=dumb`, `--color=never`) the same table without escape
-    /// sequences: names and values only.
+    /// Both modes side by side: each token's name, then per mode a truecolor swatch (translucent ones over the
+    /// mode's `fill.bg`) and the value; with `color: false`, names and values only.
     public static func preview(light: ResolvedPalette, dark: ResolvedPalette, color: Bool = true) -> String {
         func esc(_ s: String) -> String { color ? "\u{1B}[" + s : "" }
         func background(_ p: ResolvedPalette) -> Color {
@@ -109,9 +105,8 @@ extension String {
     }
 }
 
-/// A name for a terminal: control characters (an escape sequence in a token's name) shown as \u{…}, as
-/// appearancectl shows every name it prints. `c1: false` leaves 0x80-0x9F as they are: enough for a file
-/// name in a TOML comment (`commentSafe`), which a newline would end, injecting TOML.
+/// A name for a terminal: control characters shown as \u{…}; `c1: false` leaves 0x80-0x9F (for a TOML comment).
+
 func terminalSafe(_ text: String, c1: Bool = true) -> String {
     String(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F || (c1 && (0x80...0x9F).contains($0.value))
         ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined())

@@ -1,9 +1,7 @@
 import AppearanceCore
 import AppearanceProtocol
 
-/// state.json's format: `{"override": "dark", "temporary": {"mode": "light", "until": "next"|UNIX}, "apps": {…}}`,
-/// e.g. `{"override":"dark"}`. Bytes in, `Saved` out and back; reading and writing the file (durably, kept aside
-/// when it cannot be used) is the daemon's StateStore.
+/// state.json's format: bytes in, `Saved` out and back; reading and writing the file is the daemon's StateStore.
 public enum StateFile {
     /// The longest app id, in bytes (`AppID.isValid` takes 1 to 255).
     public static let maxAppIDBytes = 255
@@ -11,12 +9,8 @@ public enum StateFile {
     /// The latest `until` a state file holds (the end of the year 9999): see `TemporaryOverride.untilRange`.
     public static let latestUntil = TemporaryOverride.untilRange.upperBound
 
-    /// The largest file `encode` writes: the override and a temporary override with the longest `until`
-    /// (`{"override":"system","temporary":{"mode":"light","until":253402300799},"apps":{` and `}}` and a newline:
-    /// 82 bytes), the word on the next change (`,"next":{"time":253402300799,"mode":"light","postpone":86400,
-    /// "skip":false}`: 76), rounded up to 256, and the most app overrides the daemon keeps
-    /// (`AppID.maxOverrides`), each id at its longest and written as `"ID":"light",` (11 bytes more):
-    /// 256 + 4,096 × 266 = 1,089,792 bytes.
+    /// The largest file `encode` writes: 256 bytes for all but the apps (158 at most), and the most app
+    /// overrides the daemon keeps at their longest (`"ID":"light",`): 256 + 4,096 × 266 = 1,089,792 bytes.
     public static let largestWritten = 256 + AppID.maxOverrides * (maxAppIDBytes + 11)
 
     /// What is persisted: the override and the temporary one with its expiry.
@@ -27,9 +21,7 @@ public enum StateFile {
         public var apps: [String: Mode]
         /// The user's word on the next automatic change (`postpone`, `skip`).
         public var nextChange: NextChange?
-        /// What `parse` left out of the file, each a sentence naming the entry ("dropped app override \".x\":
-        /// not a valid app id (…)"; `StateStore.load` puts the file's path first), for the daemon's log. Empty
-        /// for a file the daemon wrote, and never saved.
+        /// What `parse` left out of the file, a sentence each, for the daemon's log; never saved.
         public var dropped: [String]
 
         public init(override: Override, temporary: TemporaryOverride? = nil, apps: [String: Mode] = [:],
@@ -43,14 +35,9 @@ public enum StateFile {
         public var problem: String
     }
 
-    /// `{"override": "dark", "temporary": {"mode": "light", "until": "next"|UNIX}, "apps": {"ID": "dark", …}}`.
-    ///
-    /// The file is invalid (kept aside, the daemon follows the system) when it is not JSON, has no valid
-    /// `override`, or holds a number out of range: an `until` outside `TemporaryOverride.untilRange` (1970 to
-    /// the end of 9999; negative, 2^63, fractional…) is a file no daemon wrote. What is merely unusable is left
-    /// out and said in `dropped`: a `temporary` that is not a temporary override, an app id that is not valid
-    /// or whose mode is not light or dark, and the app overrides beyond `AppID.maxOverrides` (the first ones in
-    /// sorted order are kept, as the daemon would have refused the others).
+    /// `{"override": "dark", "temporary": {"mode": "light", "until": "next"|UNIX}, "apps": {"ID": "dark", …}}`:
+    /// invalid when not JSON, without a valid `override`, or with an `until` out of range (no daemon wrote it);
+    /// what is merely unusable is left out and said in `dropped` (past `AppID.maxOverrides`, the first sorted kept).
     public static func parse(_ bytes: [UInt8]) -> Result<Saved, Invalid> {
         let expectedOverride = #"expected {"override": "system"|"light"|"dark", …}"#
         let json: JSON
@@ -115,8 +102,7 @@ public enum StateFile {
         return .success(Saved(override: o, temporary: temporary, apps: apps, nextChange: nextChange, dropped: dropped))
     }
 
-    /// `{"time": UNIX_SECONDS, "mode": "dark", "postpone": SECONDS, "skip": false}`, within the ranges the
-    /// daemon writes; nil otherwise.
+    /// `{"time": UNIX_SECONDS, "mode": "dark", "postpone": SECONDS, "skip": false}` in range, or nil.
     static func nextChange(_ json: JSON) -> NextChange? {
         guard let t = json["time"]?.uint64Value.flatMap({ Int64(exactly: $0) }), TemporaryOverride.untilRange.contains(t),
               let mode = json["mode"]?.stringValue.flatMap(Mode.init(rawValue:)),
@@ -125,8 +111,8 @@ public enum StateFile {
         return NextChange(time: t, mode: mode, postponedBy: by, skipped: skip)
     }
 
-    /// The file's bytes for `saved`: the keys in a fixed order, the app overrides sorted by id, a newline at
-    /// the end. `dropped` is never written.
+    /// The file's bytes for `saved`: keys in a fixed order, app overrides sorted by id, a final newline.
+
     public static func encode(_ saved: Saved) -> [UInt8] {
         var members: [(String, JSON)] = [("override", .string(saved.override.rawValue))]
         if let t = saved.temporary { members.append(("temporary", t.json)) }

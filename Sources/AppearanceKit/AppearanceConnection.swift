@@ -2,41 +2,31 @@ import AppearanceCore
 import AppearancePosix
 import AppearanceProtocol
 
-/// A blocking connection to appearanced, for command-line tools and threads that may block.
-/// (`AppearanceClient` is the async API on top of the same protocol.)
-///
-/// Each call sends one JSON-RPC request and waits for its reply; `changed` notifications that arrive
-/// meanwhile are kept, in order, for `nextChange()`.
+/// A blocking connection to appearanced (`AppearanceClient` is the async API): each call sends one request and
+/// waits for its reply; `changed` notifications that arrive meanwhile are kept, in order, for `nextChange()`.
 public final class AppearanceConnection {
     public let socketPath: String
-    /// How long connecting and each request may take, in seconds, before the daemon counts as not
-    /// answering (stopped, wedged, or its socket backlog full). Longer than the daemon's own start-up wait
-    /// for the first portal reading (3 s), so a `get` right after a socket-activated start is answered.
+    /// Seconds connecting and each request may take before the daemon counts as not answering: longer than
+    /// the daemon's own wait for the first portal reading (3 s).
     public static let defaultTimeout = 4.0
     public let timeout: Double
-    /// The app this connection speaks for (`"app"` in every request that takes it): `state()`, `set`,
-    /// `toggle`, `subscribe` and the palette then concern that app's own mode. nil: everyone's.
+    /// The app this connection speaks for (`"app"` in every request that takes it); nil: everyone's.
     public let app: String?
     private let socket: Descriptor
-    /// Replies may be longer than requests: the daemon's longest (a palette, the app overrides) is read whole.
     private var framer = LineFramer(limit: maxReplyLength)
     private var nextID = 0
     private var changes: [Notification] = []
     private let buffer: UnsafeMutableRawBufferPointer
 
-    /// Connects to `socketPath`, or to the path every client and the daemon agree on
-    /// (`$APPEARANCED_SOCKET`, else `$XDG_RUNTIME_DIR/appearanced/socket`, …).
-    /// - Parameter timeout: the bound on connecting and on each request (not on waiting for notifications).
+    /// Connects to `socketPath`, or to the path every client and the daemon agree on (docs/protocol.md).
     public convenience init(socketPath: String? = nil, timeout: Double = AppearanceConnection.defaultTimeout,
                             app: String? = nil) throws(AppearanceError) {
         let path = SocketLocation.resolve(explicit: socketPath).path
         self.init(adopting: try Self.connect(path, deadline: Deadline(seconds: timeout)), path: path, timeout: timeout, app: app)
     }
 
-    /// Takes over a connection on which a state request (`get`, `set`, `toggle`, id 1) was already written,
-    /// with the reply's bytes read so far, and finishes it as `state()`, `set` and `toggle` do: the same
-    /// reading, the same decoding, the same errors. appearancectl's fast path hands over this way whatever
-    /// reply it does not know, so a request is never sent twice.
+    /// Finishes a state request (id 1) already written on `socket`, with the reply's bytes read so far, as
+    /// `state()` would: appearancectl's fast path hands over this way whatever reply it does not know.
     package static func finishStateCall(on socket: Descriptor, path: String, deadline: Deadline,
                                         received: UnsafeRawBufferPointer) throws(AppearanceError) -> AppearanceState {
         let c = AppearanceConnection(adopting: socket, path: path, timeout: deadline.seconds)
@@ -50,16 +40,14 @@ public final class AppearanceConnection {
         buffer = .allocate(byteCount: 16 * 1024, alignment: 16)
     }
 
-    /// Connects without blocking: a Unix socket whose backlog is full answers EAGAIN (the daemon is not
-    /// accepting), which is retried until the deadline.
+    /// Connects without blocking, retrying a full backlog (EAGAIN) until the deadline.
     static func connect(_ path: String, deadline: Deadline) throws(AppearanceError) -> Descriptor {
         if let reason = SocketLocation.untrustedReason(path) { throw .untrustedSocket(socket: path, reason: reason) }
         let socket: Descriptor
         do { socket = try Descriptor.unixStreamSocket(nonBlocking: true, name: path) } catch {
             throw .daemonNotRunning(socket: path, reason: "\(error)")
         }
-        // A full backlog is EAGAIN on a non-blocking Unix socket, with nothing to poll for: try again every
-        // 10 ms until the deadline.
+        // A full backlog has nothing to poll for: try again every 10 ms.
         while true {
             do {
                 try socket.connect(to: path)
@@ -91,8 +79,7 @@ public final class AppearanceConnection {
     /// Flips the mode (`toggle`), done atomically by the daemon. Returns the new state.
     public func toggle() throws(AppearanceError) -> AppearanceState { try stateCall(.toggle) }
 
-    /// Forces `mode` for a while (`set` with `until`/`for`): until the next automatic change, or for a
-    /// number of seconds. It is above the persisted override and ends by itself; `set` ends it at once.
+    /// Forces `mode` until the next automatic change or for a number of seconds (`set` with `until`/`for`).
     public func set(_ mode: Mode, for lifetime: Lifetime) throws(AppearanceError) -> AppearanceState {
         try stateCall(.setTemporary(mode, lifetime))
     }
@@ -110,24 +97,20 @@ public final class AppearanceConnection {
         }
     }
 
-    /// Reads the config and palette files again (`reload`, protocol 5), as SIGHUP does. A config with a
-    /// mistake is `.rejected` with the file, the line and the mistake; the previous configuration stays.
+    /// Reads the config and palette files again (`reload`, protocol 5); a config with a mistake is `.rejected`.
     public func reload() throws(AppearanceError) -> ReloadReply {
         let json = try call(.reload)
         guard let reply = ReloadReply(json: json) else { throw .protocolError("the daemon's reload reply says nothing was reloaded") }
         return reply
     }
 
-    /// The integrations the daemon finds and which are enabled, after enabling and disabling the ones named
-    /// (`integrations`, protocol 6). Enabling applies the mode at once; disabling restores what one changed.
+    /// The integrations, after enabling and disabling the ones named (`integrations`, protocol 6).
     public func integrations(enable: [String] = [], disable: [String] = []) throws(AppearanceError) -> [IntegrationInfo] {
         try integrationsReply(enable: enable, disable: disable).list
     }
 
-    /// `integrations`, and whether this daemon runs them at all (not a trial instance without --hooks). With
-    /// `wait` (protocol 8; 1 to `IntegrationName.maxWait` seconds) the daemon answers once the runs the change
-    /// started have ended, or after `wait` seconds; this call then waits that much longer than `timeout`.
-    /// A daemon older than protocol 8 refuses `wait` (`.rejected`, invalid params naming it) and changes nothing.
+    /// `integrations`, and whether this daemon runs them at all. With `wait` (protocol 8, seconds) the daemon
+    /// answers once the runs the change started have ended; an older daemon refuses it (`.rejected`).
     public func integrationsReply(enable: [String] = [], disable: [String] = [], wait: Int? = nil) throws(AppearanceError)
         -> (list: [IntegrationInfo], run: Bool) {
         let json = try call(.integrations(enable: enable, disable: disable, wait: wait), patience: Double(max(0, wait ?? 0)))
@@ -135,8 +118,7 @@ public final class AppearanceConnection {
         return (list, IntegrationInfo.run(in: json))
     }
 
-    /// What the schedule says now, what hides it, and its changes over the next `days` days (`schedule`,
-    /// protocol 5).
+    /// The schedule now and its changes over the next `days` days (`schedule`, protocol 5).
     public func schedule(days: Int = Call.defaultScheduleDays) throws(AppearanceError) -> ScheduleInfo {
         try decoded(call(.schedule(days: days)), ScheduleInfo.init(json:))
     }
@@ -146,8 +128,7 @@ public final class AppearanceConnection {
         try decoded(call(.nextChange(request)), ScheduleInfo.init(json:))
     }
 
-    /// The changes of the mode with their causes, oldest first (`log`; the daemon keeps the last 1,000, across
-    /// restarts): everyone's mode, and each app's own (`LogEntry.app`). With `app`, only that app's entries.
+    /// The changes of the mode with their causes, oldest first (`log`); with `app`, only that app's own.
     public func log(limit: Int? = nil, app: String? = nil) throws(AppearanceError) -> [LogEntry] {
         let json = try call(.log(limit: limit), app: app)
         guard case .array(let items)? = json["entries"] else { throw .protocolError("the daemon's log reply has no entries") }
@@ -157,14 +138,12 @@ public final class AppearanceConnection {
     /// Starts notifications (`subscribe`); returns the current state they start from.
     public func subscribe() throws(AppearanceError) -> AppearanceState { try stateCall(.subscribe) }
 
-    /// Starts notifications for mode changes, and trait and palette changes when asked (`subscribe` with
-    /// `{"traits": true, "palette": true}`); returns the current state, with the palette when asked.
+    /// Starts notifications, with trait and palette changes when asked; returns the state (and palette).
     public func subscribe(traits: Bool, palette: Bool) throws(AppearanceError) -> Subscription {
         try decoded(call(.subscribe(Interest(traits: traits, palette: palette))), Subscription.init(json:))
     }
 
-    /// Resolves palette tokens for the current appearance, or the given mode and contrast (`resolve`).
-    /// An unknown token is `.rejected` with a message naming it.
+    /// Resolves palette tokens for the current appearance, or the given one (`resolve`); unknown: `.rejected`.
     public func resolve(_ tokens: [String], mode: Mode? = nil, contrast: Contrast? = nil) throws(AppearanceError) -> ResolvedPalette {
         try paletteCall(.resolve(tokens, VariantRequest(mode: mode, contrast: contrast)))
     }
@@ -184,8 +163,8 @@ public final class AppearanceConnection {
 
     private func stateCall(_ c: Call) throws(AppearanceError) -> AppearanceState { try decoded(call(c), AppearanceState.init(json:)) }
 
-    /// `app`: for a call that does not take the connection's own app, the one to send (`log`'s filter).
-    /// `patience`: seconds the daemon may hold the reply on purpose, added to `timeout`.
+    /// `app`: the one to send with a call that does not take the connection's own (`log`'s filter);
+    /// `patience`: seconds the daemon may hold the reply on purpose.
     private func call(_ c: Call, app given: String? = nil, patience: Double = 0) throws(AppearanceError) -> JSON {
         nextID += 1
         let id = JSON.int(nextID)
@@ -207,8 +186,7 @@ public final class AppearanceConnection {
         return try awaitReply(id, deadline: deadline)
     }
 
-    /// Reads until the reply to request `id` (or an error without an id) arrives; notifications meanwhile
-    /// are kept for `nextChange()`.
+    /// Reads until the reply to request `id` (or an error without an id) arrives.
     private func awaitReply(_ id: JSON, deadline: Deadline) throws(AppearanceError) -> JSON {
         while true {
             switch try receive(deadline: deadline) {

@@ -6,18 +6,14 @@ import AppearanceProtocol
 public enum AppearanceChange: Equatable, Sendable {
     /// Always the first state element: the state when the subscription started (the `subscribe` reply).
     case initial(AppearanceState)
-    /// The mode changed (a `changed` notification, or a different mode found after reconnecting).
-    /// `previous` is the mode of the state element yielded before this one; it always differs from `state.mode`.
+    /// The mode changed (notified, or found after reconnecting); `previous` is the mode yielded before.
     case changed(AppearanceState, previous: Mode)
-    /// The connection broke, or the daemon could not be reached: yielded once per outage, with the first error.
-    /// The sequence keeps trying to reconnect; the mode is unknown until `.reconnected`.
+    /// The connection broke or the daemon could not be reached: once per outage, with the first error.
     case connectionLost(AppearanceError)
-    /// Subscribed again after `.connectionLost`. A `.changed` follows only if the mode is not the one last
-    /// yielded (an `.initial` follows instead if no state had been yielded yet).
+    /// Subscribed again after `.connectionLost`; a `.changed` follows only if the mode is not the last yielded.
     case reconnected
-    /// Only with `changes(palette: true)`: the palette resolved for the current appearance, after `.initial`
-    /// and whenever it differs from the one yielded last (a change of mode, contrast or accent color, or a
-    /// palette file the daemon reloaded). Re-apply colors and assets here.
+    /// With `changes(palette: true)`: the resolved palette, after `.initial` and whenever it differs from the
+    /// one yielded last. Re-apply colors and assets here.
     case paletteChanged(ResolvedPalette)
 
     /// The state this element carries, if any.
@@ -29,23 +25,12 @@ public enum AppearanceChange: Equatable, Sendable {
     }
 }
 
-/// The current state, then each change of mode: what `AppearanceClient.changes()` returns.
-///
-/// - The first state element is `.initial(state)`, then `.changed(state, previous:)` for every change of mode,
-///   in order, each `previous` being the mode yielded just before. Changes of other fields that leave the mode
-///   alone are not notified (notification rule 1 in docs/protocol.md), except the traits with `traits: true`.
-/// - With `palette: true`, `.paletteChanged(palette)` follows `.initial` and every state element whose
-///   resolved palette differs from the one yielded last, and comes alone after a palette reload.
-/// - When the daemon goes away (stopped, crashed, restarted), the sequence yields `.connectionLost(error)` once,
-///   then tries to connect and `subscribe` again after 50 ms, doubling the pause up to 2 s between attempts
-///   (no busy loop). When it succeeds it yields `.reconnected`, then `.changed` only if the mode differs from
-///   the one last yielded: the same mode is never yielded twice in a row.
-/// - The sequence ends (`nil`) when the task iterating it is cancelled or the loop breaks; its connection is
-///   closed then. It throws only what reconnecting cannot fix: `.rejected` (the daemon refused `subscribe`) or
-///   `.protocolError` (it sent something this client cannot read), or, with `reconnect: false`, the error that
-///   broke the connection.
-///
-/// Each iteration (`makeAsyncIterator`) opens its own connection on a dedicated thread.
+/// The current state, then each change of mode: what `AppearanceClient.changes()` returns. `.initial(state)`,
+/// then `.changed(state, previous:)` for every change of mode (of the traits too with `traits: true`). When the
+/// daemon goes away: `.connectionLost(error)` once, attempts again from 50 ms apart up to 2 s apart, then
+/// `.reconnected` (the same mode is never yielded twice in a row). It ends when the iterating task is
+/// cancelled, and throws only what reconnecting cannot fix (`.rejected`, `.protocolError`; with `reconnect:
+/// false`, the error that broke the connection). Each iteration has its own connection on its own thread.
 public struct AppearanceChanges: AsyncSequence, Sendable {
     public typealias Element = AppearanceChange
     public typealias Failure = AppearanceError
@@ -92,8 +77,7 @@ public struct AppearanceChanges: AsyncSequence, Sendable {
     }
 }
 
-/// A socket pair whose read end becomes readable once `signal()` is called: cancels the subscription thread's
-/// poll, whether it waits for the daemon or sleeps before reconnecting.
+/// A socket pair whose read end becomes readable once `signal()` is called: cancels the subscription's waits.
 final class Wake: Sendable {
     let readEnd: Descriptor
     private let writeEnd: Descriptor
@@ -110,8 +94,7 @@ final class Wake: Sendable {
     }
 }
 
-/// The subscription: connect, `subscribe`, read notifications, and on loss wait and start again.
-/// Runs on its own thread with blocking calls; every wait also watches `wake`, so cancelling is immediate.
+/// The subscription, on its own thread: connect, `subscribe`, read notifications, on loss wait and start again.
 struct SubscriptionLoop: Sendable {
     let path: String
     let reconnect: Bool
@@ -154,8 +137,7 @@ struct SubscriptionLoop: Sendable {
 
     private func lost(_ reason: String) -> AppearanceError { .connectionLost(socket: path, reason: reason) }
 
-    /// One connection, from connect to loss (or cancellation). Connecting and the reply to `subscribe` have
-    /// a deadline (a stopped daemon is a loss, and is tried again); notifications are waited for without one.
+    /// One connection, from connect to loss (or cancellation); notifications are waited for without a deadline.
     private mutating func session() -> End {
         if wake.wait(seconds: 0) { return .cancelled }
         let deadline = Deadline(seconds: timeout)

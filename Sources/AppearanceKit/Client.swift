@@ -10,111 +10,85 @@ import Dispatch
 ///     try await client.set(.dark)
 ///     for try await change in client.changes() { … }
 ///
-/// Requests (`state`, `status`, `set`, `toggle`) share one connection, opened by `init` and used one request
-/// at a time on a private Dispatch queue, so no Swift concurrency thread ever blocks on the socket. When the
-/// daemon has restarted since the last request, the next request connects again by itself.
-/// `changes()` opens a connection of its own for each sequence; see `AppearanceChanges`.
-///
-/// Every error is an `AppearanceError`, whose description says what to do.
-public final class AppearanceClient: Sendable {
+/// Requests share one connection, used one at a time on a private Dispatch queue (no Swift concurrency thread
+/// blocks on the socket), connected again by itself after the daemon restarted. `changes()` opens a connection
+/// of its own for each sequence; see `AppearanceChanges`. Every error is an `AppearanceError`.
+public final class AppearanceClient: @unchecked Sendable {
     /// The socket this client talks to.
     public let socketPath: String
     /// The app this client speaks for: `state()`, `set`, `toggle` and `changes()` concern its own mode.
     public let app: String?
-    /// The bound, in seconds, on connecting and on each request, and on the reply to `subscribe` in
-    /// `changes()` (never on waiting for changes): past it the daemon counts as not answering.
+    /// The bound, in seconds, on connecting, on each request and on the reply to `subscribe` in `changes()`.
     public let timeout: Double
-    private let requests: RequestLine
+    private let queue = DispatchQueue(label: "AppearanceKit.requests")
+    /// Only read and written on `queue`.
+    private var connection: AppearanceConnection?
 
-    /// Connects to `socketPath`, or to the socket every client and the daemon agree on
-    /// (`$APPEARANCED_SOCKET`, else `$XDG_RUNTIME_DIR/appearanced/socket`, … as in docs/protocol.md).
+    /// Connects to `socketPath`, or to the socket every client and the daemon agree on (docs/protocol.md).
     /// Throws `.daemonNotRunning` when nothing answers there, `.notAnswering` when the daemon does not
     /// answer within `timeout` seconds (stopped or stuck).
     public init(socketPath: String? = nil, app: String? = nil,
                 timeout: Double = AppearanceConnection.defaultTimeout) async throws(AppearanceError) {
-        let path = SocketLocation.resolve(explicit: socketPath).path
-        (self.socketPath, self.app, self.timeout) = (path, app, timeout)
-        requests = RequestLine(path: path, app: app, timeout: timeout)
-        try await requests.perform(idempotent: true) { _ throws(AppearanceError) in () }
+        (self.socketPath, self.app, self.timeout) = (SocketLocation.resolve(explicit: socketPath).path, app, timeout)
+        try await perform(idempotent: true) { _ throws(AppearanceError) in () }
     }
 
     /// The current state: the `get` method.
     public func state() async throws(AppearanceError) -> AppearanceState {
-        try await requests.perform(idempotent: true) { c throws(AppearanceError) in try c.state() }
+        try await perform(idempotent: true) { c throws(AppearanceError) in try c.state() }
     }
 
-    /// The state plus the daemon's facts (system detail, default mode, subscribers, protocol version,
-    /// version, pid): the `status` method.
+    /// The state plus the daemon's facts: the `status` method.
     public func status() async throws(AppearanceError) -> StatusInfo {
-        try await requests.perform(idempotent: true) { c throws(AppearanceError) in try c.status() }
+        try await perform(idempotent: true) { c throws(AppearanceError) in try c.status() }
     }
 
-    /// Sets the user's override: the `set` method with `{"override": …}`. `.system` goes back to following the
-    /// desktop. Returns the state after the change; the daemon has saved the override when this returns.
+    /// Sets the user's override (`.system`: follow the desktop again): the `set` method. Returns the state
+    /// after the change, saved by the daemon.
     @discardableResult
     public func set(_ override: Override) async throws(AppearanceError) -> AppearanceState {
-        try await requests.perform(idempotent: true) { c throws(AppearanceError) in try c.set(override) }
+        try await perform(idempotent: true) { c throws(AppearanceError) in try c.set(override) }
     }
 
     /// Flips the mode, atomically in the daemon: the `toggle` method. Returns the state after the change.
     @discardableResult
     public func toggle() async throws(AppearanceError) -> AppearanceState {
-        try await requests.perform(idempotent: false) { c throws(AppearanceError) in try c.toggle() }
+        try await perform(idempotent: false) { c throws(AppearanceError) in try c.toggle() }
     }
 
     /// Palette tokens resolved for the current appearance, or for `mode` and `contrast`: the `resolve` method.
     /// An unknown token is `.rejected`, with a message naming it (never a made-up color).
     public func resolve(_ tokens: [String], mode: Mode? = nil, contrast: Contrast? = nil) async throws(AppearanceError) -> ResolvedPalette {
-        try await requests.perform(idempotent: true) { c throws(AppearanceError) in try c.resolve(tokens, mode: mode, contrast: contrast) }
+        try await perform(idempotent: true) { c throws(AppearanceError) in try c.resolve(tokens, mode: mode, contrast: contrast) }
     }
 
     /// The whole palette resolved for the current appearance, or for `mode` and `contrast`: the `palette` method.
     public func palette(mode: Mode? = nil, contrast: Contrast? = nil) async throws(AppearanceError) -> ResolvedPalette {
-        try await requests.perform(idempotent: true) { c throws(AppearanceError) in try c.palette(mode: mode, contrast: contrast) }
+        try await perform(idempotent: true) { c throws(AppearanceError) in try c.palette(mode: mode, contrast: contrast) }
     }
 
-    /// The current state, then every change, on a connection of its own: the `subscribe` method and the
-    /// `changed` notifications that follow it. See `AppearanceChanges` for the elements, reconnection and errors.
-    ///
-    /// - `traits: true` also yields `.changed` when contrast, reduced motion or the accent color change (the
-    ///   mode may then be the same as `previous`).
-    /// - `palette: true` yields `.paletteChanged(palette)` after the initial state and whenever the resolved
-    ///   palette changes (mode, contrast, accent, or a palette file reloaded by the daemon): re-apply colors there.
-    ///
-    /// With `reconnect: false` the sequence ends by throwing the `AppearanceError` that broke the connection,
-    /// instead of reporting `.connectionLost` and trying again.
+    /// The current state, then every change, on a connection of its own (see `AppearanceChanges`). `traits`:
+    /// also contrast, reduced motion and accent changes (`.changed` with the same mode); `palette`:
+    /// `.paletteChanged` after the initial state and whenever the resolved palette changes. With `reconnect:
+    /// false` the sequence throws the error that broke the connection instead of reconnecting.
     public func changes(traits: Bool = false, palette: Bool = false, reconnect: Bool = true) -> AppearanceChanges {
         AppearanceChanges(socketPath: socketPath, reconnect: reconnect, interest: Interest(traits: traits, palette: palette, app: app),
                           timeout: timeout)
-    }
-}
-
-/// The request connection: a blocking `AppearanceConnection` confined to a serial queue.
-final class RequestLine: @unchecked Sendable {
-    // `connection` is only read and written on `queue`.
-    private let queue = DispatchQueue(label: "AppearanceKit.requests")
-    private let path: String
-    private var connection: AppearanceConnection?
-
-    let app: String?
-    let timeout: Double
-    init(path: String, app: String?, timeout: Double) {
-        (self.path, self.app, self.timeout) = (path, app, timeout)
     }
 
     /// A live connection: the current one, or a new one when the daemon closed it (it restarted).
     private func open() throws(AppearanceError) -> AppearanceConnection {
         if let c = connection, !c.isClosedByPeer { return c }
         connection = nil
-        let c = try AppearanceConnection(socketPath: path, timeout: timeout, app: app)
+        let c = try AppearanceConnection(socketPath: socketPath, timeout: timeout, app: app)
         connection = c
         return c
     }
 
     /// Runs `body` on the queue. A request that may be repeated safely is sent once more, on a new connection,
     /// when the connection it used turns out to have been lost.
-    func perform<T: Sendable>(idempotent: Bool,
-                              _ body: @escaping @Sendable (AppearanceConnection) throws(AppearanceError) -> T)
+    private func perform<T: Sendable>(idempotent: Bool,
+                                      _ body: @escaping @Sendable (AppearanceConnection) throws(AppearanceError) -> T)
         async throws(AppearanceError) -> T {
         let result: Result<T, AppearanceError> = await withCheckedContinuation { done in
             queue.async {

@@ -1,9 +1,7 @@
 import CPosix
 import Glibc
 
-/// What tells the daemon that local time changed under it without a timer firing: the realtime clock set (a
-/// timerfd, TFD_TIMER_CANCEL_ON_SET) and the time-zone file replaced (inotify on its directory: /etc/localtime
-/// is a symlink that gets replaced). Both become readable only when it happens: nothing wakes an idle daemon.
+/// What tells the daemon that local time changed without a timer firing: the clock set, the time zone replaced.
 public enum ClockWatch {
     /// A timerfd that becomes readable when the realtime clock is set.
     public static func clockSet() throws(Errno) -> Descriptor {
@@ -21,8 +19,7 @@ public enum ClockWatch {
         return true
     }
 
-    /// The time-zone file in force: the file TZ names (":/path" or "/path"), a zone name under
-    /// /usr/share/zoneinfo, or /etc/localtime when TZ is unset or empty.
+    /// The time-zone file in force: the one TZ names (":/path", "/path" or a zone name), else /etc/localtime.
     public static func zoneFile(tz: String?) -> String {
         guard var tz, !tz.isEmpty else { return "/etc/localtime" }
         if tz.hasPrefix(":") { tz.removeFirst() }
@@ -36,7 +33,7 @@ public enum ClockWatch {
     /// Reads what `fd` has: true when the time-zone file changed.
     public static func zoneFileChanged(_ fd: Descriptor, file: String) -> Bool { FileWatch.changed(fd, file: file) }
 
-    /// Makes the C library read the time zone again (localtime_r then uses the new one). Touches the
-    /// environment: call it on the daemon's queue, where the environment is read.
+    /// Makes the C library read the time zone again; touches the environment (call it on the daemon's queue).
+
     public static func reloadTimeZone() { cposix_reload_timezone() }
 }

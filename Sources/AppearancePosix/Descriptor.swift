@@ -4,12 +4,8 @@ import Synchronization
 import SystemPackage
 #endif
 
-/// An open file descriptor that closes itself: `close()` closes it once (later calls do nothing), and a
-/// descriptor nobody closed is closed when the last reference goes. A class, not a non-copyable struct,
-/// because descriptors live in Dispatch handlers and other escaping closures, which cannot hold one.
-///
-/// Every call retries EINTR itself and reports failure as an `Errno` naming the call and `name` (the path
-/// the descriptor was opened or connected with).
+/// An open file descriptor, closed once by `close()` or when the last reference goes (a class: descriptors
+/// live in escaping closures). Every call retries EINTR and throws an `Errno` naming the call and `name`.
 public final class Descriptor: Sendable, CustomStringConvertible {
     /// The number, for Dispatch sources and the like; only valid while the descriptor is open.
     public let raw: Int32
@@ -139,8 +135,8 @@ public final class Descriptor: Sendable, CustomStringConvertible {
 
     /// poll(2) until ready for `events` (or hung up): true; false when `deadline` (nil: none) passed first.
     public func wait(_ events: Events, until deadline: Deadline?) throws(Errno) -> Bool {
-        // One pollfd on the stack, not firstReady's array: a one-shot client (`appearancectl get`) then
-        // builds no array type at run time.
+        // One pollfd on the stack: a one-shot client (`appearancectl get`) then builds no array type at run time.
+
         var fd = pollfd(fd: raw, events: events.rawValue, revents: 0)
         return try Descriptor.poll(&fd, 1, until: deadline, name: name)
     }

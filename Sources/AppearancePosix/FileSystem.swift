@@ -128,8 +128,7 @@ public enum FileSystem {
         guard Glibc.rename(from, to) == 0 else { throw Errno.current("rename \(from) to", path: to) }
     }
 
-    /// Swaps two names in the directory `dir` atomically (renameat2 with RENAME_EXCHANGE): a reader of either
-    /// sees one file or the other, never none. `EINVAL` where the file system cannot.
+    /// Swaps two names in the directory `dir` atomically (RENAME_EXCHANGE); `EINVAL` where the file system cannot.
     public static func exchange(_ a: String, _ b: String, in dir: Descriptor) throws(Errno) {
         guard cposix_exchange(dir.raw, a, b) == 0 else { throw Errno.current("exchange \(a) with", path: b) }
     }
@@ -177,8 +176,8 @@ public enum FileSystem {
 
     // MARK: Whole files
 
-    /// Reads a whole file, at most `limit` bytes (EFBIG), not a directory (EISDIR); with `regularOnly` nothing else
-    /// (EINVAL), and the open never blocks on a FIFO. Without it, pipes work (`--config <(...)`, `/dev/null`).
+    /// Reads a whole file of at most `limit` bytes (EFBIG), not a directory (EISDIR); with `regularOnly`, nothing
+    /// but a regular file (EINVAL).
     public static func readAll(_ path: String, limit: Int = 1 << 20, regularOnly: Bool = true) throws(Errno) -> [UInt8] {
         let d = try Descriptor.open(path, regularOnly ? [.nonBlocking, .noControllingTerminal] : [.noControllingTerminal])
         defer { d.close() }
@@ -188,9 +187,9 @@ public enum FileSystem {
         return try d.readAll(limit: limit)
     }
 
-    /// Replaces `path` atomically: a temp file `PATH.tmp-PID` beside it (O_EXCL, never followed), then rename;
-    /// with `durable`, the file fsynced before and the directory after, so a crash leaves the old or the new
-    /// content. `permissions` are set exactly, whatever the umask.
+    /// Replaces `path` atomically through `PATH.tmp-PID` and a rename (`durable`: fsynced, the directory too),
+    /// with exactly `permissions`.
+
     public static func writeAtomically(_ path: String, _ bytes: [UInt8], permissions: UInt32 = 0o600, durable: Bool = true) throws(Errno) {
         let tmp = "\(path).tmp-\(Posix.processID)"
         let options: Descriptor.OpenOptions = [.writeOnly, .create, .exclusive, .noFollow]

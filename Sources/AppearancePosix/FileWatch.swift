@@ -1,7 +1,7 @@
 import Glibc
 
-/// A file watched by its directory (inotify; a replaced file would leave a watch on it behind): readable when the
-/// file is made, replaced, written or removed, and never otherwise, so an idle daemon is not woken.
+/// A file watched by its directory (inotify): readable when the file is made, replaced, written or removed.
+
 public enum FileWatch {
     /// An inotify descriptor watching the directory of `file` (which must exist).
     public static func changes(of file: String) throws(Errno) -> Descriptor {

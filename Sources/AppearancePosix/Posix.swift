@@ -55,8 +55,7 @@ public enum Posix {
     /// malloc_trim(0): gives freed heap back to the system (glibc keeps it otherwise).
     public static func returnFreeMemory() { _ = cposix_malloc_trim(0) }
 
-    /// Lets go of the code pages touched so far (every file-backed `r-xp` mapping: MADV_DONTNEED), after a
-    /// start-up whose code will not run again (docs/decisions.md, "Idle memory"). Returns the bytes let go.
+    /// Lets go of the code pages touched so far (docs/decisions.md, "Idle memory"); returns the bytes let go.
     @discardableResult
     public static func releaseCodePages() -> Int {
         guard let bytes = try? FileSystem.readAll("/proc/self/maps", limit: 1 << 20, regularOnly: false) else { return 0 }
@@ -76,8 +75,7 @@ public enum Posix {
         return released
     }
 
-    /// Bounds the heap glibc keeps (docs/decisions.md, "The heap after a flood of writes"): at most `arenas` heaps,
-    /// blocks of `mmapThreshold` bytes or more mapped on their own. Call before any thread starts; false if refused.
+    /// Bounds the heap glibc keeps (docs/decisions.md, "The heap after a flood of writes"); false if refused.
     @discardableResult
     public static func boundHeap(arenas: Int32, mmapThreshold: Int32) -> Bool { cposix_malloc_bound(arenas, mmapThreshold) != 0 }
 
@@ -170,8 +168,7 @@ public enum Signal: Int32, Sendable {
     /// Makes the signal end the process with status 0 (`_exit(0)`, nothing else runs): how a watch ends.
     public func exitQuietly() { _ = Glibc.signal(rawValue) { _ in _exit(0) } }
 
-    /// Unblocks `signals` for the calling thread (a parent may pass a blocked mask across exec). Call before
-    /// any thread starts, so that every thread inherits the mask.
+    /// Unblocks `signals` for the calling thread (before any thread starts, so that all inherit the mask).
     public static func unblock(_ signals: [Signal]) {
         var set = sigset_t()
         sigemptyset(&set)
@@ -213,8 +210,7 @@ public struct Spawned: Sendable {
         case descriptor(Descriptor)
     }
 
-    /// Starts `arguments[0]` (from PATH with `searchPath`), an empty signal mask and default actions for the signals a
-    /// parent may have changed; with `newProcessGroup` it leads a group of its own, which `signalGroup` reaches.
+    /// Starts `arguments[0]` with an empty signal mask and default actions; `newProcessGroup`: in a group of its own.
     public static func spawn(_ arguments: [String], environment: [String]? = nil, searchPath: Bool = false,
                              stdin: Stream = .null, stdout: Stream = .inherit, stderr: Stream = .inherit,
                              newProcessGroup: Bool = false) -> Result<Spawned, Errno> {
@@ -274,8 +270,8 @@ public struct Spawned: Sendable {
     /// kill(-pid): the child's whole process group (see `newProcessGroup`).
     public func signalGroup(_ signal: Signal) { kill(-pid, signal.rawValue) }
 
-    /// A descriptor that becomes readable once the child has ended (not reaping it), for poll(2) beside others; nil
-    /// when none can be made. `pidfd: false` skips the pidfd, for the tests of what stands in for it.
+    /// A descriptor readable once the child has ended (not reaping it), or nil; `pidfd: false` is for tests.
+
     func endWatch(pidfd: Bool = true) -> Descriptor? {
         if pidfd, case let fd = cposix_pidfd_open(pid), fd >= 0 { return Descriptor(adopting: fd, name: "pidfd of \(pid)") }
         // No pidfd (ENOSYS before Linux 5.3): a thread blocked in waitid(WNOWAIT) closes a pipe's end at the child's end.

@@ -1,14 +1,8 @@
 import CPosix
 import Glibc
 
-/// A thread of its own blocked in poll(2) on a duplicate of a descriptor, calling `readable` whenever there is
-/// something to read (or a hang-up or an error, for the reader to find), until cancelled. Idle, it costs
-/// nothing: poll waits without a timeout. The session bus's connection is read this way (AppearanceBus,
-/// ConnectionSources.swift): one thread woken per message, where a Dispatch read source wakes two.
-///
-/// The thread holds the object until it ends, and the object closes its descriptors when the last holder lets
-/// go: the duplicate outlives the original (which its owner may close at once) for as long as the thread may
-/// poll it, and `cancel` never writes to a number that was closed and reused.
+/// A thread blocked in poll(2) on a duplicate of a descriptor, calling `readable` whenever there is something
+/// to read, until cancelled (the session bus's reader). It holds the object, whose descriptors close with it.
 public final class ReadingThread: @unchecked Sendable {
     // Immutable after init.
     private let fd: Int32
@@ -17,9 +11,8 @@ public final class ReadingThread: @unchecked Sendable {
     private let readable: @Sendable (ReadingThread) -> Void
     private let slice: UInt64?
 
-    /// Starts the thread. Out of descriptors or threads, nothing reads: `started` is false. `slice` (ns, 100 µs
-    /// at least) asks the scheduler for short turns for it (sched_setattr(2); docs/decisions.md, "A short slice
-    /// for the bus's reader"); where the kernel or a system call filter refuses, it runs as any thread.
+    /// Starts the thread (`started`: false if it could not); `slice` (ns) asks for short turns (docs/decisions.md).
+
     public init(_ descriptor: Int32, slice: UInt64? = nil, readable: @escaping @Sendable (ReadingThread) -> Void) {
         fd = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
         (self.readable, self.slice) = (readable, slice)

@@ -1,5 +1,4 @@
-/// Short commands run all at once under one deadline, blocking: the integrations' `available` and `describe`, as
-/// `appearancectl integrations`, the daemon and `appearanced --check` ask them.
+/// Short commands run all at once under one deadline, blocking: the integrations' `available` and `describe`.
 public enum SideBySide {
     /// How one command ended: exit 0 or not, and what it printed (standard output and error, the first 64 KiB).
     public struct Outcome: Sendable {
@@ -22,9 +21,9 @@ public enum SideBySide {
         }
     }
 
-    /// Runs every command at once, each in a process group of its own, until `deadline`: for each, its outcome,
-    /// or nil when it could not start or did not end in time (then its group is killed). One poll(2) waits for
-    /// the outputs and the children's ends together; a child that closes its output and goes on is waited for.
+    /// Runs every command at once, each in a process group of its own: each one's outcome, or nil when it could
+    /// not start or did not end by `deadline` (its group then killed).
+
     public static func run(_ commands: [[String]], deadline: Deadline) -> [Outcome?] { run(commands, deadline: deadline, pidfd: true) }
 
     /// `pidfd: false` watches the children's ends without pidfds, for the tests of what stands in for them.

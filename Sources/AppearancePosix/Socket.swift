@@ -21,8 +21,7 @@ extension Descriptor {
         return (Descriptor(adopting: fds[0], socket: true), Descriptor(adopting: fds[1], socket: true))
     }
 
-    /// pipe2(O_CLOEXEC): both ends are never inheritable, not even for a moment (a child started by another
-    /// thread meanwhile would hold the write end and keep the reader from seeing end of file).
+    /// pipe2(O_CLOEXEC): both ends are never inheritable, not even for a moment.
     public static func pipe() throws(Errno) -> (read: Descriptor, write: Descriptor) {
         var fds: [Int32] = [-1, -1]
         guard cposix_pipe(&fds) == 0 else { throw Errno.current("pipe", path: nil) }
@@ -133,8 +132,8 @@ extension Descriptor {
         return (sent ?? -1) >= 0
     }
 
-    /// Runs `body` with a `sockaddr_un` for `path` and its length; a path longer than sun_path is an error, never
-    /// truncated. With `abstract`, `@name` is `name` in the abstract namespace (its exact length, no NUL).
+    /// Runs `body` with a `sockaddr_un` for `path` (too long: an error) and its length; `abstract`: `@name`.
+
     public static func withAddress<R>(_ path: String, abstract: Bool = false,
                                       _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) throws(Errno) -> R {
         var addr = sockaddr_un()

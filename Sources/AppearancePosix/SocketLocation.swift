@@ -1,6 +1,5 @@
-/// Where the daemon listens and every client connects, one rule for both: `--socket PATH`, `$APPEARANCED_SOCKET`,
-/// `$XDG_RUNTIME_DIR/appearanced/socket`; without `XDG_RUNTIME_DIR`, `/run/user/$UID/appearanced/socket` when
-/// that directory exists and belongs to the user, else `/tmp/appearanced-$UID/socket`, with a warning.
+/// Where the daemon listens and every client connects: `--socket PATH`, `$APPEARANCED_SOCKET`,
+/// `$XDG_RUNTIME_DIR/appearanced/socket`, else under `/run/user/$UID` or `/tmp`, with a warning.
 public struct SocketLocation: Equatable, Sendable {
     public var path: String
     /// Set when the path is a fallback the user should know about.
@@ -32,17 +31,15 @@ public struct SocketLocation: Equatable, Sendable {
                               ownsDirectory: true)
     }
 
-    /// The path the environment names and whether its directory is ours; nil when neither is set. Apart from
-    /// `resolve` for a one-shot client: it carries no warning string to set up and let go.
+    /// The path the environment names and whether its directory is ours, or nil (`resolve` without a warning).
     public static func fromEnvironment(_ environment: (String) -> String? = Posix.environment) -> (path: String, ownsDirectory: Bool)? {
         if let env = environment("APPEARANCED_SOCKET") { return (env, false) }
         if let runtime = environment("XDG_RUNTIME_DIR") { return (runtime + "/appearanced/socket", true) }
         return nil
     }
 
-    /// Why a client must not connect to `path`, or nil: a socket or directory of another user's, or a directory
-    /// others may write to, could hold a fake daemon (the `/tmp` fallback is such a place). One that does not
-    /// exist is not a problem here (connecting then says the daemon is not running).
+    /// Why a client must not connect to `path` (another user's, or in a directory others may write to), or nil.
+
     public static func untrustedReason(_ path: String, uid: UInt32 = Posix.userID) -> String? {
         let dir = FileSystem.directory(of: path)
         guard let socket = try? FileSystem.status(path, followLinks: false) else { return nil }

@@ -1,16 +1,12 @@
 import Glibc
 
 /// Who could have changed what is about to run (docs/decisions.md, "Trust covers everything that runs"): one
-/// check for hooks, integrations and `appearancectl integrations`. Nobody but root and this user may have
-/// written the program, its folder and all in it at any depth, and an integration's shared library and all in
-/// its folder; a symbolic link is judged by what it leads to, and by the folder that holds that.
+/// check for hooks, integrations and `appearancectl integrations`.
 public enum Trust {
     /// The most files and folders looked at for one program; a folder holding more is not trusted.
     public static let maxEntries = 2048
 
-    /// Why a file or folder with status `st` could have been written by another user, or nil: writable by
-    /// every user, or owned by someone other than root and this user. (Group write is not looked at: a user's
-    /// own group is usually theirs alone, and /usr/local is group-writable on some systems.)
+    /// Why a file or folder could have been written by another user (writable by all, or not root's or ours).
     public static func writableByOthers(_ path: String, _ st: FileStatus) -> String? {
         if st.permissions & 0o002 != 0 { return "\(path) is writable by every user" }
         if st.owner != 0, st.owner != Posix.userID { return "\(path) is owned by uid \(st.owner), not by root or this user" }
@@ -27,8 +23,7 @@ public enum Trust {
         return nil
     }
 
-    /// Why the integration at `path` must not be run, or nil: `problem(program:)` with the shared library it
-    /// sources when that is not in its own folder, and an integration that is not an executable file.
+    /// Why the integration at `path` must not be run (with the library it sources), or nil.
     public static func integrationProblem(_ path: String, environment: (String) -> String? = Posix.environment) -> String? {
         let own = FileSystem.directory(of: path)
         let libraries = integrationLibrary(of: path, environment: environment).map { $0.hasPrefix(own + "/") ? [] : [$0] } ?? []
@@ -36,9 +31,8 @@ public enum Trust {
         return FileSystem.executableProblem(path).map { _ in "\(path) is not executable" }
     }
 
-    /// The folder of the shared library an integration at `path` sources, found as the shipped scripts find it
-    /// (docs/integrations.md) in the environment they run with: `lib/` next to it, else `appearanced/integrations/lib`
-    /// under `$XDG_DATA_HOME` then each of `$XDG_DATA_DIRS`; the first holding a readable `common.sh`, or nil.
+    /// The folder of the library an integration at `path` sources, found as the shipped scripts find it.
+
     public static func integrationLibrary(of path: String, environment: (String) -> String? = Posix.environment) -> String? {
         func set(_ name: String) -> String? { environment(name).flatMap { $0.isEmpty ? nil : $0 } }
         let dataHome = set("XDG_DATA_HOME") ?? (environment("HOME") ?? "") + "/.local/share"

@@ -12,8 +12,8 @@ func printCompletionList(_ what: CompletionList, socket: String?) {
     case .integrations: ((try? c.integrations())?.filter { !$0.enabled && $0.path != nil }.map(\.name)) ?? []
     case .enabledIntegrations: ((try? c.integrations())?.filter(\.enabled).map(\.name)) ?? []
     }
-    // Only names a shell takes as they are: a quoted TOML key may hold a space, a quote or `$(…)`, which a
-    // script's word list would split or expand. Such a token is typed by hand.
+    // Only names a shell takes as they are (a quoted TOML key may hold a space or `$(…)`).
+
     func plain(_ u: Unicode.Scalar) -> Bool { u.properties.isAlphabetic || u.properties.numericType != nil || "._-+@/".unicodeScalars.contains(u) }
     for w in words where !w.isEmpty && w.unicodeScalars.allSatisfy(plain) { out(w) }
 }

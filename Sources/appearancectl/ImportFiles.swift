@@ -2,14 +2,12 @@ import AppearanceCLI
 import AppearanceFormats
 import AppearancePosix
 
-// The files the imports (`palette import`, `import-darkman`) read and write: bounded reads, atomic writes,
-// and no file of the user's replaced or merged into without being asked.
+// The files the imports read and write: bounded reads, atomic writes, nothing replaced without being asked.
 
 /// The largest plist `palette import` reads: color bundles are a few KiB.
 let importLimit = 4 << 20
 
-/// Reads a regular file of at most `importLimit` bytes (for `palette import`); exits 66 (EX_NOINPUT) naming
-/// it when it cannot (a FIFO or device such as /dev/zero is refused, not read forever).
+/// Reads a regular file of at most `importLimit` bytes; exits 66 (EX_NOINPUT) naming it when it cannot.
 func readFile(_ path: String) -> String {
     do {
         return String(decoding: try FileSystem.readAll(path, limit: importLimit, regularOnly: true), as: UTF8.self)
@@ -23,10 +21,7 @@ func readFile(_ path: String) -> String {
     }
 }
 
-/// Replaces `path` with `text` atomically (FileSystem.writeAtomically, as the daemon writes its state: a new
-/// file beside it, never following a symlink, synced, then renamed over it), so a reader never sees half a
-/// palette and a symlink at `path` is replaced, not written through. The folders on the way are made
-/// (`-o ~/.config/appearanced/config.toml` on a fresh account). Exits 73 (EX_CANTCREAT) when it cannot.
+/// Replaces `path` with `text` atomically, making the folders on the way; exits 73 (EX_CANTCREAT) when it cannot.
 func writeFile(_ path: String, _ text: String, permissions: UInt32 = 0o644) {
     do throws(Errno) {
         try FileSystem.makeDirectories(FileSystem.directory(of: path), permissions: 0o755)
@@ -37,8 +32,7 @@ func writeFile(_ path: String, _ text: String, permissions: UInt32 = 0o644) {
 }
 
 /// `import-darkman -o FILE --merge` with a FILE that exists: adds what it lacks, keeping every byte of it and
-/// its permissions; a conflict, a file that is not valid TOML, or a symlink (whose target is the user's to
-/// edit) leave it untouched, exit 65.
+/// its permissions; a conflict, invalid TOML or a symlink leave it untouched, exit 65.
 func mergeInto(_ path: String, _ result: DarkmanImport) {
     func refuse(_ why: String) -> Never { stop(Exit.rejected, shown(why)) }
     let st: FileStatus
@@ -53,8 +47,8 @@ func mergeInto(_ path: String, _ result: DarkmanImport) {
     note("added to \(shown(path)): \(merged.added.joined(separator: ", "))")
 }
 
-/// `-o FILE` of the imports: a file that exists (a symlink too) is not replaced without `--force`; exits 73
-/// (EX_CANTCREAT) naming it, before anything is read or converted.
+/// `-o FILE` of the imports: a file that exists is not replaced without `--force` (exit 73, before anything).
+
 func refuseToReplace(_ path: String?, force: Bool, mergeable: Bool = false) {
     guard let path, !force, FileSystem.exists(path) else { return }
     stop(73, "\(shown(path)) exists; give \(mergeable ? "--merge to add to it what it lacks, or " : "")--force to replace it")

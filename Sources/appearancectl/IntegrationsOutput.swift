@@ -3,21 +3,17 @@ import AppearanceKit
 import AppearancePosix
 import AppearanceProtocol
 
-// `appearancectl integrations`: the daemon says which integrations it finds, which are enabled and how their
-// last runs went; whether each program is installed and what it changes, the integration itself says
-// (`NAME available`, `NAME describe`), run here with a deadline.
+// `appearancectl integrations`: the daemon's list, and what each integration says of itself, asked here.
 
-/// What an integration says of itself: `NAME available` (exit 0 and what was found, or 1 and what is
-/// missing) and `NAME describe` (what:, touches:, settings:).
+/// What an integration says of itself: `NAME available` and `NAME describe`.
 struct IntegrationFacts {
     var available: Bool?
     var availability: String
     var description = IntegrationDescription(output: "")
 }
 
-/// What each integration in `list` says of itself (`available`, and `describe` unless told not to), all asked at
-/// once under one 2 s deadline. One the daemon would not run (another user could have written it, its folder or
-/// the library it sources) is not asked either.
+/// What each integration in `list` says of itself, all asked at once under one 2 s deadline (not one the daemon
+/// would not run).
 func facts(_ list: [IntegrationInfo], describe: Bool = true) -> [IntegrationFacts] {
     let problems = list.map { info in info.path.flatMap { Trust.integrationProblem($0) } }
     let verbs = describe ? ["available", "describe"] : ["available"]
@@ -75,10 +71,8 @@ func printIntegrations(_ list: [IntegrationInfo], json: Bool) {
     }
 }
 
-/// `integrations enable|disable NAME...`: the change, then each one's run once it has ended: the daemon holds
-/// its reply until then (`"wait"`, at most `runsWait` seconds). Exit 65 when one of them failed (a first run
-/// that fails leaves it off: the daemon says so), or when one to enable says its program is not installed
-/// (unless `force`): then nothing is changed.
+/// `integrations enable|disable NAME...`: the change, then each one's run once it has ended (at most `runsWait`
+/// seconds); exit 65 when one failed, or one to enable is not installed (unless `force`: nothing changed).
 func changeIntegrations(socket: String?, enable: [String], disable: [String], force: Bool, json: Bool) -> Never {
     let c = connect(socket)
     let current = ask(try c.integrations())
@@ -97,8 +91,7 @@ func changeIntegrations(socket: String?, enable: [String], disable: [String], fo
         fail(error)
     }
     let names = enable + disable
-    // What changes nothing (enabling one already enabled, disabling one that is off) runs nothing; a trial
-    // instance runs none.
+    // What changes nothing runs nothing; a trial instance runs none.
     let waiting = reply.run ? names.filter { enable.contains($0) != wasEnabled.contains($0) } : []
     // `runs` counts the finished ones: a run from before the change is never mistaken for its own.
     var results: [String: IntegrationInfo] = [:]
@@ -123,8 +116,8 @@ func changeIntegrations(socket: String?, enable: [String], disable: [String], fo
 /// How long `integrations enable|disable` waits for the runs it started.
 let runsWait = 40
 
-/// Ends the run (exit 65, nothing changed) when one of `list` says its program is not installed (`available`
-/// fails) or does not say within the deadline. One the trust check refuses is left to the daemon, which says so.
+/// Ends the run (exit 65, nothing changed) when one of `list` says or does not say its program is installed.
+
 func refuseMissingPrograms(_ list: [IntegrationInfo]) {
     let refused = zip(list, facts(list, describe: false)).filter { _, f in
         f.available == false || (f.available == nil && !f.availability.hasPrefix("not run:"))

@@ -2,12 +2,9 @@ import AppearanceKit
 import AppearancePosix
 import AppearanceProtocol
 
-/// `appearancectl get`, `set light|dark|system` and `toggle` exactly as prompts, status bars and key bindings
-/// run them (no options, no APPEARANCED_APP), before anything else: argv read as bytes, a constant request
-/// (QuickRequest) and the reply recognised by its bytes (QuickReply), so no generic type is set up. Anything
-/// amiss before the request is sent leaves the command to the general path; after it, any other reply, a
-/// hang-up or the deadline goes to the general client on the same connection (`finishStateCall`): the same
-/// messages and exit codes, and a request never sent twice. docs/decisions.md, "appearancectl's fast path".
+/// `appearancectl get`, `set light|dark|system` and `toggle` without options, before anything else: a constant
+/// request, the reply recognised by its bytes, anything else left to the general client on the same connection
+/// (docs/decisions.md, "appearancectl's fast path").
 enum QuickCommand {
     /// The request line for the argument vector, or nil when the general path takes it.
     static var request: StaticString? {
@@ -28,8 +25,7 @@ enum QuickCommand {
         return nil
     }
 
-    /// Runs `request`: false when nothing was sent and the general path should run the command; otherwise
-    /// it has printed the mode or ended the process with the general client's error.
+    /// Runs `request`: false when nothing was sent and the general path should run the command.
     static func run(_ request: StaticString) -> Bool {
         // Without XDG_RUNTIME_DIR (or APPEARANCED_SOCKET) the general path finds the socket, with its warnings.
         guard let (path, _) = SocketLocation.fromEnvironment() else { return false }
@@ -65,8 +61,8 @@ enum QuickCommand {
         }
     }
 
-    /// Reads until the bytes end with a newline, the buffer is full, the daemon closes, or the deadline:
-    /// how many bytes it holds (the general client reads on from there).
+    /// Reads until a newline, a full buffer, the daemon's close or the deadline: how many bytes it holds.
+
     private static func readLine(_ socket: Descriptor, into buffer: UnsafeMutableRawBufferPointer, until deadline: Deadline) -> Int {
         var count = 0
         while count < buffer.count {

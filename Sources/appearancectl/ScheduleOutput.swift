@@ -2,8 +2,8 @@ import AppearanceCore
 import AppearancePosix
 import AppearanceProtocol
 
-/// `appearancectl schedule` for people: what the schedule says now and what hides it, then its changes one
-/// line each, the local date written once a day.
+/// `appearancectl schedule` for people: what the schedule says now, then its changes one line each.
+
 func printSchedule(_ info: ScheduleInfo, days: Int) {
     if let w = info.waiting { out("waiting for idle: \(w.mode.rawValue) since \(Posix.localTime(w.since).clock) (\(w.cause))") }
     guard info.configured, let mode = info.mode else {

@@ -2,19 +2,15 @@ import AppearanceKit
 import AppearancePosix
 import Dispatch
 
-// `appearancectl watch --exec CMD [ARGS…]`: runs CMD on start (unless --no-initial) and after each change,
-// with APPEARANCE=dark|light and DARKMODE=1|0. Runs never overlap: changes that arrive during a run are
-// coalesced into one more run with the newest mode. It follows the daemon across restarts (AppearanceKit's
-// `changes()` reconnects) and reports lost and regained connections on stderr.
+// `appearancectl watch --exec CMD [ARGS…]`: runs CMD on start and after each change, never two at once.
 
 /// Runs the watch until interrupted; exits the process itself.
 func watchExec(socket: String?, app: String?, command: [String], initial: Bool) async -> Never {
     let client: AppearanceClient
     do { client = try await AppearanceClient(socketPath: socket, app: app) } catch { fail(error) }
-    // One slot holding the newest mode not yet run: a burst during a run leaves exactly one more run.
-    // A command that cannot be started at all (a typo, a missing program) is a usage error now, not a
-    // failure reported on every change for as long as the watch runs.
+    // A command that cannot be started at all is a usage error now, not a failure on every change.
     if let reason = unstartable(command[0]) { usageError("watch: cannot run \(command[0]): \(reason)") }
+    // One slot holding the newest mode not yet run: a burst during a run leaves exactly one more run.
     let (modes, pending) = AsyncStream.makeStream(of: Mode.self, bufferingPolicy: .bufferingNewest(1))
     let runner = Task.detached {
         for await mode in modes { await run(command, mode) }
@@ -51,8 +47,7 @@ func run(_ command: [String], _ mode: Mode) async {
     }
 }
 
-/// posix_spawnp with the caller's environment plus APPEARANCE and DARKMODE, a clear signal mask and default
-/// dispositions (this may run on a thread that blocks signals, and masks are inherited across exec).
+/// posix_spawnp with the caller's environment plus APPEARANCE and DARKMODE.
 func spawn(_ command: [String], _ mode: Mode) -> Result<Spawned, Errno> {
     let environment = Posix.environmentEntries.filter { !$0.hasPrefix("APPEARANCE=") && !$0.hasPrefix("DARKMODE=") }
         + ["APPEARANCE=\(mode.rawValue)", "DARKMODE=\(mode.isDark ? 1 : 0)"]
@@ -72,8 +67,8 @@ func unstartable(_ program: String) -> String? {
     return "not found in PATH"
 }
 
-/// Starts the watch in a task of its own. A function apart from main: the task's priority type is then set
-/// up only when a watch starts, not at the start of every run (the optimiser hoists it to main's entry).
+/// Starts the watch in a task of its own, apart from main (whose entry would otherwise set up its types).
+
 @inline(never)
 func startWatchExec(socket: String?, app: String?, command: [String], initial: Bool) {
     Task.detached { await watchExec(socket: socket, app: app, command: command, initial: initial) }

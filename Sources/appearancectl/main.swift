@@ -5,12 +5,8 @@ import AppearanceKit
 import AppearancePosix
 import AppearanceProtocol
 
-// appearancectl: the command line for appearanced. `parse` (AppearanceCLI) turns the arguments into an
-// Invocation without a parsing library: `appearancectl get` runs in shell prompts, and one costs more start-up
-// time than the whole request (docs/decisions.md); this file runs what it asks for.
-
-// `get`, `set MODE` and `toggle` as prompts, bars and key bindings run them take a path of their own before
-// anything else is set up (QuickCommand.swift); what it does not take goes on below as before.
+// appearancectl: runs the Invocation `parse` (AppearanceCLI) makes of the arguments; `get`, `set MODE` and
+// `toggle` take a path of their own first (QuickCommand.swift).
 if let request = QuickCommand.request, QuickCommand.run(request) { Posix.exit(Exit.ok) }
 
 enum Exit {
@@ -49,7 +45,6 @@ func fail(_ error: AppearanceError) -> Never {
     }
 }
 
-
 /// `automatic`: whether anything automatic can end an `until-next` one (a schedule, or a desktop that answers).
 func describeTemporary(_ t: TemporaryOverride, automatic: Bool = true) -> String {
     switch t.expiry {
@@ -61,10 +56,8 @@ func describeTemporary(_ t: TemporaryOverride, automatic: Bool = true) -> String
     }
 }
 
-/// Plain `watch` and `watch --json`: the current state, then one line per change, until interrupted. It
-/// follows the daemon across restarts (capped back-off, a note on stderr while it is away); after a
-/// reconnect the state is printed again only if it differs from the last line printed, so a consumer sees a
-/// change, never a repeat. `--exit-on-disconnect` ends with exit 69 instead, as before.
+/// Plain `watch` and `watch --json`: the state, then one line per change, across daemon restarts (after one,
+/// the state only if it differs from the last line); `--exit-on-disconnect` ends with exit 69 instead.
 func watchLines(_ w: Watch, socket: String?) -> Never {
     let interest = (traits: w.traits, palette: w.palette)
     /// What decides whether a line says something new: the mode, and the traits and palette when asked for.
@@ -112,8 +105,7 @@ func watchLines(_ w: Watch, socket: String?) -> Never {
     }
 }
 
-/// After `get`'s mode: the mode is right for what is in force, but the config the user wrote is not in force
-/// (a `get` reply carries why): said on stderr, so a prompt keeps its one word on stdout.
+/// After `get`'s mode: the config the user wrote is not in force, said on stderr.
 func warnOfConfigProblem(_ s: AppearanceState) {
     if let problem = s.configProblem { note("appearanced is not using its config: \(problem)") }
 }
@@ -122,8 +114,8 @@ func printState(_ s: AppearanceState, json: Bool) {
     out(json ? s.json.text : s.mode.rawValue)
 }
 
-/// `set MODE --until-next` / `toggle --until-next`: what will end it, on stderr (the output stays the mode or
-/// the state object). The schedule's next change comes from `status` (`dark until 07:00 (light-at: light)`).
+/// `set MODE --until-next` / `toggle --until-next`: what will end it, on stderr (from `status`).
+
 func sayWhatEndsIt(_ s: AppearanceState, _ c: AppearanceConnection) {
     guard let t = s.temporary, t.expiry == .nextChange else { return }
     let status = try? c.status()

@@ -27,9 +27,8 @@ if let v = invocation.logLevel {
 switch invocation.action {
 case .help: print(DaemonOptions.help, terminator: ""); Posix.exit(0)
 case .version: print("appearanced \(Daemon.version)"); Posix.exit(0)
-case .check, .run: break
-}
-if invocation.action == .check {
+case .run: break
+case .check:
     let paths = Paths.resolve(socket: socketPath, config: configPath)
     do {
         let loaded = try Config.load(path: paths.configFile)
@@ -50,32 +49,26 @@ if invocation.action == .check {
     }
 }
 
-// A parent may hand these over blocked (the mask is inherited across exec): unblock them before any
-// thread starts, so every thread inherits the mask and the daemon's signal sources hear them.
+// A parent may hand these over blocked: unblocked before any thread starts, so that every thread inherits it.
 Signal.unblock([.terminate, .interrupt, .hangUp])
 
-// Every subscriber is a descriptor: lift the soft limit to the hard one (systemd's default soft limit is
-// 1024, the hard one 512K), as systemd itself recommends for programs that need many.
+// Every subscriber is a descriptor: the soft limit lifted to the hard one, as systemd recommends.
 Posix.raiseFileLimit()
 
-// One heap, and large blocks mapped on their own: a flood of D-Bus calls left glibc's heaps (one per thread
-// that allocated) holding 34 MiB once answered; with these, 22 MiB (docs/decisions.md, "The heap after a
-// flood of writes").
+// One heap, and large blocks mapped on their own (docs/decisions.md, "The heap after a flood of writes").
 Posix.boundHeap(arenas: 1, mmapThreshold: 128 * 1024)
 
 let queue = DispatchQueue(label: "appearanced")
 let logger = Logger(level: logLevel ?? .info)
-// The session bus has a queue of its own (AppearanceDaemon/Clients/BusQueue.swift): what libdbus does with a peer's
-// messages never stands between a socket client and its answer. Its log lines go through the daemon's queue.
+// The session bus has a queue of its own (AppearanceDaemon/Clients/BusQueue.swift); it logs on the daemon's.
 let busQueue = DispatchQueue(label: "appearanced.bus")
 let busLog: (LogLevel, String) -> Void = { level, message in queue.async { logger.log(level, message) } }
-// One client per bus (AppearanceBus/Connection/BusClient.swift): everything on the session bus shares one connection, as
-// everything on the system bus does.
+// One client, one connection per bus (AppearanceBus/Connection/BusClient.swift).
 let sessionBus = BusClient.session(queue: busQueue, log: busLog)
 let systemBus = BusClient.system(queue: queue, log: { logger.log($0, $1) })
 let portalSentry = PortalSentry(bus: sessionBus, log: busLog)
-// A trial instance (--state-dir) takes no name on the session bus: the session's daemon has them. So neither
-// the portal backend nor the face is made.
+// A trial instance (--state-dir) takes no name on the session bus: no portal backend, no face.
+
 let trial = invocation.stateDir != nil
 let backend = trial ? nil : PortalBackend(bus: sessionBus, log: busLog)
 let faces = trial ? [] : [CrossingFace(BusFace(bus: sessionBus, log: busLog), busQueue: busQueue, daemonQueue: queue)]

@@ -1,8 +1,8 @@
 import AppearanceCore
 import AppearanceProtocol
 
-/// `[automatic]` of config.toml: the user's say over the automatic changes. A notice (a desktop notification)
-/// `notify-before` each one, with buttons to put it off by `postpone-by` or to skip it.
+/// `[automatic]` of config.toml: a notice `notify-before` each automatic change, and a wait for idle.
+
 public struct AutomaticSettings: Equatable, Sendable {
     /// Seconds before an automatic change its notice shows; nil: no notices (the default).
     public var notifyBefore: Int64?
@@ -28,26 +28,17 @@ extension Config {
         var a = AutomaticSettings()
         for (key, v) in table.entries {
             let limit: Int64
-            if key == "wait-for-idle" {
-                guard let b = v.boolean else {
-                    throw ConfigError(path: path, line: v.line, message: "automatic.wait-for-idle: expected true or false, got \(shown(v))")
-                }
+            switch key {
+            case "wait-for-idle":
+                guard let b = v.boolean else { throw .expected("true or false", "automatic.wait-for-idle", v, path) }
                 a.waitForIdle = b
                 continue
-            }
-            switch key {
             case "notify-before": limit = AutomaticSettings.maxNotifyBefore
             case "postpone-by": limit = NextChange.maxPostpone
-            default:
-                throw ConfigError(path: path, line: v.line, message: "automatic.\(key): unknown key (known keys: \(automaticKeys.joined(separator: ", ")))")
+            default: throw .unknown("automatic.\(key)", v, known: automaticKeys, path)
             }
             let expected = "a duration such as \"5m\", \"30m\" or \"1h30m\" (units d, h, m, s), from 1s to \(Notice.duration(limit))"
-            guard let text = v.string else {
-                throw ConfigError(path: path, line: v.line, message: "automatic.\(key): expected \(expected), got \(shown(v))")
-            }
-            guard let seconds = parseDuration(text), seconds <= limit else {
-                throw ConfigError(path: path, line: v.line, message: "automatic.\(key): invalid duration \(text.debugDescription), expected \(expected)")
-            }
+            let seconds = try duration("automatic.\(key)", v, expected: expected, limit: limit, path: path)
             if key == "notify-before" { a.notifyBefore = seconds } else { a.postponeBy = seconds }
         }
         return a

@@ -1,7 +1,5 @@
-/// Adds settings to a config file's text without changing a byte of what is there: `import-darkman -o FILE
-/// --merge`. Top-level keys go before the first table, a table's keys at the end of that table (or in a new
-/// table at the end of the file). A key the file has with another value is a conflict, named; then nothing
-/// is merged.
+/// Adds settings to a config file's text without changing a byte of what is there (`import-darkman --merge`);
+/// a key the file has with another value is a conflict, named, and then nothing is merged.
 public enum ConfigMerge {
     /// One setting: `key = literal` (a TOML value as written) in `table` (nil: top level).
     public struct Setting: Equatable, Sendable {
@@ -69,7 +67,7 @@ public enum ConfigMerge {
             settings.flatMap { s in (s.comment.map { ["# \($0)"] } ?? []) + ["\(s.key) = \(s.literal)"] }
         }
         // From the last line up, so the line numbers of what comes before stay right.
-        // At one place (a file without tables), the top-level keys come before a new table.
+
         var insertions: [(at: Int, order: Int, lines: [String])] = []
         let top = wanted.filter { $0.table == nil }
         if !top.isEmpty { insertions.append((at: (headers.first ?? lines.count + 1) - 1, order: 0, lines: block(top) + [""])) }

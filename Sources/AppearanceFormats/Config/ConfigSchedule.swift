@@ -2,8 +2,7 @@ import AppearanceCore
 
 /// `[schedule]` of config.toml: the place, the fixed times, the offsets, and how they go together.
 extension Config {
-    /// `[schedule]`: coordinates in degrees (north and east positive) or `location = "geoclue"`, times as
-    /// "HH:MM" local time. Returns the schedule and whether its place comes from GeoClue.
+    /// `[schedule]`: the schedule, and whether its place comes from GeoClue.
     public static func parseSchedule(_ table: TOMLTable, line: Int, path: String) throws(ConfigError) -> (Schedule, geoclue: Bool) {
         var s = Schedule()
         var seen: [String: Int] = [:]
@@ -37,8 +36,7 @@ extension Config {
         if let l = s.lightAt, l == s.darkAt {
             throw ConfigError(path: path, line: seen["dark-at"] ?? line, message: "schedule: light-at and dark-at are the same time")
         }
-        // With GeoClue the place comes later: offsets, one fixed time alone and over-desktop are as with a
-        // typed place.
+        // With GeoClue the place comes later: the checks below are for no place at all.
         if geoclue { return (s, true) }
         if s.latitude == nil, s.sunriseOffset != 0 || s.sunsetOffset != 0 {
             let key = s.sunriseOffset != 0 ? "sunrise-offset" : "sunset-offset"
@@ -76,8 +74,7 @@ extension Config {
         return nil
     }
 
-    /// "-30m", "+1h", "1h15m", "-45s", "0": an optional sign, then hours, minutes and seconds, each at most once
-    /// and in that order; at most 6 hours either way (more would move sunrise past noon). Seconds, or nil.
+    /// "-30m", "+1h", "1h15m", "-45s", "0": seconds, at most 6 hours either way, or nil.
     static func offset(_ text: String) -> Int64? {
         var rest = Substring(text)
         var sign: Int64 = 1
@@ -104,8 +101,8 @@ extension Config {
         return sign * total
     }
 
-    /// A TOML local time where a string was meant (`light-at = 07:00`): "schedule.light-at: write the time in
-    /// quotes: "07:00"", with the table the key is in (a `[table]` above it or `table = { … }` on its line).
+    /// A TOML local time where a string was meant: "schedule.light-at: write the time in quotes: "07:00"".
+
     static func unquotedTime(_ text: String, line: Int) -> String? {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         guard line >= 1, line <= lines.count else { return nil }

@@ -27,25 +27,20 @@ extension Config {
     /// `[light-sensor]`: two levels (dark-below < light-above) and a delay.
     static func parseLightSensor(_ table: TOMLTable, line: Int, path: String) throws(ConfigError) -> LightSensorSettings {
         var s = LightSensorSettings()
-        // No closure for the messages: the optimizer of Swift 6.3.1 crashed on that form in release builds (as in
-        // Config.set).
         for entry in table.entries {
             let v = entry.value, key = entry.key
             switch key {
             case "dark-below", "light-above":
                 guard let level = Self.level(v) else {
-                    throw expected("a level in lux from 0 to \(Int(LightSensorSettings.maxLevel))", key, v, path)
+                    throw .expected("a level in lux from 0 to \(Int(LightSensorSettings.maxLevel))", "light-sensor.\(key)", v, path)
                 }
                 if key == "dark-below" { s.darkBelow = level } else { s.lightAbove = level }
             case "delay":
-                let expected = "a duration such as \"10s\", \"1m\" (units h, m, s), from 0s to \(Notice.duration(LightSensorSettings.maxDelay))"
-                guard let text = v.string else { throw Self.expected(expected, key, v, path) }
-                guard let seconds = text == "0s" || text == "0" ? 0 : parseDuration(text), seconds <= LightSensorSettings.maxDelay else {
-                    throw ConfigError(path: path, line: v.line, message: "light-sensor.delay: invalid duration \(text.debugDescription), expected \(expected)")
-                }
-                s.delay = seconds
+                let limit = LightSensorSettings.maxDelay
+                let expected = "a duration such as \"10s\", \"1m\" (units h, m, s), from 0s to \(Notice.duration(limit))"
+                s.delay = try duration("light-sensor.delay", v, expected: expected, limit: limit, zero: true, path: path)
             default:
-                throw ConfigError(path: path, line: v.line, message: "light-sensor.\(key): unknown key (known keys: \(lightSensorKeys.joined(separator: ", ")))")
+                throw .unknown("light-sensor.\(key)", v, known: lightSensorKeys, path)
             }
         }
         guard s.darkBelow < s.lightAbove else {
@@ -61,20 +56,12 @@ extension Config {
         return number.isFinite && number >= 0 && number <= LightSensorSettings.maxLevel ? number : nil
     }
 
-    private static func expected(_ what: String, _ key: String, _ value: TOMLValue, _ path: String) -> ConfigError {
-        ConfigError(path: path, line: value.line, message: "light-sensor.\(key): expected \(what), got \(shown(value))")
-    }
-
     /// `[power]`: the mode while on battery.
     static func parsePower(_ table: TOMLTable, path: String) throws(ConfigError) -> Mode? {
         var mode: Mode?
         for (key, v) in table.entries {
-            guard key == "on-battery" else {
-                throw ConfigError(path: path, line: v.line, message: "power.\(key): unknown key (known keys: \(powerKeys.joined(separator: ", ")))")
-            }
-            guard let m = v.string.flatMap(Mode.init(rawValue:)) else {
-                throw ConfigError(path: path, line: v.line, message: "power.on-battery: expected \"dark\" or \"light\", got \(shown(v))")
-            }
+            guard key == "on-battery" else { throw .unknown("power.\(key)", v, known: powerKeys, path) }
+            guard let m = v.string.flatMap(Mode.init(rawValue:)) else { throw .expected("\"dark\" or \"light\"", "power.on-battery", v, path) }
             mode = m
         }
         return mode

@@ -1,5 +1,4 @@
-// `appearancectl import-darkman [FILE]`: darkman's config.yaml as appearanced's config.toml. darkman's
-// hook directories (dark-mode.d/, light-mode.d/) need no migration: appearanced runs them as they are.
+// `appearancectl import-darkman [FILE]`: darkman's config.yaml as appearanced's config.toml.
 
 /// The result of reading darkman's config: the TOML to write, and what has no equivalent.
 public struct DarkmanImport: Equatable, Sendable {
@@ -12,9 +11,7 @@ public struct DarkmanImport: Equatable, Sendable {
     public var settings: Int { toml.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.hasPrefix("[") && $0.contains(" = ") }.count }
 }
 
-/// Reads darkman's flat YAML (`key: value` lines, `#` comments): `lat`, `lng`, `usegeoclue`, `portal`,
-/// `dbusserver` (as `darkman-dbus`). What it cannot use (an unknown key, a bad value, a line that is no
-/// `key: value`) is left out and named in `notes` with its file and line: the rest is converted.
+/// Reads darkman's flat YAML (`key: value` lines); what it cannot use is left out and named in `notes`.
 public func convertDarkman(_ text: String, file: String) -> DarkmanImport {
     var latitude: Double?, longitude: Double?, portal: Bool?, darkmanDBus: Bool?
     var notes: [String] = [], geoclue = false, lineNumber = 0
@@ -68,13 +65,12 @@ public func convertDarkman(_ text: String, file: String) -> DarkmanImport {
         entries.append(.init("darkman-dbus", "\(darkmanDBus)", comment: "darkman dbusserver: \(darkmanDBus)"))
     }
     if let portal {
-        // darkman's portal: true serves the portal's Settings; appearanced's "auto" does so where no other
-        // backend does, which is where darkman's users turn it on.
+        // appearanced's "auto" serves the portal where no other backend does, where darkman's users turn it on.
         entries.append(.init("portal-backend", portal ? "\"auto\"" : "\"off\"", comment: "darkman portal: \(portal)"))
     }
     if let latitude, let longitude {
-        // darkman asks GeoClue when told to and falls back on lat/lng; appearanced takes a typed place over
-        // GeoClue (both at once is a config error), so the typed one is kept and the other way is said.
+        // Both at once is a config error: the typed place is kept and the other way is said.
+
         if geoclue { notes.append("usegeoclue: kept the lat and lng written here, which win over a location service (for GeoClue instead, replace them with location = \"geoclue\" under [schedule])") }
         entries += [.init(table: "schedule", "latitude", "\(latitude)"), .init(table: "schedule", "longitude", "\(longitude)")]
     } else if geoclue {

@@ -1,8 +1,6 @@
 import AppearanceProtocol
 
-// `[integrations.NAME]` of config.toml, and what an integration says of itself (`NAME describe`): the settings
-// are read here as text, and checked against the integrations installed by whoever can run them (the daemon
-// and `appearanced --check`, Sources/AppearanceDaemon/Outlets/IntegrationCheck.swift).
+// `[integrations.NAME]` of config.toml, and what an integration says of itself (`NAME describe`).
 
 /// Where one `[integrations.NAME]` table and each of its keys are in the file, for the messages of the check.
 public struct IntegrationLines: Equatable, Sendable {
@@ -16,12 +14,10 @@ public struct IntegrationLines: Equatable, Sendable {
     }
 }
 
-/// What `NAME describe` prints: `what: …`, `touches: …` and `settings: key (meaning, default); …` or
-/// `settings: none` (docs/integrations.md).
+/// What `NAME describe` prints: `what: …`, `touches: …` and `settings: …` (docs/integrations.md).
 public struct IntegrationDescription: Equatable, Sendable {
     public var what = "", touches = "", settings = ""
-    /// The settings' keys, in the order described; nil when the output has no `settings:` line, or one that
-    /// is not `key (…); key (…)` (then they cannot be checked).
+    /// The settings' keys, in the order described; nil when they cannot be read.
     public var keys: [String]?
 
     /// The keys every integration takes, whatever it describes: the daemon's own.
@@ -38,8 +34,7 @@ public struct IntegrationDescription: Equatable, Sendable {
         }
     }
 
-    /// `dark (theme for dark, none); light (…)` → ["dark", "light"]; `none` → []; nil when an entry does not
-    /// start with a setting's name. Semicolons inside the parentheses do not split.
+    /// `dark (theme for dark, none); light (…)` → ["dark", "light"]; `none` → []; nil if not of that shape.
     static func keys(of settings: String) -> [String]? {
         if settings.trimmingSpaces == "none" { return [] }
         var entries = [""], depth = 0
@@ -62,9 +57,7 @@ extension Config {
     static let enablingHint = "integrations are enabled with `appearancectl integrations enable NAME`, not in the config, "
         + "which holds their settings"
 
-    /// `[integrations.NAME]` tables: NAME an integration's name, each key 1-64 characters of a-z 0-9 -, each
-    /// value a string, a whole number or true/false (given to the integration as text). `app`, if given, is an
-    /// app id. Returns the settings and where each is in the file.
+    /// `[integrations.NAME]` tables: the settings as text, and where each is in the file.
     static func parseIntegrations(_ table: TOMLTable, path: String) throws(ConfigError)
         -> (settings: [String: [String: String]], lines: [String: IntegrationLines]) {
         var all: [String: [String: String]] = [:]
@@ -103,10 +96,9 @@ extension Config {
         return (all, lines)
     }
 
-    /// The first mistake in `[integrations.NAME]` against the integrations installed, in the file's order: a
-    /// NAME that is not in `found`, or a key the integration's `describe` does not list (nor `app`). An
-    /// integration missing from `described`, or whose keys are unknown, is not checked (the caller says why).
-    /// `notFoundHint` ends the message about a NAME not found (where they were looked for).
+    /// The first mistake in `[integrations.NAME]` against the integrations installed (`found`, `described`), in
+    /// the file's order; `notFoundHint` ends the message about a NAME not found.
+
     public func integrationProblem(found: Set<String>, described: [String: IntegrationDescription], path: String,
                                    notFoundHint: String = "") -> ConfigError? {
         let tables = integrations.keys.sorted { (integrationLines[$0]?.table ?? 0, $0) < (integrationLines[$1]?.table ?? 0, $1) }

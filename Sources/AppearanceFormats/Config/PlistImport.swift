@@ -1,5 +1,4 @@
-// `appearancectl palette import`: LFLDarkModeKit color bundles (two flat XML property lists, light and dark,
-// each a <dict> of key → hex string) into palette.toml. Only that flat shape is read; no Foundation.
+// `appearancectl palette import`: LFLDarkModeKit color bundles (two flat plists) into palette.toml.
 
 /// An import that cannot be done: `description` names the file and line (`light.plist:7: expected </key>`).
 public struct ImportError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -8,8 +7,7 @@ public struct ImportError: Error, Equatable, Sendable, CustomStringConvertible {
     public init(description: String) { self.description = description }
 }
 
-/// Reads a flat XML plist: `<plist><dict>(<key>K</key><string>V</string>)*</dict></plist>`, returning the
-/// pairs in document order with the line of each value. `file` names the file in errors.
+/// The pairs of `<plist><dict>(<key>K</key><string>V</string>)*</dict></plist>`, with the line of each value.
 public func readFlatPlist(_ text: String, file: String) throws(ImportError) -> [(key: String, value: String, line: Int)] {
     let b = Array(text.utf8)
     var i = 0
@@ -101,8 +99,7 @@ public func readFlatPlist(_ text: String, file: String) throws(ImportError) -> [
     return pairs
 }
 
-/// An LFLDarkModeKit hex string as a palette color: `RRGGBB`, or `AARRGGBB` (alpha first), with an
-/// optional `#` or `0x`. Returns `#RRGGBB` / `#RRGGBBAA` (alpha last, as palette.toml writes it).
+/// An LFLDarkModeKit `RRGGBB` or `AARRGGBB` (`#` or `0x` optional) as `#RRGGBB` / `#RRGGBBAA`.
 public func lflColor(_ value: String) -> String? {
     var v = Substring(value.trimmingSpaces)
     if v.hasPrefix("#") { v = v.dropFirst() } else if v.hasPrefix("0x") || v.hasPrefix("0X") { v = v.dropFirst(2) }
@@ -147,8 +144,8 @@ public struct ImportResult: Equatable, Sendable {
     public var tokens: Int { toml.split(separator: "\n").filter { $0.hasPrefix("[") }.count }
 }
 
-/// Converts the two plists into palette.toml text. A key present in one file only becomes that value as the
-/// token's default (so it resolves in both modes) and is reported.
+/// The two plists as palette.toml text; a key in one only becomes the token's default, and is reported.
+
 public func convertLFL(light: String, lightFile: String, dark: String, darkFile: String) throws(ImportError) -> ImportResult {
     let l = try readFlatPlist(light, file: lightFile), d = try readFlatPlist(dark, file: darkFile)
     func color(_ p: (key: String, value: String, line: Int), _ file: String) throws(ImportError) -> String {

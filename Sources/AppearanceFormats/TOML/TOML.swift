@@ -1,7 +1,5 @@
-/// A strict reader for the part of TOML 1.0 (https://toml.io/en/v1.0.0) that a config file and a color
-/// palette use: comments, bare/quoted/dotted keys, `[table]` and `[[array.of.tables]]` headers, all four
-/// kinds of strings, integers (decimal, 0x, 0o, 0b), floats, booleans, arrays and inline tables.
-/// Dates and times are refused with an error, never read as something else. Pure: text in, tree out.
+/// A strict reader for TOML 1.0 (https://toml.io/en/v1.0.0) without dates and times, which are refused with
+/// an error. Pure: text in, tree out.
 public enum TOML {
     public static func parse(_ text: String) throws(TOMLError) -> TOMLTable {
         var parser = TOMLParser(Array(text.utf8))
@@ -78,8 +76,7 @@ public struct TOMLTable: Equatable, Sendable {
         if values.updateValue(value, forKey: key) == nil { keys.append(key) }
     }
 
-    /// Adds `value` at `key` unless the key exists; returns the existing value then (hashing the key once
-    /// on the usual path).
+    /// Adds `value` at `key` unless the key exists; returns the existing value then.
     mutating func add(_ key: String, _ value: TOMLValue) -> TOMLValue? {
         guard let old = values.updateValue(value, forKey: key) else {
             keys.append(key)
@@ -89,9 +86,8 @@ public struct TOMLTable: Equatable, Sendable {
         return old
     }
 
-    /// Changes the value at `key` in place (nil: absent; set it to add one). The value is taken out of the
-    /// dictionary while `body` runs, so a table inside it is uniquely referenced and is not copied: inserting
-    /// 50,000 keys into one table stays linear.
+    /// Changes the value at `key` in place (nil: absent), without copying a table inside it.
+
     mutating func modify<E: Error>(_ key: String, _ body: (inout TOMLValue?) throws(E) -> Void) throws(E) {
         // Dictionary's subscript moves the value out for the access (its `_modify`), so it stays unique.
         let existed = values.index(forKey: key) != nil

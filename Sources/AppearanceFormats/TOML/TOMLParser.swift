@@ -1,5 +1,4 @@
-/// The TOML reader itself (TOML.swift has the values it makes): one pass over the text, with the position of
-/// every value kept for error messages.
+/// The TOML reader itself: one pass over the text, with the position of every value kept for error messages.
 typealias TOMLPosition = (line: Int, column: Int)
 
 extension TOMLError {
@@ -13,8 +12,7 @@ func tomlConflict(_ key: [String], _ old: TOMLValue) -> String {
     "\(tomlKey(key)) is already defined as \(old.typeName) on line \(old.line)"
 }
 
-/// Nesting of arrays and inline tables, and parts of a dotted key, beyond which a document is refused: no
-/// config or palette needs more, and the parser's recursion stays far from the stack's end.
+/// Nesting of arrays and inline tables, and parts of a dotted key, beyond which a document is refused.
 let tomlMaxDepth = 64
 
 struct TOMLParser {
@@ -24,16 +22,13 @@ struct TOMLParser {
     var lineStart = 0
     /// Arrays and inline tables open at `i`.
     var depth = 0
-    /// The column at byte `columnAt` of the current line: columns are counted from there on, so that
-    /// asking for positions along a long line stays linear.
+    /// The column at byte `columnAt` of the current line: columns are counted on from there.
     var columnAt = 0
     var columnValue = 1
     var root = TOMLTable(origin: .header)
     /// The path of the last `[header]`; key/value lines go into it.
     var current: [String] = []
-    /// The table at `current`, taken out of the tree while its key/value lines are read (an empty one
-    /// stands in its place): each line then goes straight into it, instead of walking down from the root.
-    /// It is put back before the next header and at the end.
+    /// The table at `current`, taken out of the tree while its key/value lines are read.
     var detached: TOMLTable?
 
     init(_ bytes: [UInt8]) {
@@ -194,10 +189,8 @@ struct TOMLParser {
         current = key
     }
 
-    /// Runs `body` on the table at `full[from...]` below `table`, making missing tables on the way;
-    /// `full[..<from]` is the path already walked (for messages), so nothing is allocated per level. A header
-    /// path (`dotted == false`) enters the last table of an array of tables; dotted keys extend only tables
-    /// that dotted keys made; nothing extends an inline table.
+    /// Runs `body` on the table at `full[from...]` below `table`, making missing tables on the way (a header
+    /// enters an array of tables' last; dotted keys extend only their own tables; nothing extends inline ones).
     static func walk(_ table: inout TOMLTable, _ full: [String], from: Int, dotted: Bool, at: TOMLPosition,
                      _ body: (inout TOMLTable) throws(TOMLError) -> Void) throws(TOMLError) {
         guard from < full.count else { return try body(&table) }
@@ -205,8 +198,8 @@ struct TOMLParser {
         try table.modify(name) { (slot: inout TOMLValue?) throws(TOMLError) in
             var value = slot.take() ?? TOMLValue(.table(TOMLTable(origin: dotted ? .dotted : .implicit)), line: at.line)
             defer { slot = value }
-            // The payload is taken out of `value` before it changes, so that nothing else refers to it and
-            // it is changed in place, not copied (a `switch` on `value.kind` would hold a reference).
+            // The payload is taken out of `value` first, so that it is changed in place, not copied.
+
             if let origin = value.table?.origin, origin != .inline && (!dotted || origin == .dotted) {
                 var t = Self.takeTable(&value)
                 defer { value.kind = .table(t) }

@@ -55,8 +55,7 @@ extension TOMLParser {
         throw TOMLError(start, "unterminated string")
     }
 
-    /// After a backslash in a multi-line basic string: if only whitespace follows on the line, skips it,
-    /// the newline and all whitespace after it ("line ending backslash").
+    /// A "line ending backslash" in a multi-line basic string: skips the whitespace and newlines after it.
     mutating func trimmedLineEnd() -> Bool {
         let backslash = i
         skipSpace()
@@ -135,8 +134,8 @@ extension TOMLParser {
         let start = here
         let from = i
         while let c = peek, isBare(c) || c == "+" || c == "." || c == ":" { i += 1 }
-        // Fast path for plain decimal integers, by far the most common number (long arrays of them must
-        // not cost a String and Character classification each).
+        // Fast path for plain decimal integers, by far the most common number.
+
         if i - from <= 18, i > from {
             var k = from
             let negative = s[k] == UInt8(ascii: "-")
