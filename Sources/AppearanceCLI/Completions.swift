@@ -235,26 +235,25 @@ private func fishCondition(_ scope: String) -> String {
     return "__fish_seen_subcommand_from \(scope)" + (subs.isEmpty ? "" : "; and not __fish_seen_subcommand_from \(subs.joined(separator: " "))")
 }
 
-private func fishValue(_ c: Completion) -> String {
+/// What fish offers for `c`: words (`-a "…"`) or files (`-F`); nil for nothing.
+private func fishOffer(_ c: Completion) -> String? {
     switch c {
-    case .nothing: return " -x"
-    case .files: return " -r -F"
-    case .plists: return " -r -F"
-    case .words(let w): return " -x -a \"\(w.joined(separator: " "))\""
-    case .command: return " -r -a \"(__fish_complete_subcommand --fcs-skip=3)\""
-    case .daemon(let what): return " -x -a \"(__appearancectl_list \(what.rawValue))\""
+    case .nothing: nil
+    case .files, .plists: "-F"
+    case .words(let w): "-a \"\(w.joined(separator: " "))\""
+    case .command: "-a \"(__fish_complete_subcommand --fcs-skip=3)\""
+    case .daemon(let what): "-a \"(__appearancectl_list \(what.rawValue))\""
     }
+}
+
+/// An option's value: `-r` (files too) or `-x` (no files), then the offer.
+private func fishValue(_ c: Completion) -> String {
+    ([.files, .plists, .command].contains(c) ? " -r" : " -x") + (fishOffer(c).map { " " + $0 } ?? "")
 }
 
 /// The line offering `c`'s words or files where `condition` holds; none for nothing to offer.
 private func fishOperands(_ c: Completion, _ condition: String) -> String {
-    let offer: String
-    switch c {
-    case .words(let w): offer = "-a \"\(w.joined(separator: " "))\""
-    case .files, .plists: offer = "-F"
-    case .daemon(let what): offer = "-a \"(__appearancectl_list \(what.rawValue))\""
-    case .nothing, .command: return ""
-    }
+    guard c != .command, let offer = fishOffer(c) else { return "" }
     return "complete -c appearancectl -n \"\(condition)\" \(offer)\n"
 }
 

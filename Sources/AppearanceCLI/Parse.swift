@@ -42,7 +42,7 @@ private struct Parser {
                 }
                 given.append(spec.name)
             case .option(let spec, let value?, let written):
-                try check(spec.name, value, placeholder: spec.value ?? "", written: written)
+                try check(spec, value, written: written)
                 if spec.name == "--socket" { socket = value } else { values[spec.name] = value }
                 given.append(spec.name)
             }
@@ -50,20 +50,16 @@ private struct Parser {
     }
 
     /// The checks a value needs whatever the command.
-    func check(_ option: String, _ value: String, placeholder: String, written: String) throws(UsageError) {
-        switch option {
+    func check(_ spec: OptionSpec, _ value: String, written: String) throws(UsageError) {
+        switch spec.name {
         case "--socket":
             if value.isEmpty {
                 throw UsageError("option --socket needs a path (\(written == "--socket=" ? "--socket= is" : "it is") empty)")
             }
-        case "--mode":
-            if Mode(rawValue: value) == nil { throw UsageError("invalid --mode \"\(value)\" (expected dark or light)") }
-        case "--contrast":
-            if Contrast(rawValue: value) == nil { throw UsageError("invalid --contrast \"\(value)\" (expected normal or high)") }
-        case "--color":
-            if ColorChoice(rawValue: value) == nil {
-                throw UsageError("invalid --color \"\(value)\" (expected always, never or auto)")
-            }
+        case "--mode", "--contrast", "--color":
+            // The table's words for these are every value they take.
+            guard case .words(let w) = spec.completion, !w.contains(value) else { break }
+            throw UsageError("invalid \(spec.name) \"\(value)\" (expected \(w.dropLast().joined(separator: ", ")) or \(w.last!))")
         case "--app":
             if !AppID.isValid(value) { throw UsageError("invalid --app \"\(shown(value))\" (\(appIDRule))") }
         case "--for":
