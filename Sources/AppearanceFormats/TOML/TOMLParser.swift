@@ -201,12 +201,12 @@ struct TOMLParser {
             // The payload is taken out of `value` first, so that it is changed in place, not copied.
 
             if let origin = value.table?.origin, origin != .inline && (!dotted || origin == .dotted) {
-                var t = Self.takeTable(&value)
+                var t = Self.take(&value) { $0.table }
                 defer { value.kind = .table(t) }
                 try walk(&t, full, from: from + 1, dotted: dotted, at: at, body)
             } else if case .array = value.kind, value.isTableArray && !dotted {
-                var a = Self.takeArray(&value)
-                var last = Self.takeTable(&a[a.count - 1])
+                var a = Self.take(&value) { $0.array }
+                var last = Self.take(&a[a.count - 1]) { $0.table }
                 defer {
                     a[a.count - 1].kind = .table(last)
                     value.kind = .array(a)
@@ -218,16 +218,11 @@ struct TOMLParser {
         }
     }
 
-    private static func takeTable(_ v: inout TOMLValue) -> TOMLTable {
-        guard case .table(let t) = v.kind else { preconditionFailure("not a table") }
+    /// The payload `get` reads from `v`, taken out of it.
+    private static func take<T>(_ v: inout TOMLValue, _ get: (TOMLValue) -> T?) -> T {
+        let payload = get(v)!
         v.kind = .boolean(false)
-        return t
-    }
-
-    private static func takeArray(_ v: inout TOMLValue) -> [TOMLValue] {
-        guard case .array(let a) = v.kind else { preconditionFailure("not an array") }
-        v.kind = .boolean(false)
-        return a
+        return payload
     }
 
     static func insert(_ value: TOMLValue, _ key: [String], into table: inout TOMLTable, prefix: [String],
