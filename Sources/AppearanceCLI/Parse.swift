@@ -59,7 +59,8 @@ private struct Parser {
         case "--mode", "--contrast", "--color":
             // The table's words for these are every value they take.
             guard case .words(let w) = spec.completion, !w.contains(value) else { break }
-            throw UsageError("invalid \(spec.name) \"\(value)\" (expected \(w.dropLast().joined(separator: ", ")) or \(w.last!))")
+            let expected = w.dropLast().joined(separator: ", ") + " or " + w.last!
+            throw UsageError("invalid \(spec.name) \"\(value)\" (expected \(expected))")
         case "--app":
             if !AppID.isValid(value) { throw UsageError("invalid --app \"\(shown(value))\" (\(appIDRule))") }
         case "--for":

@@ -80,9 +80,13 @@ public enum PaletteFile {
         if let missing = Variant.all.first(where: { entry.resolve($0) == nil }) {
             return "no value for \(missing.mode.rawValue) (give a default, or both light and dark)"
         }
-        if name == Palette.accentToken, entry.kind != .color { return "must be a color (the system accent color replaces it)" }
+        if name == Palette.accentToken, entry.kind != .color {
+            return "must be a color (the system accent color replaces it)"
+        }
         // The bounds every reply that carries the palette is sized for (maxReplyLength).
-        if encodedLength(name) > ReplyBounds.tokenName { return "a token name is at most \(ReplyBounds.tokenName) bytes (as JSON)" }
+        if encodedLength(name) > ReplyBounds.tokenName {
+            return "a token name is at most \(ReplyBounds.tokenName) bytes (as JSON)"
+        }
         for v in Variant.all {
             if case .asset(let p)? = entry.resolve(v)?.value, encodedLength(p) > ReplyBounds.tokenValue {
                 return "an asset path is at most \(ReplyBounds.tokenValue) bytes (as JSON)"

@@ -59,12 +59,16 @@ public final class AppearanceClient: @unchecked Sendable {
     /// Palette tokens resolved for the current appearance, or for `mode` and `contrast`: the `resolve` method.
     /// An unknown token is `.rejected`, with a message naming it (never a made-up color).
     public func resolve(_ tokens: [String], mode: Mode? = nil, contrast: Contrast? = nil) async throws(AppearanceError) -> ResolvedPalette {
-        try await perform(idempotent: true) { c throws(AppearanceError) in try c.resolve(tokens, mode: mode, contrast: contrast) }
+        try await perform(idempotent: true) { c throws(AppearanceError) in
+            try c.resolve(tokens, mode: mode, contrast: contrast)
+        }
     }
 
     /// The whole palette resolved for the current appearance, or for `mode` and `contrast`: the `palette` method.
     public func palette(mode: Mode? = nil, contrast: Contrast? = nil) async throws(AppearanceError) -> ResolvedPalette {
-        try await perform(idempotent: true) { c throws(AppearanceError) in try c.palette(mode: mode, contrast: contrast) }
+        try await perform(idempotent: true) { c throws(AppearanceError) in
+            try c.palette(mode: mode, contrast: contrast)
+        }
     }
 
     /// The current state, then every change, on a connection of its own (see `AppearanceChanges`). `traits`:

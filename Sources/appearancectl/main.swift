@@ -243,13 +243,15 @@ case .watchExec(let command, let initial, let app):
 case .color(let token, let variant, let colorFormat):
     switch resolveOne(token, variant, socket: socket) {
     case .color(let c): out(format(c, colorFormat))
-    case .asset(let path): stop(Exit.rejected, "\"\(token)\" is an asset (\(path)), not a color: use appearancectl asset")
+    case .asset(let path):
+        stop(Exit.rejected, "\"\(token)\" is an asset (\(path)), not a color: use appearancectl asset")
     }
 
 case .asset(let name, let variant):
     switch resolveOne(name, variant, socket: socket) {
     case .asset(let path): out(path)
-    case .color(let c): stop(Exit.rejected, "\"\(name)\" is a color (\(c.hex)), not an asset: use appearancectl color")
+    case .color(let c):
+        stop(Exit.rejected, "\"\(name)\" is a color (\(c.hex)), not an asset: use appearancectl color")
     }
 
 case .paletteImport(let lightFile, let darkFile, let outputFile, let force):

@@ -97,16 +97,22 @@ public struct Config: Equatable, Sendable {
             }
             hookTimeout = v
         case "max-connections":
-            guard let n = value.integer, n >= 1, n <= 1_000_000 else { throw .expected("a whole number from 1 to 1000000", key, value, path) }
+            guard let n = value.integer, n >= 1, n <= 1_000_000 else {
+                throw .expected("a whole number from 1 to 1000000", key, value, path)
+            }
             maxConnections = Int(n)
         case "desktop":
             for (key, v) in table.entries {
                 let at = "desktop.\(key)"
                 if key == "follow" {
-                    guard let f = v.string, ["auto", "gnome", "kde", "off"].contains(f) else { throw .expected(#""auto", "gnome", "kde" or "off""#, at, v, path) }
+                    guard let f = v.string, ["auto", "gnome", "kde", "off"].contains(f) else {
+                        throw .expected(#""auto", "gnome", "kde" or "off""#, at, v, path)
+                    }
                     desktop.follow = f
                 } else if key == "gnome-light" {
-                    guard let g = v.string, ["default", "prefer-light"].contains(g) else { throw .expected(#""default" or "prefer-light""#, at, v, path) }
+                    guard let g = v.string, ["default", "prefer-light"].contains(g) else {
+                        throw .expected(#""default" or "prefer-light""#, at, v, path)
+                    }
                     desktop.gnomeLight = g
                 } else if let set = DesktopSettings.names.first(where: { $0.key == key })?.set {
                     let what = key.hasPrefix("kde-look-and-feel") ? "a look-and-feel package name" : "a theme or color scheme name"
@@ -190,7 +196,8 @@ extension ConfigError {
 
     /// `KEY: unknown key (known keys: …)`, at the value's line.
     static func unknown(_ key: String, _ value: TOMLValue, known: [String], _ path: String) -> ConfigError {
-        ConfigError(path: path, line: value.line, message: "\(key): unknown key (known keys: \(known.joined(separator: ", ")))")
+        ConfigError(path: path, line: value.line,
+                    message: "\(key): unknown key (known keys: \(known.joined(separator: ", ")))")
     }
 }
 
@@ -200,7 +207,8 @@ extension Config {
                          path: String) throws(ConfigError) -> Int64 {
         guard let text = v.string else { throw .expected(expected, key, v, path) }
         guard let seconds = zero && (text == "0s" || text == "0") ? 0 : parseDuration(text), seconds <= limit else {
-            throw ConfigError(path: path, line: v.line, message: "\(key): invalid duration \(text.debugDescription), expected \(expected)")
+            throw ConfigError(path: path, line: v.line,
+                              message: "\(key): invalid duration \(text.debugDescription), expected \(expected)")
         }
         return seconds
     }

@@ -32,13 +32,16 @@ extension Config {
             switch key {
             case "dark-below", "light-above":
                 guard let level = Self.level(v) else {
-                    throw .expected("a level in lux from 0 to \(Int(LightSensorSettings.maxLevel))", "light-sensor.\(key)", v, path)
+                    let expected = "a level in lux from 0 to \(Int(LightSensorSettings.maxLevel))"
+                    throw .expected(expected, "light-sensor.\(key)", v, path)
                 }
                 if key == "dark-below" { s.darkBelow = level } else { s.lightAbove = level }
             case "delay":
                 let limit = LightSensorSettings.maxDelay
-                let expected = "a duration such as \"10s\", \"1m\" (units h, m, s), from 0s to \(Notice.duration(limit))"
-                s.delay = try duration("light-sensor.delay", v, expected: expected, limit: limit, zero: true, path: path)
+                let expected = "a duration such as \"10s\", \"1m\" (units h, m, s), from 0s to "
+                    + Notice.duration(limit)
+                s.delay = try duration("light-sensor.delay", v, expected: expected, limit: limit, zero: true,
+                                       path: path)
             default:
                 throw .unknown("light-sensor.\(key)", v, known: lightSensorKeys, path)
             }
@@ -61,7 +64,9 @@ extension Config {
         var mode: Mode?
         for (key, v) in table.entries {
             guard key == "on-battery" else { throw .unknown("power.\(key)", v, known: powerKeys, path) }
-            guard let m = v.string.flatMap(Mode.init(rawValue:)) else { throw .expected("\"dark\" or \"light\"", "power.on-battery", v, path) }
+            guard let m = v.string.flatMap(Mode.init(rawValue:)) else {
+                throw .expected("\"dark\" or \"light\"", "power.on-battery", v, path)
+            }
             mode = m
         }
         return mode
