@@ -62,6 +62,7 @@ def main():
             raise SystemExit(f"expected the start-up and the rest as two dumps, found {dumps}")
         startup, later = (parts[1], parts[0]) if dumps[0] == "callgrind.out" else (parts[0], parts[1])
         seen = dict.fromkeys(later + startup)
+        startup_only = set(startup) - set(later)
     finally:
         st.close()
         os.unlink(probe)
@@ -69,7 +70,8 @@ def main():
         raise SystemExit(f"only {len(seen)} functions seen: did the daemon run under callgrind?")
     with open(OUT, "w") as f:
         f.write("".join(name + "\n" for name in seen))
-    print(f"{len(seen)} functions written to {os.path.relpath(OUT, ROOT)}")
+    print(f"{len(seen)} functions written to {os.path.relpath(OUT, ROOT)}, {len(seen) - len(startup_only)} of them "
+          f"run after the start-up")
 
 
 if __name__ == "__main__":
