@@ -1,3 +1,7 @@
+// Does MADV_RANDOM stop the kernel's fault-around on a file mapping? Maps 4 MiB of FILE read-only, touches every
+// page, lets them go (MADV_DONTNEED), touches one, and prints the mapping's Rss; then the same after MADV_RANDOM.
+// 64 KiB both times on Linux 6.18: fault-around maps the cached pages around a fault whatever the advice
+// (docs/decisions.md, "Idle memory").  cc -O1 -o /tmp/fa bench/fault_around.c && /tmp/fa FILE  (FILE >= 4 MiB)
 #include <stdio.h>
 #include <sys/mman.h>
 #include <fcntl.h>
