@@ -52,6 +52,9 @@ let cliLink: [LinkerSetting] = [
 // Its relative relocations are packed (DT_RELR: a 5 KiB table instead of 651 KiB that stayed resident,
 // docs/decisions.md, "Packed relative relocations") where the machine's C library reads them (glibc 2.36:
 // Debian 12, Ubuntu 24.04); a binary built so does not start with an older one (Ubuntu 22.04's 2.35).
+// Every symbol is bound at start (-z now: no resolver runs later), and the few writable sections Swift names
+// .rodata get their own (link/writable-rodata.ld), so the real read-only data leaves the writable segment: the
+// start-up's pages of both are let go (docs/decisions.md, "Read-only data let go with the code").
 let glibcReadsPackedRelocations: Bool = {
     #if canImport(Glibc)
     var text = [CChar](repeating: 0, count: 64)  // "glibc 2.36"
@@ -67,7 +70,9 @@ let packedRelocations = glibcReadsPackedRelocations ? ["-Xlinker", "-z", "-Xlink
 let daemonLink: [LinkerSetting] = [
     .unsafeFlags(["-use-ld=lld", "-Xlinker",
                   "--symbol-ordering-file=\(Context.packageDirectory)/link/appearanced.order",
-                  "-Xlinker", "--no-warn-symbol-ordering"] + packedRelocations, .when(configuration: .release)),
+                  "-Xlinker", "--no-warn-symbol-ordering", "-Xlinker", "-z", "-Xlinker", "now",
+                  "-Xlinker", "--script=\(Context.packageDirectory)/link/writable-rodata.ld"] + packedRelocations,
+                 .when(configuration: .release)),
 ]
 
 let package = Package(

@@ -1,12 +1,15 @@
 #!/usr/bin/python3
-"""Writes link/appearanced.order: the functions appearanced runs, in the order they first
-run, for lld's --symbol-ordering-file (Package.swift). Laid out together, the code the daemon keeps resident
-fills fewer pages (docs/decisions.md, "appearanced's functions laid out together"; figures: bench/rss.py).
+"""Writes link/appearanced.order: the functions appearanced runs, for lld's --symbol-ordering-file
+(Package.swift): first those that run after the start-up (whose pages are let go at the first answer), then
+those of the start-up alone, each in the order they first run. Laid out together, the code the daemon keeps
+resident fills fewer pages (docs/decisions.md, "appearanced's functions laid out together"; figures:
+bench/rss.py).
 
 Runs a release build's appearanced under callgrind on the real portal stack of bench/bench.py (private bus,
 xdg-desktop-portal with its GTK backend), through what a session does: start, subscribers, portal changes,
 `set`, `get`, `status`, `toggle`, a crowd of subscribers coming and going; then stops it and reads the
-functions callgrind met, in the order it met them.
+functions callgrind met before and after the start-up's release of its pages (a dump at
+cposix_release_readonly_pages), in the order it met them.
 
     make daemon-order   (or: python3 scripts/daemon-order.py BIN_DIR)
 
@@ -26,6 +29,7 @@ from change_latency import sock, start_session, use, without_debug_info  # noqa:
 from hostile import build_probe  # noqa: E402
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 first_met = importlib.import_module("cli-order").first_met
+RELEASE = "cposix_release_readonly_pages"
 
 
 def main():
@@ -38,7 +42,7 @@ def main():
         start_session(st, probe)
         out = os.path.join(st.root, "callgrind.out")
         use(st, without_debug_info(st, bin_dir), ["valgrind", "--tool=callgrind", "--demangle=no",
-                                                  f"--callgrind-out-file={out}"])
+                                                  f"--dump-before={RELEASE}", f"--callgrind-out-file={out}"])
         sock(st, probe, 2, 4, "portal")
         sock(st, probe, 2, 4, "set")
         for args in (["get"], ["get", "--json"], ["status"], ["set", "dark"], ["toggle"], ["set", "system"],
@@ -48,8 +52,17 @@ def main():
         time.sleep(0.5)
         st.daemon.terminate()  # callgrind writes its file as the daemon exits
         st.daemon.wait(timeout=30)
-        with open(out, encoding="utf-8", errors="replace") as f:
-            seen = dict.fromkeys(first_met(f))
+        # out.1: the start-up, up to the release; out.2 (or out): the rest.
+        dumps = sorted((p for p in os.listdir(st.root) if p.startswith("callgrind.out")), key=len)
+        parts = []
+        for name in dumps:
+            with open(os.path.join(st.root, name), encoding="utf-8", errors="replace") as f:
+                parts.append(list(first_met(f)))
+        if len(parts) != 2:
+            raise SystemExit(f"expected the start-up and the rest as two dumps, found {dumps}")
+        startup, later = (parts[1], parts[0]) if dumps[0] == "callgrind.out" else (parts[0], parts[1])
+        seen = dict.fromkeys(later + startup)
+        startup_only = set(startup) - set(later)
     finally:
         st.close()
         os.unlink(probe)
@@ -57,7 +70,8 @@ def main():
         raise SystemExit(f"only {len(seen)} functions seen: did the daemon run under callgrind?")
     with open(OUT, "w") as f:
         f.write("".join(name + "\n" for name in seen))
-    print(f"{len(seen)} functions written to {os.path.relpath(OUT, ROOT)}")
+    print(f"{len(seen)} functions written to {os.path.relpath(OUT, ROOT)}, {len(seen) - len(startup_only)} of them "
+          f"run after the start-up")
 
 
 if __name__ == "__main__":

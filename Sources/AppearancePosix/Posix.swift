@@ -55,25 +55,9 @@ public enum Posix {
     /// malloc_trim(0): gives freed heap back to the system (glibc keeps it otherwise).
     public static func returnFreeMemory() { _ = cposix_malloc_trim(0) }
 
-    /// Lets go of the code pages touched so far (docs/decisions.md, "Idle memory"); returns the bytes let go.
+    /// Lets go of the code and read-only data pages touched so far (docs/decisions.md, "Idle memory"); the bytes.
     @discardableResult
-    public static func releaseCodePages() -> Int {
-        guard let bytes = try? FileSystem.readAll("/proc/self/maps", limit: 1 << 20, regularOnly: false) else { return 0 }
-        var released = 0
-        for line in bytes.split(separator: UInt8(ascii: "\n")) {
-            let fields = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: true)
-            // start-end perms offset dev inode path: a file's private executable text, not [vdso] or the like.
-            guard fields.count >= 6, Array(fields[1]) == Array("r-xp".utf8), fields[5].first == UInt8(ascii: "/") else { continue }
-            let range = fields[0].split(separator: UInt8(ascii: "-"))
-            guard range.count == 2, let start = UInt(String(decoding: range[0], as: UTF8.self), radix: 16),
-                  let end = UInt(String(decoding: range[1], as: UTF8.self), radix: 16), end > start,
-                  let address = UnsafeMutableRawPointer(bitPattern: start) else { continue }
-            // MADV_RANDOM first: a page that runs again comes back alone, not with the 15 around it (fault-around).
-            _ = madvise(address, Int(end - start), MADV_RANDOM)
-            if madvise(address, Int(end - start), MADV_DONTNEED) == 0 { released += Int(end - start) }
-        }
-        return released
-    }
+    public static func releaseCodePages() -> Int { cposix_release_readonly_pages() }
 
     /// Bounds the heap glibc keeps (docs/decisions.md, "The heap after a flood of writes"); false if refused.
     @discardableResult

@@ -1,11 +1,14 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <link.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <malloc.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -107,4 +110,40 @@ int cposix_pidfd_open(int32_t pid) {
     errno = ENOSYS;
     return -1;
 #endif
+}
+
+
+// Whether the object's code was written to at load (text relocations): its pages are then its own, not the file's.
+static int has_text_relocations(const struct dl_phdr_info *info) {
+    for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
+        if (info->dlpi_phdr[i].p_type != PT_DYNAMIC) continue;
+        for (const ElfW(Dyn) *d = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr); d->d_tag != DT_NULL; d++)
+            if (d->d_tag == DT_TEXTREL || (d->d_tag == DT_FLAGS && (d->d_un.d_val & DF_TEXTREL))) return 1;
+    }
+    return 0;
+}
+
+static int release_object(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    size_t *released = data;
+    if (info->dlpi_addr == (ElfW(Addr))getauxval(AT_SYSINFO_EHDR) || has_text_relocations(info)) return 0;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || (ph->p_flags & PF_W)) continue;
+        // Whole pages inside the segment only: a page shared with a writable segment keeps what was written.
+        uintptr_t start = (info->dlpi_addr + ph->p_vaddr + page - 1) & ~(page - 1);
+        uintptr_t end = (info->dlpi_addr + ph->p_vaddr + ph->p_memsz) & ~(page - 1);
+        if (end <= start) continue;
+        // MADV_RANDOM first: no read-ahead when a page is needed again.
+        madvise((void *)start, end - start, MADV_RANDOM);
+        if (madvise((void *)start, end - start, MADV_DONTNEED) == 0) *released += end - start;
+    }
+    return 0;
+}
+
+size_t cposix_release_readonly_pages(void) {
+    size_t released = 0;
+    dl_iterate_phdr(release_object, &released);
+    return released;
 }

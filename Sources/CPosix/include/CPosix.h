@@ -46,4 +46,9 @@ int cposix_clock_set_watch(void);
 /// Arms `fd` again after it reported a set clock. 0, or -1 with errno.
 int cposix_clock_set_rearm(int fd);
 
+/// MADV_DONTNEED on the whole pages of every loaded object's read-only segments (code and read-only data),
+/// the vDSO and objects with text relocations left out: what runs again faults its pages back from the file.
+/// The bytes let go.
+size_t cposix_release_readonly_pages(void);
+
 #endif

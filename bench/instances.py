@@ -1,0 +1,103 @@
+#!/usr/bin/python3
+"""Private memory per instance: N appearanced side by side, as N users' sessions would run them (each with its
+own private session bus, no portal, its own runtime, state and config folders), optionally beside other builds
+in the same run (docs/benchmarks.md, "Idle memory"). 1 s after every instance answers `get`, the mean of
+smaps_rollup's Private_Clean + Private_Dirty over the instances: what each adds once the binary's and the
+libraries' file pages are shared. The builds alternate, --reps times; `sync` first, so that a freshly linked
+binary's page cache does not count as dirty.
+
+    python3 bench/instances.py --bin-dir DIR [--also LABEL=DIR ...] [--instances 20] [--reps 3] --out out/bench
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from bench import median, write_report  # noqa: E402
+from hostile import private_bus  # noqa: E402
+
+
+def private_kib(pid):
+    """smaps_rollup's Private_Clean + Private_Dirty, and its Anonymous, in KiB."""
+    out = {"private": 0, "anonymous": 0}
+    for line in open(f"/proc/{pid}/smaps_rollup"):
+        k, _, rest = line.partition(":")
+        if k in ("Private_Clean", "Private_Dirty"):
+            out["private"] += int(rest.split()[0])
+        elif k == "Anonymous":
+            out["anonymous"] = int(rest.split()[0])
+    return out
+
+
+def run(bin_dir, n):
+    """Starts n instances of bin_dir's appearanced, measures them, stops them; the per-instance means."""
+    root = tempfile.mkdtemp(prefix="appearanced-instances-")
+    procs, daemons = [], []
+    try:
+        for i in range(n):
+            home = f"{root}/{i}"
+            for d in ("run", "state", "config"):
+                os.makedirs(f"{home}/{d}", mode=0o700)
+            bus, address = private_bus(home)
+            procs.append(bus)
+            env = {"PATH": "/usr/bin:/bin", "HOME": home, "XDG_RUNTIME_DIR": f"{home}/run",
+                   "XDG_STATE_HOME": f"{home}/state", "XDG_CONFIG_HOME": f"{home}/config",
+                   "DBUS_SESSION_BUS_ADDRESS": address}
+            d = subprocess.Popen([bin_dir + "/appearanced"], env=env, stderr=subprocess.DEVNULL)
+            procs.append(d)
+            daemons.append((d, env))
+        deadline = time.time() + 60
+        for d, env in daemons:
+            while subprocess.run([bin_dir + "/appearancectl", "get"], env=env, capture_output=True,
+                                 timeout=10).returncode:
+                if d.poll() is not None or time.time() > deadline:
+                    raise SystemExit(f"an instance of {bin_dir} did not answer")
+                time.sleep(0.05)
+        time.sleep(1)
+        samples = [private_kib(d.pid) for d, _ in daemons]
+        return {k: sum(s[k] for s in samples) / n for k in samples[0]}
+    finally:
+        for p in reversed(procs):
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin-dir", required=True)
+    ap.add_argument("--also", action="append", default=[], metavar="LABEL=DIR", help="more builds, in turn with this one")
+    ap.add_argument("--instances", type=int, default=20)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    builds = {"this build": os.path.abspath(a.bin_dir)}
+    for label, _, path in (x.rpartition("=") for x in a.also):
+        builds[label] = os.path.abspath(path)
+    subprocess.run(["sync"], timeout=120)
+    runs = {b: [] for b in builds}
+    for rep in range(a.reps):
+        for label, bin_dir in builds.items():
+            runs[label].append(run(bin_dir, a.instances))
+            print(f"instances: {label}: repetition {rep + 1}: {runs[label][-1]}", file=sys.stderr, flush=True)
+    R = {"builds": builds, "instances": a.instances, "runs": runs,
+         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+         "median": {b: {k: median([r[k] for r in rs]) for k in rs[0]} for b, rs in runs.items()}}
+    lines = [f"# Private memory per instance ({a.instances} instances, mean; median of {a.reps} runs)", "",
+             "| build | Private_Clean + Private_Dirty | of it anonymous |", "|---|---|---|"]
+    for b, m in R["median"].items():
+        lines.append(f"| {b} | {m['private']:.0f} KiB | {m['anonymous']:.0f} KiB |")
+    write_report(a.out, "instances", R, "\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
