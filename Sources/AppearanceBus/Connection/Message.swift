@@ -266,6 +266,15 @@ final class Message {
     var sender: String? { dbus_message_get_sender(raw).map { String(cString: $0) } }
 
     func isSignal(interface: String, member: String) -> Bool { dbus_message_is_signal(raw, interface, member) != 0 }
+    /// The same for names known when compiling, handed to libdbus as they are: a literal is stored as a C
+    /// string already (no copy made on each call).
+    func isSignal(_ interface: StaticString, _ member: StaticString) -> Bool {
+        UnsafeRawPointer(interface.utf8Start).withMemoryRebound(to: CChar.self, capacity: interface.utf8CodeUnitCount + 1) { i in
+            UnsafeRawPointer(member.utf8Start).withMemoryRebound(to: CChar.self, capacity: member.utf8CodeUnitCount + 1) { m in
+                dbus_message_is_signal(raw, i, m) != 0
+            }
+        }
+    }
 
     /// For an error reply: its name and its first string argument, the human message.
     var error: BusError? {

@@ -1,6 +1,11 @@
 // Signals written in the D-Bus wire format here and handed to libdbus whole (`dbus_message_demarshal`), the
 // same bytes its iterators write at a fraction of the cost (docs/decisions.md, "Signals written as bytes").
 import CDBus
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// A message's bytes in the wire format (the D-Bus specification's "Message Format"), in this machine's byte
 /// order, as libdbus writes its own.
@@ -12,8 +17,9 @@ struct WireWriter {
     /// The byte-order mark libdbus puts on the messages it builds: this machine's.
     static let byteOrder = UInt8(ascii: 1.littleEndian == 1 ? "l" : "B")
 
+    /// Zeros up to the next multiple of `alignment` (1, 2, 4 or 8).
     mutating func pad(_ alignment: Int) {
-        while bytes.count % alignment != 0 { bytes.append(0) }
+        for _ in 0..<((alignment - bytes.count) & (alignment - 1)) { bytes.append(0) }
     }
 
     mutating func fixed<T: FixedWidthInteger>(_ v: T) {
@@ -23,22 +29,42 @@ struct WireWriter {
 
     /// A string or object path: length, bytes, NUL. false for one holding a NUL (libdbus would cut it there).
     mutating func text(_ s: String) -> Bool {
-        let utf8 = s.utf8
-        guard !utf8.contains(0) else { return false }
-        fixed(UInt32(utf8.count))
-        bytes.append(contentsOf: utf8)
-        bytes.append(0)
-        return true
+        var s = s
+        return s.withUTF8 { utf8 in
+            guard !Self.holdsNUL(utf8) else { return false }
+            fixed(UInt32(utf8.count))
+            bytes.append(contentsOf: utf8)
+            bytes.append(0)
+            return true
+        }
     }
 
     /// A signature: one byte of length, the codes, NUL. false past 255 bytes or with a NUL.
     mutating func signature(_ s: String) -> Bool {
-        let utf8 = s.utf8
-        guard utf8.count <= 255, !utf8.contains(0) else { return false }
-        bytes.append(UInt8(utf8.count))
-        bytes.append(contentsOf: utf8)
+        var s = s
+        return s.withUTF8 { utf8 in
+            guard utf8.count <= 255, !Self.holdsNUL(utf8) else { return false }
+            bytes.append(UInt8(utf8.count))
+            bytes.append(contentsOf: utf8)
+            bytes.append(0)
+            return true
+        }
+    }
+
+    private static func holdsNUL(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = utf8.baseAddress, !utf8.isEmpty else { return false }
+        return memchr(base, 0, utf8.count) != nil
+    }
+
+    /// A header field: its code and its value in a variant of type `type` ("o", "s" or "g").
+    mutating func field(_ code: UInt8, _ type: StaticString, _ value: String) -> Bool {
+        pad(8)
+        bytes.append(code)
+        bytes.append(1)
+        let typeCode = type.utf8Start.pointee
+        bytes.append(typeCode)
         bytes.append(0)
-        return true
+        return typeCode == UInt8(ascii: "g") ? signature(value) : text(value)
     }
 
     /// Overwrites the uint32 at `offset` (a length written before what it measures).
@@ -117,14 +143,8 @@ extension Message {
         w.fixed(UInt32(1))
         w.fixed(UInt32(0))
         let fieldsAt = w.bytes.count - 4
-        func field(_ code: UInt8, _ type: String, _ text: String) -> Bool {
-            w.pad(8)
-            w.bytes.append(code)
-            guard w.signature(type) else { return false }
-            return type == "g" ? w.signature(text) : w.text(text)
-        }
-        guard field(1, "o", path), field(2, "s", interface), field(3, "s", name),
-              signature.isEmpty || field(8, "g", signature) else { return nil }
+        guard w.field(1, "o", path), w.field(2, "s", interface), w.field(3, "s", name),
+              signature.isEmpty || w.field(8, "g", signature) else { return nil }
         w.patch(fieldsAt, UInt32(w.bytes.count - fieldsAt - 4))
         w.pad(8)
         w.bytes.append(contentsOf: body.bytes)

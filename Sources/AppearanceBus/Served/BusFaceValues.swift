@@ -8,32 +8,34 @@ extension BusFace {
     // MARK: - Signals
 
     /// The signals for a change of the published state, in order: the own interface's PropertiesChanged (the
-    /// properties that changed, as `changes` gives them), then, if the mode changed, its ModeChanged and darkman's two. Those three
-    /// depend on the modes alone and are sent as copies of messages built once.
+    /// properties that changed, as `changes` gives them), then, if the mode changed, its ModeChanged and darkman's
+    /// two. Those three depend on the modes alone and are sent as copies of messages built once.
     func signals(_ changed: [BusValue], mode: Mode, before: Mode, own: Bool, darkman: Bool) -> [Message] {
-        var out: [Message?] = []
+        var out: [Message] = []
+        out.reserveCapacity(4)
+        func add(_ message: Message?) { if let message { out.append(message) } }
         if own, !changed.isEmpty {
-            out.append(Message.signal(path: BusFace.path, interface: ExportedInterface.propertiesName, name: "PropertiesChanged",
+            add(Message.signal(path: BusFace.path, interface: ExportedInterface.propertiesName, name: "PropertiesChanged",
                                       [.string(BusFace.interface), .container(signature: "a{sv}", changed), .container(signature: "as", [])]))
         }
-        guard mode != before else { return out.compactMap { $0 } }
+        guard mode != before else { return out }
         if own {
-            out.append(modeSignals.copy(.init(signal: 0, mode: mode, before: before)) {
+            add(modeSignals.copy(.init(signal: 0, mode: mode, before: before)) {
                 Message.signal(path: BusFace.path, interface: BusFace.interface, name: "ModeChanged",
                                [.string(mode.rawValue), .string(before.rawValue)])
             })
         }
         if darkman {
-            out.append(modeSignals.copy(.init(signal: 1, mode: mode, before: mode)) {
+            add(modeSignals.copy(.init(signal: 1, mode: mode, before: mode)) {
                 Message.signal(path: BusFace.darkmanPath, interface: ExportedInterface.propertiesName, name: "PropertiesChanged",
                                [.string(BusFace.darkmanInterface), .container(signature: "a{sv}", [BusValue.entry("Mode", .string(mode.rawValue))]),
                                 .container(signature: "as", [])])
             })
-            out.append(modeSignals.copy(.init(signal: 2, mode: mode, before: mode)) {
+            add(modeSignals.copy(.init(signal: 2, mode: mode, before: mode)) {
                 Message.signal(path: BusFace.darkmanPath, interface: BusFace.darkmanInterface, name: "ModeChanged", [.string(mode.rawValue)])
             })
         }
-        return out.compactMap { $0 }
+        return out
     }
 
     // MARK: - Values
