@@ -134,6 +134,8 @@ extension Message {
             guard body.value(value) else { return nil }
             signature += value.signature
         }
+        // Past libdbus's limit for a message it reads (128 MiB) only the iterators build it.
+        guard body.bytes.count <= 1 << 27 else { return nil }
         // The header: byte order, type, flags (signals expect no reply), version, body length, serial (1:
         // libdbus reads no message with serial 0; set back to 0 below, so sending numbers it), then the
         // fields, in the order `dbus_message_new_signal` and the first argument put them.
