@@ -7,6 +7,11 @@ import AppearanceCore
 import AppearancePosix
 import CDBus
 import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// Something that uses a bus: told when a connection is registered and when it is gone.
 protocol BusPeer: AnyObject {
@@ -53,7 +58,8 @@ public final class BusClient: @unchecked Sendable {
         weak var owner: AnyObject?
         weak var peer: BusPeer?
         var rules: [String] = []
-        var signals: [(key: String, handle: (Message) -> Void)] = []
+        /// Interface and member as C strings: compared with the message's own, nothing decoded.
+        var signals: [(interface: ContiguousArray<CChar>, member: ContiguousArray<CChar>, handle: (Message) -> Void)] = []
         var follows: [(name: String, handle: (String?) -> Void)] = []
         var objects: [(path: String, handle: (Message) -> Bool)] = []
         init(_ owner: AnyObject) { self.owner = owner }
@@ -164,7 +170,7 @@ public final class BusClient: @unchecked Sendable {
 
     /// `handle` gets every signal of `interface`.`member` the connection's rules bring (and a signal sent to us).
     func onSignal(_ interface: String, _ member: String, for owner: AnyObject, _ handle: @escaping (Message) -> Void) {
-        user(owner).signals.append((interface + "." + member, handle))
+        user(owner).signals.append((interface.utf8CString, member.utf8CString, handle))
     }
 
     /// `handle` gets the new owner of `name` (nil: it left the bus) each time it changes.
@@ -327,16 +333,18 @@ public final class BusClient: @unchecked Sendable {
 
     private func signal(_ message: Message, on connection: BusConnection) {
         guard self.connection === connection else { return }
-        if message.isSignal(interface: "org.freedesktop.DBus.Local", member: "Disconnected") {
+        if message.isSignal("org.freedesktop.DBus.Local", "Disconnected") {
             return lose(connection, "the \(label) went away")
         }
         if let change = message.nameOwnerChange {
             if change.new.isEmpty, names[change.name]?.state == .taken { requestName(change.name) }
             for u in users { for f in u.follows where f.name == change.name { f.handle(change.new.isEmpty ? nil : change.new) } }
         }
-        guard let interface = message.interface, let member = message.member else { return }
-        let key = interface + "." + member
-        for u in users { for s in u.signals where s.key == key { s.handle(message) } }
+        guard let interface = dbus_message_get_interface(message.raw), let member = dbus_message_get_member(message.raw) else { return }
+        func same(_ name: ContiguousArray<CChar>, _ other: UnsafePointer<CChar>) -> Bool {
+            name.withUnsafeBufferPointer { strcmp($0.baseAddress!, other) == 0 }
+        }
+        for u in users { for s in u.signals where same(s.interface, interface) && same(s.member, member) { s.handle(message) } }
     }
 
     private func methodCall(_ message: Message) -> Bool {

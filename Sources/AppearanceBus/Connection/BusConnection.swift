@@ -246,7 +246,7 @@ final class BusConnection: @unchecked Sendable {
             call.reply(message)
             return true
         case MessageType.signal:
-            if message.isSignal(interface: "org.freedesktop.DBus.Local", member: "Disconnected") {
+            if message.isSignal("org.freedesktop.DBus.Local", "Disconnected") {
                 // As libdbus does for its own pending calls: every call still waiting ends before the loss is told.
                 let calls = pendingCalls.sorted { $0.key < $1.key }
                 pendingCalls = [:]

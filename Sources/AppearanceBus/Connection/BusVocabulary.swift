@@ -28,7 +28,7 @@ extension Message {
     /// The bus's NameOwnerChanged: the name, its old owner and its new one ("" for none), three names of at most
     /// 255 bytes; nil for any other message, one from another sender, or one past those bounds.
     var nameOwnerChange: (name: String, old: String, new: String)? {
-        guard isSignal(interface: BusClient.busName, member: "NameOwnerChanged"), sender == BusClient.busName,
+        guard isSignal("org.freedesktop.DBus", "NameOwnerChanged"), sender == BusClient.busName,
               hasSignature("sss"), let args = arguments(within: DecodeBounds(depth: 0, values: 3, bytes: 3 * 256)), args.count == 3,
               case .string(let name) = args[0], case .string(let old) = args[1], case .string(let new) = args[2]
         else { return nil }

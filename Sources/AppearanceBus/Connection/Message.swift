@@ -171,8 +171,21 @@ final class Message {
         dbus_message_new_error(call.raw, error.name, error.message).map { Message(adopting: $0) }
     }
 
-    /// A signal from `path`. nil only when out of memory.
+    /// A signal from `path`. nil only when out of memory. Written as bytes (Wire.swift) where it can be; debug
+    /// builds check that those are the bytes the iterators write.
     static func signal(path: String, interface: String, name: String, _ values: [BusValue]) -> Message? {
+        guard let message = wireSignal(path: path, interface: interface, name: name, values) else {
+            return iteratorSignal(path: path, interface: interface, name: name, values)
+        }
+        #if DEBUG
+        let built = iteratorSignal(path: path, interface: interface, name: name, values)
+        assert(built?.marshalled == message.marshalled, "\(interface).\(name) written otherwise than libdbus writes it")
+        #endif
+        return message
+    }
+
+    /// A signal built with libdbus's iterators.
+    static func iteratorSignal(path: String, interface: String, name: String, _ values: [BusValue]) -> Message? {
         guard let raw = dbus_message_new_signal(path, interface, name) else { return nil }
         let message = Message(adopting: raw)
         return message.append(values) ? message : nil
@@ -253,6 +266,15 @@ final class Message {
     var sender: String? { dbus_message_get_sender(raw).map { String(cString: $0) } }
 
     func isSignal(interface: String, member: String) -> Bool { dbus_message_is_signal(raw, interface, member) != 0 }
+    /// The same for names known when compiling, handed to libdbus as they are: a literal is stored as a C
+    /// string already (no copy made on each call).
+    func isSignal(_ interface: StaticString, _ member: StaticString) -> Bool {
+        UnsafeRawPointer(interface.utf8Start).withMemoryRebound(to: CChar.self, capacity: interface.utf8CodeUnitCount + 1) { i in
+            UnsafeRawPointer(member.utf8Start).withMemoryRebound(to: CChar.self, capacity: member.utf8CodeUnitCount + 1) { m in
+                dbus_message_is_signal(raw, i, m) != 0
+            }
+        }
+    }
 
     /// For an error reply: its name and its first string argument, the human message.
     var error: BusError? {

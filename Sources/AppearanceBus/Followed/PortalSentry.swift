@@ -25,8 +25,8 @@ public final class PortalSentry: Sentry, BusPeer, @unchecked Sendable {
     private var report: ((SystemReading) -> Void)?
     /// The portal API detected for the current owner of the portal name; nil until a read succeeds.
     var shape: Shape?
-    /// The Read/ReadOne calls sent so far, by "method key": each read sends a copy.
-    private var readCalls: [String: Message] = [:]
+    /// The Read/ReadOne calls sent so far, by key (its place in `keys`, twice: ReadOne, Read): each read sends a copy.
+    private var readCalls = [Message?](repeating: nil, count: 2 * PortalSentry.keys.count)
     /// Keys being read, and keys to read once more when their read ends (signals during a read).
     private var inFlight: Set<String> = []
     private var readAgain: Set<String> = []
@@ -129,7 +129,9 @@ public final class PortalSentry: Sentry, BusPeer, @unchecked Sendable {
         let epoch = ownerEpoch
         // The call is built once per key and method and copied for each read: libdbus validates every
         // name and string as a message is built, which costs more than the copy (docs/benchmarks.md).
-        let id = method + " " + key
+        // Every key read is one of `keys` (`read` is only ever given those).
+        guard let index = PortalSentry.keys.firstIndex(of: key) else { return }
+        let id = 2 * index + (method == "Read" ? 1 : 0)
         if readCalls[id] == nil {
             readCalls[id] = Message.methodCall(destination: PortalSentry.portal, path: PortalSentry.path,
                                                interface: PortalSentry.settings, method: method,

@@ -29,8 +29,13 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
     private var own: NameState?
     /// nil while darkman's name is not wanted (off) or there is no bus.
     private(set) var darkman: NameState?
-    /// What listeners were last told: properties (by name) and the mode.
-    private(set) var emitted: [String: BusValue] = [:]
+    /// What listeners were last told, by property name: the properties of `published`, built when a reader asks.
+    var emitted: [String: BusValue] {
+        if emittedCache == nil, let published { emittedCache = properties(published) }
+        return emittedCache ?? [:]
+    }
+    private var emittedCache: [String: BusValue]?
+    /// The mode listeners were last told.
     private var emittedMode: Mode?
     /// The signals that depend on the mode alone, built once.
     let modeSignals = MessageTemplates()
@@ -43,7 +48,7 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
     public func start(_ options: FaceOptions, state: AppearanceState, requests: FaceRequests, report: @escaping (String) -> Void) {
         dispatchPrecondition(condition: .onQueue(client.queue))
         (self.requests, self.report, self.options, published) = (requests, report, options, state)
-        (emitted, emittedMode) = (properties(state), state.mode)
+        (emittedCache, emittedMode) = (nil, state.mode)
         client.export(ownObject, for: self)
         client.export(darkmanObject, for: self) { [unowned self] in darkman == .owned || darkman == .asking }
         client.own(BusFace.busName) { [weak self] state in self?.ownState(state) }
@@ -63,11 +68,10 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
     public func publish(_ state: AppearanceState, previous: Mode) {
         dispatchPrecondition(condition: .onQueue(client.queue))
         guard requests != nil else { return }
+        let changedProperties = changes(from: published, to: state)
         published = state
-        let now = properties(state)
-        let changedProperties = now.filter { emitted[$0.key] != $0.value }
         let before = emittedMode ?? previous
-        (emitted, emittedMode) = (now, state.mode)
+        (emittedCache, emittedMode) = (nil, state.mode)
         guard let bus else { return }
         for message in signals(changedProperties, mode: state.mode, before: before,
                                own: own == .owned || own == .asking, darkman: darkman == .owned || darkman == .asking) {

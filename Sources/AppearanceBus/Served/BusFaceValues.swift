@@ -8,33 +8,34 @@ extension BusFace {
     // MARK: - Signals
 
     /// The signals for a change of the published state, in order: the own interface's PropertiesChanged (the
-    /// properties that changed), then, if the mode changed, its ModeChanged and darkman's two. Those three
-    /// depend on the modes alone and are sent as copies of messages built once.
-    func signals(_ changed: [String: BusValue], mode: Mode, before: Mode, own: Bool, darkman: Bool) -> [Message] {
-        var out: [Message?] = []
+    /// properties that changed, as `changes` gives them), then, if the mode changed, its ModeChanged and darkman's
+    /// two. Those three depend on the modes alone and are sent as copies of messages built once.
+    func signals(_ changed: [BusValue], mode: Mode, before: Mode, own: Bool, darkman: Bool) -> [Message] {
+        var out: [Message] = []
+        out.reserveCapacity(4)
+        func add(_ message: Message?) { if let message { out.append(message) } }
         if own, !changed.isEmpty {
-            let dict = changed.sorted { $0.key < $1.key }.map { BusValue.entry($0.key, $0.value) }
-            out.append(Message.signal(path: BusFace.path, interface: ExportedInterface.propertiesName, name: "PropertiesChanged",
-                                      [.string(BusFace.interface), .container(signature: "a{sv}", dict), .container(signature: "as", [])]))
+            add(Message.signal(path: BusFace.path, interface: ExportedInterface.propertiesName, name: "PropertiesChanged",
+                                      [.string(BusFace.interface), .container(signature: "a{sv}", changed), .container(signature: "as", [])]))
         }
-        guard mode != before else { return out.compactMap { $0 } }
+        guard mode != before else { return out }
         if own {
-            out.append(modeSignals.copy(.init(signal: 0, mode: mode, before: before)) {
+            add(modeSignals.copy(.init(signal: 0, mode: mode, before: before)) {
                 Message.signal(path: BusFace.path, interface: BusFace.interface, name: "ModeChanged",
                                [.string(mode.rawValue), .string(before.rawValue)])
             })
         }
         if darkman {
-            out.append(modeSignals.copy(.init(signal: 1, mode: mode, before: mode)) {
+            add(modeSignals.copy(.init(signal: 1, mode: mode, before: mode)) {
                 Message.signal(path: BusFace.darkmanPath, interface: ExportedInterface.propertiesName, name: "PropertiesChanged",
                                [.string(BusFace.darkmanInterface), .container(signature: "a{sv}", [BusValue.entry("Mode", .string(mode.rawValue))]),
                                 .container(signature: "as", [])])
             })
-            out.append(modeSignals.copy(.init(signal: 2, mode: mode, before: mode)) {
+            add(modeSignals.copy(.init(signal: 2, mode: mode, before: mode)) {
                 Message.signal(path: BusFace.darkmanPath, interface: BusFace.darkmanInterface, name: "ModeChanged", [.string(mode.rawValue)])
             })
         }
-        return out.compactMap { $0 }
+        return out
     }
 
     // MARK: - Values
@@ -51,19 +52,43 @@ extension BusFace {
 
     /// The interface's properties for a state (everyone's).
     func properties(_ state: AppearanceState) -> [String: BusValue] {
-        let json = state.json
-        return [
-            "Mode": .string(state.mode.rawValue),
-            "DarkMode": .boolean(state.darkMode),
-            "Source": .string(state.source.rawValue),
-            "Override": .string(state.override.rawValue),
-            "System": .string(state.system.rawValue),
-            "Temporary": json["temporary"].map(BusFace.value).flatMap { if case .container = $0 { $0 } else { nil } }
-                ?? .container(signature: "a{sv}", []),
-            "Traits": json["traits"].map(BusFace.value) ?? .container(signature: "a{sv}", []),
-            "Seq": .uint64(state.seq),
-            "Instance": .string(state.instance),
-        ]
+        var all: [String: BusValue] = [:]
+        for case .container(_, let entry) in changes(from: nil, to: state) {
+            if case .string(let name) = entry[0], case .variant(let value) = entry[1] { all[name] = value }
+        }
+        return all
+    }
+
+    /// The properties whose values differ between two states (every one when `old` is nil), as a{sv} entries
+    /// in name order, PropertiesChanged's. Only those are built: a field that is the same gives the same value,
+    /// and Temporary and Traits, built from their own fields alone, are compared as values when those differ.
+    func changes(from old: AppearanceState?, to new: AppearanceState) -> [BusValue] {
+        var out: [BusValue] = []
+        func add(_ name: String, _ differs: Bool, _ value: @autoclosure () -> BusValue) {
+            if differs { out.append(.entry(name, value())) }
+        }
+        add("DarkMode", old?.darkMode != new.darkMode, .boolean(new.darkMode))
+        add("Instance", old?.instance != new.instance, .string(new.instance))
+        add("Mode", old?.mode != new.mode, .string(new.mode.rawValue))
+        add("Override", old?.override != new.override, .string(new.override.rawValue))
+        add("Seq", old?.seq != new.seq, .uint64(new.seq))
+        add("Source", old?.source != new.source, .string(new.source.rawValue))
+        add("System", old?.system != new.system, .string(new.system.rawValue))
+        if old == nil || old?.temporary != new.temporary {
+            let value = Self.temporaryValue(new.temporary)
+            add("Temporary", old.map { Self.temporaryValue($0.temporary) != value } ?? true, value)
+        }
+        if old == nil || old?.traits != new.traits {
+            let value = Self.value(new.traits.json)
+            add("Traits", old.map { Self.value($0.traits.json) != value } ?? true, value)
+        }
+        return out
+    }
+
+    /// The Temporary property: the temporary override's object, an empty a{sv} for none.
+    private static func temporaryValue(_ temporary: TemporaryOverride?) -> BusValue {
+        if case .container(let signature, let entries) = value(temporary?.json ?? .null) { return .container(signature: signature, entries) }
+        return .container(signature: "a{sv}", [])
     }
 
     /// A socket JSON value as a D-Bus value: objects as a{sv} (null members left out), arrays as av; `seq` as
@@ -117,20 +142,25 @@ extension BusFace {
 }
 
 /// Messages built once and sent as copies (a message is locked once sent; a copy has a serial of its own).
-/// libdbus rewrites a message's header for every top-level argument appended: building a small signal costs
-/// it about 40 K instructions, a copy a fraction of that. Confined to the face's queue.
+/// Building a small signal costs about 30 K instructions (written as bytes and read back by libdbus; 40 K with its
+/// iterators), a copy under 1 K.
+/// Kept in a table by key, without hashing. Confined to the face's queue.
 final class MessageTemplates {
-    /// Which signal (the face's own numbering), for which mode, after which.
-    struct Key: Hashable {
+    /// Which signal (the face's own numbering, below `signals`), for which mode, after which.
+    struct Key {
         var signal: Int
         var mode: Mode
         var before: Mode
+
+        var slot: Int { signal * 4 + (mode.isDark ? 2 : 0) + (before.isDark ? 1 : 0) }
     }
 
-    private var built: [Key: Message] = [:]
+    static let signals = 3
+    private var built = [Message?](repeating: nil, count: signals * 4)
 
     func copy(_ key: Key, _ build: () -> Message?) -> Message? {
-        if built[key] == nil { built[key] = build() }
-        return built[key]?.copy()
+        precondition(key.signal < Self.signals)
+        if built[key.slot] == nil { built[key.slot] = build() }
+        return built[key.slot]?.copy()
     }
 }
