@@ -5,7 +5,10 @@ alternately) and wait for each reply, while 1,000 subscribers listen, on a relea
 same run, so the two figures share the machine's load.
 
 Every acknowledged `set` must be durable: after each round the daemon is killed with SIGKILL and the override
-in its state file must be the one `get` answered just before. Writes set_throughput.json to --out.
+in its state file must be the one `get` answered just before. Beside it, in the same rounds, the peer: one writer
+making atomic durable writes of a state file of the same size in the same kind of folder on the same disk (write a
+temporary file, fsync, rename over, fsync the folder), as fast as it can; the ratio is the daemon's acknowledged
+`set`s per second over the peer's writes per second. Writes set_throughput.json to --out.
 """
 import argparse
 import json
@@ -14,10 +17,16 @@ import signal
 import statistics
 import subprocess
 import sys
+import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from hostile import Daemon, build_probe  # noqa: E402
+
+
+# The size of the daemon's state.json after a `set` with no apps ({"override":"dark"} and a newline).
+STATE_BYTES = 20
 
 
 def one_round(bin_dir, probe, clients, seconds, subscribers):
@@ -50,6 +59,27 @@ def one_round(bin_dir, probe, clients, seconds, subscribers):
         d.close()
 
 
+def atomic_writes(seconds, size):
+    """Atomic durable writes per second of one writer, `size` bytes each, in a fresh folder beside the daemons'."""
+    d = tempfile.mkdtemp(prefix="appearanced-bench-peer-")
+    data = b"x" * max(size - 1, 0) + b"\n"
+    folder = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        n, start = 0, time.monotonic()
+        while time.monotonic() - start < seconds:
+            fd = os.open(d + "/state.json.tmp", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            os.write(fd, data)
+            os.fsync(fd)
+            os.close(fd)
+            os.rename(d + "/state.json.tmp", d + "/state.json")
+            os.fsync(folder)
+            n += 1
+        return n / (time.monotonic() - start)
+    finally:
+        os.close(folder)
+        subprocess.run(["rm", "-rf", d], timeout=60)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin-dir", required=True)
@@ -64,21 +94,28 @@ def main():
     if a.baseline_bin_dir:
         builds["baseline"] = a.baseline_bin_dir
     rates = {label: [] for label in builds}
+    peer = []
     try:
         for _ in range(a.rounds):
             for label, bin_dir in builds.items():
                 rates[label].append(one_round(bin_dir, probe, a.clients, a.seconds, 1000))
+            peer.append(atomic_writes(a.seconds, STATE_BYTES))
     finally:
         os.unlink(probe)
     result = {"clients": a.clients, "subscribers": 1000, "seconds": a.seconds, "rounds": a.rounds,
               "durable_after_sigkill": True,
-              "per_second": {label: {"median": statistics.median(r), "rounds": r} for label, r in rates.items()}}
+              "per_second": {label: {"median": statistics.median(r), "rounds": r} for label, r in rates.items()},
+              "peer_atomic_writes_per_second": {"median": statistics.median(peer), "rounds": peer},
+              "ratio_to_peer": {label: statistics.median(r) / statistics.median(peer) for label, r in rates.items()}}
     os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.out, "set_throughput.json"), "w") as f:
         json.dump(result, f, indent=1)
+    print(f"peer: one writer's atomic durable writes of {STATE_BYTES} bytes: median {statistics.median(peer):.0f}/s "
+          f"(rounds: {', '.join(f'{x:.0f}' for x in peer)})")
     for label, r in rates.items():
         print(f"set from {a.clients} clients, 1,000 subscribers, {label}: median {statistics.median(r):.0f} "
-              f"requests/s (rounds: {', '.join(f'{x:.0f}' for x in r)}); durable after SIGKILL")
+              f"requests/s (rounds: {', '.join(f'{x:.0f}' for x in r)}); durable after SIGKILL; "
+              f"{result['ratio_to_peer'][label]:.2f}x the peer")
 
 
 if __name__ == "__main__":
