@@ -121,6 +121,24 @@ def stats(samples):
     return {"n": len(samples), "p50": median(samples), "p90": pct(samples, 90), "p99": pct(samples, 99)} if samples else None
 
 
+def gsettings_writes(script):
+    """The times of the sendmsg calls of `gsettings` processes (their GDBus threads included), from `perf script
+    --show-task-events -F pid,time,event`."""
+    pids, sends = set(), []
+    for line in script.splitlines():
+        parts = line.split()
+        if "PERF_RECORD_COMM exec: gsettings:" in line:
+            pids.add(int(parts[0]))
+        elif len(parts) >= 3 and parts[2].endswith("sys_enter_sendmsg:") and parts[0].isdigit():
+            sends.append((int(parts[0]), int(round(float(parts[1].rstrip(":")) * 1e9))))
+    return sorted(t for pid, t in sends if pid in pids)
+
+
+def ratios(own, relay):
+    """The daemon's own share over the portal's relay in the same rounds: p50 over p50, p99 over p99."""
+    return {"n": len(own), "p50": median(own) / median(relay), "p99": pct(own, 99) / pct(relay, 99)} if relay else None
+
+
 def callgrind_total(st, pid, action, keep=None):
     """Instructions the daemon (under callgrind) executes during `action()`; the dump is copied to `keep` (a
     path) when given, for callgrind_annotate."""
@@ -315,6 +333,10 @@ def breakdown(st, probe, rounds, into=None, profile=False):
     sched.stop(watched=tids)
     out = subprocess.run(["perf", "script", "-i", path, "-F", "pid,time,event,trace"], capture_output=True, timeout=600,
                          text=True).stdout
+    # The portal's own relay starts at the write: `gsettings`' last sendmsg before t0 is its call to dconf's
+    # Writer.Change (its only one after the bus's Hello and AddMatch).
+    writes = gsettings_writes(subprocess.run(["perf", "script", "-i", path, "--show-task-events", "-F", "pid,time,event"],
+                                             capture_output=True, timeout=600, text=True).stdout)
     os.unlink(path)
     events = []
     for line in out.splitlines():
@@ -339,7 +361,8 @@ def breakdown(st, probe, rounds, into=None, profile=False):
     events.sort()
     times = [e[0] for e in events]
     acc = into if into is not None else {"steps": [[] for _ in STEPS], "whole": [], "own": [], "own_read": [],
-                                         "own_arrival": [], "cpu": collections.Counter(), "window": 0, "sched": False}
+                                         "own_arrival": [], "cpu": collections.Counter(), "window": 0, "sched": False,
+                                         "relay": [], "own_with_relay": []}
     steps, whole, own, own_read, cpu = acc["steps"], acc["whole"], acc["own"], acc["own_read"], acc["cpu"]
     spans = {"signal": [], "reply": []}
     acc["sched"] = acc["sched"] or sched.available
@@ -366,6 +389,12 @@ def breakdown(st, probe, rounds, into=None, profile=False):
         rtt = seq[c][0] - seq[b][0]
         whole.append(last - t0)
         own.append(seq[d][0] - t0 - rtt)
+        # xdg-desktop-portal's own relay in the same round: the write (gsettings' Change) → t0 (its SettingChanged
+        # popped by the probe's listener, where the daemon's own share starts).
+        w = bisect.bisect_left(writes, t0) - 1
+        if w >= 0 and t0 - writes[w] < 1_000_000_000:
+            acc["relay"].append(t0 - writes[w])
+            acc["own_with_relay"].append(own[-1])
         own_read.append(seq[d][0] - seq[a][0] - rtt)
         # The same from the signal's arrival in the daemon's socket (dbus-daemon's sendmsg on its connection),
         # whatever the probe's own wake-up: the issue's definition, exactly.
@@ -401,6 +430,8 @@ def summarize(acc):
                                "of_which_waiting_for_a_cpu": stats(acc.get("cpu_wait", [])),
                                "own_from_the_signals_arrival_less_cpu_waits": stats(acc.get("own_arrival_running", [])),
                                "read_rtt_in_the_daemon": stats(steps[2]),
+                               "portal_relay": stats(acc["relay"]),
+                               "own_from_t0_vs_portal_relay": ratios(acc["own_with_relay"], acc["relay"]),
                                "samples_ns": {"whole": whole, "own": own, "own_read": own_read,
                                               "own_arrival": acc["own_arrival"],
                                               "cpu_wait": acc.get("cpu_wait", []),
@@ -610,6 +641,17 @@ def summary(R):
                   else "— | — | —")
             o.append(f"| {b} ({w['n']}) | {ms(w['p50'])} | {ms(w['p99'])} | {ms(s1['p50'])} | {ms(s1['p99'])} | {a3} | "
                      f"{ms(s2['p50'])} | {ms(s2['p99'])} | {ms(r['p50'])} | {ms(r['p99'])} |")
+        relays = {b: v for b, v in own.items() if v.get("own_from_t0_vs_portal_relay")}
+        if relays:
+            o += ["", "| build | xdg-desktop-portal's own relay (the write → its SettingChanged popped) p50 | p99 | "
+                  "the daemon's own share from t0, same rounds, over it: p50 / p50 | p99 / p99 | rounds |",
+                  "|---|---|---|---|---|---|"]
+            for b, v in relays.items():
+                rl, q = v["portal_relay"], v["own_from_t0_vs_portal_relay"]
+                o.append(f"| {b} | {ms(rl['p50'])} | {ms(rl['p99'])} | **{q['p50']:.3f}×** | **{q['p99']:.3f}×** | "
+                         f"{q['n']} |")
+            o.append("\nThe portal's relay: from `gsettings`' call to dconf's Writer.Change (its last sendmsg before "
+                     "t0) to the probe's t0, through dconf, the portal's GTK backend and xdg-desktop-portal.")
         o.append("\nOwn share = (the daemon's notification write − the start) − (its recvmsg of the Read's reply − its "
                  "sendmsg of the Read), per round, from perf syscall tracepoints on CLOCK_MONOTONIC like the probe's "
                  "stamps. The start: the probe's t0 (its listener popped the same signal, so its own wake-up counts "
