@@ -56,8 +56,7 @@ public struct LineFramer: Sendable {
         while true {
             guard let nl = buffer[scanned...].firstIndex(of: 0x0A) else {
                 if start == buffer.count {
-                    // Every line taken: let the bytes go (a subscriber would otherwise keep its subscribe
-                    // request for as long as it stays connected).
+                    // Every line taken: let the bytes go (a subscriber would keep its request otherwise).
                     reset(keepingCapacity: false)
                     return nil
                 }

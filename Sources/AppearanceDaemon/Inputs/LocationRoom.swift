@@ -4,11 +4,8 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// The location room: the schedule's place when the config says `[schedule] location = "geoclue"`. It follows
-/// the `Locator` (GeoClue on the system bus), keeps the last fix in the state directory (`location.json`,
-/// rounded to two decimals) and uses it from start-up until a new one comes. A place typed in the config
-/// (`latitude`/`longitude`) always wins: GeoClue is then not asked at all (and both at once is a config
-/// error). Confined to the daemon's queue; the file is written on a queue of its own.
+/// The location room (docs/architecture.md): the schedule's place with `location = "geoclue"`, the last fix kept
+/// in `location.json`. Confined to the daemon's queue.
 final class LocationRoom: @unchecked Sendable {
     private let queue: DispatchQueue
     private let log: Logger
@@ -29,10 +26,8 @@ final class LocationRoom: @unchecked Sendable {
     private var lastWarning: String?
     /// The place changed: plan the schedule again.
     var onChange: () -> Void = {}
-    /// A new place plans the schedule again at most once in this many seconds, and location.json is written as
-    /// often: a storm of fixes (a source gone wild, a VPN flapping between exits) waits, and the newest place
-    /// is planned with when the spacing ends. Without it, 1,000 fixes a second between far places flipped the
-    /// mode a thousand times and pushed the user's history out of the log.
+    /// A new place plans the schedule again (and is saved) at most once in this many seconds: a storm of fixes
+    /// waits, and the newest place is planned with when the spacing ends.
     static let replanSpacing = 300
     private var lastPlanned: DispatchTime?
     private var lastSaved: DispatchTime?
@@ -69,9 +64,8 @@ final class LocationRoom: @unchecked Sendable {
         locator.start { [weak self] report in self?.reported(report) }
     }
 
-    /// The schedule in force: the config's, with GeoClue's (or the cached) place when it asks for one. With
-    /// no place yet and not both fixed times to go by, none: the schedule waits for the place (a lone
-    /// light-at would otherwise read as a polar day).
+    /// The schedule in force: the config's, with GeoClue's (or the cached) place when it asks for one; with no
+    /// place yet and not both fixed times, none (a lone light-at would read as a polar day).
     func schedule(for config: Config) -> Schedule {
         var s = config.schedule
         guard config.scheduleFromGeoClue, s.latitude == nil else { return s }
@@ -110,8 +104,7 @@ final class LocationRoom: @unchecked Sendable {
         case .fix(var f):
             if f.time <= 0 { f.time = clock.now() }
             f = f.rounded
-            // GeoClue is asked to stay quiet for moves under 40 km (DistanceThreshold), but a source may report
-            // one all the same (a VPN's exit, another cell tower): the place stays, and the fix is confirmed.
+            // A move under 40 km (GeoClue's threshold, which a source may ignore): the place stays, confirmed.
             if let old = fix, old.kilometres(to: f) < LocationFix.samePlaceKilometres {
                 (f.latitude, f.longitude) = (old.latitude, old.longitude)
             }
@@ -204,8 +197,7 @@ extension Daemon {
 }
 
 extension Daemon {
-    /// What `status` says of the schedule, with its place: "dark until 07:12 (sunrise: light); place 52.52,
-    /// 13.40 (geoclue, fix 2 h old)", or while GeoClue has given none: "waiting for a place: …".
+    /// What `status` says of the schedule, with its place, or "waiting for a place: …".
     var scheduleDetail: String? {
         let place = locationInfo
         guard let plan = timers.scheduleDetail(engine.inputs.nextChange) else {

@@ -3,9 +3,7 @@ import AppearanceFormats
 import AppearancePosix
 import Dispatch
 
-/// The light sensor, the power rule and the wait for idle (`[light-sensor]`, `[power] on-battery`, `[automatic]
-/// wait-for-idle`): what the `Sensors` (iio-sensor-proxy, UPower, logind) report, judged (thresholds and delay),
-/// and the automatic changes held while the session is active. Confined to the daemon's queue.
+/// The light sensor, the power rule and the wait for idle (docs/architecture.md). Confined to the daemon's queue.
 final class SensorsInput {
     let sensors: Sensors?
     private let queue: DispatchQueue

@@ -5,10 +5,8 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// The desktop follows (docs/decisions.md, "The desktop follows"): on GNOME and KDE Plasma, the mode a user
-/// gave appearanced is written to the desktop's own setting, unless it shows that mode already; the writes
-/// run through ChildRunner one at a time with a timeout. Their echo is told from the user's own flip by the
-/// writes in flight (`DesktopWrites`).
+/// The desktop follows (docs/decisions.md): on GNOME and KDE Plasma, the mode a user gave appearanced is written to
+/// the desktop's own setting, one write at a time; its echo is told from the user's flip by `DesktopWrites`.
 final class DesktopFollower: @unchecked Sendable {
     // Confined to the daemon's queue, where the writes' commands run through ChildRunner.
     enum Kind: String { case gnome, kde }
@@ -160,9 +158,8 @@ final class DesktopFollower: @unchecked Sendable {
         }
     }
 
-    /// Runs `commands` one after the other (from PATH, stdin on /dev/null, SIGKILL at `writeTimeout`), then hands
-    /// on each one's failure or nil. Its first output line completes a failure's message; `plasma-apply-colorscheme`
-    /// exits 0 for a scheme it does not know: it has failed when it says "Could not find".
+    /// Runs `commands` one after the other, then hands on each one's failure or nil (`plasma-apply-colorscheme`
+    /// exits 0 for a scheme it does not know: it has failed when it says "Could not find").
     private func runAll(_ commands: [[String]], results: [String?], then done: @escaping ([String?]) -> Void) {
         guard let argv = commands.first else { return done(results) }
         let next = { [weak self] (failure: String?) -> Void in

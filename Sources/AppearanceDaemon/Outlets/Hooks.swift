@@ -3,11 +3,8 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// Hooks (man appearanced, HOOKS): darkman's `dark-mode.d/` or `light-mode.d/` under `$XDG_DATA_HOME` then
-/// each of `$XDG_DATA_DIRS` (a name found earlier shadows it later), and `$XDG_CONFIG_HOME/appearanced/hooks.d/`
-/// for either mode. All run in name order (hooks.d first for the same name), one at a time: changes during a
-/// round give one more round with the newest mode. Each is a `ChildRunner.job`; what it leaves in the
-/// background runs on, as with darkman. One someone else could have written is not run (`Trust`).
+/// Hooks (man appearanced, HOOKS): darkman's `dark-mode.d/` and `light-mode.d/` and appearanced's `hooks.d/`, run
+/// in name order, one at a time (changes during a round give one more round); each a `ChildRunner.job`.
 final class HookRunner: @unchecked Sendable {
     // Confined to the daemon's queue.
     struct Outcome: Equatable {
@@ -90,8 +87,7 @@ final class HookRunner: @unchecked Sendable {
             return
         }
         if code == Errno.textBusy && busyRetries < 10 {
-            // The file is open for writing right now (an editor saving it, or a process that forked while
-            // it was being written): try again shortly instead of skipping it.
+            // The file is open for writing right now (an editor saving it): try again shortly.
             busyRetries += 1
             queueOfHooks.insert(hook, at: 0)
             queue.asyncAfter(deadline: .now() + .milliseconds(50)) { [weak self] in self?.runNext() }
@@ -158,10 +154,8 @@ extension ChildRunner {
          "APPEARANCE_CAUSE=\(cause)"]
     }
 
-    /// Runs a hook or an integration (`who`: "hook NAME", "integration NAME") in a process group of its own, with
-    /// the environment less systemd's variables and those starting with `dropping` or set by `variables`, plus
-    /// `variables`; its output in `log` (with `sizes`, the byte cap and the bytes dropped too). `done` gets nil, or
-    /// why it failed: the timeout, or its status and the last line of its first `keep` bytes. Returns why it did not start.
+    /// Runs a hook or an integration in a process group of its own, its environment less systemd's and `dropping`'s
+    /// variables, plus `variables`; its output in `log`. `done` gets nil or why it failed; returns why it did not start.
     static func job(_ argv: [String], who: String, variables: [String], dropping: [String] = [], timeout: Double,
                     keep: Int = 0, sizes: Bool = false, log: Logger, queue: DispatchQueue,
                     done: @escaping (String?) -> Void) -> Errno? {

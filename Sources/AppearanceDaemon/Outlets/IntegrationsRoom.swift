@@ -4,9 +4,8 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// The integrations' room (docs/architecture.md, docs/integrations.md): which are enabled (`integrations.json`),
-/// and their runs, `NAME apply` when its app's mode changes and `NAME restore` on disable, each a
-/// `ChildRunner.job` with the hooks' timeout, one at a time per integration. Confined to the daemon's queue.
+/// The integrations' room (docs/architecture.md): which are enabled (`integrations.json`), and their runs, one at a
+/// time per integration. Confined to the daemon's queue.
 final class Integrations: @unchecked Sendable {
     private let queue: DispatchQueue
     private let log: Logger

@@ -16,8 +16,7 @@ struct TransitionLog {
     private(set) var lastMode: Mode?
 
     /// A run of automatic changes faster than this folds into one entry: with two automatic entries already
-    /// within `foldWindow` seconds, the next one replaces the newest (`changes` counts them). So a flood of
-    /// them (a desktop or a location service gone wild) evicts at most about two entries a minute.
+    /// within `foldWindow` seconds, the next one replaces the newest (`changes` counts them).
     static let foldWindow: Int64 = 60
 
     /// Appends `entry`, its cause bounded, or folds it into the newest: returns it as kept, and whether it replaced.
@@ -43,8 +42,7 @@ struct TransitionLog {
     /// A change of everyone's mode that nobody asked for (the desktop, the schedule, the default).
     static func automatic(_ e: Entry) -> Bool { e.app == nil && [.system, .schedule, .default].contains(e.source) }
 
-    /// `cause`, cut to at most `ReplyBounds.logCause` bytes as JSON (what `log`'s reply is sized for), ending
-    /// "…" when cut: a cause that quotes every failing hook has no bound of its own.
+    /// `cause`, cut to at most `ReplyBounds.logCause` bytes as JSON, ending "…" when cut.
     static func bounded(_ cause: String) -> String {
         func length(_ s: Substring) -> Int { JSON.string(String(s)).bytes.count - 2 }
         // A byte takes at most 6 as JSON (\u0001): short causes need no encoding to know they fit.

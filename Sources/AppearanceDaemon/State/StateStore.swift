@@ -11,10 +11,7 @@ public struct StateStore: Sendable {
     /// What is persisted: the override and the temporary one with its expiry (`StateFile.Saved`).
     public typealias Saved = StateFile.Saved
 
-    /// How much `load` reads: twice the largest file the daemon writes (`StateFile.largestWritten`), so that
-    /// one it wrote is always read back whole (a 64 KiB limit once made a restart drop 2,300 overrides), and
-    /// one re-indented by hand (a newline and a few spaces for each override) too. A larger file is not one
-    /// appearanced could have written: it is reported and kept aside like a corrupt one.
+    /// How much `load` reads: twice the largest file the daemon writes (one re-indented by hand fits too).
     public static let readLimit = 2 * StateFile.largestWritten
 
     public enum LoadResult: Equatable, Sendable {
