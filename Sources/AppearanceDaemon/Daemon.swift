@@ -74,12 +74,6 @@ public final class Daemon: @unchecked Sendable {
         location.onChange = { [weak self] in self?.planSchedule() }
         timers.onTemporaryDue = { [weak self] end in self?.temporaryTimeCame(end) }
         timers.onNoticeDue = { [weak self] in self?.updateNotice() }
-        publisher.follower.onWritten = { [weak self] _, result in
-            self?.publisher.note("desktop written: \(result)")
-        }
-        publisher.hooks.onFailure = { [weak self] outcome in
-            self?.publisher.note("hooks for \(outcome.mode.rawValue) failed: " + outcome.failures.joined(separator: "; "))
-        }
     }
 
     /// Loads config and state, binds the socket and starts watching, on `queue` (`signals: false` in a test process).
@@ -128,7 +122,7 @@ public final class Daemon: @unchecked Sendable {
         persistence.persistIfNeeded()
 
         if signals { installSignals() }
-        publisher.hooks.prepare()
+        ChildRunner.prepare()  // SIGCHLD heard well before the first hook
         log.info("listening on \(listener.path) (override: \(saved.override.rawValue), state: \(paths.stateFile))")
 
         // The outlet first: it decides whether the portal's color-scheme is ours before anything is read.

@@ -33,11 +33,8 @@ final class Clients: @unchecked Sendable {
 
     /// Binds the socket (or adopts systemd's); connections wait in the backlog until `startAccepting`.
     func listen(_ location: SocketLocation) throws(StartupError) -> Listener {
-        let listener: Listener
-        if let fd = try Systemd.activatedSocket() {
-            listener = Listener.adopt(fd, location: location)
-        } else {
-            listener = try Listener.open(location)
+        let listener = if let fd = try Systemd.activatedSocket() { Listener.adopt(fd, location: location) } else {
+            try Listener.open(location)
         }
         self.listener = listener
         return listener

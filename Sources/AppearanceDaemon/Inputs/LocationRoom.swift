@@ -146,27 +146,15 @@ final class LocationRoom: @unchecked Sendable {
 
     /// Reads location.json (a file that cannot be used is kept aside as `location.json.corrupt`, and said).
     private func readCache() {
-        let bytes: [UInt8]
-        do {
-            bytes = try FileSystem.readAll(file, limit: LocationFile.readLimit)
-        } catch {
-            if error.code == Errno.noSuchFile { return }
-            discard(error.code == Errno.tooBig ? "is not a valid location file: larger than \(LocationFile.readLimit) bytes"
-                        : "cannot be read (\(error.call): \(error.message))")
-            return
-        }
-        switch LocationFile.parse(bytes) {
-        case .success(let f):
+        let (bytes, problem) = readOwnFile(file, limit: LocationFile.readLimit,
+                                           tooBig: "is not a valid location file: larger than \(LocationFile.readLimit) bytes")
+        switch bytes.map(LocationFile.parse) {
+        case .success(let f)?:
             (fix, source) = (f, .cache)
             log.info("using the last place GeoClue gave (\(file)) until it gives one")
-        case .failure(let invalid):
-            discard(invalid.problem)
+        case .failure(let invalid)?: keepAside(file, invalid.problem, then: "waiting for GeoClue", log: log)
+        case nil: if let problem { keepAside(file, problem, then: "waiting for GeoClue", log: log) }
         }
-    }
-
-    private func discard(_ problem: String) {
-        let kept = try? FileSystem.moveAside(file)
-        log.error("\(file) \(problem); " + (kept.map { "kept it as \($0); " } ?? "could not move it aside; ") + "waiting for GeoClue")
     }
 
     /// Writes location.json (SmallFiles: durably, replacing it whole); a failure is logged.

@@ -19,8 +19,8 @@ final class SensorsInput {
     var claimed = false
     /// Automatic changes held for idle, one per kind, oldest first, with their causes and when each was held.
     var held: [(kind: String, event: Event, cause: String, since: Int64)] = []
-    /// The timer for a light change that waits out its delay.
-    var delayTimer: DispatchSourceTimer?
+    /// The timer for a light change that waits out its delay (cancelled when replaced).
+    var delayTimer: DispatchSourceTimer? { didSet { oldValue?.cancel() } }
 
     init(sensors: Sensors?, queue: DispatchQueue) { (self.sensors, self.queue) = (sensors, queue) }
 
@@ -167,7 +167,6 @@ extension Daemon {
     }
 
     private func armLightDelay() {
-        sensors.delayTimer?.cancel()
         sensors.delayTimer = nil
         guard let due = sensors.judge?.due else { return }
         let timer = DispatchSource.makeTimerSource(queue: queue)

@@ -11,9 +11,10 @@ final class Timers: @unchecked Sendable {
     private let clock: Clock
     /// The schedule's current plan (for `status`).
     private(set) var plan: Schedule.Plan?
-    private var scheduleTimer: DispatchSourceTimer?
-    private var temporaryTimer: DispatchSourceTimer?
-    private var noticeTimer: (deadline: DispatchWallTime, timer: DispatchSourceTimer)?
+    // Each timer is cancelled when it is replaced.
+    private var scheduleTimer: DispatchSourceTimer? { didSet { oldValue?.cancel() } }
+    private var temporaryTimer: DispatchSourceTimer? { didSet { oldValue?.cancel() } }
+    private var noticeTimer: (deadline: DispatchWallTime, timer: DispatchSourceTimer)? { didSet { oldValue?.timer.cancel() } }
     /// The schedule's timer fired: plan again.
     var onScheduleDue: () -> Void = {}
     /// The temporary override ending at this time is due.
@@ -58,11 +59,9 @@ final class Timers: @unchecked Sendable {
 
     /// Plans `schedule` from now and sets one timer for its next change: the mode now, and the event that made it.
     func plan(_ schedule: Schedule, adjusting next: NextChange?) -> (mode: Mode?, cause: String) {
-        scheduleTimer?.cancel()
         scheduleTimer = nil
         let now = clock.now()
-        let days = Clock.localDays(around: now)
-        plan = schedule.plan(now: now, days: days, adjusting: next)
+        plan = schedule.plan(now: now, days: Clock.localDays(around: now), adjusting: next)
         guard let plan else { return (nil, "planned") }
         scheduleTimer = oneShot(at: plan.replanAt) { [weak self] in self?.onScheduleDue() }
         return (plan.mode, plan.cause)
@@ -100,7 +99,6 @@ final class Timers: @unchecked Sendable {
 
     /// A one-shot timer for a temporary override's end, if it has a time; any earlier one is cancelled.
     func armTemporary(_ expiry: TemporaryOverride.Expiry?) {
-        temporaryTimer?.cancel()
         temporaryTimer = nil
         guard case .at(let end)? = expiry else { return }
         temporaryTimer = oneShot(at: end) { [weak self] in self?.onTemporaryDue(end) }
@@ -110,7 +108,6 @@ final class Timers: @unchecked Sendable {
     func armNotice(at time: Int64?) {
         let deadline = time.map(clock.deadline(for:))
         guard deadline != noticeTimer?.deadline else { return }
-        noticeTimer?.timer.cancel()
         noticeTimer = time.map { t in (clock.deadline(for: t), oneShot(at: t) { [weak self] in
             self?.noticeTimer = nil
             self?.onNoticeDue()

@@ -23,8 +23,6 @@ final class DesktopFollower: @unchecked Sendable {
     var inFlight = DesktopWrites()
     private(set) var writes = 0
     private var lastResult = "nothing written yet"
-    /// Told of every write's outcome, for `appearancectl log`.
-    var onWritten: ((Mode, String) -> Void)?
     /// `desktop.json` beside state.json: the desktop's own value while it shows appearanced's (nil: not kept).
     private var file: String?
     private var saved = DesktopWrites()
@@ -181,6 +179,6 @@ final class DesktopFollower: @unchecked Sendable {
         let failures = results.compactMap { $0 }
         lastResult = failures.isEmpty ? "\(mode.rawValue), ok" : "\(mode.rawValue), failed: " + failures.joined(separator: "; ")
         if !failures.isEmpty { log.warning("desktop: \(lastResult)") }
-        onWritten?(mode, lastResult)
+        log.info("desktop written: \(lastResult)")  // the journal's, not `log`'s: no mode changed
     }
 }

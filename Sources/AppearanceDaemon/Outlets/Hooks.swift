@@ -7,25 +7,16 @@ import Dispatch
 /// in name order, one at a time (changes during a round give one more round); each a `ChildRunner.job`.
 final class HookRunner: @unchecked Sendable {
     // Confined to the daemon's queue.
-    struct Outcome: Equatable {
-        var time: Int64
-        var mode: Mode
-        var ran: Int
-        var failures: [String]
-    }
-
     private let queue: DispatchQueue
     private let log: Logger
     private let paths: Paths
-    /// Told when a round had failures (the daemon says it in its journal; `status` shows the last round).
-    var onFailure: ((Outcome) -> Void)?
     var enabled = true
     var timeout: Double = 30
     /// The newest change not yet run.
     private var pending: (mode: Mode, previous: Mode?, cause: String)?
     private var running: Bool { round != nil }
     /// The last finished round, for `status`.
-    private(set) var last: Outcome?
+    private(set) var last: (time: Int64, mode: Mode, ran: Int, failures: [String])?
     private var queueOfHooks: [(name: String, path: String)] = []
     private var round: (mode: Mode, previous: Mode?, cause: String, ran: Int, failures: [String])?
     private var busyRetries = 0
@@ -33,12 +24,6 @@ final class HookRunner: @unchecked Sendable {
     private var skipped: Set<String> = []
 
     init(queue: DispatchQueue, log: Logger, paths: Paths) { (self.queue, self.log, self.paths) = (queue, log, paths) }
-
-    /// Listens for SIGCHLD, well before the first hook (see ChildRunner).
-    func prepare() {
-        dispatchPrecondition(condition: .onQueue(queue))
-        ChildRunner.prepare()
-    }
 
     /// A change of the mode: run the hooks for it now, or once the round under way is done.
     func changed(to mode: Mode, from previous: Mode?, cause: String) {
@@ -69,9 +54,8 @@ final class HookRunner: @unchecked Sendable {
 
     private func finishRound() {
         if let r = round, r.ran > 0 || !r.failures.isEmpty {
-            let outcome = Outcome(time: Posix.wallClockSeconds(), mode: r.mode, ran: r.ran, failures: r.failures)
-            last = outcome
-            if !outcome.failures.isEmpty { onFailure?(outcome) }
+            last = (Posix.wallClockSeconds(), r.mode, r.ran, r.failures)
+            if !r.failures.isEmpty { log.info("hooks for \(r.mode.rawValue) failed: " + r.failures.joined(separator: "; ")) }
         }
         round = nil
         if pending != nil { startRound() }

@@ -55,9 +55,7 @@ final class Publisher: @unchecked Sendable {
         appChanges = [:]
         if t.modeChanged, serving { hooks.changed(to: t.state.mode, from: t.previous.mode, cause: last.cause) }
         if serving { followDesktop(t, engine: engine) }
-        if t.modeChanged {
-            log.notice("appearance is now \(t.state.mode.rawValue) (source: \(t.state.source.rawValue))")
-        }
+        if t.modeChanged { log.notice("appearance is now \(t.state.mode.rawValue) (source: \(t.state.source.rawValue))") }
         updateStatus(status)
         // Every integration whose app's mode changed (an app override moves one app's alone).
         integrations.refresh(mode: { engine.state(for: $0).mode }, cause: last.cause)
@@ -79,9 +77,6 @@ final class Publisher: @unchecked Sendable {
         outlet?.publish(Self.served(engine, palette))
         for face in faces { face.publish(engine.state, previous: previous) }
     }
-
-    /// Something that changed no mode (a desktop write, a failed hook): the journal's, not `log`'s.
-    func note(_ what: String) { log.info(what) }
 
     /// Reads the change log a previous instance left (log.jsonl); from now on each entry is written there too.
     func openChangeLog(_ path: String, queue: DispatchQueue) {

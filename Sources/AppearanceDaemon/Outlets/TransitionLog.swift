@@ -105,10 +105,8 @@ final class ChangeLogStore: @unchecked Sendable {
     }
 
     private func discard(_ problem: String) -> [LogEntry] {
-        let kept = try? FileSystem.moveAside(path)
-        log.error("\(path) \(problem); " + (kept.map { "kept it as \($0); " } ?? "could not move it aside; ") + "starting a new change log")
         // Never append to a file that could not be read.
-        rewriteNext = kept == nil
+        rewriteNext = keepAside(path, problem, then: "starting a new change log", log: log) == nil
         return []
     }
 

@@ -49,6 +49,14 @@ public struct StateStore: Sendable {
     }
 }
 
+/// Moves one of appearanced's own files that cannot be used aside, and says so; where it was kept, if it was.
+@discardableResult
+func keepAside(_ path: String, _ problem: String, then: String, log: Logger) -> String? {
+    let kept = try? FileSystem.moveAside(path)
+    log.error("\(path) \(problem); " + (kept.map { "kept it as \($0); " } ?? "could not move it aside; ") + then)
+    return kept
+}
+
 /// One of appearanced's own files, at most `limit` bytes: its bytes, neither (none there), or why it is unusable.
 func readOwnFile(_ path: String, limit: Int, tooBig: String) -> (bytes: [UInt8]?, problem: String?) {
     do { return (try FileSystem.readAll(path, limit: limit), nil) } catch {
