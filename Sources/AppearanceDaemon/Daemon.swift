@@ -15,9 +15,7 @@ public final class Daemon: @unchecked Sendable {
     private let sentry: Sentry
     let logLevelOption: LogLevel?
     let store: StateStore
-    var engine: Engine {
-        didSet { persistence.engineChanged() }
-    }
+    var engine: Engine { didSet { persistence.engineChanged() } }
     /// What the portal backend serves now, when there is one.
     var outletStatus: OutletStatus?
     /// What the D-Bus face serves now, when there is one (`status`).

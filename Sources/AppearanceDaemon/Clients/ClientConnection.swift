@@ -12,9 +12,9 @@ final class Connection: @unchecked Sendable {
     var delivery: Delivery?
 
     private let queue: DispatchQueue
-    private var readSource: DispatchSourceRead?
+    private var readSource: DispatchSourceRead? { didSet { oldValue?.cancel() } }
     /// Exists only while output waits for the client: most clients never fill their socket buffer.
-    private var writeSource: DispatchSourceWrite?
+    private var writeSource: DispatchSourceWrite? { didSet { oldValue?.cancel() } }
     /// Sources made and not yet fully cancelled; the fd is closed when the last one is.
     private var liveSources = 0
     private var readPaused = false
@@ -266,7 +266,6 @@ final class Connection: @unchecked Sendable {
             track(w)
             writeSource = w
         } else {
-            writeSource?.cancel()
             writeSource = nil
         }
     }
@@ -274,15 +273,12 @@ final class Connection: @unchecked Sendable {
     private func pauseReading() {
         guard !readPaused, !closed else { return }
         readPaused = true
-        readSource?.cancel()
         readSource = nil
     }
 
     func close() {
         guard !closed else { return }
         closed = true
-        readSource?.cancel()
-        writeSource?.cancel()
         readSource = nil
         writeSource = nil
         if liveSources == 0 { socket.close() }  // otherwise the last cancel handler closes it

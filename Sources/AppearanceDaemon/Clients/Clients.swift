@@ -10,7 +10,7 @@ final class Clients: @unchecked Sendable {
     private let clock: Clock
     private let uid = Posix.userID
     private(set) var listener: Listener?
-    private var acceptSource: DispatchSourceRead?
+    private var acceptSource: DispatchSourceRead? { didSet { oldValue?.cancel() } }
     private(set) var connections: [UInt64: Connection] = [:]
     private var nextConnectionID: UInt64 = 0
     private var peakConnections = 0
@@ -69,7 +69,6 @@ final class Clients: @unchecked Sendable {
                 case Errno.tooManyFiles, Errno.tooManyFilesInSystem:
                     // Out of descriptors: stop accepting for a moment instead of spinning on the ready socket.
                     log.warning("too many open files (\(connections.count) clients); pausing new connections for 1 s")
-                    acceptSource?.cancel()
                     acceptSource = nil
                     queue.asyncAfter(deadline: .now() + 1) { [weak self] in self?.startAccepting() }
                     return

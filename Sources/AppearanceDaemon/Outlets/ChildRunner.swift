@@ -42,8 +42,8 @@ final class ChildRunner: @unchecked Sendable {
     private var onTimeout: (() -> Void)?
     private var completion: ((Ending) -> Void)?
 
-    private var source: DispatchSourceRead?
-    private var timer: DispatchSourceTimer?
+    private var source: DispatchSourceRead? { didSet { oldValue?.cancel() } }
+    private var timer: DispatchSourceTimer? { didSet { oldValue?.cancel() } }
     private var buffer: [UInt8] = []
     private var kept: [UInt8] = []
     private var partial: [UInt8] = []
@@ -122,7 +122,6 @@ final class ChildRunner: @unchecked Sendable {
         guard exitStatus == nil, let status = process.reap() else { return }
         exitStatus = status
         Reaper.shared.remove(pid)
-        timer?.cancel()
         timer = nil
         readSlice()  // what it printed before it exited, for the completion (a slice at most)
         flushPartialLine()
@@ -198,7 +197,6 @@ final class ChildRunner: @unchecked Sendable {
             readSlice()
         }
         if exitStatus != nil {
-            source?.cancel()
             source = nil
             queue.asyncAfter(deadline: .now() + Self.backgroundPause, execute: next)
         } else {
@@ -243,7 +241,6 @@ final class ChildRunner: @unchecked Sendable {
     private func endOfOutput() {
         flushPartialLine()
         outputEnded = true
-        source?.cancel()
         source = nil
         if liveSources == 0 {
             readEnd?.close()
