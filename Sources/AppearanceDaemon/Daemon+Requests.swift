@@ -188,15 +188,9 @@ extension Daemon {
 
     /// A name another process chose (its /proc comm), safe for a terminal: control characters as `\xNN`.
     static func printable(_ name: String) -> String {
-        var out = ""
-        for u in name.unicodeScalars {
-            if u.value < 0x20 || (0x7F...0x9F).contains(u.value) {
-                let hex = String(u.value, radix: 16)
-                out += "\\x" + (hex.count < 2 ? "0" + hex : hex)
-            } else {
-                out.unicodeScalars.append(u)
-            }
-        }
-        return out
+        name.unicodeScalars.map { u in
+            guard u.value < 0x20 || (0x7F...0x9F).contains(u.value) else { return String(u) }
+            return "\\x" + (u.value < 0x10 ? "0" : "") + String(u.value, radix: 16)
+        }.joined()
     }
 }

@@ -250,9 +250,7 @@ public final class Daemon: @unchecked Sendable {
     }
 
     private static func makeInstanceID() -> String {
-        var g = SystemRandomNumberGenerator()
-        let n = g.next() as UInt64
-        let hex = String(n, radix: 16)
+        let hex = String(UInt64.random(in: .min ... .max), radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
     }
 }

@@ -40,7 +40,6 @@ public struct VariantRequest: Equatable, Sendable {
     }
 }
 
-
 public struct Request: Equatable, Sendable {
     /// nil for a JSON-RPC notification (no reply is sent); otherwise a string, number or null.
     public var id: JSON?
@@ -48,9 +47,7 @@ public struct Request: Equatable, Sendable {
     /// `"app"`: the app the request speaks for (get, set, toggle, subscribe, resolve, palette).
     public var app: String?
 
-    public init(id: JSON?, call: Call, app: String? = nil) {
-        (self.id, self.call, self.app) = (id, call, app)
-    }
+    public init(id: JSON?, call: Call, app: String? = nil) { (self.id, self.call, self.app) = (id, call, app) }
 
     /// The request as one line, newline included.
     public var line: [UInt8] {
