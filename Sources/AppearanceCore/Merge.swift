@@ -73,7 +73,9 @@ extension Inputs {
 /// The merge rule (docs/protocol.md, "The merge rule"): the first input with a value decides.
 public func resolve(_ inputs: Inputs) -> Resolution {
     if let t = inputs.temporary { return Resolution(mode: t.mode, source: .temporary) }
-    if inputs.override != .system { return Resolution(mode: inputs.override == .dark ? .dark : .light, source: .override) }
+    if inputs.override != .system {
+        return Resolution(mode: inputs.override == .dark ? .dark : .light, source: .override)
+    }
     if inputs.scheduleAboveDesktop, let a = inputs.automatic { return a }
     if inputs.system == .dark || inputs.system == .light {
         return Resolution(mode: inputs.system == .dark ? .dark : .light, source: .system)

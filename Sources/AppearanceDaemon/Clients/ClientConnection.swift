@@ -111,7 +111,7 @@ final class Connection: @unchecked Sendable {
             }
             guard let n = read else { return }  // drained
             if n == 0 {
-                // End of stream (a hang-up or a half-close): answer what was asked, a last partial line too, then close.
+                // End of stream (a hang-up or a half-close): answer what was asked (a partial line too), then close.
                 endOfStream = true
                 pauseReading()
                 if handleLines() { finishBacklog() }

@@ -146,8 +146,8 @@ final class LocationRoom: @unchecked Sendable {
 
     /// Reads location.json (a file that cannot be used is kept aside as `location.json.corrupt`, and said).
     private func readCache() {
-        let (bytes, problem) = readOwnFile(file, limit: LocationFile.readLimit,
-                                           tooBig: "is not a valid location file: larger than \(LocationFile.readLimit) bytes")
+        let tooBig = "is not a valid location file: larger than \(LocationFile.readLimit) bytes"
+        let (bytes, problem) = readOwnFile(file, limit: LocationFile.readLimit, tooBig: tooBig)
         switch bytes.map(LocationFile.parse) {
         case .success(let f)?:
             (fix, source) = (f, .cache)

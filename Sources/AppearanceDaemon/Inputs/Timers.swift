@@ -14,7 +14,9 @@ final class Timers: @unchecked Sendable {
     // Each timer is cancelled when it is replaced.
     private var scheduleTimer: DispatchSourceTimer? { didSet { oldValue?.cancel() } }
     private var temporaryTimer: DispatchSourceTimer? { didSet { oldValue?.cancel() } }
-    private var noticeTimer: (deadline: DispatchWallTime, timer: DispatchSourceTimer)? { didSet { oldValue?.timer.cancel() } }
+    private var noticeTimer: (deadline: DispatchWallTime, timer: DispatchSourceTimer)? {
+        didSet { oldValue?.timer.cancel() }
+    }
     /// The schedule's timer fired: plan again.
     var onScheduleDue: () -> Void = {}
     /// The temporary override ending at this time is due.

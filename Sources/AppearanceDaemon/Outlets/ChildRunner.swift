@@ -3,8 +3,8 @@ import Dispatch
 import Synchronization
 
 /// Runs one child process on a serial queue and calls back, on that queue, with how it ended (docs/architecture.md):
-/// its exit heard through SIGCHLD (each runner reaps only its own pid), its output read from a socket pair at most
-/// `sliceBytes` a turn (after the exit, one slice per `backgroundPause`), SIGTERM at `timeout`, SIGKILL `killGrace` later.
+/// its exit heard through SIGCHLD (each runner reaps only its own pid), its output read from a socket pair
+/// `sliceBytes` a turn (after the exit, one per `backgroundPause`); SIGTERM at `timeout`, SIGKILL `killGrace` after.
 final class ChildRunner: @unchecked Sendable {
     // Confined to `queue`, but for `pid`, which never changes.
 

@@ -64,7 +64,8 @@ final class DesktopFollower: @unchecked Sendable {
         // Another desktop (or none): no echo to await; the desktop's own value is kept to give back.
         defer { if kind != before { inFlight = DesktopWrites(original: inFlight.original, lastWritten: inFlight.lastWritten) } }
         let desktops = (Posix.environment("XDG_CURRENT_DESKTOP") ?? "").lowercased().split(separator: ":")
-        let auto: Kind? = portalServed ? nil : desktops.contains("gnome") ? .gnome : desktops.contains("kde") ? .kde : nil
+        let auto: Kind? = portalServed ? nil
+            : desktops.contains("gnome") ? .gnome : desktops.contains("kde") ? .kde : nil
         kind = s.follow == "off" ? nil : Kind(rawValue: s.follow) ?? auto
     }
 

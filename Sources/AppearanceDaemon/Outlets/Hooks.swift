@@ -55,7 +55,9 @@ final class HookRunner: @unchecked Sendable {
     private func finishRound() {
         if let r = round, r.ran > 0 || !r.failures.isEmpty {
             last = (Posix.wallClockSeconds(), r.mode, r.ran, r.failures)
-            if !r.failures.isEmpty { log.info("hooks for \(r.mode.rawValue) failed: " + r.failures.joined(separator: "; ")) }
+            if !r.failures.isEmpty {
+                log.info("hooks for \(r.mode.rawValue) failed: " + r.failures.joined(separator: "; "))
+            }
         }
         round = nil
         if pending != nil { startRound() }
@@ -139,7 +141,7 @@ extension ChildRunner {
     }
 
     /// Runs a hook or an integration in a process group of its own, its environment less systemd's and `dropping`'s
-    /// variables, plus `variables`; its output in `log`. `done` gets nil or why it failed; returns why it did not start.
+    /// variables, plus `variables`; its output in `log`. `done` gets nil or why it failed; returns why it did not run.
     static func job(_ argv: [String], who: String, variables: [String], dropping: [String] = [], timeout: Double,
                     keep: Int = 0, sizes: Bool = false, log: Logger, queue: DispatchQueue,
                     done: @escaping (String?) -> Void) -> Errno? {

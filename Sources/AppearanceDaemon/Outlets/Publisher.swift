@@ -55,7 +55,9 @@ final class Publisher: @unchecked Sendable {
         appChanges = [:]
         if t.modeChanged, serving { hooks.changed(to: t.state.mode, from: t.previous.mode, cause: last.cause) }
         if serving { followDesktop(t, engine: engine) }
-        if t.modeChanged { log.notice("appearance is now \(t.state.mode.rawValue) (source: \(t.state.source.rawValue))") }
+        if t.modeChanged {
+            log.notice("appearance is now \(t.state.mode.rawValue) (source: \(t.state.source.rawValue))")
+        }
         updateStatus(status)
         // Every integration whose app's mode changed (an app override moves one app's alone).
         integrations.refresh(mode: { engine.state(for: $0).mode }, cause: last.cause)
