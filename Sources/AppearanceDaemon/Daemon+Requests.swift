@@ -41,10 +41,9 @@ extension Daemon {
             result = .success(palette.resolved(variant.variant(for: mine), accent: mine.traits.accentColor).json)
         case .set, .toggle, .setTemporary, .toggleTemporary:
             // A write is answered once durable (a `get` after a `set` sees the `set`).
-            answerLater(c, id: request.id) { reply in
+            return answerLater(c, id: request.id) { reply in
                 write(request.call, app: request.app, by: requester(c)) { reply($0.map(\.json)) }
             }
-            return
         case .log(let limit):
             result = .success(publisher.transitions.json(limit: limit, app: request.app))
         case .reload:
@@ -53,18 +52,16 @@ extension Daemon {
         case .schedule(let days):
             result = .success(scheduleReply(days: days).json)
         case .nextChange(let word):
-            answerLater(c, id: request.id) { reply in
+            return answerLater(c, id: request.id) { reply in
                 adjustNextChange(word, by: requester(c)) { reply($0.map(\.json)) }
             }
-            return
         case .integrations(let enable, let disable, let wait):
             // Answered once the change is durable, as a write is; with `wait`, once the runs it started have ended.
-            answerLater(c, id: request.id) { reply in
+            return answerLater(c, id: request.id) { reply in
                 integrations.change(enable: enable, disable: disable, wait: wait, mode: modeOf) {
                     reply($0.map { IntegrationInfo.reply($0, run: self.integrations.allowed) })
                 }
             }
-            return
         }
         if let id = request.id { c.send(Outgoing.reply(id: id, result)) }
     }

@@ -44,9 +44,9 @@ public struct IntegrationInfo: Equatable, Sendable {
         }
 
         init?(json: JSON) {
-            guard let t = json["time"]?.uint64Value.flatMap({ Int64(exactly: $0) }), let action = json["action"]?.stringValue,
+            guard let t = json.seconds("time"), let action = json["action"]?.stringValue,
                   let result = json["result"]?.stringValue else { return nil }
-            self.init(time: t, action: action, mode: json["mode"]?.stringValue.flatMap(Mode.init(rawValue:)), result: result)
+            self.init(time: t, action: action, mode: json.raw("mode"), result: result)
         }
     }
 

@@ -31,6 +31,10 @@ public enum JSON: Equatable, Sendable {
     public var boolValue: Bool? { if case .bool(let b) = self { b } else { nil } }
     public var uint64Value: UInt64? { if case .number(let n) = self { UInt64(n) } else { nil } }
     public var intValue: Int? { if case .number(let n) = self { Int(n) } else { nil } }
+    /// A member read as a string enum's raw value (nil when absent or not one).
+    func raw<T: RawRepresentable<String>>(_ key: String) -> T? { self[key]?.stringValue.flatMap(T.init(rawValue:)) }
+    /// A member read as whole seconds that fit an Int64 (nil otherwise: never a trapping conversion).
+    func seconds(_ key: String) -> Int64? { self[key]?.uint64Value.flatMap { Int64(exactly: $0) } }
     /// A number that is finite as a Double (never an overflow to infinity).
     public var doubleValue: Double? { if case .number(let n) = self, let d = Double(n), d.isFinite { d } else { nil } }
 }

@@ -36,8 +36,8 @@ public struct LocationInfo: Equatable, Sendable {
     /// Reads a `location` object; unknown members are ignored, and a member of the wrong type is absent.
     public init(json: JSON) {
         self.init(latitude: json["latitude"]?.doubleValue, longitude: json["longitude"]?.doubleValue,
-                  source: json["source"]?.stringValue.flatMap(Source.init(rawValue:)),
-                  time: json["time"]?.intValue.map(Int64.init), age: json["age"]?.intValue.map(Int64.init), detail: json["detail"]?.stringValue)
+                  source: json.raw("source"), time: json["time"]?.intValue.map(Int64.init),
+                  age: json["age"]?.intValue.map(Int64.init), detail: json["detail"]?.stringValue)
     }
 
     /// "52.52, 13.40 (geoclue, fix 2 h old)", "none yet: GeoClue refused …": for people.

@@ -67,7 +67,7 @@ extension AppearanceState {
     /// Reads a state object; unknown fields are ignored.
     public init(json: JSON) throws(RPCError) {
         func field<T: RawRepresentable<String>>(_ key: String, _: T.Type) throws(RPCError) -> T {
-            guard let s = json[key]?.stringValue, let v = T(rawValue: s) else { throw bad(key) }
+            guard let v: T = json.raw(key) else { throw bad(key) }
             return v
         }
         guard let seq = json["seq"]?.uint64Value else { throw bad("seq") }
@@ -78,8 +78,7 @@ extension AppearanceState {
                   override: try field("override", Override.self), source: try field("source", Source.self),
                   traits: traits, temporary: json["temporary"].flatMap(TemporaryOverride.init(json:)), seq: seq, instance: instance)
         app = json["app"]?.stringValue
-        globalMode = json["globalMode"]?.stringValue.flatMap(Mode.init(rawValue:))
-        globalSource = json["globalSource"]?.stringValue.flatMap(Source.init(rawValue:))
+        (globalMode, globalSource) = (json.raw("globalMode"), json.raw("globalSource"))
         configProblem = json["configProblem"]?.stringValue
     }
 }
@@ -116,11 +115,10 @@ public struct LogEntry: Equatable, Sendable {
 
     public init?(json: JSON) {
         // A time that does not fit in an Int64 (2^63 and up) is no entry: refused, not trapped.
-        guard let t = json["time"]?.uint64Value.flatMap({ Int64(exactly: $0) }),
-              let to = json["to"]?.stringValue.flatMap(Mode.init(rawValue:)) else { return nil }
-        self.init(time: t, from: json["from"]?.stringValue.flatMap(Mode.init(rawValue:)), to: to,
-                  source: json["source"]?.stringValue.flatMap(Source.init(rawValue:)), cause: json["cause"]?.stringValue ?? "",
-                  app: json["app"]?.stringValue, changes: json["changes"]?.intValue ?? 1)
+        guard let t = json.seconds("time"), let to: Mode = json.raw("to") else { return nil }
+        self.init(time: t, from: json.raw("from"), to: to, source: json.raw("source"),
+                  cause: json["cause"]?.stringValue ?? "", app: json["app"]?.stringValue,
+                  changes: json["changes"]?.intValue ?? 1)
     }
 }
 
@@ -141,7 +139,7 @@ extension TemporaryOverride {
 
     /// Reads it leniently: nil for null or anything unusable, an `until` outside `untilRange` included.
     public init?(json: JSON) {
-        guard let mode = json["mode"]?.stringValue.flatMap(Mode.init(rawValue:)),
+        guard let mode: Mode = json.raw("mode"),
               let expiry = json["until"].flatMap(Expiry.init(json:)) else { return nil }
         self.init(mode: mode, expiry: expiry)
     }
@@ -170,8 +168,7 @@ extension Traits {
 
     /// Reads traits leniently: a member that is missing or unusable is unknown (null).
     public init(json: JSON) {
-        self.init(contrast: json["contrast"]?.stringValue.flatMap(Contrast.init(rawValue:)),
-                  reducedMotion: json["reducedMotion"]?.boolValue,
+        self.init(contrast: json.raw("contrast"), reducedMotion: json["reducedMotion"]?.boolValue,
                   accentColor: json["accentColor"]?.stringValue.flatMap(Color.init(parsing:)))
     }
 }
@@ -195,8 +192,8 @@ extension ResolvedPalette {
     }
 
     public init(json: JSON) throws(RPCError) {
-        guard let mode = json["mode"]?.stringValue.flatMap(Mode.init(rawValue:)) else { throw bad("palette mode") }
-        guard let contrast = json["contrast"]?.stringValue.flatMap(Contrast.init(rawValue:)) else { throw bad("palette contrast") }
+        guard let mode: Mode = json.raw("mode") else { throw bad("palette mode") }
+        guard let contrast: Contrast = json.raw("contrast") else { throw bad("palette contrast") }
         var tokens: [PaletteToken] = []
         for (kind, read) in [("colors", { $0.flatMap(Color.init(parsing:)).map(PaletteValue.color) }),
                              ("assets", { $0.map(PaletteValue.asset) })] as [(String, (String?) -> PaletteValue?)] {
@@ -256,7 +253,7 @@ extension StatusInfo {
     public init(json: JSON) throws(RPCError) {
         let state = try AppearanceState(json: json)
         guard let detail = json["systemDetail"]?.stringValue else { throw bad("systemDetail") }
-        guard let dm = json["defaultMode"]?.stringValue.flatMap(Mode.init(rawValue:)) else { throw bad("defaultMode") }
+        guard let dm: Mode = json.raw("defaultMode") else { throw bad("defaultMode") }
         guard let subs = json["subscribers"]?.intValue else { throw bad("subscribers") }
         guard let proto = json["protocol"]?.intValue else { throw bad("protocol") }
         guard let version = json["version"]?.stringValue else { throw bad("version") }
@@ -276,7 +273,7 @@ extension Notification {
     }
 
     public init(json: JSON) throws(RPCError) {
-        guard let p = json["previous"]?.stringValue.flatMap(Mode.init(rawValue:)) else { throw bad("previous") }
+        guard let p: Mode = json.raw("previous") else { throw bad("previous") }
         let palette = try json["palette"].map { j throws(RPCError) in try ResolvedPalette(json: j) }
         self.init(state: try AppearanceState(json: json), previous: p, palette: palette)
     }

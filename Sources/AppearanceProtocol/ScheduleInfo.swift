@@ -43,19 +43,16 @@ public struct ScheduleInfo: Equatable, Sendable {
         }
         var changes: [Change] = []
         for item in items {
-            guard let t = item["time"]?.uint64Value.flatMap({ Int64(exactly: $0) }),
-                  let m = item["mode"]?.stringValue.flatMap(Mode.init(rawValue:)) else {
+            guard let t = item.seconds("time"), let m: Mode = item.raw("mode") else {
                 throw RPCError(.internalError, "the daemon's schedule reply has an event without a time or a mode")
             }
             changes.append(Change(time: t, mode: m, cause: item["cause"]?.stringValue ?? "",
-                                  postponedFrom: item["postponedFrom"]?.uint64Value.flatMap { Int64(exactly: $0) },
+                                  postponedFrom: item.seconds("postponedFrom"),
                                   skipped: item["skipped"]?.boolValue ?? false))
         }
-        self.init(configured: configured, mode: json["mode"]?.stringValue.flatMap(Mode.init(rawValue:)),
-                  hiddenBy: json["hiddenBy"]?.stringValue.flatMap(Source.init(rawValue:)), changes: changes,
+        self.init(configured: configured, mode: json.raw("mode"), hiddenBy: json.raw("hiddenBy"), changes: changes,
                   location: json["location"].map(LocationInfo.init(json:)))
-        if let w = json["waiting"], let m = w["mode"]?.stringValue.flatMap(Mode.init(rawValue:)),
-           let since = w["since"]?.uint64Value.flatMap({ Int64(exactly: $0) }) {
+        if let w = json["waiting"], let m: Mode = w.raw("mode"), let since = w.seconds("since") {
             waiting = (m, since, w["cause"]?.stringValue ?? "")
         }
     }

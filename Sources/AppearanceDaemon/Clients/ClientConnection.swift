@@ -48,11 +48,10 @@ final class Connection: @unchecked Sendable {
 
     private func reportInput() {
         let now = closed ? 0 : framer.pendingCount
-        if now != reportedInput {
-            let delta = now - reportedInput
-            reportedInput = now
-            onInputChange(self, delta)
-        }
+        guard now != reportedInput else { return }
+        let delta = now - reportedInput
+        reportedInput = now
+        onInputChange(self, delta)
     }
 
     var onLine: (Connection, ArraySlice<UInt8>) -> Void = { _, _ in }

@@ -57,9 +57,7 @@ final class ChildRunner: @unchecked Sendable {
     private(set) var exitStatus: ExitStatus?
 
     private init(process: Spawned, queue: DispatchQueue, newProcessGroup: Bool, killGrace: Double, outputLimit: Int) {
-        self.process = process
-        pid = process.pid
-        self.queue = queue
+        (self.process, pid, self.queue) = (process, process.pid, queue)
         (self.newProcessGroup, self.killGrace, self.outputLimit) = (newProcessGroup, killGrace, max(0, outputLimit))
     }
 
@@ -83,11 +81,9 @@ final class ChildRunner: @unchecked Sendable {
         // Only the child (and what it starts) holds the write end now: end of output means they all closed it.
         pipe.write.close()
         let process: Spawned
-        switch spawned {
-        case .success(let p): process = p
-        case .failure(let e):
+        do { process = try spawned.get() } catch {
             pipe.read.close()
-            return .failure(e)
+            return .failure(error)
         }
         let runner = ChildRunner(process: process, queue: queue, newProcessGroup: newProcessGroup, killGrace: killGrace,
                                  outputLimit: outputLimit)
