@@ -1,5 +1,4 @@
-/// The vocabulary of appearanced: what the system says, what the user chose, and what that makes the UI.
-/// Everything in this module is pure: no I/O, no clocks, no logging.
+/// The vocabulary of appearanced: what the system says, what the user chose, and what that makes the UI (pure).
 
 /// The effective appearance every client sees.
 public enum Mode: String, Sendable, CaseIterable {

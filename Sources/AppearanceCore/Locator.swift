@@ -2,8 +2,7 @@
 import Glibc
 #endif
 
-/// The schedule's place with `[schedule] location = "geoclue"`: a source of fixes (AppearanceBus/Followed/GeoClue.swift),
-/// given to the daemon as a `Sentry` is, so that it never sees D-Bus.
+/// The schedule's place with `location = "geoclue"`: a source of fixes (AppearanceBus/Followed/GeoClue.swift).
 public protocol Locator: AnyObject {
     /// Starts following the location; `report` is told every fix, and every change of why there is none.
     func start(report: @escaping (LocatorReport) -> Void)

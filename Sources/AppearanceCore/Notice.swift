@@ -71,8 +71,7 @@ public enum NoticeReport: Equatable, Sendable {
     case action(NoticeAction, Notice)
 }
 
-/// Shows the notice before an automatic change: desktop notifications (`org.freedesktop.Notifications`), plugged
-/// into the daemon as the portal backend is (`Outlet`), so the daemon never sees D-Bus.
+/// Shows the notice before an automatic change (`org.freedesktop.Notifications`), plugged in as an `Outlet` is.
 public protocol Notifier: AnyObject {
     /// Starts; `report` is told what it does, and which button was pressed.
     func start(report: @escaping (NoticeReport) -> Void)

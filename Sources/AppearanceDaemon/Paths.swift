@@ -1,7 +1,6 @@
 import AppearancePosix
 
-/// Every file the daemon uses, resolved once at start-up from options and the XDG environment
-/// (tests redirect them all through the environment, as a user can).
+/// Every file the daemon uses, resolved once at start-up from options and the XDG environment.
 public struct Paths: Sendable {
     public var socket: SocketLocation
     /// `$XDG_STATE_HOME/appearanced/state.json` (default `~/.local/state/appearanced/state.json`).

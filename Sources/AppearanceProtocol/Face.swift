@@ -12,8 +12,7 @@ public protocol Face: AnyObject {
     func stop()
 }
 
-/// What a face may ask of the daemon: the same reads and writes as the socket's, through the same decisions.
-/// Answers come on the face's queue.
+/// What a face may ask of the daemon: the socket's reads and writes, by the same decisions (answered on its queue).
 public protocol FaceRequests: AnyObject {
     /// The state one app is given (everyone's is the published state, which the face holds).
     func state(for app: String, answer: @escaping (AppearanceState) -> Void)

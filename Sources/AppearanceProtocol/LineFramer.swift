@@ -1,5 +1,4 @@
-/// Splits a byte stream into lines of at most `maxLineLength` bytes (newline excluded).
-/// Blank lines are skipped. Scanning resumes where it stopped, so a long line arriving in pieces costs O(n).
+/// Splits a byte stream into lines of at most `maxLineLength` bytes (newline excluded), skipping blank lines, in O(n).
 public struct LineFramer: Sendable {
     public struct LineTooLong: Error, Equatable, Sendable {}
 

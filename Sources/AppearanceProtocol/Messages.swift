@@ -23,9 +23,7 @@ public let maxLineLength = 65_536
 ///     = 17,911,808, rounded up to 18 MiB. `status` quotes at most its config and palette files' errors.
 public let maxReplyLength = 18 << 20
 
-/// What bounds a reply beyond the app overrides' cap and the log's 1,000 entries; maxReplyLength counts on
-/// them. appearanced must keep to them: a palette with more tokens, a longer name or value, or a longer log
-/// cause would make a reply no client reads.
+/// What bounds a reply beyond the app overrides' cap and the log's 1,000 entries: maxReplyLength counts on them.
 public enum ReplyBounds {
     /// Tokens in a palette.
     public static let paletteTokens = 4_096
@@ -63,8 +61,7 @@ public enum Method: String, CaseIterable, Sendable {
     case get, set, toggle, subscribe, status, resolve, palette, log, apps, reload, schedule, integrations, postpone, skip
 }
 
-/// App ids (`"app"` in params): 1-255 bytes of `A-Z a-z 0-9 . _ -`, not starting with a dot; a desktop-file
-/// or Flatpak style id (`org.gnome.TextEditor`, `kitty`).
+/// App ids (`"app"` in params): 1-255 bytes of `A-Z a-z 0-9 . _ -`, not starting with a dot (`org.gnome.TextEditor`).
 public enum AppID {
     public static func isValid(_ id: String) -> Bool {
         let b = Array(id.utf8)

@@ -127,8 +127,7 @@ extension TemporaryOverride {
     /// a local calendar can show); anything else is refused, never converted with a trap.
     public static let untilRange: ClosedRange<Int64> = 0...253_402_300_799
 
-    /// `{"mode": "dark", "until": "next"}` or `{"mode": "dark", "until": UNIX_SECONDS}` (an `at` outside
-    /// `untilRange` is written at its nearest end, so what is written can be read back).
+    /// `{"mode", "until": "next" | UNIX_SECONDS}` (an `at` outside `untilRange` is written at its nearest end).
     public var json: JSON {
         let until: JSON = switch expiry {
         case .nextChange: .string("next")

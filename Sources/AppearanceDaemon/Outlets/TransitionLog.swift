@@ -65,18 +65,15 @@ struct TransitionLog {
     }
 }
 
-/// log.jsonl, the change log on disk (docs/decisions.md, "The change log on disk"; its format is
-/// `ChangeLogFile`): read at start, then each entry appended on a queue of its own (O_APPEND, no fsync), the
-/// whole rewritten atomically past `ChangeLogFile.rewriteAfter` lines. A slow or failing disk costs only the
-/// file (said once in the journal); a file that cannot be used is kept aside and a new one started.
+/// log.jsonl, the change log on disk (docs/decisions.md, "The change log on disk"): read at start, then each entry
+/// appended on a queue of its own, the whole rewritten atomically past `ChangeLogFile.rewriteAfter` lines.
 final class ChangeLogStore: @unchecked Sendable {
     let path: String
     private let log: Logger
     private let daemonQueue: DispatchQueue
     private let queue = DispatchQueue(label: "appearanced.log")
-    // On the daemon's queue: the lines the file holds once every queued write is done; whether the next
-    // write must be a whole rewrite (the file has a torn or missing line, or a write failed); the failure
-    // the journal was last told of.
+    // On the daemon's queue: the lines the file holds once every queued write is done; whether the next write
+    // must be a whole rewrite (a torn or missing line, a failed write); the failure the journal was last told of.
     private var lines = 0
     private var rewriteNext = false
     private var failure: String?
