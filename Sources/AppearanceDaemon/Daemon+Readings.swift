@@ -43,9 +43,7 @@ extension Daemon {
                                             following: publisher.follower.kind != nil)
         if outcome.echo { log.info("desktop: \(reading.scheme.rawValue) is the echo of appearanced's write") }
         publisher.follower.saveIfChanged()
-        if before != (reading.scheme, reading.detail) {
-            log.info("system: \(reading.scheme.rawValue) (\(reading.detail))")
-        }
+        if before != (reading.scheme, reading.detail) { log.info("system: \(reading.scheme.rawValue) (\(reading.detail))") }
         if traitsBefore != reading.traits {
             let r = reading.traits
             log.info("traits: contrast \(r.contrast?.rawValue ?? "unavailable"), reduced motion "

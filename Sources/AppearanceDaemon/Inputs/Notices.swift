@@ -34,25 +34,22 @@ extension Daemon {
     /// the mode; otherwise none, and the timer is armed for when it will be.
     func updateNotice() {
         let automatic = settings.config.automatic
-        guard notices.notifier != nil, publisher.serving, let before = automatic.notifyBefore, let next = timers.plan?.next else {
-            timers.armNotice(at: nil)
-            return notices.want(nil)
+        var after = engine, notice: Notice?, dueAt: Int64?
+        defer {
+            timers.armNotice(at: dueAt)
+            notices.want(notice)
         }
-        var after = engine
-        guard after.apply(.schedule(next.mode, aboveDesktop: scheduleAboveDesktop))?.modeChanged == true else {
-            timers.armNotice(at: nil)
-            return notices.want(nil)
-        }
+        guard notices.notifier != nil, publisher.serving, let before = automatic.notifyBefore, let next = timers.plan?.next,
+              after.apply(.schedule(next.mode, aboveDesktop: scheduleAboveDesktop))?.modeChanged == true else { return }
         let now = clock.now()
         guard next.time - now <= before else {
-            timers.armNotice(at: next.time - before)
-            return notices.want(nil)
+            dueAt = next.time - before
+            return
         }
-        timers.armNotice(at: nil)
         let cause = next.postponedFrom.map { "\(next.cause), postponed from \(Clock.describe($0, from: now))" } ?? next.cause
         let refusal = notices.refusal.flatMap { $0.time == next.time && $0.mode == next.mode ? $0.text : nil }
-        notices.want(Notice(time: next.time, mode: next.mode, when: Clock.describe(next.time, from: now), cause: cause,
-                            postponeBy: automatic.postponeBy, refusal: refusal))
+        notice = Notice(time: next.time, mode: next.mode, when: Clock.describe(next.time, from: now), cause: cause,
+                        postponeBy: automatic.postponeBy, refusal: refusal)
     }
 
     /// What the notifier says: its state, or a button pressed, decided as `postpone` and `skip` are.
