@@ -16,7 +16,8 @@ final class LocationRoom: @unchecked Sendable {
     private let files: SmallFiles
     /// Whether the locator runs (the config asks for GeoClue).
     private var following = false
-    private var cacheRead = false
+    /// location.json, read once: when GeoClue is first followed.
+    private lazy var cacheRead: Void = readCache()
     /// The place in use, rounded, and where it came from (GeoClue this run, or the cache).
     private(set) var fix: LocationFix?
     private(set) var source: LocationInfo.Source?
@@ -32,7 +33,7 @@ final class LocationRoom: @unchecked Sendable {
     private var lastPlanned: DispatchTime?
     private var lastSaved: DispatchTime?
     /// The re-plan waiting for the spacing to end, and when it comes (wall-clock, for `status`).
-    private var pendingPlan: (work: DispatchWorkItem, at: Int64)?
+    private var pendingPlan: (work: DispatchWorkItem, at: Int64)? { didSet { oldValue?.work.cancel() } }
 
     init(queue: DispatchQueue, log: Logger, clock: Clock, stateFile: String, locator: Locator?, files: SmallFiles) {
         (self.files, self.queue, self.log, self.clock, self.locator) = (files, queue, log, clock, locator)
@@ -46,16 +47,12 @@ final class LocationRoom: @unchecked Sendable {
         guard wanted != following else { return }
         following = wanted
         guard wanted else {
-            pendingPlan?.work.cancel()
             pendingPlan = nil
             locator?.stop()
             detail = "not started"
             return
         }
-        if !cacheRead {
-            cacheRead = true
-            readCache()
-        }
+        _ = cacheRead
         guard let locator else {
             detail = "no location service in this instance"
             return
@@ -132,7 +129,6 @@ final class LocationRoom: @unchecked Sendable {
 
     /// Plans the schedule for the newest place, and keeps it in location.json.
     private func planNewPlace() {
-        pendingPlan?.work.cancel()
         pendingPlan = nil
         guard following, let fix else { return }
         lastPlanned = .now()
