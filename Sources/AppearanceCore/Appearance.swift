@@ -1,5 +1,4 @@
-/// The vocabulary of appearanced: what the system says, what the user chose, and what that makes the UI.
-/// Everything in this module is pure: no I/O, no clocks, no logging.
+/// The vocabulary of appearanced: what the system says, what the user chose, and what that makes the UI (pure).
 
 /// The effective appearance every client sees.
 public enum Mode: String, Sendable, CaseIterable {
@@ -13,8 +12,7 @@ public enum Mode: String, Sendable, CaseIterable {
 public enum SystemScheme: String, Sendable, CaseIterable {
     case dark
     case light
-    /// The portal answered 0 (or something we could not use): the desktop has no preference.
-    /// GNOME's "light" arrives like this.
+    /// The portal answered 0 (or something we could not use): no preference (GNOME's "light" arrives so).
     case noPreference = "no-preference"
     /// Nobody answered: no portal, no session bus.
     case unavailable
@@ -50,8 +48,7 @@ public enum Source: String, Sendable, CaseIterable {
     case `default`
 }
 
-/// One reading from the sentry: the scheme and the traits, plus a human explanation of where the scheme
-/// came from ("portal v2", "no portal on the session bus", ...), shown by `status`.
+/// One reading from the sentry: the scheme and the traits, and where the scheme came from ("portal v2", for `status`).
 public struct SystemReading: Equatable, Sendable {
     public var scheme: SystemScheme
     public var detail: String

@@ -1,5 +1,4 @@
-/// The pauses between attempts to reach something again (the daemon, the portal, GeoClue): `first`, doubling up
-/// to `longest`, `first` again after `reset()` (a success). Whole milliseconds, so the sequence is exact.
+/// The pauses between attempts to reach something again: `first`, doubling up to `longest`, `first` after `reset()`.
 public struct Backoff: Equatable, Sendable {
     public let firstMilliseconds: Int
     public let longestMilliseconds: Int

@@ -39,16 +39,13 @@ public struct View: Equatable, Sendable {
     public var palette: ResolvedPalette?
 }
 
-/// Per-subscriber delivery: notification rules 1, 2, 3 and 5 of docs/protocol.md, applied to the
-/// subscriber's own view (its `Interest`), starting from its `subscribe` reply. Each change is `offer`ed; the
-/// transport `take`s a notification when it can write. Meanwhile a newer offer replaces the pending one, and
-/// one back to what the subscriber knows cancels it: one pending notification per subscriber at most.
+/// Per-subscriber delivery (docs/protocol.md's notification rules) on the subscriber's own view: each change is
+/// `offer`ed, the transport `take`s one pending notification at most when it can write.
 public struct Delivery: Sendable {
     public let interest: Interest
     /// What this subscriber has been told last, seen through its interest.
     public private(set) var known: View
-    /// The notification waiting for the transport, and the view it gives: two fields, not one optional tuple,
-    /// whose generic copies cost 5 % more instructions per fan-out round (docs/benchmarks.md, "The house cleared").
+    /// The notification waiting for the transport, and its view: two fields, not a tuple (docs/benchmarks.md).
     public private(set) var pending: Notification?
     private var pendingView: View?
 
@@ -93,12 +90,8 @@ public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
     public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
 }
 
-/// The source of system readings. The daemon owns one and never looks inside: the real one watches the
-/// XDG desktop portal over D-Bus (AppearanceBus.PortalSentry); tests may pass their own.
-///
-/// Threading contract: the sentry is created with the daemon's serial queue, and `start`, `stop` and every
-/// call of `report` happen on that queue. It reports every reading, repeated or not (the engine drops
-/// what does not change anything), and never throws: no bus and no portal are readings too.
+/// The source of system readings (AppearanceBus.PortalSentry); `start`, `stop` and `report` on the daemon's queue.
+/// It reports every reading, repeated or not, and never throws: no bus and no portal are readings too.
 public protocol Sentry: AnyObject {
     func start(report: @escaping (SystemReading) -> Void)
     func stop()

@@ -1,8 +1,5 @@
-/// The writes appearanced made to the desktop's own setting that it has not yet read back, oldest first: a
-/// reading that matches one is its echo (it and every older write are done with), any other is the user's
-/// flip, however soon it comes (docs/decisions.md, "Echo rule: by the write queue"). A write also leaves when
-/// it fails, or, once finished, when a reading of the user's comes first: the desktop reports in order, so its
-/// echo will not come, and kept it would swallow a later flip to that value.
+/// The writes appearanced made to the desktop's own setting that it has not yet read back, oldest first: a reading
+/// that matches one is its echo, any other the user's flip (docs/decisions.md, "Echo rule: by the write queue").
 public struct DesktopWrites: Equatable, Sendable {
     struct Write: Equatable, Sendable {
         var id: Int
@@ -12,11 +9,9 @@ public struct DesktopWrites: Equatable, Sendable {
 
     private(set) var inFlight: [Write] = []
     private var nextID = 0
-    /// The desktop's own value from before appearanced first wrote to it, while it shows appearanced's (nil: its own):
-    /// the merge rule's desktop value then, and what it gets back when nothing of appearanced's decides (DesktopFollower).
+    /// The desktop's own value from before appearanced first wrote to it, while it shows appearanced's (nil: its own).
     public var original: SystemScheme?
-    /// How the desktop reports appearanced's last write (a reading equal to it, with `original` set, is still
-    /// appearanced's value: after a restart, say).
+    /// How the desktop reports appearanced's last write (a reading equal to it is still appearanced's value).
     public var lastWritten: SystemScheme?
     /// The desktop's last reading (nil: none yet through `Decide.desktopReading`).
     public var shown: SystemScheme?

@@ -12,13 +12,11 @@ public struct AppearanceState: Equatable, Sendable {
     public var app: String? = nil
     public var globalMode: Mode? = nil
     public var globalSource: Source? = nil
-    /// Increases by one on every change of the fields above within one daemon instance. A subscriber sees
-    /// only the changes it asked for (and slow ones get coalesced), so gaps are normal: seq orders, it does not count.
+    /// Increases by one on every change of the fields above within one daemon instance (it orders, it does not count).
     public var seq: UInt64
     /// Random per daemon start: a different value means the daemon restarted and seq started again.
     public var instance: String
-    /// Only in a `get` reply, and only while the config file on disk is not in force (a mistake in it at
-    /// start-up, or a reload that refused it): why, with the file and line. Never in a notification.
+    /// Only in a `get` reply, while the config file on disk is not in force: why, with the file and line.
     public var configProblem: String? = nil
 
     public var darkMode: Bool { mode.isDark }
@@ -33,21 +31,18 @@ public struct AppearanceState: Equatable, Sendable {
 /// What happens to the world.
 public enum Event: Equatable, Sendable {
     case system(SystemReading)
-    /// A reading that is the echo of appearanced's own write to the desktop (while it drives the desktop's
-    /// setting): the desktop's value is updated, but it is no automatic change.
+    /// A reading that is the echo of appearanced's own write to the desktop: no automatic change.
     case systemEcho(SystemReading)
     /// A persisted override: it also ends a temporary one (the user's newest word).
     case override(Override)
     case defaultMode(Mode)
     /// A temporary override set, or ended (nil: expired or cleared).
     case temporary(TemporaryOverride?)
-    /// What the schedule says now (nil: no schedule), and whether it ranks above the desktop. A change of
-    /// the schedule's mode is an automatic change: it ends a temporary override `until-next`.
+    /// What the schedule says now (nil: no schedule), and whether it ranks above the desktop.
     case schedule(Mode?, aboveDesktop: Bool)
     /// An app's override set, or removed (nil).
     case app(String, Mode?)
-    /// The user's word on the next automatic change, given or ended (nil). It changes no state by itself: the
-    /// schedule is planned again with it.
+    /// The user's word on the next automatic change, given or ended (nil); the schedule is planned again with it.
     case nextChange(NextChange?)
     /// What the light sensor says now (nil: no sensor, or between the thresholds).
     case light(Mode?)
@@ -65,8 +60,7 @@ public struct Transition: Equatable, Sendable {
     public init(state: AppearanceState, previous: AppearanceState) { (self.state, self.previous) = (state, previous) }
 }
 
-/// The reducer: owns the inputs and the published state. `apply` returns a transition only when the
-/// published state really changed (notification rule 1 starts here).
+/// The reducer: owns the inputs and the published state; `apply` returns a transition only for a real change.
 public struct Engine: Sendable {
     public private(set) var inputs: Inputs
     public private(set) var state: AppearanceState
@@ -86,8 +80,7 @@ public struct Engine: Sendable {
     /// The app override `toggle` for `app` would set now (nil: remove it).
     public func toggleTarget(app: String) -> Mode? { toggledAppOverride(inputs, app: app) }
 
-    /// The published state as one app sees it: its effective mode and source, with everyone's beside them.
-    /// For nil, the published state itself.
+    /// The published state as one app sees it (its mode and source, with everyone's beside them); nil: everyone's.
     public func state(for app: String?) -> AppearanceState {
         guard let app else { return state }
         var s = state
@@ -101,16 +94,13 @@ public struct Engine: Sendable {
         var next = inputs
         let previousApps = inputs.apps
         switch event {
-        case .systemEcho(let reading):
+        case .system(let reading), .systemEcho(let reading):
             systemDetail = reading.detail
             (next.system, next.traits) = (reading.scheme, reading.traits)
-        case .system(let reading):
-            systemDetail = reading.detail
-            (next.system, next.traits) = (reading.scheme, reading.traits)
-            // The desktop changing its own value (not coming or going) is an automatic change.
+            // The desktop changing its own value (not coming or going, not an echo) is an automatic change.
             let said: Set<SystemScheme> = [.dark, .light, .noPreference]
-            if said.contains(inputs.system), said.contains(reading.scheme), inputs.system != reading.scheme,
-               next.temporary?.expiry == .nextChange {
+            if case .system = event, said.contains(inputs.system), said.contains(reading.scheme),
+               inputs.system != reading.scheme, next.temporary?.expiry == .nextChange {
                 next.temporary = nil
             }
         case .override(let o):

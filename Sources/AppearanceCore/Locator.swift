@@ -2,8 +2,7 @@
 import Glibc
 #endif
 
-/// The schedule's place with `[schedule] location = "geoclue"`: a source of fixes (AppearanceBus/Followed/GeoClue.swift),
-/// given to the daemon as a `Sentry` is, so that it never sees D-Bus.
+/// The schedule's place with `location = "geoclue"`: a source of fixes (AppearanceBus/Followed/GeoClue.swift).
 public protocol Locator: AnyObject {
     /// Starts following the location; `report` is told every fix, and every change of why there is none.
     func start(report: @escaping (LocatorReport) -> Void)
@@ -37,8 +36,7 @@ public struct LocationFix: Equatable, Sendable {
     /// A place a schedule can use: both coordinates finite and in range.
     public var isValid: Bool { latitude.isFinite && longitude.isFinite && abs(latitude) <= 90 && abs(longitude) <= 180 }
 
-    /// The fix with both coordinates rounded to two decimals (about 1 km): the sun's times move by seconds
-    /// at most, and the place kept on disk or shown says no more than the town.
+    /// The fix with both coordinates rounded to two decimals (about 1 km: no more than the town).
     public var rounded: LocationFix {
         func r(_ v: Double) -> Double {
             let x = (v * 100).rounded() / 100
@@ -51,9 +49,7 @@ public struct LocationFix: Equatable, Sendable {
 /// What a locator tells the daemon.
 public enum LocatorReport: Equatable, Sendable {
     case fix(LocationFix)
-    /// Why there is no fix from it now, in words for `status` ("waiting for GeoClue's first fix",
-    /// "refused: …"); the last fix, if any, stays in use. `trouble` when something is wrong (the journal
-    /// warns, once per trouble), `retryIn` the seconds until it tries again when it will (said apart, so
-    /// that a retry is not a new trouble).
+    /// Why there is no fix from it now, in words for `status`; `trouble` when something is wrong, `retryIn` the
+    /// seconds until it tries again.
     case state(String, trouble: Bool = false, retryIn: Int? = nil)
 }

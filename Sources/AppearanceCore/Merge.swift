@@ -1,5 +1,4 @@
-/// Every input the merge rule looks at. Per-app overrides will be more fields here, and more cases in
-/// `resolve`; callers do not change.
+/// Every input the merge rule looks at.
 public struct Inputs: Equatable, Sendable {
     public var system: SystemScheme
     public var override: Override
@@ -19,8 +18,7 @@ public struct Inputs: Equatable, Sendable {
     public var scheduleAboveDesktop: Bool
     /// Per-app overrides (app id → mode): the top input, for that app only.
     public var apps: [String: Mode] = [:]
-    /// The user's word on the next automatic change (`postpone`, `skip`): the schedule's plan follows it;
-    /// the merge rule does not look at it. Kept here to be saved with the rest of the user's words.
+    /// The user's word on the next automatic change (`postpone`, `skip`): for the schedule's plan, saved with the rest.
     public var nextChange: NextChange?
 
     public init(system: SystemScheme, override: Override, defaultMode: Mode, traits: Traits = .unavailable,
@@ -30,8 +28,7 @@ public struct Inputs: Equatable, Sendable {
     }
 }
 
-/// An override that ends by itself: at the next automatic change (a schedule transition or a change of the
-/// desktop's own value), or at a time.
+/// An override that ends by itself: at the next automatic change, or at a time.
 public struct TemporaryOverride: Equatable, Sendable {
     public enum Expiry: Equatable, Sendable {
         case nextChange
@@ -58,8 +55,7 @@ public func resolve(_ inputs: Inputs, app: String?) -> Resolution {
     return resolve(inputs)
 }
 
-/// What `toggle` for an app sets: the opposite of the app's mode, or nil (no override) when that opposite
-/// is what the app gets anyway (the toggle rule, per app).
+/// What `toggle` for an app sets: the opposite of the app's mode, or nil when the app gets that anyway.
 public func toggledAppOverride(_ inputs: Inputs, app: String) -> Mode? {
     let target = resolve(inputs, app: app).mode.opposite
     return resolve(inputs).mode == target ? nil : target
@@ -74,27 +70,20 @@ extension Inputs {
     }
 }
 
-/// The merge rule (docs/protocol.md, "The merge rule"): the first input with a value decides. The temporary override, then the
-/// persisted one, then the desktop's explicit choice, then the automatic layer, then the default; with
-/// `scheduleAboveDesktop`, the automatic layer comes before the desktop.
+/// The merge rule (docs/protocol.md, "The merge rule"): the first input with a value decides.
 public func resolve(_ inputs: Inputs) -> Resolution {
     if let t = inputs.temporary { return Resolution(mode: t.mode, source: .temporary) }
-    switch inputs.override {
-    case .light: return Resolution(mode: .light, source: .override)
-    case .dark: return Resolution(mode: .dark, source: .override)
-    case .system: break
+    if inputs.override != .system {
+        return Resolution(mode: inputs.override == .dark ? .dark : .light, source: .override)
     }
     if inputs.scheduleAboveDesktop, let a = inputs.automatic { return a }
-    switch inputs.system {
-    case .dark: return Resolution(mode: .dark, source: .system)
-    case .light: return Resolution(mode: .light, source: .system)
-    case .noPreference, .unavailable: break
+    if inputs.system == .dark || inputs.system == .light {
+        return Resolution(mode: inputs.system == .dark ? .dark : .light, source: .system)
     }
     return inputs.automatic ?? Resolution(mode: inputs.defaultMode, source: .default)
 }
 
-/// The override that `toggle` sets: the opposite of the current mode, except that when the opposite is what
-/// following the system gives anyway, the override goes back to `.system` (no stale override is left behind).
+/// The override that `toggle` sets: the opposite of the current mode, or `.system` when following gives that anyway.
 public func toggledOverride(_ inputs: Inputs) -> Override {
     let target = resolve(inputs).mode.opposite
     var following = inputs

@@ -1,5 +1,4 @@
-/// The user's word on the next automatic change (`postpone`, `skip`): it comes later, or not at all, and the
-/// one after it happens as planned. It names the change as planned without it (time and mode), and lasts
+/// The user's word on the next automatic change (`postpone`, `skip`), naming it as planned (time and mode),
 /// until that change is over (`isOver`).
 public struct NextChange: Equatable, Sendable {
     /// The change it acts on, as planned without it.
@@ -44,8 +43,7 @@ extension Schedule {
         return near.min { abs(events[$0].time - next.time) < abs(events[$1].time - next.time) }
     }
 
-    /// Whether `next` has done its work by `now`: a put-off change has happened, a skipped one's follower has
-    /// come (from then on the plan without it agrees), or the change is gone from the plan.
+    /// Whether `next` has done its work by `now` (the change has happened, a skipped one's follower has come).
     public func isOver(_ next: NextChange, now: Int64, days: [LocalDay]) -> Bool {
         let all = events(on: days)
         guard let i = index(of: next, in: all) else { return now > next.time + next.postponedBy }

@@ -16,8 +16,7 @@ public struct Notice: Equatable, Sendable {
         (self.time, self.mode, self.when, self.cause, self.postponeBy, self.refusal) = (time, mode, when, cause, postponeBy, refusal)
     }
 
-    /// What a notice closed by the user or the server is remembered by: the same change, at the same time, with
-    /// the same words of refusal, is not shown again (a new time or a refusal is another notice).
+    /// What a notice closed by the user or the server is remembered by (it is not shown again).
     public struct Key: Equatable, Sendable {
         public var time: Int64
         public var mode: Mode
@@ -72,8 +71,7 @@ public enum NoticeReport: Equatable, Sendable {
     case action(NoticeAction, Notice)
 }
 
-/// Shows the notice before an automatic change: desktop notifications (`org.freedesktop.Notifications`), plugged
-/// into the daemon as the portal backend is (`Outlet`), so the daemon never sees D-Bus.
+/// Shows the notice before an automatic change (`org.freedesktop.Notifications`), plugged in as an `Outlet` is.
 public protocol Notifier: AnyObject {
     /// Starts; `report` is told what it does, and which button was pressed.
     func start(report: @escaping (NoticeReport) -> Void)

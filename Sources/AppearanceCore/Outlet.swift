@@ -20,8 +20,7 @@ public enum BackendPolicy: String, Sendable, CaseIterable {
 
 /// What the outlet serves now, and why: `status` shows it.
 public struct OutletStatus: Equatable, Sendable {
-    /// The portal's `color-scheme` (and the accent color, when the palette has one) is appearanced's own
-    /// value: reading it back would be reading ourselves, so the desktop's input is absent.
+    /// The portal's `color-scheme` (and the palette's accent) is appearanced's own value: not read back.
     public var serving: Bool
     public var detail: String
 

@@ -1,7 +1,4 @@
-/// Named colors and assets that differ per appearance, resolved by the daemon so that no app or script needs
-/// color logic of its own. An entry has an optional default and variants for mode × contrast, resolved by
-/// best match (docs/protocol.md): the exact variant, the same mode at normal contrast, the default; the
-/// reader makes sure every entry resolves. `accent` is the desktop's accent color when there is one.
+/// Named colors and assets that differ per appearance, resolved by best match (docs/protocol.md).
 
 /// A resolved value: a color, or the path of an asset (an image per appearance, say).
 public enum PaletteValue: Hashable, Sendable {

@@ -1,7 +1,5 @@
-/// The schedule: light by day and dark by night, from the sun at a place (`latitude`/`longitude`), from fixed
-/// local times (`light-at`/`dark-at`), or both (a fixed time replaces the sun's event of the same kind).
-/// Pure: the caller supplies "now" and the local calendar (how a local date and time map to Unix time),
-/// so daylight-saving days, time zones and an injected clock are all the caller's.
+/// The schedule: light by day and dark by night, from the sun at a place, from fixed local times, or both (a fixed
+/// time replaces the sun's event of its kind). Pure: the caller supplies "now" and the local calendar.
 public struct Schedule: Equatable, Sendable {
     public var latitude: Double?
     public var longitude: Double?
@@ -45,8 +43,7 @@ public struct Schedule: Equatable, Sendable {
             (self.year, self.month, self.day, self.at) = (year, month, day, at)
         }
 
-        /// A day of a zone given by its offset from UTC at each instant (seconds east, as `tm_gmtoff`), with
-        /// fixed times placed by `instant(wall:utcOffset:)`'s rule for the days the clocks change.
+        /// A day of a zone given by its offset from UTC at each instant (seconds east, as `tm_gmtoff`).
         public static func inZone(year: Int, month: Int, day: Int, utcOffset: @escaping @Sendable (Int64) -> Int64) -> LocalDay {
             var d = LocalDay(year: year, month: month, day: day) { _ in 0 }
             let midnight = d.utcMidnight
@@ -76,16 +73,10 @@ public struct Schedule: Equatable, Sendable {
             return (Int(yoe + era * 400) + (month <= 2 ? 1 : 0), month, day)
         }
 
-        /// The Unix time of a local wall-clock time, given as the Unix time it would be in UTC (`wall`).
-        ///
-        /// On the days the clocks change (a zone's offset changes at most once around any local time):
-        /// - a time the clocks skip (in the gap, e.g. 02:30 when 02:00 CET becomes 03:00 CEST) happens at the
-        ///   moment the gap ends (03:00 CEST), as if the clocks had waited for it; every time in the gap lands
-        ///   there, so `events` keeps the one configured latest in the day;
-        /// - a time the clocks show twice (02:30 when 03:00 CEST becomes 02:00 CET) happens the first time.
+        /// The Unix time of a local wall-clock time, given as the Unix time it would be in UTC (`wall`): a time the
+        /// clocks skip happens when the gap ends, a time they show twice the first time.
         public static func instant(wall: Int64, utcOffset: (Int64) -> Int64) -> Int64 {
-            // Offsets are within a day of UTC, so the instants for `wall` are within a day of it: the offsets a
-            // day before and a day after are those on either side of the change, if there is one.
+            // The offsets a day before and a day after are those on either side of a change, if there is one.
             let before = utcOffset(wall - 86_400), after = utcOffset(wall + 86_400)
             let exact = [before, utcOffset(wall), after].map { wall - $0 }.filter { wall - utcOffset($0) == $0 }
             if let first = exact.min() { return first }
@@ -142,18 +133,15 @@ public struct Schedule: Equatable, Sendable {
         public var replanAt: Int64
     }
 
-    /// Every event on `days` (consecutive local days, in order), sorted by time. Fixed times are placed on
-    /// each local day; the sun's events are absolute times, taken from the solar days around the local
-    /// days and kept where they fall within them. A polar day or night has no event: the sun's state then
-    /// decides (`plan`).
+    /// Every event on `days` (consecutive local days, in order), sorted by time: fixed times on each local day, the
+    /// sun's events where they fall within them (a polar day or night has none: `plan`).
     public func events(on days: [LocalDay]) -> [Event] {
         guard let first = days.first, let last = days.last else { return [] }
         var events: [Event] = []
         for d in days {
             let rise = lightAt.map { Event(time: d.at($0), mode: .light, cause: "light-at") }
             let set = darkAt.map { Event(time: d.at($0), mode: .dark, cause: "dark-at") }
-            // Both fixed times on one instant (in a daylight-saving gap, where all times land at its end):
-            // the one configured later in the day happens, as it would have on any other day.
+            // Both fixed times on one instant (a daylight-saving gap): the one configured later in the day happens.
             if let r = rise, let s = set, r.time == s.time {
                 events.append((lightAt ?? -1) > (darkAt ?? -1) ? r : s)
             } else {
@@ -171,10 +159,8 @@ public struct Schedule: Equatable, Sendable {
         return events.sorted { $0.time < $1.time }
     }
 
-    /// The sun's events, moved by the offsets, over the solar days from a day before `start` to a day after
-    /// `end`. Offsets that leave a day no daylight (its sunrise moved past its sunset) leave it dark: its
-    /// sunrise goes, and the sunset changes nothing after the night before. Offsets that leave a night no
-    /// darkness (a sunset moved past the next sunrise) leave it light the same way.
+    /// The sun's events, moved by the offsets, over the solar days from a day before `start` to a day after `end`;
+    /// offsets that leave a day no daylight leave it dark (a night no darkness, light).
     func sunEvents(from start: Int64, to end: Int64, latitude: Double, longitude: Double) -> [Event] {
         let days = (start.floorDays - 1)...(end.floorDays + 1)
         let crossings = days.map { Sun.crossings(day: $0, latitude: latitude, longitude: longitude) }
@@ -189,9 +175,8 @@ public struct Schedule: Equatable, Sendable {
         return events
     }
 
-    /// The mode at `now` and the next change, from the events of `days` (give the day before today up to a
-    /// few days after). With no event before `now` in them, a place's sun decides as it is now (a polar day
-    /// or night). nil when the schedule is empty.
+    /// The mode at `now` and the next change, from the events of `days` (with none before `now`, the sun as it is
+    /// now: a polar day or night); nil when the schedule is empty.
     public func plan(now: Int64, days: [LocalDay], adjusting next: NextChange? = nil) -> Plan? {
         guard !isEmpty, let last = days.last else { return nil }
         let all = events(on: days, adjusting: next).filter { !$0.skipped }
@@ -207,8 +192,7 @@ public struct Schedule: Equatable, Sendable {
             return nil
         }
         let next = all.first { $0.time > now && $0.mode != current.mode }
-        // Planned again at the next event even where it changes nothing (the day's other event after a
-        // skipped one): the user's word on a change is over then.
+        // Planned again at the next event even where it changes nothing: the user's word on a change is over then.
         let replan = all.first { $0.time > now }?.time ?? last.at(0)
         let cause = current.postponedFrom.map { current.cause + " (postponed by \(Self.describeOffset(current.time - $0).dropFirst()))" } ?? current.cause
         return Plan(mode: current.mode, cause: cause, next: next, replanAt: min(replan, next?.time ?? replan))

@@ -1,7 +1,5 @@
-/// The sensors of the automatic layer: the ambient light sensor, the
-/// power source and whether the session is idle or locked (iio-sensor-proxy, UPower and logind on the system
-/// bus, AppearanceBus/Followed/SystemSensors.swift). The daemon never sees D-Bus: it is given `Sensors` as it is given
-/// a `Locator`.
+/// The sensors of the automatic layer: the light sensor, the power source and whether the session is idle or
+/// locked (AppearanceBus/Followed/SystemSensors.swift).
 public protocol Sensors: AnyObject {
     /// Follows what `wanted` names (and stops following the rest); `report` gets every reading. Idempotent.
     func follow(_ wanted: SensorsWanted, report: @escaping (SensorReading) -> Void)
@@ -26,8 +24,7 @@ public enum SensorReading: Equatable, Sendable {
     case power(onBattery: Bool)
     /// The session: idle (logind's IdleHint) and locked (LockedHint, or a Lock just asked for).
     case session(idle: Bool, locked: Bool)
-    /// An input that has nothing to say now, and why ("no light sensor", "UPower is not on the system bus", a
-    /// value refused: "LightLevel is nan"); `refused` when a value was there but unusable.
+    /// An input that has nothing to say now, and why; `refused` when a value was there but unusable.
     case absent(SensorInput, String, refused: Bool = false)
 }
 
@@ -37,9 +34,8 @@ public enum SensorInput: String, Sendable {
     case session
 }
 
-/// The light sensor's say: a level below `darkBelow` is dark, above `lightAbove` light, between them nothing
-/// (the schedule or the default decides). The first level, and the first after the sensor comes back, decides at
-/// once; after that a level must stay on its new side for `delay` seconds (a flicker changes nothing).
+/// The light sensor's say: below `darkBelow` dark, above `lightAbove` light, between them nothing; the first level
+/// decides at once, a later one must stay on its new side for `delay` seconds.
 public struct LightJudge: Equatable, Sendable {
     public var darkBelow: Double
     public var lightAbove: Double

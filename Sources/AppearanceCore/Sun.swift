@@ -1,25 +1,18 @@
-/// Sunrise and sunset from latitude and longitude, computed locally: the NOAA solar calculator's equations
-/// (Jean Meeus, "Astronomical Algorithms"), for the sun's upper limb at the horizon: zenith 90.789°, the
-/// sun's apparent radius (16') plus the refraction at the horizon (31.3'), as the astral package computes
-/// it, which the tests compare against. Beyond the polar circles a day with no sunrise or no sunset is
-/// reported as such. Pure: no clock, no time zone.
+/// Sunrise and sunset from latitude and longitude: the NOAA solar calculator's equations for the sun's upper limb
+/// (zenith 90.789°, as the astral package the tests compare against). Pure: no clock, no time zone.
 #if canImport(Glibc)
 import Glibc
 #endif
 
 public enum Sun {
-    /// The sun's crossings of the horizon around one solar noon: the sunrise before it and the sunset after
-    /// it, as Unix times (seconds); nil where the sun does not cross that way (polar day or night, or the
-    /// day one of them begins or ends).
+    /// The sun's crossings of the horizon around one solar noon, as Unix times; nil where it does not cross.
     public struct Crossings: Equatable, Sendable {
         public var rise: Int64?
         public var set: Int64?
     }
 
-    /// The crossings of the solar day numbered `day` (days since 1970-01-01): around the place's solar noon
-    /// on that UTC date. They are absolute times and need not fall on that UTC date (east of about 100°E
-    /// the sunrise is the evening before in UTC, far west the sunset the morning after): one solar day after
-    /// another, every crossing comes exactly once, whatever the time zone.
+    /// The crossings around the place's solar noon on UTC day `day` (days since 1970-01-01): absolute times, each
+    /// coming exactly once one solar day after another, whatever the time zone.
     public static func crossings(day: Int64, latitude: Double, longitude: Double) -> Crossings {
         let utcMidnight = day * 86_400
         let julianDay = Double(day) + 2_440_587.5
@@ -28,8 +21,7 @@ public enum Sun {
                          set: instant(event(julianDay, latitude, longitude, rising: false)))
     }
 
-    /// Whether the sun's upper limb is above the horizon at `time` (refraction included, as for the
-    /// crossings): what a polar day or night is.
+    /// Whether the sun's upper limb is above the horizon at `time`: what a polar day or night is.
     public static func isUp(at time: Int64, latitude: Double, longitude: Double) -> Bool {
         let latitude = max(-89.8, min(89.8, latitude))
         let t = century(Double(time) / 86_400 + 2_440_587.5)
@@ -42,9 +34,8 @@ public enum Sun {
 
     static let zenith = 90.78910713534157
 
-    /// Minutes after UTC midnight of sunrise or sunset around that date's solar noon (negative, or past
-    /// 1,440, where it falls on the date before or after): computed with the sun's position at midnight, then
-    /// once more at the time found; nil when the sun does not cross the horizon that way.
+    /// Minutes after UTC midnight of sunrise or sunset around that date's solar noon (computed twice, the second
+    /// time at the time found); nil when the sun does not cross the horizon that way.
     private static func event(_ julianDay: Double, _ latitude: Double, _ longitude: Double, rising: Bool) -> Double? {
         let latitude = max(-89.8, min(89.8, latitude))
         var minutes = 0.0

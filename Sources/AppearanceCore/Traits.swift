@@ -1,6 +1,5 @@
-/// The desktop's accessibility and accent traits, next to the color scheme (XDG desktop portal keys
-/// `contrast`, `reduced-motion` and `accent-color` in `org.freedesktop.appearance`). nil means the desktop
-/// does not say: the portal is too old for the key, has no backend providing it, or sent something unusable.
+/// The desktop's accessibility and accent traits (the portal's `contrast`, `reduced-motion`, `accent-color`); nil
+/// means the desktop does not say.
 
 /// `contrast`: 0 normal, 1 higher.
 public enum Contrast: String, Sendable, CaseIterable, Hashable {
@@ -59,8 +58,7 @@ public struct Color: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { hex }
 
-    /// The alpha as a fraction with at most two decimals ("1", "0.6", "0.08"): enough to give back any
-    /// whole percentage exactly, since one step of 8 bits is under half a hundredth.
+    /// The alpha as a fraction with at most two decimals ("1", "0.6", "0.08"): any whole percentage exactly.
     public var alphaFraction: String {
         let hundredths = (Int(alpha) * 100 + 127) / 255
         if hundredths == 100 { return "1" }
@@ -70,9 +68,7 @@ public struct Color: Hashable, Sendable, CustomStringConvertible {
         return s
     }
 
-    /// Reads `#RGB`, `#RRGGBB` or `#RRGGBBAA` (hex digits in either case), optionally followed by an alpha
-    /// `@N%` (0…100, decimals allowed) for the forms without their own alpha: `#262626@60%`.
-    /// Returns nil for anything else; `Color.syntax` says what is accepted.
+    /// Reads `Color.syntax`: `#RGB`, `#RRGGBB` or `#RRGGBBAA`, the first two with an optional alpha `@N%`; else nil.
     public init?(parsing text: String) {
         var body = Substring(text)
         var alphaOverride: UInt8?
@@ -88,19 +84,10 @@ public struct Color: Hashable, Sendable, CustomStringConvertible {
         let digits = body.dropFirst()
         let nibbles = digits.compactMap { $0.isASCII ? $0.hexDigitValue.map(UInt8.init) : nil }
         guard nibbles.count == digits.count else { return nil }
-        switch nibbles.count {
-        case 3:
-            self.init(nibbles[0] * 17, nibbles[1] * 17, nibbles[2] * 17, alpha: alphaOverride ?? 255)
-        case 6:
-            self.init(nibbles[0] << 4 | nibbles[1], nibbles[2] << 4 | nibbles[3], nibbles[4] << 4 | nibbles[5],
-                      alpha: alphaOverride ?? 255)
-        case 8:
-            guard alphaOverride == nil else { return nil }  // two alphas: ambiguous
-            self.init(nibbles[0] << 4 | nibbles[1], nibbles[2] << 4 | nibbles[3], nibbles[4] << 4 | nibbles[5],
-                      alpha: nibbles[6] << 4 | nibbles[7])
-        default:
-            return nil
-        }
+        func byte(_ i: Int) -> UInt8 { nibbles.count == 3 ? nibbles[i] * 17 : nibbles[2 * i] << 4 | nibbles[2 * i + 1] }
+        // Two alphas (`#RRGGBBAA@N%`) are ambiguous.
+        guard [3, 6, 8].contains(nibbles.count), nibbles.count < 8 || alphaOverride == nil else { return nil }
+        self.init(byte(0), byte(1), byte(2), alpha: nibbles.count == 8 ? byte(3) : alphaOverride ?? 255)
     }
 
     public static let syntax = "#RGB, #RRGGBB or #RRGGBBAA, optionally with an alpha as in \"#262626@60%\""

@@ -1,17 +1,15 @@
 import AppearanceCore
 import AppearanceDecide
 
-/// The desktop's room: what the sentry reads and what the portal backend serves. While appearanced serves the
-/// portal's color-scheme, reading it back would be reading itself; while it drives the desktop's own switch,
-/// a change there is its echo or the user's flip (`Decide.desktopReading`).
+/// The desktop's room: what the sentry reads (its echo or the user's flip: `Decide.desktopReading`) and what the
+/// portal backend serves (not read back).
 extension Daemon {
     func systemReading(_ reading: SystemReading) {
         sentryReading = reading
         desktopReading(withoutOwnKeys(reading))
     }
 
-    /// While the outlet serves, the portal's color-scheme (and accent, when the palette gives one) is the
-    /// daemon's own value coming back: the desktop has no say then (docs/protocol.md, "The merge rule").
+    /// While the outlet serves, the portal's color-scheme (and the palette's accent) is the daemon's own value.
     private func withoutOwnKeys(_ reading: SystemReading) -> SystemReading {
         guard let outletStatus, outletStatus.serving else { return reading }
         var own = reading
@@ -45,9 +43,7 @@ extension Daemon {
                                             following: publisher.follower.kind != nil)
         if outcome.echo { log.info("desktop: \(reading.scheme.rawValue) is the echo of appearanced's write") }
         publisher.follower.saveIfChanged()
-        if before != (reading.scheme, reading.detail) {
-            log.info("system: \(reading.scheme.rawValue) (\(reading.detail))")
-        }
+        if before != (reading.scheme, reading.detail) { log.info("system: \(reading.scheme.rawValue) (\(reading.detail))") }
         if traitsBefore != reading.traits {
             let r = reading.traits
             log.info("traits: contrast \(r.contrast?.rawValue ?? "unavailable"), reduced motion "

@@ -4,11 +4,10 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// The reload room: the config and palette read again (SIGHUP, the `reload` request), each room told what
-/// changed for it; and the desk the D-Bus faces are served from.
+/// The reload room: the config and palette read again, each room told what changed for it; and the faces' desk.
 extension Daemon {
-    /// Reads the config and the palette again (SIGHUP, the `reload` request). Returns how the config was read,
-    /// or its mistake: then the previous configuration stays in force (the palette is reloaded either way).
+    /// Reads the config and the palette again (SIGHUP, `reload`): how the config was read, or its mistake (then
+    /// the previous configuration stays in force; the palette is reloaded either way).
     @discardableResult
     func reload() -> Result<ReloadReply, ConfigError> {
         log.info("reloading \(paths.configFile)")
@@ -49,9 +48,7 @@ extension Daemon {
         readAgain()
     }
 
-    /// Watches the palette file (inotify on its folder, or on the folder above while that one is missing):
-    /// a palette copied or edited there is read at once, without a reload. The config is not watched: a
-    /// file half-saved by an editor would be taken; `reload` says when it is ready.
+    /// Watches the palette file (inotify; the folder above while its folder is missing): read again at a change.
     func watchPalette() {
         let path = paths.paletteFile(for: settings.config)
         guard path != paletteWatch?.path else { return }

@@ -3,9 +3,7 @@ import AppearanceDecide
 import AppearancePosix
 import AppearanceProtocol
 
-/// The requests' room: one client line in, one reply out. Reads are answered at once from the published
-/// state; writes are decided (`Decide.write`) on top of every accepted change and answered once the save
-/// that covers them is durable (Persistence.swift).
+/// The requests' room: one client line in, one reply out; writes answered once durable (Persistence.swift).
 extension Daemon {
     func handle(_ line: ArraySlice<UInt8>, from c: Connection) {
         let request: Request
@@ -43,10 +41,9 @@ extension Daemon {
             result = .success(palette.resolved(variant.variant(for: mine), accent: mine.traits.accentColor).json)
         case .set, .toggle, .setTemporary, .toggleTemporary:
             // A write is answered once durable (a `get` after a `set` sees the `set`).
-            answerLater(c, id: request.id) { reply in
+            return answerLater(c, id: request.id) { reply in
                 write(request.call, app: request.app, by: requester(c)) { reply($0.map(\.json)) }
             }
-            return
         case .log(let limit):
             result = .success(publisher.transitions.json(limit: limit, app: request.app))
         case .reload:
@@ -55,25 +52,21 @@ extension Daemon {
         case .schedule(let days):
             result = .success(scheduleReply(days: days).json)
         case .nextChange(let word):
-            answerLater(c, id: request.id) { reply in
+            return answerLater(c, id: request.id) { reply in
                 adjustNextChange(word, by: requester(c)) { reply($0.map(\.json)) }
             }
-            return
         case .integrations(let enable, let disable, let wait):
             // Answered once the change is durable, as a write is; with `wait`, once the runs it started have ended.
-            answerLater(c, id: request.id) { reply in
+            return answerLater(c, id: request.id) { reply in
                 integrations.change(enable: enable, disable: disable, wait: wait, mode: modeOf) {
                     reply($0.map { IntegrationInfo.reply($0, run: self.integrations.allowed) })
                 }
             }
-            return
         }
         if let id = request.id { c.send(Outgoing.reply(id: id, result)) }
     }
 
-    /// Starts what answers `c` through the function it is given, now or later. An answer that comes later
-    /// holds the connection's following requests until then, so a client reads its replies in the order it
-    /// asked.
+    /// Starts what answers `c`, now or later; a later answer holds the connection's next requests until then.
     private func answerLater(_ c: Connection, id: JSON?, _ start: (@escaping (Result<JSON, RPCError>) -> Void) -> Void) {
         var answered = false, held = false
         start { result in
@@ -87,9 +80,8 @@ extension Daemon {
         }
     }
 
-    /// A write from any face (the socket, the bus): decided on top of every accepted change, and answered
-    /// once the save that covers it is durable, or at once when it changes nothing and nothing waits, or is
-    /// refused. `who` names the asker in `log` ("appearancectl (pid 4242)").
+    /// A write from any face (the socket, the bus), decided on every accepted change and answered once durable
+    /// (at once when it changes nothing and nothing waits). `who` names the asker in `log`.
     func write(_ call: Call, app: String?, by who: @autoclosure () -> String, answer: @escaping (Result<AppearanceState, RPCError>) -> Void) {
         switch Decide.write(call, app: app, on: persistence.deciding(), now: clock.now()) {
         case .failure(let e):
@@ -104,14 +96,14 @@ extension Daemon {
 
     private var status: StatusInfo {
         var s = StatusInfo(state: engine.state, systemDetail: engine.systemDetail, defaultMode: engine.inputs.defaultMode,
-                   subscribers: clients.subscriberCount, version: Self.version, pid: Int(Posix.processID),
-                   paletteDetail: settings.paletteDetail, portalBackendDetail: outletStatus?.detail,
-                   scheduleDetail: scheduleDetail, hooksDetail: publisher.hooks.statusDetail,
-                   configDetail: settings.configDetail, appOverrides: engine.inputs.apps.count,
-                   desktopDetail: publisher.follower.statusDetail, busDetail: faceDetail, location: locationInfo)
+                           subscribers: clients.subscriberCount, version: Self.version, pid: Int(Posix.processID))
+        (s.paletteDetail, s.portalBackendDetail) = (settings.paletteDetail, outletStatus?.detail)
+        (s.configDetail, s.scheduleDetail) = (settings.configDetail, scheduleDetail)
+        (s.hooksDetail, s.appOverrides) = (publisher.hooks.statusDetail, engine.inputs.apps.count)
+        (s.desktopDetail, s.busDetail, s.location) = (publisher.follower.statusDetail, faceDetail, locationInfo)
         (s.integrationsDetail, s.noticesDetail) = (integrations.statusDetail, noticesDetail)
-        let c = settings.config
         s.automaticDetail = automaticDetail
+        let c = settings.config
         if c.lightSensor != nil { s.lightSensorDetail = sensors.lightDetail }
         if c.powerOnBattery != nil { s.powerDetail = sensors.powerDetail }
         if c.automatic.waitForIdle { s.idleDetail = sensors.sessionDetail }
@@ -193,15 +185,9 @@ extension Daemon {
 
     /// A name another process chose (its /proc comm), safe for a terminal: control characters as `\xNN`.
     static func printable(_ name: String) -> String {
-        var out = ""
-        for u in name.unicodeScalars {
-            if u.value < 0x20 || (0x7F...0x9F).contains(u.value) {
-                let hex = String(u.value, radix: 16)
-                out += "\\x" + (hex.count < 2 ? "0" + hex : hex)
-            } else {
-                out.unicodeScalars.append(u)
-            }
-        }
-        return out
+        name.unicodeScalars.map { u in
+            guard u.value < 0x20 || (0x7F...0x9F).contains(u.value) else { return String(u) }
+            return "\\x" + (u.value < 0x10 ? "0" : "") + String(u.value, radix: 16)
+        }.joined()
     }
 }

@@ -4,12 +4,7 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// The daemon: wires the rooms together and owns the engine. Everything runs on one serial queue, driven by
-/// Dispatch sources (listening socket, clients, signals, timers) and the sentry's reports; when nothing
-/// happens, nothing runs. The rooms: Clients (accepting, caps, budgets), Requests (a line in, a reply out),
-/// Persistence (group commit), Publisher (what a change does to the world), Timers (schedule, temporary
-/// override), Settings (config and palette), Readings (the sentry and the outlet); the decisions themselves
-/// are pure functions in AppearanceDecide.
+/// The daemon: wires the rooms together (docs/architecture.md) and owns the engine, on one serial queue.
 public final class Daemon: @unchecked Sendable {
     public static let version = packageVersion
 
@@ -20,9 +15,7 @@ public final class Daemon: @unchecked Sendable {
     private let sentry: Sentry
     let logLevelOption: LogLevel?
     let store: StateStore
-    var engine: Engine {
-        didSet { persistence.engineChanged() }
-    }
+    var engine: Engine { didSet { persistence.engineChanged() } }
     /// What the portal backend serves now, when there is one.
     var outletStatus: OutletStatus?
     /// What the D-Bus face serves now, when there is one (`status`).
@@ -69,8 +62,7 @@ public final class Daemon: @unchecked Sendable {
         wire()
     }
 
-    /// Who tells whom. Every callback holds the daemon weakly: a source, a save or a child may still report
-    /// after a daemon made in a test process is gone, and must then do nothing.
+    /// Who tells whom; weakly, as a daemon made in a test process may be gone when a source or a child reports.
     private func wire() {
         clients.onLine = { [weak self] c, line in self?.handle(line, from: c) }
         persistence.engine = { [weak self] in self?.engine ?? Engine(inputs: Inputs(system: .unavailable, override: .system, defaultMode: .light), instance: "") }
@@ -80,16 +72,9 @@ public final class Daemon: @unchecked Sendable {
         location.onChange = { [weak self] in self?.planSchedule() }
         timers.onTemporaryDue = { [weak self] end in self?.temporaryTimeCame(end) }
         timers.onNoticeDue = { [weak self] in self?.updateNotice() }
-        publisher.follower.onWritten = { [weak self] _, result in
-            self?.publisher.note("desktop written: \(result)")
-        }
-        publisher.hooks.onFailure = { [weak self] outcome in
-            self?.publisher.note("hooks for \(outcome.mode.rawValue) failed: " + outcome.failures.joined(separator: "; "))
-        }
     }
 
-    /// Loads config and state, binds the socket and starts watching. Call on `queue`. `signals: false` leaves
-    /// the process's signals alone (a daemon inside a test process).
+    /// Loads config and state, binds the socket and starts watching, on `queue` (`signals: false` in a test process).
     public func start(signals: Bool = true) throws(StartupError) {
         do {
             try settings.loadConfig(fallback: "using the defaults until it is fixed")
@@ -98,9 +83,7 @@ public final class Daemon: @unchecked Sendable {
             if paths.configExplicit, error.line == nil, error.message == "does not exist" {
                 throw StartupError("config file \(paths.configFile) does not exist", exitCode: 78)
             }
-            // A mistake in the file does not stop the daemon (systemd would restart it in a loop and every
-            // client would only hear "not running"): it serves with the defaults, and the log and `status`
-            // name the file, line and problem, as a reload with the same mistake does.
+            // A mistake in the file does not stop the daemon: it serves the defaults, and log and `status` say why.
             log.error("\(error); using the defaults until it is fixed (then reload: SIGHUP, or systemctl --user reload appearanced)")
         }
         let config = settings.config
@@ -109,8 +92,7 @@ public final class Daemon: @unchecked Sendable {
         settings.loadPalette()
         watchPalette()
         clients.maxConnections = config.maxConnections
-        // The socket first, so that a second start of the same instance says it runs there; then the state
-        // folder (another instance on another socket), which leaves no socket behind when it is refused.
+        // The socket first (a second start of this instance says so), then the state folder (another instance).
         let stateFolder = FileSystem.directory(of: paths.stateFile)
         try? FileSystem.makeDirectories(stateFolder)  // a trial's socket is in it; what fails is said below
         let listener = try clients.listen(paths.socket)
@@ -118,8 +100,7 @@ public final class Daemon: @unchecked Sendable {
             clients.closeAll()
             throw error
         }
-        // The status file only goes in appearanced's own directory (the default socket's, 0700 and ours): a
-        // socket named with --socket or APPEARANCED_SOCKET may sit in a directory with files of the user's.
+        // The status file only goes in appearanced's own directory (the default socket's, 0700 and ours).
         if paths.socket.ownsDirectory, listener.path == paths.socket.path {
             publisher.modeFile = ModeFile(path: FileSystem.directory(of: listener.path) + "/mode")
         } else {
@@ -139,7 +120,7 @@ public final class Daemon: @unchecked Sendable {
         persistence.persistIfNeeded()
 
         if signals { installSignals() }
-        publisher.hooks.prepare()
+        ChildRunner.prepare()  // SIGCHLD heard well before the first hook
         log.info("listening on \(listener.path) (override: \(saved.override.rawValue), state: \(paths.stateFile))")
 
         // The outlet first: it decides whether the portal's color-scheme is ours before anything is read.
@@ -161,9 +142,8 @@ public final class Daemon: @unchecked Sendable {
         queue.asyncAfter(deadline: .now() + Self.firstReadingGrace) { [weak self] in self?.serve() }
     }
 
-    /// Takes the state folder for this instance's lifetime (flock on the folder itself; the kernel lets it go
-    /// when the process ends): two instances never share one, and a trial instance never uses the session's.
-    /// A folder that cannot be made or opened is no reason not to serve (the saves report it): nil then.
+    /// Takes the state folder for this instance's lifetime (flock): two instances never share one, nor a trial
+    /// the session's. One that cannot be opened is no reason not to serve (the saves report it): nil then.
     static func holdStateFolder(_ paths: Paths, log: Logger) throws(StartupError) -> Descriptor? {
         let dir = FileSystem.directory(of: paths.stateFile)
         if paths.trial, dir == paths.sessionStateDirectory
@@ -185,8 +165,7 @@ public final class Daemon: @unchecked Sendable {
         return fd
     }
 
-    /// The state file as the last instance left it (temporary files it left behind removed; a file that
-    /// cannot be used kept aside).
+    /// The state file as the last instance left it (its temporary files removed; one that cannot be used kept aside).
     private func loadState() -> StateStore.Saved {
         let leftovers = FileSystem.removeLeftovers(of: paths.stateFile)
         if leftovers > 0 { log.info("removed \(leftovers) temporary file\(leftovers == 1 ? "" : "s") a stopped instance left next to \(paths.stateFile)") }
@@ -215,8 +194,7 @@ public final class Daemon: @unchecked Sendable {
         publisher.writeModeFile(s.mode)
         publisher.updateStatus(describe())
         updateNotice()
-        // The start-up's code (config, state, the bus's first calls) is done with: what answers from now on
-        // faults its own pages back in (docs/decisions.md, "Idle memory").
+        // The start-up's code is done with (docs/decisions.md, "Idle memory").
         if !Self.keepStartupPages { Posix.releaseCodePages() }
     }
 
@@ -272,9 +250,7 @@ public final class Daemon: @unchecked Sendable {
     }
 
     private static func makeInstanceID() -> String {
-        var g = SystemRandomNumberGenerator()
-        let n = g.next() as UInt64
-        let hex = String(n, radix: 16)
+        let hex = String(UInt64.random(in: .min ... .max), radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
     }
 }

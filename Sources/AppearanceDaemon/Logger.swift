@@ -1,9 +1,8 @@
 import AppearanceCore
 import AppearancePosix
 
-/// Log lines on stderr. Under systemd (JOURNAL_STREAM set) each line starts with the syslog level in
-/// angle brackets, which the journal turns into the entry's priority; otherwise lines read
-/// `appearanced: warning: …`. One write(2) per line, so lines never interleave.
+/// Log lines on stderr, one write(2) each: `<N>` syslog levels under systemd (JOURNAL_STREAM), else
+/// `appearanced: warning: …`.
 public final class Logger: @unchecked Sendable {
     // Mutated only on the daemon's queue (config reload); read from the same queue.
     public var level: LogLevel
@@ -26,11 +25,8 @@ public final class Logger: @unchecked Sendable {
     /// Lines logged while held (on the daemon's queue, like every log call), written in order by `release`.
     private var held: [String]?
 
-    /// Holds the lines logged from now on until `release`: a change's own lines wait until its subscribers
-    /// have been told (a write to the journal's pipe wakes the journal, on the CPU the change needs).
-    public func hold() {
-        if held == nil { held = [] }
-    }
+    /// Holds the lines logged from now on until `release`: a change's own lines wait for its subscribers.
+    public func hold() { if held == nil { held = [] } }
 
     /// Writes what was held, in order; nothing when nothing is held.
     public func release() {

@@ -1,7 +1,6 @@
 import AppearancePosix
 
-/// Every file the daemon uses, resolved once at start-up from options and the XDG environment
-/// (tests redirect them all through the environment, as a user can).
+/// Every file the daemon uses, resolved once at start-up from options and the XDG environment.
 public struct Paths: Sendable {
     public var socket: SocketLocation
     /// `$XDG_STATE_HOME/appearanced/state.json` (default `~/.local/state/appearanced/state.json`).
@@ -16,23 +15,19 @@ public struct Paths: Sendable {
     public var defaultPaletteFile: String
     /// Expands `~/` in palette paths.
     public var home: String
-    /// The XDG base directories the hooks and integrations are looked up in: `$XDG_CONFIG_HOME` (default
-    /// `~/.config`), `$XDG_DATA_HOME` (default `~/.local/share`), `$XDG_DATA_DIRS` (default
-    /// `/usr/local/share:/usr/share`). A relative path in any of them is ignored, as the XDG spec says.
+    /// The XDG base directories the hooks and integrations are looked up in (a relative path is ignored).
     public var configHome: String
     public var dataHome: String
     public var dataDirs: [String]
     /// `$APPEARANCED_INTEGRATIONS_DIR`: integrations of a build run from its source tree (absolute only).
     public var integrationsDir: String?
-    /// `--state-dir DIR`: a trial instance. Its state file is DIR/state.json, and what would touch the session
-    /// (hooks unless `trialHooks`, the desktop's own setting, the portal backend, darkman's bus name) is off.
+    /// `--state-dir DIR`: a trial instance (DIR/state.json; nothing that would touch the session).
     public var trial = false
     public var trialHooks = false
     /// The session daemon's state folder (`$XDG_STATE_HOME/appearanced`), which a trial instance never uses.
     public var sessionStateDirectory = ""
 
-    /// The palette file `config` asks for: its `palette` key (absolute, `~/…`, or relative to the config
-    /// file's directory), else the default.
+    /// The palette file `config` asks for (absolute, `~/…`, or relative to the config file's directory).
     public func paletteFile(for config: Config) -> String {
         guard let p = config.palette else { return defaultPaletteFile }
         if p.hasPrefix("/") { return p }
@@ -51,8 +46,7 @@ public struct Paths: Sendable {
         let sessionState = xdg("XDG_STATE_HOME", ".local/state") + "/appearanced"
         let trialDir = stateDir.map { $0.hasSuffix("/") && $0.count > 1 ? String($0.dropLast()) : $0 }
         return Paths(
-            // A trial instance listens in its own folder unless told otherwise: never on the session's socket
-            // (not even the one APPEARANCED_SOCKET names), so no client, prompt or `watch` talks to it by mistake.
+            // A trial instance listens in its own folder unless told otherwise: never on the session's socket.
             socket: SocketLocation.resolve(explicit: socket ?? trialDir.map { $0 + "/socket" }, environment: environment),
             stateFile: (trialDir ?? sessionState) + "/state.json",
             configFile: config ?? configHome + "/appearanced/config.toml", configExplicit: config != nil,

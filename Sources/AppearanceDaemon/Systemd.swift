@@ -1,16 +1,10 @@
 import AppearancePosix
 
-/// The two sd-daemon interfaces appearanced speaks, without linking libsystemd:
-/// socket activation (LISTEN_FDS) and the notify socket (NOTIFY_SOCKET).
+/// Socket activation (LISTEN_FDS) and the notify socket (NOTIFY_SOCKET), without linking libsystemd.
 enum Systemd {
-    /// The listening socket systemd passed (fd 3), if this process was socket-activated.
-    /// Like sd_listen_fds(unset_environment=1): the variables are removed so children do not inherit them.
+    /// The listening socket systemd passed (fd 3), if any; its variables are removed (children do not inherit them).
     static func activatedSocket() throws(StartupError) -> Descriptor? {
-        defer {
-            Posix.unsetEnvironment("LISTEN_PID")
-            Posix.unsetEnvironment("LISTEN_FDS")
-            Posix.unsetEnvironment("LISTEN_FDNAMES")
-        }
+        defer { for v in ["LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES"] { Posix.unsetEnvironment(v) } }
         guard let pid = Posix.environment("LISTEN_PID").flatMap(Int32.init), pid == Posix.processID,
               let count = Posix.environment("LISTEN_FDS").flatMap(Int.init), count > 0 else { return nil }
         guard count == 1 else {

@@ -11,8 +11,7 @@ extension Decide {
 
     /// What a reading of the desktop's value did.
     public struct DesktopOutcome: Equatable, Sendable {
-        /// The reading was the echo of appearanced's own write (applied as the desktop's value, but no
-        /// automatic change: a temporary override `until-next` survives it).
+        /// The reading was the echo of appearanced's own write (no automatic change).
         public var echo = false
         /// The reading was the user's flip in the desktop, which counts as `set MODE --until-next`.
         public var manualFlip: Mode?
@@ -33,10 +32,8 @@ extension Decide {
         }
     }
 
-    /// A reading of the desktop's value, applied to `engine`. While appearanced drives the desktop's setting
-    /// (`following`), a change there is either the echo of a write in flight (`writes`, which the reading
-    /// updates) or the user's flip in the desktop: that counts as a temporary override until the next
-    /// automatic change, unless the mode is already the flip's.
+    /// A reading of the desktop's value, applied to `engine`. While `following`, a change there is the echo of a
+    /// write in flight (`writes`) or the user's flip, which counts as a temporary override until the next change.
     public static func desktopReading(_ reading: SystemReading, engine: inout Engine, writes: inout DesktopWrites,
                                       following: Bool) -> DesktopOutcome {
         var outcome = DesktopOutcome()
@@ -44,14 +41,12 @@ extension Decide {
         writes.shown = reading.scheme
         let said = mode(of: reading.scheme) != nil
         let changed = following && reading.scheme != before && said && mode(of: before) != nil
-        // Every reading of a value goes through the queue while following, changed or not: one that matches
-        // no write lets the finished writes go, so none can stay behind to swallow a later flip.
+        // Every reading of a value goes through the queue while following (one matching none lets finished writes go).
         let matched = following && said && writes.reading(reading.scheme)
         let raw = reading.scheme == .unavailable ? "unavailable" : reading.scheme.rawValue
         let cause = "desktop: \(raw) (\(reading.detail))"
         if following, let original = writes.original, matched || reading.scheme == writes.lastWritten {
-            // The desktop shows appearanced's value (its echo, or still so after a restart): the desktop's own
-            // value stays the one it had, never appearanced's read back.
+            // The desktop shows appearanced's value: the desktop's own value stays the one it had.
             outcome.echo = changed
             let own = SystemReading(original, detail: reading.detail, traits: reading.traits)
             if let t = engine.apply(.systemEcho(own)) { outcome.steps.append(Step(t, cause: cause)) }

@@ -1,9 +1,7 @@
 import AppearanceCore
 import AppearanceProtocol
 
-/// The daemon's decisions, as pure functions from state and event to the change to make: no I/O, no clock of
-/// their own (the time is an argument), no logging. The daemon's shell performs what they return; the fuzzer
-/// and the table tests (Tests/AppearanceDecideTests) call the same functions.
+/// The daemon's decisions, as pure functions from state and event to the change to make (no I/O, clock or log).
 public enum Decide {
     /// What `set`, `toggle` and their temporary forms ask of `engine` (every accepted change applied) at `now`: the
     /// event, nil when it is already so (and for every other call), or the error to answer with.
@@ -46,8 +44,7 @@ public enum Decide {
         return t == engine.inputs.temporary ? nil : .temporary(t)
     }
 
-    /// A temporary override's time came: the event that ends it, or nil when another one is in force or its time has
-    /// not come (a wall-clock timer fired early after the clock was set back: the shell arms it again).
+    /// A temporary override's time came: the event that ends it, or nil (another one in force, or its time not come).
     public static func temporaryTimeCame(_ end: Int64, on engine: Engine, now: Int64) -> Event? {
         guard case .at(let t)? = engine.inputs.temporary?.expiry, t == end, now >= end else { return nil }
         return .temporary(nil)

@@ -22,8 +22,7 @@ public enum Call: Equatable, Sendable {
     case reload
     /// The schedule's changes from now over the next `days` days (1 to 31).
     case schedule(days: Int)
-    /// The integrations, after enabling and disabling the ones named (protocol 6); with `wait`, once the runs
-    /// the change started have ended, or after that many seconds (protocol 8).
+    /// The integrations, after enabling and disabling the ones named; with `wait`, once their runs have ended.
     case integrations(enable: [String], disable: [String], wait: Int? = nil)
     /// The user's word on the next automatic change: `postpone` and `skip`, or their `cancel` (protocol 7).
     case nextChange(NextChange.Request)

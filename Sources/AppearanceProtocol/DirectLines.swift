@@ -1,7 +1,6 @@
 import AppearanceCore
 
-// The lines on a change's path written straight to bytes (`JSONOut`): the same bytes as their `JSON` trees
-// (DirectWriterTests), without building the trees.
+// The lines on a change's path written straight to bytes (`JSONOut`): the bytes of their `JSON` trees.
 
 extension AppearanceState {
     /// `members`, written straight to `o` (the object's braces are the caller's).

@@ -1,10 +1,5 @@
-// Durations as people write them, on the command line (`--for`, `postpone`) and in the config
-// (`[automatic]`): one reader for both, so a duration the CLI takes is one the config takes.
-
-/// "90m", "2h", "1h30m", "45s", "1d", "1d2h3m4s" → seconds: ASCII digits each followed by a unit, the units
-/// d, h, m and s each at most once and in that order, 1 second to `Lifetime.maxSeconds` (366 days) in all.
-/// nil for anything else: a bare number, a unit without a number, a sign, a repeated or misplaced unit ("1h1h",
-/// "30m1h"), zero, or more than 366 days (checked as the digits come, so no length of number overflows).
+/// A duration as people write it, on the command line and in the config: "90m", "1h30m", "1d2h3m4s" → seconds
+/// (units d, h, m, s, each at most once and in that order; 1 s to `Lifetime.maxSeconds`); nil for anything else.
 public func parseDuration(_ text: String) -> Int64? {
     let units: [(letter: UInt8, seconds: Int64)] = [(UInt8(ascii: "d"), 86_400), (UInt8(ascii: "h"), 3600),
                                                     (UInt8(ascii: "m"), 60), (UInt8(ascii: "s"), 1)]

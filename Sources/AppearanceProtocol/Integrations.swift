@@ -1,12 +1,9 @@
 import AppearanceCore
 
-/// Integrations (protocol 6): programs shipped with appearanced, each making one program follow the mode
-/// (docs/integrations.md). The `integrations` method lists them and enables or disables some:
-/// `{"enable": ["kitty"], "disable": ["vim"]}`; the reply is the list after the change, and with `"wait": SECONDS`
-/// (protocol 8) after the runs the change started have ended (or that many seconds have passed).
+/// Integrations (protocol 6, docs/integrations.md): programs shipped with appearanced, each making one program
+/// follow the mode; the `integrations` method lists, enables and disables them.
 public enum IntegrationName {
-    /// 1-64 bytes of `a-z 0-9 . _ -`, not starting with a dot or a dash: a file name in every directory the
-    /// daemon looks in, and safe in a shell word.
+    /// 1-64 bytes of `a-z 0-9 . _ -`, not starting with a dot or a dash: a file name, and safe in a shell word.
     public static func isValid(_ name: String) -> Bool {
         let b = Array(name.utf8)
         guard (1...64).contains(b.count), b[0] != UInt8(ascii: "."), b[0] != UInt8(ascii: "-") else { return false }
@@ -18,8 +15,7 @@ public enum IntegrationName {
     /// Names one request may enable or disable at once.
     public static let maxPerRequest = 64
 
-    /// The longest `wait` (protocol 8): the daemon holds the reply at most this many seconds, as long as the
-    /// longest `hook-timeout` an integration run may take.
+    /// The longest `wait` (protocol 8), in seconds: the longest `hook-timeout`.
     public static let maxWait = 3600
 
     /// How to get the shipped integrations, for the messages that found none (the daemon's and appearancectl's).
@@ -48,15 +44,14 @@ public struct IntegrationInfo: Equatable, Sendable {
         }
 
         init?(json: JSON) {
-            guard let t = json["time"]?.uint64Value.flatMap({ Int64(exactly: $0) }), let action = json["action"]?.stringValue,
+            guard let t = json.seconds("time"), let action = json["action"]?.stringValue,
                   let result = json["result"]?.stringValue else { return nil }
-            self.init(time: t, action: action, mode: json["mode"]?.stringValue.flatMap(Mode.init(rawValue:)), result: result)
+            self.init(time: t, action: action, mode: json.raw("mode"), result: result)
         }
     }
 
     public var name: String
-    /// The file the daemon runs (a user's copy in ~/.config/appearanced/integrations wins over the shipped one);
-    /// nil for an enabled name that no directory holds any more.
+    /// The file the daemon runs (a user's copy wins); nil for an enabled name no directory holds any more.
     public var path: String?
     public var enabled: Bool
     /// The app id whose mode it is given (its name, unless the config's `app` says otherwise).
@@ -81,8 +76,7 @@ public struct IntegrationInfo: Equatable, Sendable {
                   runs: json["runs"]?.intValue ?? 0, last: json["last"].flatMap(Run.init(json:)))
     }
 
-    /// The reply: `{"integrations": [...], "run": true}`, sorted by name; `run` is false where the daemon runs
-    /// none (a trial instance without --hooks).
+    /// The reply: `{"integrations": [...], "run": true}`, sorted by name (`run`: false where the daemon runs none).
     public static func reply(_ all: [IntegrationInfo], run: Bool) -> JSON {
         .object([("integrations", .array(all.map(\.json))), ("run", .bool(run))])
     }

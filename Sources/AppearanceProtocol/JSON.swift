@@ -1,7 +1,4 @@
-/// A small, strict JSON (RFC 8259) reader and writer over UTF-8 bytes.
-///
-/// The protocol needs only this much, and owning it keeps Foundation (about 4 ms of start-up and 7 MB)
-/// out of every client, and puts the decoder under our own fuzzer.
+/// A small, strict JSON (RFC 8259) reader and writer over UTF-8 bytes: no Foundation (docs/decisions.md).
 public enum JSON: Equatable, Sendable {
     case null
     case bool(Bool)
@@ -34,6 +31,10 @@ public enum JSON: Equatable, Sendable {
     public var boolValue: Bool? { if case .bool(let b) = self { b } else { nil } }
     public var uint64Value: UInt64? { if case .number(let n) = self { UInt64(n) } else { nil } }
     public var intValue: Int? { if case .number(let n) = self { Int(n) } else { nil } }
+    /// A member read as a string enum's raw value (nil when absent or not one).
+    func raw<T: RawRepresentable<String>>(_ key: String) -> T? { self[key]?.stringValue.flatMap(T.init(rawValue:)) }
+    /// A member read as whole seconds that fit an Int64 (nil otherwise: never a trapping conversion).
+    func seconds(_ key: String) -> Int64? { self[key]?.uint64Value.flatMap { Int64(exactly: $0) } }
     /// A number that is finite as a Double (never an overflow to infinity).
     public var doubleValue: Double? { if case .number(let n) = self, let d = Double(n), d.isFinite { d } else { nil } }
 }
@@ -52,11 +53,8 @@ extension JSON {
     /// Nesting deeper than this is refused: the protocol never needs it and it bounds the reader's stack.
     public static let maxDepth = 32
 
-    // Concrete byte types, not a generic Collection: a generic called across modules is not specialised, and
-    // would build its type metadata from mangled names at run time (most of `appearancectl get`, measured).
-    /// `maxMembers`: an object of more members is refused as soon as it reaches one more: a request line
-    /// crammed with thousands of members is refused after reading a few of them, not all (the costliest line
-    /// a client could send, 1.4 ms to read whole; docs/decisions.md).
+    // Concrete byte types, not a generic Collection: a generic across modules is not specialised (docs/decisions.md).
+    /// `maxMembers`: an object of more members is refused as soon as it reaches one more (docs/decisions.md).
     public static func parse(_ bytes: ArraySlice<UInt8>, maxMembers: Int = .max) throws(JSONError) -> JSON {
         try parse(Array(bytes), maxMembers: maxMembers)
     }
@@ -110,8 +108,7 @@ private struct Reader {
     mutating func object(depth: Int) throws(JSONError) -> JSON {
         i += 1
         var members: [(String, JSON)] = []
-        // Duplicate keys: a look back over the few keys of an ordinary object; from 16 keys on, a hash set, so
-        // thousands of keys in one line stay linear.
+        // Duplicate keys: a look back over the first 15 keys, then a hash set (thousands stay linear).
         var seen: Set<String>?
         skipSpace()
         if i < b.count, b[i] == UInt8(ascii: "}") { i += 1; return .object(members) }
@@ -285,8 +282,7 @@ extension JSON {
 
     static func writeString(_ s: String, to out: inout [UInt8]) {
         out.append(0x22)
-        // Most strings need no escape at all (names, modes, colors): copied whole. Checked over the bytes in
-        // place (a native string's always are): a third of the instructions of the view's iterator.
+        // Most strings need no escape (names, modes, colors): checked in place and copied whole.
         let plain = s.utf8.withContiguousStorageIfAvailable { bytes in
             !bytes.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }
         } ?? !s.utf8.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }
@@ -311,10 +307,8 @@ extension JSON {
     }
 }
 
-/// JSON written straight to bytes, for the lines on a change's path (the notification every subscriber gets,
-/// the state a `get` returns): the same bytes as building the `JSON` tree and writing it (DirectWriterTests
-/// hold every such line to its tree), without the tree's allocations. Keys are written as given: names the
-/// protocol fixes, which need no escape.
+/// JSON written straight to bytes for the lines on a change's path: the bytes of the `JSON` tree
+/// (DirectWriterTests), without its allocations. Keys are written as given (fixed names, no escape).
 struct JSONOut {
     var bytes: [UInt8]
     /// No comma before the next member: an object was just opened.

@@ -1,5 +1,4 @@
-/// Splits a byte stream into lines of at most `maxLineLength` bytes (newline excluded).
-/// Blank lines are skipped. Scanning resumes where it stopped, so a long line arriving in pieces costs O(n).
+/// Splits a byte stream into lines of at most `maxLineLength` bytes (newline excluded), skipping blank lines, in O(n).
 public struct LineFramer: Sendable {
     public struct LineTooLong: Error, Equatable, Sendable {}
 
@@ -56,8 +55,7 @@ public struct LineFramer: Sendable {
         while true {
             guard let nl = buffer[scanned...].firstIndex(of: 0x0A) else {
                 if start == buffer.count {
-                    // Every line taken: let the bytes go (a subscriber would otherwise keep its subscribe
-                    // request for as long as it stays connected).
+                    // Every line taken: let the bytes go (a subscriber would keep its request otherwise).
                     reset(keepingCapacity: false)
                     return nil
                 }

@@ -1,7 +1,5 @@
-/// The schedule's place as `status` and `schedule` report it (protocol 5 and later, optional member
-/// `location`): `{"latitude": 52.52, "longitude": 13.4, "source": "geoclue", "time": 1764000000, "age": 120,
-/// "detail": "GeoClue: following (city accuracy)"}`. Coordinates, source, time and age are null while there is
-/// no place yet (GeoClue has not answered and nothing is cached); `detail` says why.
+/// The schedule's place as `status` and `schedule` report it (docs/protocol.md, "The location object"): null
+/// members while there is no place yet, and `detail` says why.
 public struct LocationInfo: Equatable, Sendable {
     public enum Source: String, Sendable, CaseIterable {
         /// `latitude`/`longitude` typed in the config: always wins over GeoClue.
@@ -19,8 +17,7 @@ public struct LocationInfo: Equatable, Sendable {
     public var time: Int64?
     /// Seconds from the fix to the reply; nil for a typed place.
     public var age: Int64?
-    /// The location service's state in words ("GeoClue: waiting for a first fix", "GeoClue refused: …");
-    /// nil for a typed place.
+    /// The location service's state in words ("GeoClue: waiting for a first fix"); nil for a typed place.
     public var detail: String?
 
     public init(latitude: Double? = nil, longitude: Double? = nil, source: Source? = nil, time: Int64? = nil,
@@ -39,8 +36,8 @@ public struct LocationInfo: Equatable, Sendable {
     /// Reads a `location` object; unknown members are ignored, and a member of the wrong type is absent.
     public init(json: JSON) {
         self.init(latitude: json["latitude"]?.doubleValue, longitude: json["longitude"]?.doubleValue,
-                  source: json["source"]?.stringValue.flatMap(Source.init(rawValue:)),
-                  time: json["time"]?.intValue.map(Int64.init), age: json["age"]?.intValue.map(Int64.init), detail: json["detail"]?.stringValue)
+                  source: json.raw("source"), time: json["time"]?.intValue.map(Int64.init),
+                  age: json["age"]?.intValue.map(Int64.init), detail: json["detail"]?.stringValue)
     }
 
     /// "52.52, 13.40 (geoclue, fix 2 h old)", "none yet: GeoClue refused …": for people.

@@ -1,17 +1,6 @@
 import AppearanceCore
 
-/// The protocol version reported by `status`. Clients ignore fields they do not know; new methods and fields
-/// never change the meaning of old ones; this number goes up when something is added.
-/// 2: `traits` in the state object, `subscribe` params (`traits`, `palette`), the `resolve` and `palette` methods.
-/// 3: temporary overrides (`set`/`toggle` params `until` and `for`, `temporary` in the state object), sources
-///    `temporary` and `schedule`, the `log` method; `status` adds `schedule` and `portalBackend`.
-/// 4: per-app overrides: `"app"` in the params of get, set, toggle, subscribe, resolve and palette; `app`,
-///    `globalMode` and `globalSource` in an app's state object; source `app`; the `apps` method.
-/// 5: the `reload` and `schedule` methods.
-/// 6: the `integrations` method; `integrations` in `status`.
-/// 7: the `postpone` and `skip` methods; `trial` and `notices` in `status`.
-/// 8: `integrations` param `wait`: the reply once the runs the change started have ended; the sources
-/// `light-sensor` and `power`; `automatic`, `lightSensor`, `power` and `idle` in `status`.
+/// The protocol version reported by `status`: it goes up when something is added (docs/protocol.md, "Versioning").
 public let protocolVersion = 8
 
 /// The longest line the daemon accepts from a client, newline excluded.
@@ -34,9 +23,7 @@ public let maxLineLength = 65_536
 ///     = 17,911,808, rounded up to 18 MiB. `status` quotes at most its config and palette files' errors.
 public let maxReplyLength = 18 << 20
 
-/// What bounds a reply beyond the app overrides' cap and the log's 1,000 entries; maxReplyLength counts on
-/// them. appearanced must keep to them: a palette with more tokens, a longer name or value, or a longer log
-/// cause would make a reply no client reads.
+/// What bounds a reply beyond the app overrides' cap and the log's 1,000 entries: maxReplyLength counts on them.
 public enum ReplyBounds {
     /// Tokens in a palette.
     public static let paletteTokens = 4_096
@@ -63,15 +50,9 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
     public var code: Int
     public var message: String
 
-    public init(_ code: ErrorCode, _ message: String) {
-        self.code = code.rawValue
-        self.message = message
-    }
+    public init(_ code: ErrorCode, _ message: String) { (self.code, self.message) = (code.rawValue, message) }
 
-    public init(code: Int, message: String) {
-        self.code = code
-        self.message = message
-    }
+    public init(code: Int, message: String) { (self.code, self.message) = (code, message) }
 
     public var description: String { "\(message) (error \(code))" }
 }
@@ -80,8 +61,7 @@ public enum Method: String, CaseIterable, Sendable {
     case get, set, toggle, subscribe, status, resolve, palette, log, apps, reload, schedule, integrations, postpone, skip
 }
 
-/// App ids (`"app"` in params): 1-255 bytes of `A-Z a-z 0-9 . _ -`, not starting with a dot; a desktop-file
-/// or Flatpak style id (`org.gnome.TextEditor`, `kitty`).
+/// App ids (`"app"` in params): 1-255 bytes of `A-Z a-z 0-9 . _ -`, not starting with a dot (`org.gnome.TextEditor`).
 public enum AppID {
     public static func isValid(_ id: String) -> Bool {
         let b = Array(id.utf8)

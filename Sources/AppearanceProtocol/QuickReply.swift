@@ -19,13 +19,9 @@ package enum QuickRequest {
 
 /// Recognises the reply to request 1 of `get`, `set` or `toggle` (without an app) by its bytes.
 package enum QuickReply {
-    /// The mode of `line` (its bytes up to and including the newline, nothing after) when it is exactly the
-    /// encoder's reply carrying a state: `Outgoing.result(id: .int(1), state.json)` for a state without an app,
-    /// member for member in the encoder's order, each value one the general client reads as the encoder
-    /// wrote it (the enums' raw values, `seq` a UInt64, the instance printable ASCII without escapes, the
-    /// traits and temporary override as `Traits.json` and `TemporaryOverride.json` write them). Anything else
-    /// is nil and goes to the general client: a line it takes is therefore one the general client takes, with
-    /// the same mode. It builds nothing: a walk over the bytes with constant strings.
+    /// The mode of `line` (up to and including its newline) when it is exactly the encoder's state reply
+    /// (`Outgoing.result(id: .int(1), state.json)`, no app), member for member; anything else is nil and goes to
+    /// the general client, so a line taken here is one it takes, with the same mode. A walk with constant strings.
     package static func mode(ofLine line: UnsafeRawBufferPointer) -> Mode? {
         var s = Cursor(line)
         let mode: Mode
@@ -90,8 +86,7 @@ package enum QuickReply {
             return true
         }
 
-        /// A JSON number that `JSON.uint64Value` reads: 0, or up to 20 digits without a leading zero and at
-        /// most UInt64.max.
+        /// A JSON number that `JSON.uint64Value` reads: 0, or digits without a leading zero, at most UInt64.max.
         mutating func takeUInt64() -> Bool {
             var i = at
             var value: UInt64 = 0

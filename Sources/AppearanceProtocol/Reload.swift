@@ -1,13 +1,10 @@
-/// `reload`'s result (protocol 5): the config and palette files read again, as SIGHUP does, and how each was
-/// read. A config with a mistake is not a result but error -32000 naming the file and line; the previous
-/// configuration stays in force.
+/// `reload`'s result (protocol 5): the config and palette files read again, as SIGHUP does, and how each was read.
 public struct ReloadReply: Equatable, Sendable {
     /// The config file that is now in force, or how it was read (`…/config.toml: no such file (the defaults)`).
     public var config: String
     /// The palette file and how it was read (`…/palette.toml: 9 tokens`), or why it was not used.
     public var palette: String
-    /// False when the palette file was read but not used (a mistake in it): the previous palette stays.
-    /// Absent from older daemons (read as true).
+    /// False when the palette file was read but not used (a mistake in it); absent from older daemons (true).
     public var paletteUsed: Bool
 
     public init(config: String, palette: String, paletteUsed: Bool = true) {

@@ -2,7 +2,8 @@ import AppearanceCore
 
 // What the daemon sends: the state object, status, log entries, notifications, and how a client reads them.
 
-/// Extra facts `status` adds to the state object.
+/// Extra facts `status` adds to the state object (docs/protocol.md, "status"); a detail is nil from an older
+/// daemon, or where its feature is not configured.
 public struct StatusInfo: Equatable, Sendable {
     public var state: AppearanceState
     /// Where the system value came from, or why there is none ("portal v2", "no session bus: …").
@@ -12,55 +13,41 @@ public struct StatusInfo: Equatable, Sendable {
     public var protocolVersion: Int
     public var version: String
     public var pid: Int
-    /// The palette file and how it was read ("…/palette.toml: 9 tokens"); nil from a protocol 1 daemon.
-    public var paletteDetail: String?
-    /// Whether the daemon serves the portal's Settings, and why ("serving as …: no other Settings backend
-    /// for sway", "not serving: gtk.portal provides Settings for GNOME"); nil from an older daemon.
-    public var portalBackendDetail: String?
-    /// The schedule's mode and next change ("dark until 07:12 (sunrise: light)"); nil without a schedule.
-    public var scheduleDetail: String?
-    /// The hooks' last run ("3 hooks for dark at 19:00: ok"); nil from an older daemon.
-    public var hooksDetail: String?
-    /// The config file and how it was read, or why a reloaded one was not used; nil from an older daemon.
-    public var configDetail: String?
-    /// How many app overrides there are; nil from an older daemon.
-    public var appOverrides: Int?
+    /// The palette file and how it was read ("…/palette.toml: 9 tokens").
+    public var paletteDetail: String? = nil
+    /// Whether the daemon serves the portal's Settings, and why.
+    public var portalBackendDetail: String? = nil
+    /// The schedule's mode and next change ("dark until 07:12 (sunrise: light)").
+    public var scheduleDetail: String? = nil
+    /// The hooks' last run ("3 hooks for dark at 19:00: ok").
+    public var hooksDetail: String? = nil
+    /// The config file and how it was read, or why a reloaded one was not used.
+    public var configDetail: String? = nil
+    public var appOverrides: Int? = nil
     /// Whether appearanced drives the desktop's own setting (GNOME, KDE), and its last write.
-    public var desktopDetail: String?
-    /// What is served on the session bus: appearanced's own name and darkman's, or why not; nil from an
-    /// older daemon.
-    public var busDetail: String?
-    /// The schedule's place: typed, from GeoClue or cached, and how old the fix is; nil when the schedule
-    /// uses no place (or from an older daemon).
-    public var location: LocationInfo?
-    /// The integrations enabled and how their last runs went ("2 enabled (kitty, neovim): ok"); nil from a
-    /// daemon older than protocol 6.
+    public var desktopDetail: String? = nil
+    /// What is served on the session bus: appearanced's own name and darkman's, or why not.
+    public var busDetail: String? = nil
+    /// The schedule's place: typed, from GeoClue or cached, and how old the fix is.
+    public var location: LocationInfo? = nil
+    /// The integrations enabled and how their last runs went ("2 enabled (kitty, neovim): ok").
     public var integrationsDetail: String? = nil
-    /// With a `[schedule]`: what `schedule` answers for the next two days (`scheduleView`), the structured form
-    /// of `scheduleDetail`; nil without one (or from a daemon older than protocol 6).
+    /// With a `[schedule]`: what `schedule` answers for the next two days.
     public var scheduleView: ScheduleInfo? = nil
-    /// A trial instance's state folder (`appearanced --state-dir DIR`); nil for the session's daemon.
+    /// A trial instance's state folder (`appearanced --state-dir DIR`).
     public var trial: String? = nil
-    /// With `[automatic] notify-before`: the notices before automatic changes, and how the last one went
-    /// ("5m before an automatic change, Postpone 30m: showing "Dark mode at 19:00""); nil without it.
+    /// With `[automatic] notify-before`: the notices before automatic changes, and how the last one went.
     public var noticesDetail: String? = nil
-    /// With `[light-sensor]`, `[power]` or `[automatic] wait-for-idle` (protocol 8): which automatic input decides
-    /// and why the others do not, and a change waiting for idle; then each input in words. nil without them.
+    /// With `[light-sensor]`, `[power]` or `wait-for-idle`: which automatic input decides, then each in words.
     public var automaticDetail: String? = nil
     public var lightSensorDetail: String? = nil
     public var powerDetail: String? = nil
     public var idleDetail: String? = nil
 
     public init(state: AppearanceState, systemDetail: String, defaultMode: Mode, subscribers: Int,
-                protocolVersion: Int = AppearanceProtocol.protocolVersion, version: String, pid: Int,
-                paletteDetail: String? = nil, portalBackendDetail: String? = nil, scheduleDetail: String? = nil,
-                hooksDetail: String? = nil, configDetail: String? = nil, appOverrides: Int? = nil,
-                desktopDetail: String? = nil, busDetail: String? = nil, location: LocationInfo? = nil) {
+                protocolVersion: Int = AppearanceProtocol.protocolVersion, version: String, pid: Int) {
         (self.state, self.systemDetail, self.defaultMode, self.subscribers) = (state, systemDetail, defaultMode, subscribers)
         (self.protocolVersion, self.version, self.pid) = (protocolVersion, version, pid)
-        (self.paletteDetail, self.portalBackendDetail, self.scheduleDetail) = (paletteDetail, portalBackendDetail, scheduleDetail)
-        (self.hooksDetail, self.configDetail, self.appOverrides) = (hooksDetail, configDetail, appOverrides)
-        (self.desktopDetail, self.busDetail, self.location) = (desktopDetail, busDetail, location)
     }
 }
 
@@ -80,7 +67,7 @@ extension AppearanceState {
     /// Reads a state object; unknown fields are ignored.
     public init(json: JSON) throws(RPCError) {
         func field<T: RawRepresentable<String>>(_ key: String, _: T.Type) throws(RPCError) -> T {
-            guard let s = json[key]?.stringValue, let v = T(rawValue: s) else { throw bad(key) }
+            guard let v: T = json.raw(key) else { throw bad(key) }
             return v
         }
         guard let seq = json["seq"]?.uint64Value else { throw bad("seq") }
@@ -91,8 +78,7 @@ extension AppearanceState {
                   override: try field("override", Override.self), source: try field("source", Source.self),
                   traits: traits, temporary: json["temporary"].flatMap(TemporaryOverride.init(json:)), seq: seq, instance: instance)
         app = json["app"]?.stringValue
-        globalMode = json["globalMode"]?.stringValue.flatMap(Mode.init(rawValue:))
-        globalSource = json["globalSource"]?.stringValue.flatMap(Source.init(rawValue:))
+        (globalMode, globalSource) = (json.raw("globalMode"), json.raw("globalSource"))
         configProblem = json["configProblem"]?.stringValue
     }
 }
@@ -109,8 +95,7 @@ public struct LogEntry: Equatable, Sendable {
     public var cause: String
     /// The app whose own mode changed (its override set or removed); nil for everyone's mode.
     public var app: String?
-    /// How many changes the entry stands for: more than 1 where a run of automatic changes within a minute was
-    /// folded into one entry (`from` is the first one's, `to` and `time` the last one's).
+    /// How many changes the entry stands for: more than 1 for a folded run of automatic changes (TransitionLog).
     public var changes: Int
 
     public init(time: Int64, from: Mode?, to: Mode, source: Source?, cause: String, app: String? = nil, changes: Int = 1) {
@@ -118,8 +103,7 @@ public struct LogEntry: Equatable, Sendable {
         self.changes = changes
     }
 
-    /// `{"time", "from", "to", "source", "app", "cause", "changes"}`; `app` only in an app's entry, `changes`
-    /// only in a folded one.
+    /// `{"time", "from", "to", "source", "app", "cause", "changes"}`; `app` and `changes` only where they apply.
     public var json: JSON {
         var members: [(String, JSON)] = [("time", .int(UInt64(max(0, time)))), ("from", from.map { .string($0.rawValue) } ?? .null),
                                          ("to", .string(to.rawValue)), ("source", source.map { .string($0.rawValue) } ?? .null)]
@@ -131,25 +115,19 @@ public struct LogEntry: Equatable, Sendable {
 
     public init?(json: JSON) {
         // A time that does not fit in an Int64 (2^63 and up) is no entry: refused, not trapped.
-        guard let t = json["time"]?.uint64Value.flatMap({ Int64(exactly: $0) }),
-              let to = json["to"]?.stringValue.flatMap(Mode.init(rawValue:)) else { return nil }
-        self.init(time: t, from: json["from"]?.stringValue.flatMap(Mode.init(rawValue:)), to: to,
-                  source: json["source"]?.stringValue.flatMap(Source.init(rawValue:)), cause: json["cause"]?.stringValue ?? "",
-                  app: json["app"]?.stringValue, changes: json["changes"]?.intValue ?? 1)
+        guard let t = json.seconds("time"), let to: Mode = json.raw("to") else { return nil }
+        self.init(time: t, from: json.raw("from"), to: to, source: json.raw("source"),
+                  cause: json["cause"]?.stringValue ?? "", app: json["app"]?.stringValue,
+                  changes: json["changes"]?.intValue ?? 1)
     }
 }
 
 extension TemporaryOverride {
-    /// The `until` a state object or state file can hold: whole seconds from the Unix epoch (1970-01-01 00:00
-    /// UTC) to the end of the year 9999 (9999-12-31 23:59:59 UTC). A `set --for` ends at most
-    /// `Lifetime.maxSeconds` (366 days) after the present, so this holds every override the daemon makes even
-    /// with a clock set wrong by thousands of years, and every value in it is one the local calendar can show.
-    /// Anything outside (negative, 2^63 and up, beyond 64 bits, fractional, an exponent) is not a time: it is
-    /// refused, never converted with a trap.
+    /// The `until` a state object or state file can hold: whole seconds from 1970 to the end of 9999 (every value
+    /// a local calendar can show); anything else is refused, never converted with a trap.
     public static let untilRange: ClosedRange<Int64> = 0...253_402_300_799
 
-    /// `{"mode": "dark", "until": "next"}` or `{"mode": "dark", "until": UNIX_SECONDS}` (an `at` outside
-    /// `untilRange` is written at its nearest end, so what is written can be read back).
+    /// `{"mode", "until": "next" | UNIX_SECONDS}` (an `at` outside `untilRange` is written at its nearest end).
     public var json: JSON {
         let until: JSON = switch expiry {
         case .nextChange: .string("next")
@@ -160,7 +138,7 @@ extension TemporaryOverride {
 
     /// Reads it leniently: nil for null or anything unusable, an `until` outside `untilRange` included.
     public init?(json: JSON) {
-        guard let mode = json["mode"]?.stringValue.flatMap(Mode.init(rawValue:)),
+        guard let mode: Mode = json.raw("mode"),
               let expiry = json["until"].flatMap(Expiry.init(json:)) else { return nil }
         self.init(mode: mode, expiry: expiry)
     }
@@ -180,8 +158,7 @@ extension TemporaryOverride.Expiry {
 }
 
 extension Traits {
-    /// `{"contrast": "normal"|"high"|null, "reducedMotion": true|false|null, "accentColor": "#rrggbb"|null}`:
-    /// null means the desktop does not say.
+    /// `{"contrast", "reducedMotion", "accentColor"}`: null where the desktop does not say.
     public var json: JSON {
         .object([("contrast", contrast.map { .string($0.rawValue) } ?? .null),
                  ("reducedMotion", reducedMotion.map(JSON.bool) ?? .null),
@@ -190,8 +167,7 @@ extension Traits {
 
     /// Reads traits leniently: a member that is missing or unusable is unknown (null).
     public init(json: JSON) {
-        self.init(contrast: json["contrast"]?.stringValue.flatMap(Contrast.init(rawValue:)),
-                  reducedMotion: json["reducedMotion"]?.boolValue,
+        self.init(contrast: json.raw("contrast"), reducedMotion: json["reducedMotion"]?.boolValue,
                   accentColor: json["accentColor"]?.stringValue.flatMap(Color.init(parsing:)))
     }
 }
@@ -207,8 +183,7 @@ extension PaletteValue {
 }
 
 extension ResolvedPalette {
-    /// `{"mode":"dark","contrast":"normal","colors":{"fill.bg":"#262626",…},"assets":{"wallpaper":"/…",…}}`,
-    /// tokens in palette file order.
+    /// `{"mode", "contrast", "colors": {NAME: "#rrggbb", …}, "assets": {NAME: PATH, …}}`, in palette file order.
     public var json: JSON {
         .object([("mode", .string(variant.mode.rawValue)), ("contrast", .string(variant.contrast.rawValue)),
                  ("colors", .object(colors.map { ($0.name, .string($0.color.hex)) })),
@@ -216,19 +191,15 @@ extension ResolvedPalette {
     }
 
     public init(json: JSON) throws(RPCError) {
-        guard let mode = json["mode"]?.stringValue.flatMap(Mode.init(rawValue:)) else { throw bad("palette mode") }
-        guard let contrast = json["contrast"]?.stringValue.flatMap(Contrast.init(rawValue:)) else { throw bad("palette contrast") }
+        guard let mode: Mode = json.raw("mode") else { throw bad("palette mode") }
+        guard let contrast: Contrast = json.raw("contrast") else { throw bad("palette contrast") }
         var tokens: [PaletteToken] = []
-        if case .object(let colors)? = json["colors"] {
-            for (name, value) in colors {
-                guard let c = value.stringValue.flatMap(Color.init(parsing:)) else { throw bad("colors.\(name)") }
-                tokens.append(PaletteToken(name: name, value: .color(c)))
-            }
-        }
-        if case .object(let assets)? = json["assets"] {
-            for (name, value) in assets {
-                guard let p = value.stringValue else { throw bad("assets.\(name)") }
-                tokens.append(PaletteToken(name: name, value: .asset(p)))
+        for (kind, read) in [("colors", { $0.flatMap(Color.init(parsing:)).map(PaletteValue.color) }),
+                             ("assets", { $0.map(PaletteValue.asset) })] as [(String, (String?) -> PaletteValue?)] {
+            guard case .object(let members)? = json[kind] else { continue }
+            for (name, value) in members {
+                guard let v = read(value.stringValue) else { throw bad("\(kind).\(name)") }
+                tokens.append(PaletteToken(name: name, value: v))
             }
         }
         self.init(variant: Variant(mode, contrast), tokens: tokens)
@@ -258,8 +229,7 @@ private func bad(_ key: String) -> RPCError {
 }
 
 extension StatusInfo {
-    /// The text members after the first six, by JSON name, in the order they are written (`appOverrides`,
-    /// `location` and `scheduleView` slot in between, in `json`).
+    /// The text members after the first six, by JSON name, in order (`json` slots the other three in between).
     private static var texts: [(String, WritableKeyPath<StatusInfo, String?>)] {
         [("paletteDetail", \.paletteDetail), ("portalBackend", \.portalBackendDetail), ("schedule", \.scheduleDetail),
          ("hooks", \.hooksDetail), ("config", \.configDetail), ("desktop", \.desktopDetail), ("bus", \.busDetail),
@@ -282,14 +252,14 @@ extension StatusInfo {
     public init(json: JSON) throws(RPCError) {
         let state = try AppearanceState(json: json)
         guard let detail = json["systemDetail"]?.stringValue else { throw bad("systemDetail") }
-        guard let dm = json["defaultMode"]?.stringValue.flatMap(Mode.init(rawValue:)) else { throw bad("defaultMode") }
+        guard let dm: Mode = json.raw("defaultMode") else { throw bad("defaultMode") }
         guard let subs = json["subscribers"]?.intValue else { throw bad("subscribers") }
         guard let proto = json["protocol"]?.intValue else { throw bad("protocol") }
         guard let version = json["version"]?.stringValue else { throw bad("version") }
         guard let pid = json["pid"]?.intValue else { throw bad("pid") }
-        self.init(state: state, systemDetail: detail, defaultMode: dm, subscribers: subs,
-                  protocolVersion: proto, version: version, pid: pid, appOverrides: json["appOverrides"]?.intValue,
-                  location: json["location"].map(LocationInfo.init(json:)))
+        self.init(state: state, systemDetail: detail, defaultMode: dm, subscribers: subs, protocolVersion: proto,
+                  version: version, pid: pid)
+        (appOverrides, location) = (json["appOverrides"]?.intValue, json["location"].map(LocationInfo.init(json:)))
         for (name, field) in Self.texts { self[keyPath: field] = json[name]?.stringValue }
         scheduleView = json["scheduleView"].flatMap { try? ScheduleInfo(json: $0) }
     }
@@ -302,7 +272,7 @@ extension Notification {
     }
 
     public init(json: JSON) throws(RPCError) {
-        guard let p = json["previous"]?.stringValue.flatMap(Mode.init(rawValue:)) else { throw bad("previous") }
+        guard let p: Mode = json.raw("previous") else { throw bad("previous") }
         let palette = try json["palette"].map { j throws(RPCError) in try ResolvedPalette(json: j) }
         self.init(state: try AppearanceState(json: json), previous: p, palette: palette)
     }

@@ -2,8 +2,7 @@ import AppearanceCore
 
 // What a client sends: the requests, their parameters, and how the daemon reads and checks them.
 
-/// How long a temporary override lasts: until the next automatic change (a schedule transition or a change
-/// of the desktop's own value), or for a number of seconds.
+/// How long a temporary override lasts: until the next automatic change, or for a number of seconds.
 public enum Lifetime: Equatable, Sendable {
     case untilNext
     case seconds(Int64)
@@ -20,16 +19,12 @@ public enum Lifetime: Equatable, Sendable {
     }
 }
 
-/// A mode and contrast a client asks a palette to be resolved for; what it leaves out is taken from the
-/// current state (its mode, and the desktop's contrast, normal when the desktop does not say).
+/// A mode and contrast a client asks a palette to be resolved for; what it leaves out is the current state's.
 public struct VariantRequest: Equatable, Sendable {
     public var mode: Mode?
     public var contrast: Contrast?
 
-    public init(mode: Mode? = nil, contrast: Contrast? = nil) {
-        self.mode = mode
-        self.contrast = contrast
-    }
+    public init(mode: Mode? = nil, contrast: Contrast? = nil) { (self.mode, self.contrast) = (mode, contrast) }
 
     public static let current = VariantRequest()
 
@@ -45,7 +40,6 @@ public struct VariantRequest: Equatable, Sendable {
     }
 }
 
-
 public struct Request: Equatable, Sendable {
     /// nil for a JSON-RPC notification (no reply is sent); otherwise a string, number or null.
     public var id: JSON?
@@ -53,9 +47,7 @@ public struct Request: Equatable, Sendable {
     /// `"app"`: the app the request speaks for (get, set, toggle, subscribe, resolve, palette).
     public var app: String?
 
-    public init(id: JSON?, call: Call, app: String? = nil) {
-        (self.id, self.call, self.app) = (id, call, app)
-    }
+    public init(id: JSON?, call: Call, app: String? = nil) { (self.id, self.call, self.app) = (id, call, app) }
 
     /// The request as one line, newline included.
     public var line: [UInt8] {
@@ -85,9 +77,7 @@ private func invalid(_ code: ErrorCode, _ message: String, id: JSON? = .null, re
 }
 
 extension Request {
-    /// Members a request object, or its params, may have: a request has four (jsonrpc, id, method, params)
-    /// and no method takes more than four params. Past it the line is refused as soon as the reader gets
-    /// there, so a line of thousands of members costs a few microseconds instead of a whole parse.
+    /// Members a request object, or its params, may have (four at most are used): past it a line is refused early.
     public static let maxMembers = 16
 
     /// Validates one line from a client. Every failure names what is wrong.
@@ -106,8 +96,7 @@ extension Request {
         return try decode(json: json)
     }
 
-    /// A request given as a value (the D-Bus face's calls, as the socket's params), with the same checks
-    /// and messages as a line.
+    /// A request given as a value (the D-Bus face's calls), with the same checks and messages as a line.
     public static func decode(method: String, params: JSON) throws(RequestFailure) -> Request {
         try decode(json: .object([("jsonrpc", .string("2.0")), ("id", .int(1)), ("method", .string(method)), ("params", params)]))
     }
@@ -153,8 +142,7 @@ extension Request {
         case .skip: ["cancel"]
         }
         if let unknown = given.first(where: { !allowed.contains($0.0) }) { throw bad("unknown parameter \"\(unknown.0)\"") }
-        // A parameter given as null is a type error, not "absent": read as absent, `"app": null` would set
-        // everyone's mode and `"for": null` a permanent override. (`"params": null` itself is no params.)
+        // A parameter given as null is a type error, not "absent" (`"app": null` would set everyone's mode).
         if let key = given.first(where: { $0.1 == .null })?.0 {
             let required = (method == .set && key == "override") || (method == .resolve && key == "tokens")
             throw bad("\"\(key)\" is null, expected \(Self.expected(key))" + (required ? "" : " or no \"\(key)\" at all"))

@@ -3,23 +3,20 @@ import AppearanceCore
 /// The reply to `schedule` (protocol 5): what the schedule says now and its changes over the days asked for.
 /// `{"configured": true, "mode": "light", "hiddenBy": "override", "events": [{"time", "mode", "cause"}, …]}`.
 public struct ScheduleInfo: Equatable, Sendable {
-    /// A change of the mode the schedule makes: the schedule's own event (its time, mode and cause, and the
-    /// user's word on it).
+    /// A change of the mode the schedule makes (with the user's word on it).
     public typealias Change = Schedule.Event
 
     /// A schedule is configured (`[schedule]` in the config).
     public var configured: Bool
     /// What the schedule says now (nil without a schedule).
     public var mode: Mode?
-    /// What decides everyone's mode before the schedule now: "temporary", "override", or "system" (the
-    /// desktop, when the schedule ranks below it); nil when the schedule decides (or there is none).
+    /// What decides everyone's mode before the schedule now; nil when the schedule decides (or there is none).
     public var hiddenBy: Source?
     /// Changes of the mode the schedule makes, oldest first (only those that change it).
     public var changes: [Change]
     /// The place the sun's times are for (typed, GeoClue's or cached); nil when the schedule uses none.
     public var location: LocationInfo?
-    /// An automatic change held until the session is idle or locked (`wait-for-idle`, protocol 8): the mode it
-    /// brings, since when (Unix seconds) and why.
+    /// An automatic change held until the session is idle or locked (`wait-for-idle`, protocol 8).
     public var waiting: (mode: Mode, since: Int64, cause: String)?
 
     public static func == (a: ScheduleInfo, b: ScheduleInfo) -> Bool {
@@ -46,19 +43,16 @@ public struct ScheduleInfo: Equatable, Sendable {
         }
         var changes: [Change] = []
         for item in items {
-            guard let t = item["time"]?.uint64Value.flatMap({ Int64(exactly: $0) }),
-                  let m = item["mode"]?.stringValue.flatMap(Mode.init(rawValue:)) else {
+            guard let t = item.seconds("time"), let m: Mode = item.raw("mode") else {
                 throw RPCError(.internalError, "the daemon's schedule reply has an event without a time or a mode")
             }
             changes.append(Change(time: t, mode: m, cause: item["cause"]?.stringValue ?? "",
-                                  postponedFrom: item["postponedFrom"]?.uint64Value.flatMap { Int64(exactly: $0) },
+                                  postponedFrom: item.seconds("postponedFrom"),
                                   skipped: item["skipped"]?.boolValue ?? false))
         }
-        self.init(configured: configured, mode: json["mode"]?.stringValue.flatMap(Mode.init(rawValue:)),
-                  hiddenBy: json["hiddenBy"]?.stringValue.flatMap(Source.init(rawValue:)), changes: changes,
+        self.init(configured: configured, mode: json.raw("mode"), hiddenBy: json.raw("hiddenBy"), changes: changes,
                   location: json["location"].map(LocationInfo.init(json:)))
-        if let w = json["waiting"], let m = w["mode"]?.stringValue.flatMap(Mode.init(rawValue:)),
-           let since = w["since"]?.uint64Value.flatMap({ Int64(exactly: $0) }) {
+        if let w = json["waiting"], let m: Mode = w.raw("mode"), let since = w.seconds("since") {
             waiting = (m, since, w["cause"]?.stringValue ?? "")
         }
     }

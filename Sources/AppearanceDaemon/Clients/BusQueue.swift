@@ -2,10 +2,8 @@ import AppearanceCore
 import AppearanceProtocol
 import Dispatch
 
-// The session bus's own queue (docs/decisions.md, "The bus's own queue"): the sentry, the portal backend and
-// the D-Bus faces run on a serial queue of their own, so that what libdbus does with a peer's messages never
-// stands between a socket client and its answer. The wrappers here give the daemon the protocols it knows on
-// its own queue and carry every call across, in order: to the bus's with `async`, back with `sync`.
+// The session bus's own queue (docs/decisions.md): the wrappers carry every call across, in order, to the
+// bus's queue with `async` and back with `sync`.
 
 /// A value handed across to the other queue, used only there once handed over.
 final class Across<T>: @unchecked Sendable {

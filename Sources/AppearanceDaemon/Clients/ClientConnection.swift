@@ -3,9 +3,8 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// One client (docs/architecture.md): non-blocking reads and writes; what the kernel does not take waits in
-/// `output` for a write source, notifications meanwhile coalesce in `delivery`, and a client that stops
-/// reading its replies has its requests no longer read. Confined to the daemon's queue.
+/// One client (docs/architecture.md): non-blocking reads and writes, output waiting for a write source,
+/// notifications coalescing in `delivery`. Confined to the daemon's queue.
 final class Connection: @unchecked Sendable {
     let socket: Descriptor
     let id: UInt64
@@ -13,9 +12,9 @@ final class Connection: @unchecked Sendable {
     var delivery: Delivery?
 
     private let queue: DispatchQueue
-    private var readSource: DispatchSourceRead?
+    private var readSource: DispatchSourceRead? { didSet { oldValue?.cancel() } }
     /// Exists only while output waits for the client: most clients never fill their socket buffer.
-    private var writeSource: DispatchSourceWrite?
+    private var writeSource: DispatchSourceWrite? { didSet { oldValue?.cancel() } }
     /// Sources made and not yet fully cancelled; the fd is closed when the last one is.
     private var liveSources = 0
     private var readPaused = false
@@ -28,12 +27,9 @@ final class Connection: @unchecked Sendable {
     private var endOfStream = false
     private var continuationScheduled = false
 
-    /// Output beyond this stops the handling of further requests (and reading), checked before every line:
-    /// 32 KiB holds dozens of replies; 1,000 clients pipelining without reading then stay within 64 MiB.
+    /// Output beyond this stops the handling of further requests (and reading), checked before every line.
     static let outputHighWater = 32 * 1024
-    /// A turn's budget before the connection yields to the daemon's other work: this many lines, and lines or
-    /// reads of `bytesPerTurn` bytes (at least one line). Like dbus-daemon's per-connection budget: a client
-    /// streaming 64 KiB lines costs everyone else at most one such line per turn.
+    /// A turn's budget before the connection yields: this many lines, and `bytesPerTurn` bytes (at least one line).
     static let linesPerTurn = 16
     static let bytesPerTurn = maxLineLength
     /// Bytes read and bytes of lines handled in the current turn (reset when a turn starts).
@@ -52,11 +48,10 @@ final class Connection: @unchecked Sendable {
 
     private func reportInput() {
         let now = closed ? 0 : framer.pendingCount
-        if now != reportedInput {
-            let delta = now - reportedInput
-            reportedInput = now
-            onInputChange(self, delta)
-        }
+        guard now != reportedInput else { return }
+        let delta = now - reportedInput
+        reportedInput = now
+        onInputChange(self, delta)
     }
 
     var onLine: (Connection, ArraySlice<UInt8>) -> Void = { _, _ in }
@@ -67,9 +62,7 @@ final class Connection: @unchecked Sendable {
         (self.scratch, self.socket, self.id, self.peer, self.queue) = (scratch, socket, id, peer, queue)
     }
 
-    // Sources are made when needed and cancelled when not, never suspended: with libdispatch on Linux a
-    // suspended source, or an fd closed while any source on it is still being cancelled, was seen to make
-    // other sources miss events (a client's requests or hang-up went unseen, its descriptor stayed open).
+    // Sources are made when needed and cancelled when not, never suspended (docs/reliability.md).
     func start() { startReading() }
 
     private func startReading() {
@@ -90,8 +83,7 @@ final class Connection: @unchecked Sendable {
 
     var hasPendingOutput: Bool { sent < output.count }
 
-    /// Where reads land before the framer takes them: one buffer for all of a daemon's connections, owned by
-    /// its Clients room. Not a static: two daemons in one process (the tests) would share it across queues.
+    /// Where reads land: one buffer for a daemon's connections (not a static: tests run two daemons).
     private let scratch: ReadBuffer
 
     /// A daemon's read buffer, shared by its connections; confined to the daemon's queue.
@@ -100,17 +92,13 @@ final class Connection: @unchecked Sendable {
         deinit { bytes.deallocate() }
     }
 
-    /// Reads until the socket is drained: Dispatch may report readiness only once for data and end-of-file
-    /// arriving together, so stopping after one read could leave a hang-up unseen and the descriptor open.
-    /// Reading stops instead, with its source cancelled, whenever requests wait to be handled (more than a
-    /// turn's worth, or replies over the cap): a new source is made when they are done, and a new source
-    /// sees data and end-of-file that are already there.
+    /// Reads until the socket is drained (Dispatch may report data and end-of-file once), or stops, its source
+    /// cancelled, while requests wait; a new source made when they are done sees what is already there.
     private func readable() {
         startTurn()
         while !closed, !readPaused {
             if turnRead >= Self.bytesPerTurn {
-                // The turn's reading is spent and more may be waiting: the others go first. A new source,
-                // made when the continuation has handled what was read, sees what is left.
+                // The turn's reading is spent: the others go first; the continuation reads on.
                 pauseReading()
                 scheduleContinuation()
                 return
@@ -122,8 +110,7 @@ final class Connection: @unchecked Sendable {
             }
             guard let n = read else { return }  // drained
             if n == 0 {
-                // End of stream (a hang-up, or a half-close as `socat` or `nc -N` do after their input): answer
-                // what was asked, an unterminated last line included, then close. Hang-ups are normal, not errors.
+                // End of stream (a hang-up or a half-close): answer what was asked (a partial line too), then close.
                 endOfStream = true
                 pauseReading()
                 if handleLines() { finishBacklog() }
@@ -196,10 +183,7 @@ final class Connection: @unchecked Sendable {
         if !closed { scheduleContinuation() }  // the lines that waited, then reading again
     }
 
-    /// Writes what the socket takes now and queues the rest. With nothing queued (the usual case) the bytes
-    /// go straight from the caller's array, which a broadcast shares among subscribers: a connection holds an
-    /// output buffer only while the client is behind (10,000 idle subscribers each kept one the size of their
-    /// largest reply before: docs/benchmarks.md, "RSS").
+    /// Writes what the socket takes now and queues the rest: an output buffer only while the client is behind.
     func send(_ bytes: [UInt8]) {
         guard !closed else { return }
         if hasPendingOutput {
@@ -245,8 +229,7 @@ final class Connection: @unchecked Sendable {
     /// Stops reading, sends what is queued, then closes (used after a fatal protocol error).
     func closeAfterFlush() {
         guard !closed else { return }
-        // Nothing queued (the usual case): close now. Suspending the read source from inside its own handler
-        // and resuming it to cancel was seen to leave the descriptor open with libdispatch on Linux.
+        // Nothing queued (the usual case): close now.
         guard hasPendingOutput else { close(); return }
         closeWhenFlushed = true
         pauseReading()
@@ -282,7 +265,6 @@ final class Connection: @unchecked Sendable {
             track(w)
             writeSource = w
         } else {
-            writeSource?.cancel()
             writeSource = nil
         }
     }
@@ -290,15 +272,12 @@ final class Connection: @unchecked Sendable {
     private func pauseReading() {
         guard !readPaused, !closed else { return }
         readPaused = true
-        readSource?.cancel()
         readSource = nil
     }
 
     func close() {
         guard !closed else { return }
         closed = true
-        readSource?.cancel()
-        writeSource?.cancel()
         readSource = nil
         writeSource = nil
         if liveSources == 0 { socket.close() }  // otherwise the last cancel handler closes it

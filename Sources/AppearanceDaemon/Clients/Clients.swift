@@ -3,15 +3,14 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// The clients' room (docs/architecture.md): the listening socket, accepting the user's own uid only, the
-/// connection cap, the budget of unfinished input, and the connections. Confined to the daemon's queue.
+/// The clients' room (docs/architecture.md): the listening socket, the caps and budgets, the connections.
 final class Clients: @unchecked Sendable {
     private let queue: DispatchQueue
     private let log: Logger
     private let clock: Clock
     private let uid = Posix.userID
     private(set) var listener: Listener?
-    private var acceptSource: DispatchSourceRead?
+    private var acceptSource: DispatchSourceRead? { didSet { oldValue?.cancel() } }
     private(set) var connections: [UInt64: Connection] = [:]
     private var nextConnectionID: UInt64 = 0
     private var peakConnections = 0
@@ -25,8 +24,7 @@ final class Clients: @unchecked Sendable {
     var maxConnections: Int?
     var onLine: (Connection, ArraySlice<UInt8>) -> Void = { _, _ in }
 
-    /// All connections together may hold this much of unfinished requests; past it, the connection holding
-    /// the most is closed with an error (20,000 clients each holding a 64 KiB unfinished line would be 1.3 GB).
+    /// All connections together may hold this much of unfinished requests; past it, the largest holder is closed.
     static let inputBudget = 16 << 20
 
     var connectionCap: Int { maxConnections ?? max(16, Int(min(Posix.fileLimit, 1 << 20)) - 64) }
@@ -35,11 +33,8 @@ final class Clients: @unchecked Sendable {
 
     /// Binds the socket (or adopts systemd's); connections wait in the backlog until `startAccepting`.
     func listen(_ location: SocketLocation) throws(StartupError) -> Listener {
-        let listener: Listener
-        if let fd = try Systemd.activatedSocket() {
-            listener = Listener.adopt(fd, location: location)
-        } else {
-            listener = try Listener.open(location)
+        let listener = if let fd = try Systemd.activatedSocket() { Listener.adopt(fd, location: location) } else {
+            try Listener.open(location)
         }
         self.listener = listener
         return listener
@@ -56,8 +51,7 @@ final class Clients: @unchecked Sendable {
         listener?.remove()
     }
 
-    /// The accept source exists only while the daemon accepts (from the first reading on, but for a pause):
-    /// like every source here it is never left suspended (docs/architecture.md).
+    /// The accept source exists only while the daemon accepts (never left suspended).
     func startAccepting() {
         guard acceptSource == nil, let listener else { return }
         let accept = DispatchSource.makeReadSource(fileDescriptor: listener.fd, queue: queue)
@@ -75,7 +69,6 @@ final class Clients: @unchecked Sendable {
                 case Errno.tooManyFiles, Errno.tooManyFilesInSystem:
                     // Out of descriptors: stop accepting for a moment instead of spinning on the ready socket.
                     log.warning("too many open files (\(connections.count) clients); pausing new connections for 1 s")
-                    acceptSource?.cancel()
                     acceptSource = nil
                     queue.asyncAfter(deadline: .now() + 1) { [weak self] in self?.startAccepting() }
                     return
@@ -145,8 +138,7 @@ final class Clients: @unchecked Sendable {
         worst.close()
     }
 
-    /// When most of a large crowd of clients has left, hand the freed heap back to the system once
-    /// (glibc keeps it otherwise: 10,000 subscribers that came and went would leave ~18 MB resident).
+    /// When most of a large crowd of clients has left, hand the freed heap back to the system once.
     private func returnMemoryAfterACrowd() {
         guard peakConnections >= 256, connections.count <= peakConnections / 4 else { return }
         peakConnections = connections.count

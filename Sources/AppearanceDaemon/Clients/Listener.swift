@@ -77,9 +77,7 @@ struct Listener {
 
     enum Probe: Equatable { case stale, answers, notOurs(String) }
 
-    /// Only a stream socket that refuses connections is stale. The connect never blocks: a live server whose
-    /// backlog is full (EAGAIN) is alive, and a socket of another type (EPROTOTYPE: someone's datagram
-    /// socket) is not ours to replace.
+    /// Only a stream socket that refuses connections is stale (a full backlog is alive; another type not ours).
     static func probe(_ path: String) -> Probe {
         guard let s = try? Descriptor.unixStreamSocket(nonBlocking: true, name: path) else { return .answers }
         defer { s.close() }

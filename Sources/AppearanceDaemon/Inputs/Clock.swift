@@ -3,11 +3,8 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// Wall-clock time and the local calendar, for the schedule, temporary overrides and the log.
-///
-/// The test seam: with `APPEARANCED_TEST_CLOCK_FILE` set, "now" is the real time plus the whole seconds
-/// written in that file (read on every use), so a test can put the daemon just before a transition, or
-/// hours later "after a suspend", without touching the machine's clock. Nothing else reads the file.
+/// Wall-clock time and the local calendar. The test seam: with `APPEARANCED_TEST_CLOCK_FILE` set, "now" is the
+/// real time plus the whole seconds written in that file (read on every use).
 public struct Clock: Sendable {
     let offsetFile: String?
 
@@ -25,22 +22,18 @@ public struct Clock: Sendable {
     /// Unix time, seconds.
     public func now() -> Int64 { Posix.wallClockSeconds() + offset }
 
-    /// A Dispatch wall-clock deadline for `time` on this clock. Wall-clock timers follow the real-time clock:
-    /// one due while the machine slept fires on resume, and one past a clock change fires at the new time.
+    /// A Dispatch wall-clock deadline for `time` on this clock (it fires on resume, and follows a clock change).
     public func deadline(for time: Int64) -> DispatchWallTime {
         let (real, overflow) = time.subtractingReportingOverflow(offset)
         return Posix.wallTime(overflow ? (offset > 0 ? Int64.min : Int64.max) : real)
     }
 
-    /// The local days from the day before `time` to three days after it, for the schedule. A fixed time on a
-    /// day the clocks change follows `Schedule.LocalDay.instant(wall:utcOffset:)`: one the clocks skip happens
-    /// when the gap ends, one they show twice happens the first time.
+    /// The local days from the day before `time` to three days after it, for the schedule.
     public static func localDays(around time: Int64, after: Int = 3) -> [Schedule.LocalDay] {
         Schedule.LocalDay.days(around: time, after: after, utcOffset: utcOffset(at:))
     }
 
-    /// The local time zone's offset from UTC at `time`, in seconds east: how far the local wall clock
-    /// (localtime_r(3)) is ahead of UTC then.
+    /// The local time zone's offset from UTC at `time`, in seconds east (localtime_r(3)).
     static func utcOffset(at time: Int64) -> Int64 {
         let t = Posix.localTime(time)
         return Schedule.LocalDay.wallClock(year: t.year, month: t.month, day: t.day,
@@ -51,10 +44,8 @@ public struct Clock: Sendable {
     public static let earliestShown: Int64 = -62_135_596_800
     public static let latestShown: Int64 = 253_402_300_799
 
-    /// "19:42" local time later today, or "Tue 2026-03-31 07:05" on any other local day (tomorrow morning
-    /// too: "07:00" alone would read as this morning). A time outside
-    /// `earliestShown...latestShown` (an override "until" Int64.max, or a year the local calendar cannot
-    /// show) is "never": it does not come, and no arithmetic on it can overflow.
+    /// "19:42" local time later today, or "Tue 2026-03-31 07:05" on any other local day; "never" outside
+    /// `earliestShown...latestShown` (or a year the local calendar cannot show).
     public static func describe(_ time: Int64, from now: Int64) -> String {
         guard (earliestShown...latestShown).contains(time) else { return "never" }
         let t = Posix.localTime(time)

@@ -4,11 +4,8 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// The location room: the schedule's place when the config says `[schedule] location = "geoclue"`. It follows
-/// the `Locator` (GeoClue on the system bus), keeps the last fix in the state directory (`location.json`,
-/// rounded to two decimals) and uses it from start-up until a new one comes. A place typed in the config
-/// (`latitude`/`longitude`) always wins: GeoClue is then not asked at all (and both at once is a config
-/// error). Confined to the daemon's queue; the file is written on a queue of its own.
+/// The location room (docs/architecture.md): the schedule's place with `location = "geoclue"`, the last fix kept
+/// in `location.json`. Confined to the daemon's queue.
 final class LocationRoom: @unchecked Sendable {
     private let queue: DispatchQueue
     private let log: Logger
@@ -19,7 +16,8 @@ final class LocationRoom: @unchecked Sendable {
     private let files: SmallFiles
     /// Whether the locator runs (the config asks for GeoClue).
     private var following = false
-    private var cacheRead = false
+    /// location.json, read once: when GeoClue is first followed.
+    private lazy var cacheRead: Void = readCache()
     /// The place in use, rounded, and where it came from (GeoClue this run, or the cache).
     private(set) var fix: LocationFix?
     private(set) var source: LocationInfo.Source?
@@ -29,15 +27,13 @@ final class LocationRoom: @unchecked Sendable {
     private var lastWarning: String?
     /// The place changed: plan the schedule again.
     var onChange: () -> Void = {}
-    /// A new place plans the schedule again at most once in this many seconds, and location.json is written as
-    /// often: a storm of fixes (a source gone wild, a VPN flapping between exits) waits, and the newest place
-    /// is planned with when the spacing ends. Without it, 1,000 fixes a second between far places flipped the
-    /// mode a thousand times and pushed the user's history out of the log.
+    /// A new place plans the schedule again (and is saved) at most once in this many seconds: a storm of fixes
+    /// waits, and the newest place is planned with when the spacing ends.
     static let replanSpacing = 300
     private var lastPlanned: DispatchTime?
     private var lastSaved: DispatchTime?
     /// The re-plan waiting for the spacing to end, and when it comes (wall-clock, for `status`).
-    private var pendingPlan: (work: DispatchWorkItem, at: Int64)?
+    private var pendingPlan: (work: DispatchWorkItem, at: Int64)? { didSet { oldValue?.work.cancel() } }
 
     init(queue: DispatchQueue, log: Logger, clock: Clock, stateFile: String, locator: Locator?, files: SmallFiles) {
         (self.files, self.queue, self.log, self.clock, self.locator) = (files, queue, log, clock, locator)
@@ -51,16 +47,12 @@ final class LocationRoom: @unchecked Sendable {
         guard wanted != following else { return }
         following = wanted
         guard wanted else {
-            pendingPlan?.work.cancel()
             pendingPlan = nil
             locator?.stop()
             detail = "not started"
             return
         }
-        if !cacheRead {
-            cacheRead = true
-            readCache()
-        }
+        _ = cacheRead
         guard let locator else {
             detail = "no location service in this instance"
             return
@@ -69,9 +61,8 @@ final class LocationRoom: @unchecked Sendable {
         locator.start { [weak self] report in self?.reported(report) }
     }
 
-    /// The schedule in force: the config's, with GeoClue's (or the cached) place when it asks for one. With
-    /// no place yet and not both fixed times to go by, none: the schedule waits for the place (a lone
-    /// light-at would otherwise read as a polar day).
+    /// The schedule in force: the config's, with GeoClue's (or the cached) place when it asks for one; with no
+    /// place yet and not both fixed times, none (a lone light-at would read as a polar day).
     func schedule(for config: Config) -> Schedule {
         var s = config.schedule
         guard config.scheduleFromGeoClue, s.latitude == nil else { return s }
@@ -110,8 +101,7 @@ final class LocationRoom: @unchecked Sendable {
         case .fix(var f):
             if f.time <= 0 { f.time = clock.now() }
             f = f.rounded
-            // GeoClue is asked to stay quiet for moves under 40 km (DistanceThreshold), but a source may report
-            // one all the same (a VPN's exit, another cell tower): the place stays, and the fix is confirmed.
+            // A move under 40 km (GeoClue's threshold, which a source may ignore): the place stays, confirmed.
             if let old = fix, old.kilometres(to: f) < LocationFix.samePlaceKilometres {
                 (f.latitude, f.longitude) = (old.latitude, old.longitude)
             }
@@ -139,7 +129,6 @@ final class LocationRoom: @unchecked Sendable {
 
     /// Plans the schedule for the newest place, and keeps it in location.json.
     private func planNewPlace() {
-        pendingPlan?.work.cancel()
         pendingPlan = nil
         guard following, let fix else { return }
         lastPlanned = .now()
@@ -153,27 +142,15 @@ final class LocationRoom: @unchecked Sendable {
 
     /// Reads location.json (a file that cannot be used is kept aside as `location.json.corrupt`, and said).
     private func readCache() {
-        let bytes: [UInt8]
-        do {
-            bytes = try FileSystem.readAll(file, limit: LocationFile.readLimit)
-        } catch {
-            if error.code == Errno.noSuchFile { return }
-            discard(error.code == Errno.tooBig ? "is not a valid location file: larger than \(LocationFile.readLimit) bytes"
-                        : "cannot be read (\(error.call): \(error.message))")
-            return
-        }
-        switch LocationFile.parse(bytes) {
-        case .success(let f):
+        let tooBig = "is not a valid location file: larger than \(LocationFile.readLimit) bytes"
+        let (bytes, problem) = readOwnFile(file, limit: LocationFile.readLimit, tooBig: tooBig)
+        switch bytes.map(LocationFile.parse) {
+        case .success(let f)?:
             (fix, source) = (f, .cache)
             log.info("using the last place GeoClue gave (\(file)) until it gives one")
-        case .failure(let invalid):
-            discard(invalid.problem)
+        case .failure(let invalid)?: keepAside(file, invalid.problem, then: "waiting for GeoClue", log: log)
+        case nil: if let problem { keepAside(file, problem, then: "waiting for GeoClue", log: log) }
         }
-    }
-
-    private func discard(_ problem: String) {
-        let kept = try? FileSystem.moveAside(file)
-        log.error("\(file) \(problem); " + (kept.map { "kept it as \($0); " } ?? "could not move it aside; ") + "waiting for GeoClue")
     }
 
     /// Writes location.json (SmallFiles: durably, replacing it whole); a failure is logged.
@@ -204,8 +181,7 @@ extension Daemon {
 }
 
 extension Daemon {
-    /// What `status` says of the schedule, with its place: "dark until 07:12 (sunrise: light); place 52.52,
-    /// 13.40 (geoclue, fix 2 h old)", or while GeoClue has given none: "waiting for a place: …".
+    /// What `status` says of the schedule, with its place, or "waiting for a place: …".
     var scheduleDetail: String? {
         let place = locationInfo
         guard let plan = timers.scheduleDetail(engine.inputs.nextChange) else {

@@ -2,12 +2,8 @@ import AppearanceCore
 import AppearanceProtocol
 import Dispatch
 
-/// The notices' room: with `[automatic] notify-before`, a desktop notification shows once the next automatic
-/// change is that near, with buttons that postpone it by `postpone-by` or skip it (the same decision as
-/// `appearancectl postpone` and `skip`). Which notice is wanted is decided here, after every plan of the schedule
-/// and every change published; the `Notifier` (AppearanceBus/Followed/Notifications.swift, on the bus's queue) shows,
-/// updates and closes it. One wall-clock timer, for the time the next notice is due (Timers.swift).
-/// Confined to the daemon's queue.
+/// The notices' room (docs/architecture.md): which notice before the next automatic change is wanted; the
+/// `Notifier` shows it. Confined to the daemon's queue.
 final class Notices: @unchecked Sendable {
     let notifier: Notifier?
     /// The notice the notifier was last told to show (nil: none).
@@ -35,33 +31,28 @@ final class Notices: @unchecked Sendable {
 
 extension Daemon {
     /// The notice wanted now: the next automatic change, once it is `notify-before` away or nearer, if it changes
-    /// the mode (not one an override, a temporary override that outlasts it, or the desktop hides); otherwise
-    /// none, and the timer is armed for when it will be. Nothing before the daemon serves (the first reading).
+    /// the mode; otherwise none, and the timer is armed for when it will be.
     func updateNotice() {
         let automatic = settings.config.automatic
-        guard notices.notifier != nil, publisher.serving, let before = automatic.notifyBefore, let next = timers.plan?.next else {
-            timers.armNotice(at: nil)
-            return notices.want(nil)
+        var after = engine, notice: Notice?, dueAt: Int64?
+        defer {
+            timers.armNotice(at: dueAt)
+            notices.want(notice)
         }
-        var after = engine
-        guard after.apply(.schedule(next.mode, aboveDesktop: scheduleAboveDesktop))?.modeChanged == true else {
-            timers.armNotice(at: nil)
-            return notices.want(nil)
-        }
+        guard notices.notifier != nil, publisher.serving, let before = automatic.notifyBefore, let next = timers.plan?.next,
+              after.apply(.schedule(next.mode, aboveDesktop: scheduleAboveDesktop))?.modeChanged == true else { return }
         let now = clock.now()
         guard next.time - now <= before else {
-            timers.armNotice(at: next.time - before)
-            return notices.want(nil)
+            dueAt = next.time - before
+            return
         }
-        timers.armNotice(at: nil)
         let cause = next.postponedFrom.map { "\(next.cause), postponed from \(Clock.describe($0, from: now))" } ?? next.cause
         let refusal = notices.refusal.flatMap { $0.time == next.time && $0.mode == next.mode ? $0.text : nil }
-        notices.want(Notice(time: next.time, mode: next.mode, when: Clock.describe(next.time, from: now), cause: cause,
-                            postponeBy: automatic.postponeBy, refusal: refusal))
+        notice = Notice(time: next.time, mode: next.mode, when: Clock.describe(next.time, from: now), cause: cause,
+                        postponeBy: automatic.postponeBy, refusal: refusal)
     }
 
-    /// What the notifier says: its state for `status`, or a button pressed on `notice`, which is decided as
-    /// `appearancectl postpone` and `skip` are (`adjustNextChange`) if the change it names is still the one near.
+    /// What the notifier says: its state, or a button pressed, decided as `postpone` and `skip` are.
     func noticeReport(_ report: NoticeReport) {
         switch report {
         case .status(let detail):
@@ -100,8 +91,7 @@ extension Daemon {
         return "\(what): \(notices.detail)"
     }
 
-    /// The daemon stops: its notice is closed before the bus goes, waiting at most `Notices.closeGrace` (a
-    /// notice left behind would show next to the one the next start sends).
+    /// The daemon stops: its notice is closed before the bus goes, waiting at most `Notices.closeGrace`.
     func closeNotice() {
         guard let notifier = notices.notifier else { return }
         let closed = DispatchSemaphore(value: 0)

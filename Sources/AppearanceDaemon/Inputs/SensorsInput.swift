@@ -3,9 +3,7 @@ import AppearanceFormats
 import AppearancePosix
 import Dispatch
 
-/// The light sensor, the power rule and the wait for idle (`[light-sensor]`, `[power] on-battery`, `[automatic]
-/// wait-for-idle`): what the `Sensors` (iio-sensor-proxy, UPower, logind) report, judged (thresholds and delay),
-/// and the automatic changes held while the session is active. Confined to the daemon's queue.
+/// The light sensor, the power rule and the wait for idle (docs/architecture.md). Confined to the daemon's queue.
 final class SensorsInput {
     let sensors: Sensors?
     private let queue: DispatchQueue
@@ -21,8 +19,8 @@ final class SensorsInput {
     var claimed = false
     /// Automatic changes held for idle, one per kind, oldest first, with their causes and when each was held.
     var held: [(kind: String, event: Event, cause: String, since: Int64)] = []
-    /// The timer for a light change that waits out its delay.
-    var delayTimer: DispatchSourceTimer?
+    /// The timer for a light change that waits out its delay (cancelled when replaced).
+    var delayTimer: DispatchSourceTimer? { didSet { oldValue?.cancel() } }
 
     init(sensors: Sensors?, queue: DispatchQueue) { (self.sensors, self.queue) = (sensors, queue) }
 
@@ -169,7 +167,6 @@ extension Daemon {
     }
 
     private func armLightDelay() {
-        sensors.delayTimer?.cancel()
         sensors.delayTimer = nil
         guard let due = sensors.judge?.due else { return }
         let timer = DispatchSource.makeTimerSource(queue: queue)

@@ -4,18 +4,19 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// The timers' room: one wall-clock timer for the schedule's next change, one for a temporary override's end,
-/// and one for the notice before the next change (`notify-before`). Nothing else wakes the daemon on its own. Wall-clock timers follow the clock when it is set; a jump
-/// (resume, a clock or time-zone change) is met by planning again (`Daemon.clockChanged`).
-/// Confined to the daemon's queue.
+/// The timers' room: wall-clock timers for the schedule's next change, a temporary override's end and the notice
+/// before the next change; a jump of the clock is met by planning again. Confined to the daemon's queue.
 final class Timers: @unchecked Sendable {
     private let queue: DispatchQueue
     private let clock: Clock
     /// The schedule's current plan (for `status`).
     private(set) var plan: Schedule.Plan?
-    private var scheduleTimer: DispatchSourceTimer?
-    private var temporaryTimer: DispatchSourceTimer?
-    private var noticeTimer: (deadline: DispatchWallTime, timer: DispatchSourceTimer)?
+    // Each timer is cancelled when it is replaced.
+    private var scheduleTimer: DispatchSourceTimer? { didSet { oldValue?.cancel() } }
+    private var temporaryTimer: DispatchSourceTimer? { didSet { oldValue?.cancel() } }
+    private var noticeTimer: (deadline: DispatchWallTime, timer: DispatchSourceTimer)? {
+        didSet { oldValue?.timer.cancel() }
+    }
     /// The schedule's timer fired: plan again.
     var onScheduleDue: () -> Void = {}
     /// The temporary override ending at this time is due.
@@ -26,13 +27,10 @@ final class Timers: @unchecked Sendable {
     init(queue: DispatchQueue, clock: Clock) { (self.queue, self.clock) = (queue, clock) }
 
     /// The realtime clock set, or the time-zone file replaced: local time moved without a timer firing.
-    /// Nothing here wakes an idle daemon: each is a descriptor that becomes readable only when it happens.
     private var clockSource: DispatchSourceRead?
     private var zoneSource: DispatchSourceRead?
 
-    /// Starts watching; `changed` is told why ("the clock was set", "the time zone changed (/etc/localtime)"),
-    /// after the C library has read a new time zone. Where a watch cannot be made, `failed` is told why (the
-    /// schedule then follows such changes at its next planned change, on SIGHUP or on resume).
+    /// Starts watching; `changed` is told why (after a new time zone is read), `failed` where a watch cannot be made.
     func watchClock(tz: String?, changed: @escaping (String) -> Void, failed: (String) -> Void) {
         do {
             let fd = try ClockWatch.clockSet()
@@ -61,14 +59,11 @@ final class Timers: @unchecked Sendable {
         return source
     }
 
-    /// Plans `schedule` from now and sets one timer for its next change: the mode it gives now (nil without
-    /// a schedule) and the event that made it ("sunset", "dark-at", "polar night").
+    /// Plans `schedule` from now and sets one timer for its next change: the mode now, and the event that made it.
     func plan(_ schedule: Schedule, adjusting next: NextChange?) -> (mode: Mode?, cause: String) {
-        scheduleTimer?.cancel()
         scheduleTimer = nil
         let now = clock.now()
-        let days = Clock.localDays(around: now)
-        plan = schedule.plan(now: now, days: days, adjusting: next)
+        plan = schedule.plan(now: now, days: Clock.localDays(around: now), adjusting: next)
         guard let plan else { return (nil, "planned") }
         scheduleTimer = oneShot(at: plan.replanAt) { [weak self] in self?.onScheduleDue() }
         return (plan.mode, plan.cause)
@@ -106,18 +101,15 @@ final class Timers: @unchecked Sendable {
 
     /// A one-shot timer for a temporary override's end, if it has a time; any earlier one is cancelled.
     func armTemporary(_ expiry: TemporaryOverride.Expiry?) {
-        temporaryTimer?.cancel()
         temporaryTimer = nil
         guard case .at(let end)? = expiry else { return }
         temporaryTimer = oneShot(at: end) { [weak self] in self?.onTemporaryDue(end) }
     }
 
-    /// A one-shot timer for the notice before the next change (nil: none); one armed for another moment is
-    /// cancelled, one for the same moment kept (this is asked after every change published).
+    /// A one-shot timer for the notice before the next change (nil: none); one for the same moment is kept.
     func armNotice(at time: Int64?) {
         let deadline = time.map(clock.deadline(for:))
         guard deadline != noticeTimer?.deadline else { return }
-        noticeTimer?.timer.cancel()
         noticeTimer = time.map { t in (clock.deadline(for: t), oneShot(at: t) { [weak self] in
             self?.noticeTimer = nil
             self?.onNoticeDue()
@@ -136,15 +128,13 @@ final class Timers: @unchecked Sendable {
 /// What the timers' events do to the state.
 extension Daemon {
     /// Plans the schedule from now: applies what it says and sets one timer for its next change.
-    /// Called at start, when the timer fires, on SIGHUP, and on resume from suspend (`clockChanged()`).
     func planSchedule(atOnce: Bool = false) {
         location.follow(settings.config)  // GeoClue started or stopped as the config (reloaded or not) says
         followSensors()
         let schedule = scheduleInForce
         let hadPlan = timers.plan != nil
         let (mode, event) = timers.plan(schedule, adjusting: engine.inputs.nextChange)
-        // The user's word on the next change, once that change is over: the plan without it agrees from now on
-        // (planned with it first, so the change it moved says so).
+        // The user's word on the next change, once that change is over: dropped (planned with it first).
         if let word = engine.inputs.nextChange, schedule.isOver(word, now: clock.now(), days: Clock.localDays(around: clock.now())) {
             _ = engine.apply(.nextChange(nil))
             persistence.engineChanged()
@@ -152,8 +142,7 @@ extension Daemon {
             log.info("the word on the next change (\(word.mode.rawValue) at \(Clock.describe(word.time, from: clock.now()))) is over")
             _ = timers.plan(schedule, adjusting: nil)
         }
-        // A schedule just set up (a reload, a first place): its mode comes from the configuration, not from
-        // the event that would have made it ("sunset" at 05:30 reads as a lie).
+        // A schedule just set up (a reload, a first place): its mode comes from the configuration, not an event.
         var cause = "schedule: \(event)"
         if !hadPlan, let mode, let plan = timers.plan {
             cause = "schedule set up: \(mode.rawValue)" + (plan.next.map { " until \($0.cause) \(Clock.describe($0.time, from: clock.now()))" } ?? "")
@@ -165,8 +154,7 @@ extension Daemon {
     /// While appearanced drives the desktop's setting, the schedule decides before the desktop's value.
     var scheduleAboveDesktop: Bool { scheduleInForce.aboveDesktop || publisher.follower.kind != nil }
 
-    /// `postpone` and `skip` (and their `cancel`), from any face: decided on the schedule in force and the word
-    /// already given (with every accepted change), saved durably, then the schedule is planned again; the
+    /// `postpone` and `skip` (and their `cancel`), from any face: decided, saved durably, then planned again; the
     /// answer is what `schedule` says of the next two days.
     func adjustNextChange(_ request: NextChange.Request, by who: String, answer: @escaping (Result<ScheduleInfo, RPCError>) -> Void) {
         let now = clock.now()

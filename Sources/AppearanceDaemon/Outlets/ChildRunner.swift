@@ -2,21 +2,9 @@ import AppearancePosix
 import Dispatch
 import Synchronization
 
-/// Runs one child process on a serial queue and calls back, on that queue, with how it ended: nothing polls,
-/// no thread waits, and nothing the child does (print without end, hang, leave helpers behind) holds the queue.
-///
-/// - Its exit is heard through SIGCHLD: one process-wide signal source (`prepare()`, call it early: a child
-///   that exits before the source is armed is found only by the checks at the start and at the timeout)
-///   tells every runner, and each reaps only its own pid, so runners and code that waits for its own
-///   children some other way never take each other's exits.
-/// - Its output (standard error too, unless `inheritErrors`) is read from a socket pair (why not a pipe: see
-///   `run`) at most `sliceBytes` a turn of the queue. Kept: the first `outputLimit` bytes for the completion;
-///   for `onOutput`, lines cut at `lineBytes`, `logLines` lines or `logBytes` bytes, then `.capped`.
-/// - At `timeout`, SIGTERM (to its process group with `newProcessGroup`), SIGKILL `killGrace` s later.
-/// - The completion comes once, at the exit. Output that comes after, from what the child left in the
-///   background, keeps being read (where nobody reads it would block; closing our end would kill it with
-///   SIGPIPE; /dev/null cannot be swapped in under a running program), one slice per `backgroundPause`, so
-///   that it costs the daemon next to nothing; `.ended` is told at the end of output.
+/// Runs one child process on a serial queue and calls back, on that queue, with how it ended (docs/architecture.md):
+/// its exit heard through SIGCHLD (each runner reaps only its own pid), its output read from a socket pair
+/// `sliceBytes` a turn (after the exit, one per `backgroundPause`); SIGTERM at `timeout`, SIGKILL `killGrace` after.
 final class ChildRunner: @unchecked Sendable {
     // Confined to `queue`, but for `pid`, which never changes.
 
@@ -54,8 +42,8 @@ final class ChildRunner: @unchecked Sendable {
     private var onTimeout: (() -> Void)?
     private var completion: ((Ending) -> Void)?
 
-    private var source: DispatchSourceRead?
-    private var timer: DispatchSourceTimer?
+    private var source: DispatchSourceRead? { didSet { oldValue?.cancel() } }
+    private var timer: DispatchSourceTimer? { didSet { oldValue?.cancel() } }
     private var buffer: [UInt8] = []
     private var kept: [UInt8] = []
     private var partial: [UInt8] = []
@@ -69,9 +57,7 @@ final class ChildRunner: @unchecked Sendable {
     private(set) var exitStatus: ExitStatus?
 
     private init(process: Spawned, queue: DispatchQueue, newProcessGroup: Bool, killGrace: Double, outputLimit: Int) {
-        self.process = process
-        pid = process.pid
-        self.queue = queue
+        (self.process, pid, self.queue) = (process, process.pid, queue)
         (self.newProcessGroup, self.killGrace, self.outputLimit) = (newProcessGroup, killGrace, max(0, outputLimit))
     }
 
@@ -86,12 +72,7 @@ final class ChildRunner: @unchecked Sendable {
                     completion: @escaping (Ending) -> Void) -> Result<ChildRunner, Errno> {
         dispatchPrecondition(condition: .onQueue(queue))
         prepare()
-        // A socket pair, not a pipe: a pipe whose last writer closes it with nothing left to read reports a
-        // bare EPOLLHUP, and libdispatch's handling of that (reader sources told of the hang-up, then the
-        // muxnote's writer list read) was seen to read freed memory and crash the daemon about once in 15
-        // hook runs; a socket reports EPOLLIN with its hang-up, as clients' sockets do. The one difference a
-        // hook can notice: open("/dev/stdout") fails on a socket (ENXIO), as it does for any program whose
-        // output goes to the journal; writing to the descriptor (`echo`, `>&2`) works.
+        // A socket pair, not a pipe: a pipe's bare EPOLLHUP crashed libdispatch (docs/reliability.md).
         let pipe: (read: Descriptor, write: Descriptor)
         do { pipe = try Descriptor.socketPair() } catch { return .failure(error) }
         let spawned = Spawned.spawn(argv, environment: environment, searchPath: searchPath, stdin: .null,
@@ -100,11 +81,9 @@ final class ChildRunner: @unchecked Sendable {
         // Only the child (and what it starts) holds the write end now: end of output means they all closed it.
         pipe.write.close()
         let process: Spawned
-        switch spawned {
-        case .success(let p): process = p
-        case .failure(let e):
+        do { process = try spawned.get() } catch {
             pipe.read.close()
-            return .failure(e)
+            return .failure(error)
         }
         let runner = ChildRunner(process: process, queue: queue, newProcessGroup: newProcessGroup, killGrace: killGrace,
                                  outputLimit: outputLimit)
@@ -139,7 +118,6 @@ final class ChildRunner: @unchecked Sendable {
         guard exitStatus == nil, let status = process.reap() else { return }
         exitStatus = status
         Reaper.shared.remove(pid)
-        timer?.cancel()
         timer = nil
         readSlice()  // what it printed before it exited, for the completion (a slice at most)
         flushPartialLine()
@@ -156,8 +134,7 @@ final class ChildRunner: @unchecked Sendable {
         onTimeout?()
         guard killGrace > 0 else { return signal(.kill) }
         signal(.terminate)
-        // The group is killed whether or not its leader has gone by then: helpers that ignore SIGTERM stop
-        // too. (A group id lives as long as one of its members, so it cannot name another group meanwhile.)
+        // The group is killed whether or not its leader has gone by then: helpers that ignore SIGTERM stop too.
         queue.asyncAfter(deadline: .now() + killGrace) { [self] in signal(.kill) }
     }
 
@@ -176,9 +153,7 @@ final class ChildRunner: @unchecked Sendable {
         makeSource()
     }
 
-    /// A read source on the output, never suspended: with libdispatch on Linux a suspended source was seen
-    /// to make other sources miss events (see Connection.swift), so the pause after the exit is a cancelled
-    /// source and a timer.
+    /// A read source on the output, never suspended (the pause after the exit is a cancelled source and a timer).
     private func makeSource() {
         guard source == nil, !outputEnded, let readEnd else { return }
         let s = DispatchSource.makeReadSource(fileDescriptor: readEnd.raw, queue: queue)
@@ -193,8 +168,7 @@ final class ChildRunner: @unchecked Sendable {
         s.resume()
     }
 
-    /// Reads at most `sliceBytes`, then leaves the next slice to a continuation on the queue (Dispatch reports
-    /// a hang-up once: the rest must not wait for another event); after the exit, `backgroundPause` later.
+    /// Reads at most `sliceBytes`, then leaves the next slice to a continuation (`backgroundPause` after the exit).
     private func readSlice() {
         guard !outputEnded, let readEnd else { return }
         var budget = Self.sliceBytes
@@ -219,7 +193,6 @@ final class ChildRunner: @unchecked Sendable {
             readSlice()
         }
         if exitStatus != nil {
-            source?.cancel()
             source = nil
             queue.asyncAfter(deadline: .now() + Self.backgroundPause, execute: next)
         } else {
@@ -264,7 +237,6 @@ final class ChildRunner: @unchecked Sendable {
     private func endOfOutput() {
         flushPartialLine()
         outputEnded = true
-        source?.cancel()
         source = nil
         if liveSources == 0 {
             readEnd?.close()

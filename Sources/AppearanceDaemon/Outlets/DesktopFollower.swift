@@ -5,10 +5,8 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// The desktop follows (docs/decisions.md, "The desktop follows"): on GNOME and KDE Plasma, the mode a user
-/// gave appearanced is written to the desktop's own setting, unless it shows that mode already; the writes
-/// run through ChildRunner one at a time with a timeout. Their echo is told from the user's own flip by the
-/// writes in flight (`DesktopWrites`).
+/// The desktop follows (docs/decisions.md): on GNOME and KDE Plasma, the mode a user gave appearanced is written to
+/// the desktop's own setting, one write at a time; its echo is told from the user's flip by `DesktopWrites`.
 final class DesktopFollower: @unchecked Sendable {
     // Confined to the daemon's queue, where the writes' commands run through ChildRunner.
     enum Kind: String { case gnome, kde }
@@ -25,8 +23,6 @@ final class DesktopFollower: @unchecked Sendable {
     var inFlight = DesktopWrites()
     private(set) var writes = 0
     private var lastResult = "nothing written yet"
-    /// Told of every write's outcome, for `appearancectl log`.
-    var onWritten: ((Mode, String) -> Void)?
     /// `desktop.json` beside state.json: the desktop's own value while it shows appearanced's (nil: not kept).
     private var file: String?
     private var saved = DesktopWrites()
@@ -68,13 +64,9 @@ final class DesktopFollower: @unchecked Sendable {
         // Another desktop (or none): no echo to await; the desktop's own value is kept to give back.
         defer { if kind != before { inFlight = DesktopWrites(original: inFlight.original, lastWritten: inFlight.lastWritten) } }
         let desktops = (Posix.environment("XDG_CURRENT_DESKTOP") ?? "").lowercased().split(separator: ":")
-        switch s.follow {
-        case "gnome": kind = .gnome
-        case "kde": kind = .kde
-        case "off": kind = nil
-        default:
-            kind = portalServed ? nil : desktops.contains("gnome") ? .gnome : desktops.contains("kde") ? .kde : nil
-        }
+        let auto: Kind? = portalServed ? nil
+            : desktops.contains("gnome") ? .gnome : desktops.contains("kde") ? .kde : nil
+        kind = s.follow == "off" ? nil : Kind(rawValue: s.follow) ?? auto
     }
 
     var statusDetail: String {
@@ -160,9 +152,8 @@ final class DesktopFollower: @unchecked Sendable {
         }
     }
 
-    /// Runs `commands` one after the other (from PATH, stdin on /dev/null, SIGKILL at `writeTimeout`), then hands
-    /// on each one's failure or nil. Its first output line completes a failure's message; `plasma-apply-colorscheme`
-    /// exits 0 for a scheme it does not know: it has failed when it says "Could not find".
+    /// Runs `commands` one after the other, then hands on each one's failure or nil (`plasma-apply-colorscheme`
+    /// exits 0 for a scheme it does not know: it has failed when it says "Could not find").
     private func runAll(_ commands: [[String]], results: [String?], then done: @escaping ([String?]) -> Void) {
         guard let argv = commands.first else { return done(results) }
         let next = { [weak self] (failure: String?) -> Void in
@@ -184,6 +175,6 @@ final class DesktopFollower: @unchecked Sendable {
         let failures = results.compactMap { $0 }
         lastResult = failures.isEmpty ? "\(mode.rawValue), ok" : "\(mode.rawValue), failed: " + failures.joined(separator: "; ")
         if !failures.isEmpty { log.warning("desktop: \(lastResult)") }
-        onWritten?(mode, lastResult)
+        log.info("desktop written: \(lastResult)")  // the journal's, not `log`'s: no mode changed
     }
 }

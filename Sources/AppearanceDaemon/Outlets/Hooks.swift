@@ -3,32 +3,20 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// Hooks (man appearanced, HOOKS): darkman's `dark-mode.d/` or `light-mode.d/` under `$XDG_DATA_HOME` then
-/// each of `$XDG_DATA_DIRS` (a name found earlier shadows it later), and `$XDG_CONFIG_HOME/appearanced/hooks.d/`
-/// for either mode. All run in name order (hooks.d first for the same name), one at a time: changes during a
-/// round give one more round with the newest mode. Each is a `ChildRunner.job`; what it leaves in the
-/// background runs on, as with darkman. One someone else could have written is not run (`Trust`).
+/// Hooks (man appearanced, HOOKS): darkman's `dark-mode.d/` and `light-mode.d/` and appearanced's `hooks.d/`, run
+/// in name order, one at a time (changes during a round give one more round); each a `ChildRunner.job`.
 final class HookRunner: @unchecked Sendable {
     // Confined to the daemon's queue.
-    struct Outcome: Equatable {
-        var time: Int64
-        var mode: Mode
-        var ran: Int
-        var failures: [String]
-    }
-
     private let queue: DispatchQueue
     private let log: Logger
     private let paths: Paths
-    /// Told when a round had failures (the daemon says it in its journal; `status` shows the last round).
-    var onFailure: ((Outcome) -> Void)?
     var enabled = true
     var timeout: Double = 30
     /// The newest change not yet run.
     private var pending: (mode: Mode, previous: Mode?, cause: String)?
     private var running: Bool { round != nil }
     /// The last finished round, for `status`.
-    private(set) var last: Outcome?
+    private(set) var last: (time: Int64, mode: Mode, ran: Int, failures: [String])?
     private var queueOfHooks: [(name: String, path: String)] = []
     private var round: (mode: Mode, previous: Mode?, cause: String, ran: Int, failures: [String])?
     private var busyRetries = 0
@@ -36,12 +24,6 @@ final class HookRunner: @unchecked Sendable {
     private var skipped: Set<String> = []
 
     init(queue: DispatchQueue, log: Logger, paths: Paths) { (self.queue, self.log, self.paths) = (queue, log, paths) }
-
-    /// Listens for SIGCHLD, well before the first hook (see ChildRunner).
-    func prepare() {
-        dispatchPrecondition(condition: .onQueue(queue))
-        ChildRunner.prepare()
-    }
 
     /// A change of the mode: run the hooks for it now, or once the round under way is done.
     func changed(to mode: Mode, from previous: Mode?, cause: String) {
@@ -72,9 +54,10 @@ final class HookRunner: @unchecked Sendable {
 
     private func finishRound() {
         if let r = round, r.ran > 0 || !r.failures.isEmpty {
-            let outcome = Outcome(time: Posix.wallClockSeconds(), mode: r.mode, ran: r.ran, failures: r.failures)
-            last = outcome
-            if !outcome.failures.isEmpty { onFailure?(outcome) }
+            last = (Posix.wallClockSeconds(), r.mode, r.ran, r.failures)
+            if !r.failures.isEmpty {
+                log.info("hooks for \(r.mode.rawValue) failed: " + r.failures.joined(separator: "; "))
+            }
         }
         round = nil
         if pending != nil { startRound() }
@@ -90,8 +73,7 @@ final class HookRunner: @unchecked Sendable {
             return
         }
         if code == Errno.textBusy && busyRetries < 10 {
-            // The file is open for writing right now (an editor saving it, or a process that forked while
-            // it was being written): try again shortly instead of skipping it.
+            // The file is open for writing right now (an editor saving it): try again shortly.
             busyRetries += 1
             queueOfHooks.insert(hook, at: 0)
             queue.asyncAfter(deadline: .now() + .milliseconds(50)) { [weak self] in self?.runNext() }
@@ -158,10 +140,8 @@ extension ChildRunner {
          "APPEARANCE_CAUSE=\(cause)"]
     }
 
-    /// Runs a hook or an integration (`who`: "hook NAME", "integration NAME") in a process group of its own, with
-    /// the environment less systemd's variables and those starting with `dropping` or set by `variables`, plus
-    /// `variables`; its output in `log` (with `sizes`, the byte cap and the bytes dropped too). `done` gets nil, or
-    /// why it failed: the timeout, or its status and the last line of its first `keep` bytes. Returns why it did not start.
+    /// Runs a hook or an integration in a process group of its own, its environment less systemd's and `dropping`'s
+    /// variables, plus `variables`; its output in `log`. `done` gets nil or why it failed; returns why it did not run.
     static func job(_ argv: [String], who: String, variables: [String], dropping: [String] = [], timeout: Double,
                     keep: Int = 0, sizes: Bool = false, log: Logger, queue: DispatchQueue,
                     done: @escaping (String?) -> Void) -> Errno? {

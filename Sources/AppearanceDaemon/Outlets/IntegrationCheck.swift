@@ -2,10 +2,7 @@ import AppearanceFormats
 import AppearancePosix
 import AppearanceProtocol
 
-/// Where the integrations are: an executable file NAME found in, first match winning,
-/// `$XDG_CONFIG_HOME/appearanced/integrations/` (a user's copy), `$APPEARANCED_INTEGRATIONS_DIR` (a build run
-/// from its source tree: `make run`), `$XDG_DATA_HOME/appearanced/integrations/`, then each of `$XDG_DATA_DIRS`
-/// (`/usr/local/share`, `/usr/share`: where `make install` and the package put the shipped ones).
+/// Where the integrations are: a file NAME in `directories()`, first match winning (docs/integrations.md).
 struct IntegrationFinder: Sendable {
     let paths: Paths
 
@@ -38,10 +35,8 @@ struct IntegrationFinder: Sendable {
     }
 }
 
-/// The check of `[integrations.NAME]` against the integrations installed (docs/decisions.md, "The config's
-/// integrations are checked"): those the config names are asked `describe` through the trust check, side by
-/// side under one 2 s deadline, once per version of their file; one that cannot be asked is said in `notes`.
-/// Used by the daemon (on its queue) and by `appearanced --check`.
+/// The check of `[integrations.NAME]` against the integrations installed (docs/decisions.md): their `describe`,
+/// side by side under one deadline, once per version of their file. The daemon's and `appearanced --check`'s.
 public final class IntegrationCheck: @unchecked Sendable {
     private let finder: IntegrationFinder
     private var described: [String: (version: FileVersion, outcome: Result<IntegrationDescription, Note>)] = [:]

@@ -4,9 +4,8 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// The integrations' room (docs/architecture.md, docs/integrations.md): which are enabled (`integrations.json`),
-/// and their runs, `NAME apply` when its app's mode changes and `NAME restore` on disable, each a
-/// `ChildRunner.job` with the hooks' timeout, one at a time per integration. Confined to the daemon's queue.
+/// The integrations' room (docs/architecture.md): which are enabled (`integrations.json`), and their runs, one at a
+/// time per integration. Confined to the daemon's queue.
 final class Integrations: @unchecked Sendable {
     private let queue: DispatchQueue
     private let log: Logger
@@ -37,11 +36,7 @@ final class Integrations: @unchecked Sendable {
     }
 
     /// A failed first run after `enable`: its mode, why, and whether it ran (one not found or not trusted: no restore).
-    struct Undo {
-        var mode: Mode
-        var failure: String
-        var ran: Bool
-    }
+    typealias Undo = (mode: Mode, failure: String, ran: Bool)
 
     /// Names whose first run failed, on their way to being left off: not given the mode again meanwhile.
     private var leaving: Set<String> = []
@@ -236,7 +231,7 @@ final class Integrations: @unchecked Sendable {
             leaving.insert(name)
             given[name] = nil
             if case .apply? = pending[name] { pending[name] = nil }  // a newer mode for it: it is left off instead
-            changes.append(Change(enable: [], disable: [name], undo: [name: Undo(mode: m, failure: result, ran: ran)], mode: { _ in m },
+            changes.append(Change(enable: [], disable: [name], undo: [name: (m, result, ran)], mode: { _ in m },
                                   answer: { [log] in if case .failure(let e) = $0 { log.error("integration \(name) stays enabled: \(e.message)") } }))
             if saving == nil { nextChange() }
         case .apply(let m, _, _, _):

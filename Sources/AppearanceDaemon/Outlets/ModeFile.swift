@@ -1,10 +1,8 @@
 import AppearanceCore
 import AppearancePosix
 
-/// The status file (`mode` next to the socket, docs/protocol.md), and a spare beside it (`.mode-other`) that
-/// holds the other mode: a change swaps the two names with one renameat2(RENAME_EXCHANGE), looked up in
-/// their directory, while the spare is the very file written for it; else the mode file is written in full,
-/// and the spare again (docs/decisions.md, "The mode file's spare"). A reader sees one whole file or the other.
+/// The status file (`mode` next to the socket), and a spare (`.mode-other`) holding the other mode that a change
+/// swaps in with one renameat2(RENAME_EXCHANGE) (docs/decisions.md, "The mode file's spare").
 struct ModeFile {
     let path: String
     let spare: String

@@ -38,9 +38,7 @@ final class Publisher: @unchecked Sendable {
     func publish(_ steps: [Decide.Step], engine: Engine, palette: Palette, status: String) {
         guard let first = steps.first, let last = steps.last else { return }
         let t = Transition(state: last.transition.state, previous: first.transition.previous)
-        // Subscribers first: the mode file is replaced before any of them is told (docs/protocol.md), and
-        // nothing below changes what they are told. The rest follows in the same turn of the queue, so a
-        // request a subscriber sends on being told (`status`, `log`) already sees all of it.
+        // The mode file, then subscribers; the rest in the same turn, so their next request sees all of it.
         if t.modeChanged, serving { writeModeFile(t.state.mode) }
         offer(engine, palette)
         log.release()  // what the change's cause held back (a reading's lines), now that subscribers know
@@ -74,17 +72,13 @@ final class Publisher: @unchecked Sendable {
         }
     }
 
-    /// The state for the bus's queue (the portal backend, the D-Bus faces), once per state, handed over before a
-    /// write's answer leaves (`Daemon.durable`): a read on the bus after the answer sees it.
+    /// The state for the bus's queue (the portal backend, the D-Bus faces), once per state, before a write's answer.
     func tellBus(_ engine: Engine, _ palette: Palette, previous: Mode) {
         guard engine.state.seq != busToldSeq else { return }
         busToldSeq = engine.state.seq
         outlet?.publish(Self.served(engine, palette))
         for face in faces { face.publish(engine.state, previous: previous) }
     }
-
-    /// Something that changed no mode (a desktop write, a failed hook): the journal's, not `log`'s.
-    func note(_ what: String) { log.info(what) }
 
     /// Reads the change log a previous instance left (log.jsonl); from now on each entry is written there too.
     func openChangeLog(_ path: String, queue: DispatchQueue) {
@@ -109,8 +103,7 @@ final class Publisher: @unchecked Sendable {
     func offer(_ engine: Engine, _ palette: Palette) {
         let subscribers = clients.subscribers
         guard !subscribers.isEmpty else { return }
-        // Each state, palette and encoding is made once per app, the last one at hand without a lookup
-        // (docs/decisions.md, "Lines written straight to bytes").
+        // Each state, palette and encoding is made once per app (docs/decisions.md).
         var prepared = Prepared(engine: engine, palette: palette)
         for c in subscribers {
             let interest = c.delivery!.interest

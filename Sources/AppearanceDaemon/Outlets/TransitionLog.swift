@@ -16,8 +16,7 @@ struct TransitionLog {
     private(set) var lastMode: Mode?
 
     /// A run of automatic changes faster than this folds into one entry: with two automatic entries already
-    /// within `foldWindow` seconds, the next one replaces the newest (`changes` counts them). So a flood of
-    /// them (a desktop or a location service gone wild) evicts at most about two entries a minute.
+    /// within `foldWindow` seconds, the next one replaces the newest (`changes` counts them).
     static let foldWindow: Int64 = 60
 
     /// Appends `entry`, its cause bounded, or folds it into the newest: returns it as kept, and whether it replaced.
@@ -43,8 +42,7 @@ struct TransitionLog {
     /// A change of everyone's mode that nobody asked for (the desktop, the schedule, the default).
     static func automatic(_ e: Entry) -> Bool { e.app == nil && [.system, .schedule, .default].contains(e.source) }
 
-    /// `cause`, cut to at most `ReplyBounds.logCause` bytes as JSON (what `log`'s reply is sized for), ending
-    /// "…" when cut: a cause that quotes every failing hook has no bound of its own.
+    /// `cause`, cut to at most `ReplyBounds.logCause` bytes as JSON, ending "…" when cut.
     static func bounded(_ cause: String) -> String {
         func length(_ s: Substring) -> Int { JSON.string(String(s)).bytes.count - 2 }
         // A byte takes at most 6 as JSON (\u0001): short causes need no encoding to know they fit.
@@ -67,18 +65,15 @@ struct TransitionLog {
     }
 }
 
-/// log.jsonl, the change log on disk (docs/decisions.md, "The change log on disk"; its format is
-/// `ChangeLogFile`): read at start, then each entry appended on a queue of its own (O_APPEND, no fsync), the
-/// whole rewritten atomically past `ChangeLogFile.rewriteAfter` lines. A slow or failing disk costs only the
-/// file (said once in the journal); a file that cannot be used is kept aside and a new one started.
+/// log.jsonl, the change log on disk (docs/decisions.md, "The change log on disk"): read at start, then each entry
+/// appended on a queue of its own, the whole rewritten atomically past `ChangeLogFile.rewriteAfter` lines.
 final class ChangeLogStore: @unchecked Sendable {
     let path: String
     private let log: Logger
     private let daemonQueue: DispatchQueue
     private let queue = DispatchQueue(label: "appearanced.log")
-    // On the daemon's queue: the lines the file holds once every queued write is done; whether the next
-    // write must be a whole rewrite (the file has a torn or missing line, or a write failed); the failure
-    // the journal was last told of.
+    // On the daemon's queue: the lines the file holds once every queued write is done; whether the next write
+    // must be a whole rewrite (a torn or missing line, a failed write); the failure the journal was last told of.
     private var lines = 0
     private var rewriteNext = false
     private var failure: String?
@@ -107,10 +102,8 @@ final class ChangeLogStore: @unchecked Sendable {
     }
 
     private func discard(_ problem: String) -> [LogEntry] {
-        let kept = try? FileSystem.moveAside(path)
-        log.error("\(path) \(problem); " + (kept.map { "kept it as \($0); " } ?? "could not move it aside; ") + "starting a new change log")
         // Never append to a file that could not be read.
-        rewriteNext = kept == nil
+        rewriteNext = keepAside(path, problem, then: "starting a new change log", log: log) == nil
         return []
     }
 

@@ -2,8 +2,7 @@ import AppearanceCore
 import AppearanceFormats
 import AppearancePosix
 
-// The config's and the palette's types live in AppearanceFormats (parse: text in, value out); appearanced's
-// main names them through this module.
+// The config's and the palette's types live in AppearanceFormats; appearanced's main names them through here.
 public typealias Config = AppearanceFormats.Config
 public typealias ConfigError = AppearanceFormats.ConfigError
 public typealias PaletteFile = AppearanceFormats.PaletteFile
@@ -27,8 +26,7 @@ extension AppearanceFormats.PaletteFile {
 /// Reads a whole small text file with open(2)/read(2): nil if it does not exist; an error naming the path if
 /// it cannot be read, is a directory, is larger than `limit` bytes or is not UTF-8.
 func readTextFile(path: String, limit: Int = 1 << 20) throws(ConfigError) -> String? {
-    // `--config /dev/null`: run with the defaults. Every other non-regular file is refused without blocking
-    // (a FIFO would hang the daemon at start-up and on SIGHUP).
+    // `--config /dev/null`: the defaults. Every other non-regular file is refused without blocking (a FIFO).
     if path == "/dev/null" { return "" }
     let bytes: [UInt8]
     do {

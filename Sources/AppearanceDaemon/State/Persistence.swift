@@ -3,10 +3,8 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// The persistence room: the state file's group commit (docs/decisions.md). A change is decided on top of every
-/// change accepted before it (`deciding`) and answered once a save covering it is durable; saves run one at a
-/// time on a queue of their own, each taking what came meanwhile. The save is injected (`StateStore.save`, or
-/// a stalling or failing one in PersistenceTests). Confined to the daemon's queue, but for the save.
+/// The persistence room: the state file's group commit (docs/decisions.md), with the save injected. Confined to
+/// the daemon's queue, but for the save.
 final class Persistence: @unchecked Sendable {
     /// A change a client asked for, waiting to be durable; `event` nil: nothing to change, still answered in
     /// order. `answer` is told once: the state as the asker sees it, or why nothing was made.
@@ -93,8 +91,7 @@ final class Persistence: @unchecked Sendable {
             return
         }
         let save = save
-        // Weak: a room let go while its save runs (an in-process daemon a test has finished with) is not
-        // touched again; the save itself is made all the same.
+        // Weak: a room let go while its save runs (a test's daemon) is not touched again.
         let room = WeakRef(self)
         saveQueue.async { [queue] in
             let failure: Errno?

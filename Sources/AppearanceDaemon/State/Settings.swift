@@ -1,8 +1,7 @@
 import AppearanceCore
 import AppearancePosix
 
-/// The settings' room: the config and palette files, how each was read (for `status`), and what is in force (one
-/// that cannot be used keeps the previous one, or the defaults at start-up). Confined to the daemon's queue.
+/// The settings' room: the config and palette in force, and how each file was read. Confined to the daemon's queue.
 final class Settings: @unchecked Sendable {
     private let paths: Paths
     private let log: Logger
@@ -13,8 +12,7 @@ final class Settings: @unchecked Sendable {
     private(set) var paletteUsed = true
     /// The config file and how it was read.
     private(set) var configDetail = "not read yet"
-    /// Why the config file on disk is not the one in force ("FILE:LINE: problem; using the defaults until it
-    /// is fixed"), or nil when it is (or there is none): `get` carries it, so a script sees it too.
+    /// Why the config file on disk is not the one in force, or nil: `get` carries it.
     private(set) var configProblem: String?
 
     /// `[integrations.NAME]` against the integrations installed (their `describe`, once per file version).
@@ -23,13 +21,11 @@ final class Settings: @unchecked Sendable {
     init(paths: Paths, log: Logger) {
         (self.paths, self.log) = (paths, log)
         integrationCheck = IntegrationCheck(paths: paths)
-        // What is in force before any file is read, and when the file at start-up cannot be used: the
-        // defaults, as a trial instance takes them (no hooks, no desktop, no portal, no bus names).
+        // Before any file is read: the defaults, as a trial instance takes them.
         config = forTrial(config)
     }
 
-    /// Reads the config file (none: the defaults), its integrations checked, and puts it in force; one that cannot
-    /// be used throws and changes nothing, `configDetail` saying why and what is in force instead (`fallback`).
+    /// Reads the config file (none: the defaults) and puts it in force; one that cannot be used throws.
     func loadConfig(fallback: String) throws(ConfigError) {
         do throws(ConfigError) {
             if let c = try Config.load(path: paths.configFile) {
@@ -71,8 +67,7 @@ final class Settings: @unchecked Sendable {
         return c
     }
 
-    /// When the default config is missing and another `*.toml` (not the palette) sits beside it, most likely
-    /// the example copied under its own name: "found appearanced.toml; appearanced reads config.toml".
+    /// When the default config is missing and another `*.toml` (not the palette) sits beside it: say so.
     func misnamedConfigHint() -> String? {
         let dir = FileSystem.directory(of: paths.configFile)
         let expected = String(paths.configFile.split(separator: "/").last ?? "config.toml")

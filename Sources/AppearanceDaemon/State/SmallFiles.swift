@@ -1,9 +1,8 @@
 import AppearancePosix
 import Dispatch
 
-/// The one writer of the small files beside state.json (integrations.json, location.json, desktop.json), on a
-/// queue of its own: each replaced whole, atomically and durably, or removed; each result comes back on the
-/// daemon's queue, in order. (state.json has its group commit, Persistence; log.jsonl, ChangeLogStore.)
+/// The one writer of the small files beside state.json (integrations, location, desktop), on a queue of its own:
+/// each replaced whole and durably, or removed; each result comes back on the daemon's queue, in order.
 final class SmallFiles: @unchecked Sendable {
     // Immutable.
     private let queue = DispatchQueue(label: "appearanced.files")

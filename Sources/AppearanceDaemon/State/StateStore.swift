@@ -11,10 +11,7 @@ public struct StateStore: Sendable {
     /// What is persisted: the override and the temporary one with its expiry (`StateFile.Saved`).
     public typealias Saved = StateFile.Saved
 
-    /// How much `load` reads: twice the largest file the daemon writes (`StateFile.largestWritten`), so that
-    /// one it wrote is always read back whole (a 64 KiB limit once made a restart drop 2,300 overrides), and
-    /// one re-indented by hand (a newline and a few spaces for each override) too. A larger file is not one
-    /// appearanced could have written: it is reported and kept aside like a corrupt one.
+    /// How much `load` reads: twice the largest file the daemon writes (one re-indented by hand fits too).
     public static let readLimit = 2 * StateFile.largestWritten
 
     public enum LoadResult: Equatable, Sendable {
@@ -50,6 +47,14 @@ public struct StateStore: Sendable {
         try FileSystem.makeDirectories(FileSystem.directory(of: path))
         try FileSystem.writeAtomically(path, StateFile.encode(saved))
     }
+}
+
+/// Moves one of appearanced's own files that cannot be used aside, and says so; where it was kept, if it was.
+@discardableResult
+func keepAside(_ path: String, _ problem: String, then: String, log: Logger) -> String? {
+    let kept = try? FileSystem.moveAside(path)
+    log.error("\(path) \(problem); " + (kept.map { "kept it as \($0); " } ?? "could not move it aside; ") + then)
+    return kept
 }
 
 /// One of appearanced's own files, at most `limit` bytes: its bytes, neither (none there), or why it is unusable.
