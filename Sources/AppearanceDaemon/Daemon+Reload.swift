@@ -63,6 +63,7 @@ extension Daemon {
             source.setEventHandler { [weak self] in
                 guard let self, FileWatch.changed(fd, file: watched) else { return }
                 if folderMissing {
+                    self.paletteWatch?.source.cancel()
                     self.paletteWatch = nil
                     self.watchPalette()  // the folder is there now: watch the file in it
                 } else {

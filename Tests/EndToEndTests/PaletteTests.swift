@@ -290,13 +290,23 @@ extension RawClient {
         let d = try s.startDaemon()
         defer { d.stop() }
         #expect(try s.ctl("color", "fill.bg").status != 0)
+        let watches = Self.inotifyDescriptors(d.pid)
         try s.installShippedPalette()  // makes the folder, then writes the file (atomically: a rename)
         try waitUntil("the copied palette to be used; stderr: \(d.stderr)") { try s.ctl("color", "fill.bg").out == "#ffffff\n" }
         #expect(try s.ctlOK("status").contains("palette.toml: 9 tokens"))
+        // The folder's watch gave way to the file's: one watch still, not both.
+        #expect(Self.inotifyDescriptors(d.pid) == watches, "\(watches) inotify descriptors before, \(Self.inotifyDescriptors(d.pid)) after")
         let shipped = try String(contentsOfFile: s.paletteFile, encoding: .utf8)
         try s.write(shipped.replacingOccurrences(of: "light = \"#FFFFFF\"", with: "light = \"#FAFAFA\""), to: s.paletteFile)
         try waitUntil("the edited palette to be used") { try s.ctl("color", "fill.bg").out == "#fafafa\n" }
         try d.waitForStderr("palette.toml changed: reading the palette again")
+    }
+
+    /// How many inotify descriptors process `pid` holds.
+    static func inotifyDescriptors(_ pid: pid_t) -> Int {
+        let dir = "/proc/\(pid)/fd"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
+        return names.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: dir + "/" + $0)) == "anon_inode:inotify" }.count
     }
 
     @Test func appearanceKitChangesWithPalette() async throws {
