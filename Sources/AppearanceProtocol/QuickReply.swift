@@ -17,6 +17,24 @@ package enum QuickRequest {
     }
 }
 
+extension Request {
+    /// The request of one of QuickRequest's lines (without its newline), known by its bytes: what `decode` makes
+    /// of it. Anything else is nil and is parsed. The daemon's side of appearancectl's fast path.
+    package static func quick(_ line: ArraySlice<UInt8>) -> Request? {
+        let text: StaticString, call: Call
+        switch line.count + 1 {  // the five lines' lengths differ
+        case QuickRequest.get.utf8CodeUnitCount: (text, call) = (QuickRequest.get, .get)
+        case QuickRequest.toggle.utf8CodeUnitCount: (text, call) = (QuickRequest.toggle, .toggle)
+        case QuickRequest.set(.light).utf8CodeUnitCount: (text, call) = (QuickRequest.set(.light), .set(.light))
+        case QuickRequest.set(.dark).utf8CodeUnitCount: (text, call) = (QuickRequest.set(.dark), .set(.dark))
+        case QuickRequest.set(.system).utf8CodeUnitCount: (text, call) = (QuickRequest.set(.system), .set(.system))
+        default: return nil
+        }
+        let same = line.elementsEqual(UnsafeBufferPointer(start: text.utf8Start, count: line.count))
+        return same ? Request(id: .int(1), call: call) : nil
+    }
+}
+
 /// Recognises the reply to request 1 of `get`, `set` or `toggle` (without an app) by its bytes.
 package enum QuickReply {
     /// The mode of `line` (up to and including its newline) when it is exactly the encoder's state reply

@@ -85,6 +85,7 @@ extension Request {
 
     /// Validates one line from a client. Every failure names what is wrong. Concrete, not generic: see JSON.parse.
     public static func decode(_ line: ArraySlice<UInt8>) throws(RequestFailure) -> Request {
+        if let quick = quick(line) { return quick }
         let json: JSON
         do {
             json = try JSON.parse(line, maxMembers: Request.maxMembers)

@@ -10,6 +10,27 @@ import Testing
         Array(UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
     }
 
+    /// The daemon knows the fast path's lines by their bytes, as the same requests the parse makes of them, and
+    /// leaves every other line, however near, to the parse.
+    @Test func theDaemonKnowsTheLinesWithoutAParse() throws {
+        let lines = [QuickRequest.get, QuickRequest.toggle] + Override.allCases.map(QuickRequest.set)
+        for text in lines {
+            let line = Self.bytes(text).dropLast()
+            let quick = try #require(Request.quick(line), "\(text)")
+            // A space in front: the same request, which only the parse reads.
+            #expect(Request.quick([UInt8(ascii: " ")] + line) == nil)
+            #expect(try Request.decode([UInt8(ascii: " ")] + line) == quick, "\(text)")
+            #expect(try Request.decode(line) == quick)
+        }
+        let near = [#"{"jsonrpc":"2.0","id":2,"method":"get"}"#, #"{"jsonrpc":"2.0","id":1,"method":"gex"}"#,
+                    #"{"jsonrpc":"2.0","id":1,"method":"get"} "#, #"{"jsonrpc":"2.0","id":1,"method":"set","params":{"override":"dork"}}"#,
+                    #"{"jsonrpc":"2.0","id":1,"method":"toggle","params":{}}"#, ""]
+        for text in near {
+            #expect(Request.quick(Array(text.utf8)[...]) == nil, "\(text)")
+        }
+        #expect(try Request.decode(Array(near[0].utf8)[...]) == Request(id: .int(2), call: .get))
+    }
+
     @Test func theConstantRequestsAreTheEncodersLines() {
         #expect(Self.bytes(QuickRequest.get) == Request(id: .int(1), call: .get).line)
         #expect(Self.bytes(QuickRequest.toggle) == Request(id: .int(1), call: .toggle).line)
