@@ -55,6 +55,6 @@ extension Daemon {
             persistence.persistIfNeeded()  // the flip is kept like a temporary override set with appearancectl
         }
         serve()
-        publisher.updateStatus(describe())
+        if outcome.steps.isEmpty { publisher.updateStatus(describe()) }  // `publish` has said the new state
     }
 }

@@ -80,11 +80,7 @@ public enum ChangeLogFile {
     public static func line(_ entry: LogEntry, replacing: Bool = false) -> [UInt8] {
         var e = entry
         e.time = min(max(e.time, 0), latestTime)
-        var json = e.json
-        if replacing, case .object(let members) = json { json = .object(members + [("replaces", .bool(true))]) }
-        var bytes = json.bytes
-        bytes.append(0x0A)
-        return bytes
+        return e.line(replacing: replacing)
     }
 
     /// A whole file: the newest `kept` of `entries` (oldest first), a line each.

@@ -72,3 +72,25 @@ extension Outgoing {
         return o.bytes
     }
 }
+
+extension LogEntry {
+    /// The change log's line (each change writes one), written straight to bytes: the bytes of `json`, with
+    /// `"replaces": true` after its members when `replacing`, and a newline.
+    public func line(replacing: Bool) -> [UInt8] {
+        var o = JSONOut(capacity: 160 + cause.utf8.count)
+        o.open()
+        o.key("time"); o.uint(UInt64(max(0, time)))
+        o.key("from")
+        if let from { o.string(from.rawValue) } else { o.null() }
+        o.key("to"); o.string(to.rawValue)
+        o.key("source")
+        if let source { o.string(source.rawValue) } else { o.null() }
+        if let app { o.key("app"); o.string(app) }
+        o.key("cause"); o.string(cause)
+        if changes > 1 { o.key("changes"); o.uint(UInt64(changes)) }
+        if replacing { o.key("replaces"); o.bool(true) }
+        o.close()
+        o.newline()
+        return o.bytes
+    }
+}

@@ -53,4 +53,27 @@ import Testing
             }
         }
     }
+
+    @Test func aChangeLogLineIsItsTreesLine() {
+        var entries: [LogEntry] = []
+        for from in [nil] + Mode.allCases.map(Optional.some) {
+            for source in [nil, Source.system, .override, .schedule] {
+                for app in [nil, "org.example.Editor"] {
+                    for changes in [1, 2, 1_000] {
+                        entries.append(LogEntry(time: 1_764_200_000, from: from, to: .dark, source: source,
+                                                cause: "override dark set by \"appearancectl\"\t(pid 42)\n\u{1}é", app: app, changes: changes))
+                    }
+                }
+            }
+        }
+        entries.append(LogEntry(time: -5, from: .light, to: .light, source: .temporary, cause: ""))
+        for e in entries {
+            for replacing in [false, true] {
+                var json = e.json
+                if replacing, case .object(let members) = json { json = .object(members + [("replaces", .bool(true))]) }
+                let written = e.line(replacing: replacing)
+                #expect(written == json.bytes + [0x0A], "\(String(decoding: written, as: UTF8.self))")
+            }
+        }
+    }
 }

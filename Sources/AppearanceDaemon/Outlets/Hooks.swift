@@ -85,16 +85,22 @@ final class HookRunner: @unchecked Sendable {
         runNext()
     }
 
+    /// The folders listed for a change (the paths are the daemon's for its life): hooks.d, then darkman's.
+    private lazy var folders: (own: String, dark: [String], light: [String]) = {
+        let data = [paths.dataHome] + paths.dataDirs
+        return (paths.configHome + "/appearanced/hooks.d", data.map { $0 + "/dark-mode.d" }, data.map { $0 + "/light-mode.d" })
+    }()
+
     /// The hooks for `mode`, in the order they run.
     func hooks(for mode: Mode) -> [(name: String, path: String)] {
-        let sub = mode == .dark ? "dark-mode.d" : "light-mode.d"
-        let hooksD = paths.configHome + "/appearanced/hooks.d"
+        let hooksD = folders.own
         var found: [String: String] = [:]
-        for dir in ([paths.dataHome] + paths.dataDirs).map({ $0 + "/" + sub }) {
+        for dir in mode == .dark ? folders.dark : folders.light {
             for name in Self.entries(dir) where found[name] == nil { found[name] = dir + "/" + name }
         }
-        let all = Self.entries(hooksD).map { (name: $0, path: hooksD + "/" + $0, order: 0) }
-            + found.map { (name: $0.key, path: $0.value, order: 1) }
+        let own = Self.entries(hooksD)
+        if own.isEmpty && found.isEmpty { return [] }
+        let all = own.map { (name: $0, path: hooksD + "/" + $0, order: 0) } + found.map { (name: $0.key, path: $0.value, order: 1) }
         return all.sorted { ($0.name, $0.order) < ($1.name, $1.order) }.map { (name: $0.name, path: $0.path) }.filter(runnable)
     }
 
