@@ -1,9 +1,9 @@
 #!/usr/bin/python3
-"""Writes link/appearanced.order: the functions appearanced runs, for lld's --symbol-ordering-file
-(Package.swift): first those that run after the start-up (whose pages are let go at the first answer), then
-those of the start-up alone, each in the order they first run. Laid out together, the code the daemon keeps
-resident fills fewer pages (docs/decisions.md, "appearanced's functions laid out together"; figures:
-bench/rss.py).
+"""Writes link/appearanced.order: the functions appearanced runs after its start-up, in the order they first run,
+for lld's --symbol-ordering-file (Package.swift). Laid out together, the code the daemon keeps resident fills
+fewer pages (docs/decisions.md, "appearanced's functions laid out together"; figures: bench/rss.py). The
+start-up's own functions are left to lld's order after them: their pages are let go once it serves, and
+listing them too measured the same (idle RSS and start-up time, docs/benchmarks.md).
 
 Runs a release build's appearanced under callgrind on the real portal stack of bench/bench.py (private bus,
 xdg-desktop-portal with its GTK backend), through what a session does: start, subscribers, portal changes,
@@ -61,17 +61,15 @@ def main():
         if len(parts) != 2:
             raise SystemExit(f"expected the start-up and the rest as two dumps, found {dumps}")
         startup, later = (parts[1], parts[0]) if dumps[0] == "callgrind.out" else (parts[0], parts[1])
-        seen = dict.fromkeys(later + startup)
-        startup_only = set(startup) - set(later)
+        seen = dict.fromkeys(later)
     finally:
         st.close()
         os.unlink(probe)
-    if len(seen) < 500:
+    if len(seen) < 500 or not startup:
         raise SystemExit(f"only {len(seen)} functions seen: did the daemon run under callgrind?")
     with open(OUT, "w") as f:
         f.write("".join(name + "\n" for name in seen))
-    print(f"{len(seen)} functions written to {os.path.relpath(OUT, ROOT)}, {len(seen) - len(startup_only)} of them "
-          f"run after the start-up")
+    print(f"{len(seen)} functions that run after the start-up written to {os.path.relpath(OUT, ROOT)}")
 
 
 if __name__ == "__main__":
