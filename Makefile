@@ -322,6 +322,8 @@ bench: deps-bench
 	/usr/bin/python3 bench/apps.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench
 	/usr/bin/python3 bench/set_throughput.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench
 	/usr/bin/python3 bench/rss.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench/rss-alone
+	/usr/bin/python3 bench/instances.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench \
+		$(if $(BASELINE_BIN_DIR),--also before=$(BASELINE_BIN_DIR))
 	/usr/bin/python3 bench/bus_toggles.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench/bus-toggles-alone \
 		$(if $(BASELINE_BIN_DIR),--baseline-bin-dir $(BASELINE_BIN_DIR))
 	/usr/bin/python3 bench/change_latency.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench \
