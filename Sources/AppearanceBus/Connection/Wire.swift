@@ -7,8 +7,7 @@ import Glibc
 import Musl
 #endif
 
-/// A message's bytes in the wire format (the D-Bus specification's "Message Format"), in this machine's byte
-/// order, as libdbus writes its own.
+/// A message's bytes in the wire format (the D-Bus specification's "Message Format"), in this machine's byte order.
 struct WireWriter {
     var bytes: [UInt8] = []
 
@@ -27,33 +26,18 @@ struct WireWriter {
         withUnsafeBytes(of: v) { bytes.append(contentsOf: $0) }
     }
 
-    /// A string or object path: length, bytes, NUL. false for one holding a NUL (libdbus would cut it there).
-    mutating func text(_ s: String) -> Bool {
+    /// A string or object path (its length a uint32) or a `signature` (one byte, at most 255), its bytes, NUL; false
+    /// for one holding a NUL (libdbus would cut it there).
+    mutating func text(_ s: String, signature: Bool = false) -> Bool {
         var s = s
         return s.withUTF8 { utf8 in
-            guard !Self.holdsNUL(utf8) else { return false }
-            fixed(UInt32(utf8.count))
+            guard !signature || utf8.count <= 255 else { return false }
+            if let base = utf8.baseAddress, memchr(base, 0, utf8.count) != nil { return false }
+            if signature { bytes.append(UInt8(utf8.count)) } else { fixed(UInt32(utf8.count)) }
             bytes.append(contentsOf: utf8)
             bytes.append(0)
             return true
         }
-    }
-
-    /// A signature: one byte of length, the codes, NUL. false past 255 bytes or with a NUL.
-    mutating func signature(_ s: String) -> Bool {
-        var s = s
-        return s.withUTF8 { utf8 in
-            guard utf8.count <= 255, !Self.holdsNUL(utf8) else { return false }
-            bytes.append(UInt8(utf8.count))
-            bytes.append(contentsOf: utf8)
-            bytes.append(0)
-            return true
-        }
-    }
-
-    private static func holdsNUL(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let base = utf8.baseAddress, !utf8.isEmpty else { return false }
-        return memchr(base, 0, utf8.count) != nil
     }
 
     /// A header field: its code and its value in a variant of type `type` ("o", "s" or "g").
@@ -64,7 +48,7 @@ struct WireWriter {
         let typeCode = type.utf8Start.pointee
         bytes.append(typeCode)
         bytes.append(0)
-        return typeCode == UInt8(ascii: "g") ? signature(value) : text(value)
+        return text(value, signature: typeCode == UInt8(ascii: "g"))
     }
 
     /// Overwrites the uint32 at `offset` (a length written before what it measures).
@@ -85,8 +69,7 @@ struct WireWriter {
         }
     }
 
-    /// Writes `value`; false for what the iterators would refuse or write otherwise (a NUL in a string, an
-    /// unsupported value, a container whose signature is not one): the caller then leaves it to them.
+    /// Writes `value`; false for what the iterators would refuse or write otherwise (then left to them).
     mutating func value(_ value: BusValue) -> Bool {
         switch value {
         case .byte(let v): bytes.append(v)
@@ -99,9 +82,9 @@ struct WireWriter {
         case .uint64(let v): fixed(v)
         case .double(let v): fixed(v.bitPattern)
         case .string(let v), .objectPath(let v): return text(v)
-        case .signature(let v): return signature(v)
+        case .signature(let v): return text(v, signature: true)
         case .variant(let inner):
-            return signature(inner.signature) && self.value(inner)
+            return text(inner.signature, signature: true) && self.value(inner)
         case .container(let signature, let children):
             switch signature.utf8.first {
             case UInt8(ascii: "a"):
@@ -124,9 +107,7 @@ struct WireWriter {
 }
 
 extension Message {
-    /// A signal from `path` with `values`, written as bytes and read back by libdbus, which checks it as it
-    /// checks every message it reads; nil when it does not take them (then `signal` builds it with the
-    /// iterators, which refuse or write it as before).
+    /// A signal written as bytes and read back (so checked) by libdbus; nil when it does not take them.
     static func wireSignal(path: String, interface: String, name: String, _ values: [BusValue]) -> Message? {
         var body = WireWriter()
         var signature = ""
@@ -136,11 +117,10 @@ extension Message {
         }
         // Past libdbus's limit for a message it reads (128 MiB) only the iterators build it.
         guard body.bytes.count <= 1 << 27 else { return nil }
-        // The header: byte order, type, flags (signals expect no reply), version, body length, serial (1:
-        // libdbus reads no message with serial 0; set back to 0 below, so sending numbers it), then the
-        // fields, in the order `dbus_message_new_signal` and the first argument put them.
+        // The header: byte order, type, flags (no reply), version, body length, serial (1, as libdbus reads no
+        // serial 0; set back to 0 below), then the fields in `dbus_message_new_signal`'s order.
         var w = WireWriter()
-        w.bytes.append(contentsOf: [WireWriter.byteOrder, UInt8(MessageType.signal), 1, 1])
+        w.bytes.append(contentsOf: [WireWriter.byteOrder, UInt8(DBUS_MESSAGE_TYPE_SIGNAL), 1, 1])
         w.fixed(UInt32(body.bytes.count))
         w.fixed(UInt32(1))
         w.fixed(UInt32(0))
