@@ -26,18 +26,33 @@ struct WireWriter {
         withUnsafeBytes(of: v) { bytes.append(contentsOf: $0) }
     }
 
-    /// A string or object path (its length a uint32) or a `signature` (one byte, at most 255), its bytes, NUL; false
-    /// for one holding a NUL (libdbus would cut it there).
-    mutating func text(_ s: String, signature: Bool = false) -> Bool {
+    /// A string or object path: length, bytes, NUL. false for one holding a NUL (libdbus would cut it there).
+    mutating func text(_ s: String) -> Bool {
         var s = s
         return s.withUTF8 { utf8 in
-            guard !signature || utf8.count <= 255 else { return false }
-            if let base = utf8.baseAddress, memchr(base, 0, utf8.count) != nil { return false }
-            if signature { bytes.append(UInt8(utf8.count)) } else { fixed(UInt32(utf8.count)) }
+            guard !Self.holdsNUL(utf8) else { return false }
+            fixed(UInt32(utf8.count))
             bytes.append(contentsOf: utf8)
             bytes.append(0)
             return true
         }
+    }
+
+    /// A signature: one byte of length, the codes, NUL. false past 255 bytes or with a NUL.
+    mutating func signature(_ s: String) -> Bool {
+        var s = s
+        return s.withUTF8 { utf8 in
+            guard utf8.count <= 255, !Self.holdsNUL(utf8) else { return false }
+            bytes.append(UInt8(utf8.count))
+            bytes.append(contentsOf: utf8)
+            bytes.append(0)
+            return true
+        }
+    }
+
+    private static func holdsNUL(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = utf8.baseAddress, !utf8.isEmpty else { return false }
+        return memchr(base, 0, utf8.count) != nil
     }
 
     /// A header field: its code and its value in a variant of type `type` ("o", "s" or "g").
@@ -48,7 +63,7 @@ struct WireWriter {
         let typeCode = type.utf8Start.pointee
         bytes.append(typeCode)
         bytes.append(0)
-        return text(value, signature: typeCode == UInt8(ascii: "g"))
+        return typeCode == UInt8(ascii: "g") ? signature(value) : text(value)
     }
 
     /// Overwrites the uint32 at `offset` (a length written before what it measures).
@@ -82,9 +97,9 @@ struct WireWriter {
         case .uint64(let v): fixed(v)
         case .double(let v): fixed(v.bitPattern)
         case .string(let v), .objectPath(let v): return text(v)
-        case .signature(let v): return text(v, signature: true)
+        case .signature(let v): return signature(v)
         case .variant(let inner):
-            return text(inner.signature, signature: true) && self.value(inner)
+            return signature(inner.signature) && self.value(inner)
         case .container(let signature, let children):
             switch signature.utf8.first {
             case UInt8(ascii: "a"):

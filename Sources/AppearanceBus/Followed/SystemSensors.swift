@@ -42,22 +42,17 @@ public final class SystemSensors: Sensors, BusPeer, @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(bus.queue))
         self.report = report
         if wanted.light != (light != nil) {
-            if wanted.light {
-                light = PropertyWatch(bus, service: Self.proxy, path: Self.proxyPath, interface: Self.proxy) { [weak self] in self?.lightRead($0) }
-            } else {
-                if claimed { bus.call(Self.proxy, Self.proxyPath, Self.proxy, "ReleaseLight") }
-                (claimed, lightPresent) = (false, false)
-                light?.cancel()
-                light = nil
-            }
+            // While there is no watch, nothing is claimed or present.
+            if claimed { bus.call(Self.proxy, Self.proxyPath, Self.proxy, "ReleaseLight") }
+            (claimed, lightPresent) = (false, false)
+            light?.cancel()
+            light = !wanted.light ? nil : PropertyWatch(bus, service: Self.proxy, path: Self.proxyPath,
+                                                        interface: Self.proxy) { [weak self] in self?.lightRead($0) }
         }
         if wanted.power != (power != nil) {
-            if wanted.power {
-                power = PropertyWatch(bus, service: Self.upower, path: "/org/freedesktop/UPower", interface: Self.upower) { [weak self] in self?.powerRead($0) }
-            } else {
-                power?.cancel()
-                power = nil
-            }
+            power?.cancel()
+            power = !wanted.power ? nil : PropertyWatch(bus, service: Self.upower, path: "/org/freedesktop/UPower",
+                                                        interface: Self.upower) { [weak self] in self?.powerRead($0) }
         }
         if wanted.session != followingSession {
             followingSession = wanted.session
