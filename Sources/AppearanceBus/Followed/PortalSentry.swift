@@ -157,8 +157,7 @@ public final class PortalSentry: Sentry, BusPeer, @unchecked Sendable {
             }
         }
         if readAgain.remove(key) != nil { read(key) }
-        // One report per round: a start or a new portal reads every key, and the first report already
-        // carries all of them (the daemon waits for it before answering anyone).
+        // One report per round of reads: the first carries every key (the daemon waits for it to answer anyone).
         if current, inFlight.isEmpty, let scheme {
             emit(scheme.scheme, scheme.detail)
         }
@@ -167,9 +166,7 @@ public final class PortalSentry: Sentry, BusPeer, @unchecked Sendable {
     // MARK: - Signals
 
     private func settingChanged(_ message: Message) {
-        // The bus filtered on arg0/arg1 already; check again in case a rule was not installed.
-        // The signal's own value is ignored: only what a read returns counts.
-        // Only the two names are decoded (a key is tens of bytes), and only from a signal of the right type.
+        // Checked again (a rule may be missing); only the two names are decoded: the value a read returns counts.
         guard message.hasSignature("ssv"),
               let args = message.arguments(limit: 2, within: DecodeBounds(depth: 0, values: 2, bytes: 2 * 1024)) else { return }
         if args.count == 2, args[0] == .string(PortalSentry.namespace), case .string(let key) = args[1],

@@ -5,7 +5,7 @@ import AppearanceCore
 import AppearancePosix
 import Dispatch
 
-public final class PortalBackend: Outlet, @unchecked Sendable {
+public final class PortalBackend: Outlet, BusPeer, @unchecked Sendable {
     // Confined to `queue`, like the sentry whose connection it shares.
     static let busName = "org.freedesktop.impl.portal.desktop.appearanced"
     /// The `.portal` file's name without the extension: what portals.conf lists.
@@ -223,5 +223,3 @@ public final class PortalBackend: Outlet, @unchecked Sendable {
         (try? FileSystem.readAll(path, limit: 64 * 1024)).map { String(decoding: $0, as: UTF8.self) }
     }
 }
-
-extension PortalBackend: BusPeer {}
