@@ -99,13 +99,18 @@ final class BusConnection: @unchecked Sendable {
     private func expire() {
         expiryArmedFor = .distantFuture
         let now = DispatchTime.now()
-        let due = pendingCalls.filter { $0.value.deadline <= now }.sorted { $0.key < $1.key }
-        for (serial, _) in due { pendingCalls[serial] = nil }
-        for (_, call) in due {
-            guard raw != nil else { return }
-            call.fail("org.freedesktop.DBus.Error.NoReply", "Did not receive a reply within its timeout")
-        }
+        end(pendingCalls.filter { $0.value.deadline <= now }.map(\.key), "Did not receive a reply within its timeout")
+        // Closed by a handler, the list is empty.
         if let next = pendingCalls.values.map(\.deadline).min() { armExpiry(next) }
+    }
+
+    /// Takes these calls off the list, then ends them in the order they were sent with NoReply (while still open).
+    private func end(_ serials: [UInt32], _ text: String) {
+        let calls = serials.sorted().compactMap { pendingCalls.removeValue(forKey: $0) }
+        let noReply = BusError(name: "org.freedesktop.DBus.Error.NoReply", message: text)
+        for call in calls where raw != nil {
+            if let error = Message.errorReply(to: call.call, noReply) { call.reply(error) }
+        }
     }
 
     /// Queues a message that expects no reply (a method return, an error, a signal). Never blocks.
@@ -222,11 +227,7 @@ final class BusConnection: @unchecked Sendable {
         case DBUS_MESSAGE_TYPE_SIGNAL:
             if message.isSignal("org.freedesktop.DBus.Local", "Disconnected") {
                 // As libdbus does for its own pending calls: every call still waiting ends before the loss is told.
-                let calls = pendingCalls.sorted { $0.key < $1.key }
-                pendingCalls = [:]
-                for (_, call) in calls where raw != nil {
-                    call.fail("org.freedesktop.DBus.Error.NoReply", "The connection was lost before a reply came")
-                }
+                end(Array(pendingCalls.keys), "The connection was lost before a reply came")
                 guard raw != nil else { return false }
             }
             onSignal?(message)
@@ -247,11 +248,6 @@ private struct PendingCall {
     let call: Message
     let deadline: DispatchTime
     let reply: (Message) -> Void
-
-    func fail(_ name: String, _ text: String) {
-        guard let error = Message.errorReply(to: call, BusError(name: name, message: text)) else { return }
-        reply(error)
-    }
 }
 
 // MARK: - libdbus callbacks
