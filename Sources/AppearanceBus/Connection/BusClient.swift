@@ -1,8 +1,6 @@
-// The one bus client: a connection to the session or the system bus, shared by everything appearanced does on
-// that bus. It registers (Hello), asks for the names appearanced owns before anything else goes out, adds the
-// match rules its users asked for, follows names across loss and return (NameOwnerChanged), reads and watches
-// properties (GetAll, PropertiesChanged), routes signals by interface and member and calls by object path, ends
-// every call at a deadline, and after a loss connects again with one back-off. Confined to its queue.
+// The one client of a bus (session or system), shared by everything appearanced does there: it registers, owns
+// names first, keeps its users' match rules, follows names, routes signals and calls, and reconnects with one
+// back-off (docs/decisions.md, "One client per bus"). Confined to its queue.
 import AppearanceCore
 import AppearancePosix
 import CDBus
@@ -45,7 +43,7 @@ public final class BusClient: @unchecked Sendable {
     private var started = false
     /// Whether a failed connection is tried again (a user asked for it: `start(retrying:)`).
     private var retrying = false
-    private var retryTimer: DispatchSourceTimer?
+    private let retryTimer: OneShot
     /// Seconds until the next attempt, while one is planned.
     private(set) var retryIn: Double?
     /// Attempts failed or connections lost since the last registration.
@@ -82,14 +80,12 @@ public final class BusClient: @unchecked Sendable {
                   address: .success(address ?? Posix.environment("DBUS_SYSTEM_BUS_ADDRESS") ?? "unix:path=/run/dbus/system_bus_socket"))
     }
 
-    /// The address is worked out by the caller's thread, once: the bus's queue must not call getenv while the
-    /// daemon's sets TZ, and a running process's environment does not change.
+    /// The address is worked out once, on the caller's thread: the bus's queue must not call getenv.
     private init(queue: DispatchQueue, label: String, log: @escaping (LogLevel, String) -> Void, backoff: Backoff,
                  address: Result<String, BusError>) {
         (self.queue, self.label, self.log, self.backoff, self.address) = (queue, label, log, backoff, address)
+        retryTimer = OneShot(queue)
     }
-
-    deinit { retryTimer?.cancel() }
 
     /// libdbus's own lookup for the session bus, minus X11 autolaunch (a daemon must not spawn one).
     static func sessionBusAddress() throws(BusError) -> String {
@@ -106,14 +102,13 @@ public final class BusClient: @unchecked Sendable {
 
     // MARK: - Starting and stopping
 
-    /// Connects, unless connected or connecting; `retrying`: a failed or lost connection is tried again after the
-    /// back-off (else it is said once and left: zero wake-ups where there is no bus).
+    /// Connects unless connected or connecting; `retrying`: a failed or lost connection is tried again (else left).
     func start(retrying: Bool) {
         dispatchPrecondition(condition: .onQueue(queue))
         if retrying && !self.retrying {
             self.retrying = true
             // A user that needs the bus: try now rather than never.
-            if started, connection == nil, retryTimer == nil, case .success = address { connect() }
+            if started, connection == nil, !retryTimer.pending, case .success = address { connect() }
         }
         guard !started else { return }
         started = true
@@ -124,8 +119,8 @@ public final class BusClient: @unchecked Sendable {
     func stop() {
         dispatchPrecondition(condition: .onQueue(queue))
         (started, retrying) = (false, false)
-        retryTimer?.cancel()
-        (retryTimer, retryIn) = (nil, nil)
+        retryTimer.cancel()
+        retryIn = nil
         drop("stopped")
     }
 
@@ -184,8 +179,8 @@ public final class BusClient: @unchecked Sendable {
         user(owner).objects.append((path, handle))
     }
 
-    /// Asks for `name` (DO_NOT_QUEUE: never behind another owner's back, never taken over later) on this and every
-    /// later connection, before the users are told of the connection; asks again when another owner lets it go.
+    /// Asks for `name` (DO_NOT_QUEUE) on every connection before its users are told of it, and again when another
+    /// owner lets it go.
     func own(_ name: String, _ done: @escaping (NameState) -> Void) {
         dispatchPrecondition(condition: .onQueue(queue))
         guard names[name] == nil else { return }
@@ -227,8 +222,7 @@ public final class BusClient: @unchecked Sendable {
     static let busName = "org.freedesktop.DBus"
     private static let busPath = "/org/freedesktop/DBus"
 
-    /// A call; `reply` gets its answer, an error, or NoReply at the deadline (`timeout` ms, 25 s by default)
-    /// or when the bus is lost first. False (and no reply) when there is no connection or no memory.
+    /// A call; `reply` gets its answer, an error, or NoReply (deadline, loss). False, and no reply, if not sent.
     @discardableResult
     func call(_ destination: String, _ path: String, _ interface: String, _ method: String, _ values: [BusValue] = [],
               timeout: Int32 = BusConnection.defaultTimeout, reply: @escaping (Message) -> Void = { _ in }) -> Bool {
@@ -267,11 +261,11 @@ public final class BusClient: @unchecked Sendable {
     // MARK: - The connection
 
     private func connect() {
-        retryTimer?.cancel()
-        (retryTimer, retryIn) = (nil, nil)
+        retryTimer.cancel()
+        retryIn = nil
         let address: String
         do throws(BusError) { address = try self.address.get() } catch {
-            // No address at all: the environment of a running process does not change; say so once and stay idle.
+            // No address at all: said once, then idle.
             let why = "no \(label): \(error.message)"
             tell { $0.disconnected(why) }
             return
@@ -283,7 +277,7 @@ public final class BusClient: @unchecked Sendable {
         (self.connection, registered) = (connection, false)
         connection.onSignal = { [weak self, unowned connection] message in self?.signal(message, on: connection) }
         connection.onMethodCall = { [weak self] message in self?.methodCall(message) ?? false }
-        // Registration is asynchronous like everything else, so a wedged bus cannot stall the queue.
+        // Asynchronous, so a wedged bus cannot stall the queue.
         let asked = callBus("Hello", []) { [weak self] reply in
             guard let self, self.connection === connection else { return }
             if let error = reply.error { return self.lose(connection, "the \(self.label) refused appearanced (\(error))") }
@@ -292,7 +286,8 @@ public final class BusClient: @unchecked Sendable {
             self.failures = 0
             // The names first: no answer to a later call can come before they are asked for.
             for name in self.names.keys.sorted() { self.requestName(name) }
-            for rule in self.users.flatMap(\.rules).uniqued() { self.addMatchNow(rule) }
+            var added = Set<String>()
+            for rule in self.users.flatMap(\.rules) where added.insert(rule).inserted { self.addMatchNow(rule) }
             self.tell { $0.connected(connection) }
         }
         if !asked { queue.async { [weak self] in self?.lose(connection, "the \(self?.label ?? "bus") went away") } }
@@ -311,11 +306,7 @@ public final class BusClient: @unchecked Sendable {
         drop(why)
         guard let delay = retryIn else { return }
         log(.debug, "\(why); trying again in \(delay) s")
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now() + delay)
-        timer.setEventHandler { [weak self] in self?.connect() }
-        retryTimer = timer
-        timer.resume()
+        retryTimer.schedule(after: delay) { [weak self] in self?.connect() }
     }
 
     /// Closes the connection, if any, and tells the peers why.
@@ -354,9 +345,30 @@ public final class BusClient: @unchecked Sendable {
     }
 }
 
-private extension Array where Element: Hashable {
-    func uniqued() -> [Element] {
-        var seen = Set<Element>()
-        return filter { seen.insert($0).inserted }
+/// A timer that fires once on a queue: scheduling replaces the one pending. Confined to that queue.
+final class OneShot: @unchecked Sendable {
+    private let queue: DispatchQueue
+    private var timer: DispatchSourceTimer?
+    var pending: Bool { timer != nil }
+
+    init(_ queue: DispatchQueue) { self.queue = queue }
+
+    deinit { timer?.cancel() }
+
+    func schedule(after seconds: Double, _ fire: @escaping @Sendable () -> Void) {
+        timer?.cancel()
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + seconds)
+        timer.setEventHandler { [weak self] in
+            self?.timer = nil
+            fire()
+        }
+        self.timer = timer
+        timer.resume()
+    }
+
+    func cancel() {
+        timer?.cancel()
+        timer = nil
     }
 }

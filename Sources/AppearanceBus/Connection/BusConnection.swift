@@ -1,7 +1,5 @@
-// The connection half of the libdbus wrapper: a private connection confined to one serial queue, read by a
-// thread of its own that runs libdbus on that queue, written and timed by Dispatch sources. libdbus tells us
-// which fds and timeouts it needs (watch and timeout functions) and when messages are waiting (dispatch status
-// function); nothing polls with a timeout, so an idle connection costs no wake-ups.
+// The connection half of the libdbus wrapper: a private connection confined to one queue, driven by libdbus's
+// watch, timeout and dispatch status functions (ConnectionSources.swift); an idle connection costs no wake-ups.
 import AppearancePosix
 import CDBus
 import Dispatch
@@ -9,19 +7,16 @@ import Dispatch
 import Glibc
 #endif
 
-/// A private libdbus connection confined to `queue`: every method must be called there, and every
-/// callback (signal handler, reply handler) runs there. That confinement is why it may be
-/// `@unchecked Sendable`: Dispatch closures capture it, but only ever run it on `queue`.
+/// A private libdbus connection confined to `queue` (hence `@unchecked Sendable`): every method is called and every
+/// handler runs there.
 final class BusConnection: @unchecked Sendable {
     let queue: DispatchQueue
     private var raw: OpaquePointer?
     /// Set between `close()` and the libdbus teardown, which waits for libdbus's callback to return.
     private var closing: OpaquePointer?
-    /// Called for every signal the bus routes to us (our match rules), and for libdbus's local
-    /// `org.freedesktop.DBus.Local.Disconnected` when the bus goes away.
+    /// Every signal the bus routes to us, and libdbus's local `Disconnected` when the bus goes away.
     var onSignal: ((Message) -> Void)?
-    /// Called for every method call addressed to us; returns true when it answered (or will never answer)
-    /// the call. Calls it does not take get libdbus's own `UnknownMethod` error.
+    /// Every method call to us; true when it answered (or will never answer) it, else libdbus answers UnknownMethod.
     var onMethodCall: ((Message) -> Bool)?
     /// Calls waiting for their reply, by serial (`call`).
     private var pendingCalls: [UInt32: PendingCall] = [:]
@@ -32,9 +27,8 @@ final class BusConnection: @unchecked Sendable {
     /// Depth of libdbus callbacks on the stack: libdbus must not be torn down underneath itself.
     private var callbackDepth = 0
 
-    /// Opens a private connection to `address` (a D-Bus address such as `unix:path=/run/user/1000/bus`).
-    /// Only the socket is connected here: authentication and everything after run on `queue`, so this
-    /// never waits for the bus. The connection is not registered yet: send `Hello` first.
+    /// Opens a private connection to `address`: only the socket is connected here (authentication runs on `queue`,
+    /// never waited for); `Hello` is the caller's.
     init(address: String, queue: DispatchQueue) throws(BusError) {
         dispatchPrecondition(condition: .onQueue(queue))
         self.queue = queue
@@ -46,11 +40,8 @@ final class BusConnection: @unchecked Sendable {
         raw = connection
         // A session daemon must outlive its bus: the default for bus connections is to exit(1).
         dbus_connection_set_exit_on_disconnect(connection, 0)
-        // libdbus's limits stay (messages up to 128 MiB, 63 MiB queued): a message past the limit is not
-        // dropped, the connection is, and with it the backend's name and the sentry's reading (the mode
-        // would fall back and return). What a huge message costs is bounded where it is decoded instead
-        // (`DecodeBounds`, then `returnFreeMemorySoon`): 560 ms and a transient 127 MB for 60 MB, where a
-        // 1 MiB limit cost 10 ms and a reconnect (docs/decisions.md, "One huge D-Bus call").
+        // libdbus's size limits stay: a huge message is bounded where it is decoded instead (`DecodeBounds`,
+        // `returnFreeMemorySoon`; docs/decisions.md, "One huge D-Bus call").
         let me = Unmanaged.passUnretained(self).toOpaque()
         guard dbus_connection_add_filter(connection, filterFunction, me, nil) != 0,
               dbus_connection_set_watch_functions(connection, addWatch, removeWatch, toggleWatch, me, nil) != 0,
@@ -70,14 +61,9 @@ final class BusConnection: @unchecked Sendable {
 
     var isOpen: Bool { raw != nil }
 
-    /// Sends a method call; `reply` gets the answer (an error message on failure, when the bus is lost, or
-    /// `NoReply` after `timeout` milliseconds, -1 being libdbus's default of 25 s), unless the connection is
-    /// closed first. Never blocks: libdbus writes the call at once when the socket takes it.
-    ///
-    /// Replies are matched here, by serial, not by libdbus's pending calls: `dbus_connection_send_with_reply`
-    /// builds the timeout's error message up front for every call (21 K instructions for a `Read`, on the way
-    /// from the portal's signal to its re-read) and arms and disarms a timeout per call (docs/decisions.md, "A
-    /// reading thread for the bus"). dbus-daemon delivers a reply only from the callee, as for libdbus's own.
+    /// Sends a method call without blocking; `reply` gets the answer, an error, or `NoReply` when the bus is lost or
+    /// after `timeout` ms (-1: 25 s), unless the connection is closed first. Replies are matched here by serial, not
+    /// by libdbus's pending calls, 21 K instructions each (docs/decisions.md, "A reading thread for the bus").
     func call(_ message: Message, timeout: Int32 = -1, reply: @escaping (Message) -> Void) throws(BusError) {
         dispatchPrecondition(condition: .onQueue(queue))
         guard let connection = raw else { throw BusError(name: "org.freedesktop.DBus.Error.Disconnected", message: "connection closed") }
@@ -94,8 +80,7 @@ final class BusConnection: @unchecked Sendable {
     /// libdbus's default for a call's reply.
     static let defaultTimeout: Int32 = 25_000
 
-    /// Arms the expiry for `deadline`, in the next turn of the queue: arming a Dispatch timer wakes Dispatch's
-    /// manager thread, which must not stand between a call and what it was made for.
+    /// Arms the expiry for `deadline` in the next turn of the queue (arming wakes Dispatch's manager thread).
     private func armExpiry(_ deadline: DispatchTime) {
         expiryArmedFor = deadline
         queue.async { [weak self] in
@@ -114,13 +99,18 @@ final class BusConnection: @unchecked Sendable {
     private func expire() {
         expiryArmedFor = .distantFuture
         let now = DispatchTime.now()
-        let due = pendingCalls.filter { $0.value.deadline <= now }.sorted { $0.key < $1.key }
-        for (serial, _) in due { pendingCalls[serial] = nil }
-        for (_, call) in due {
-            guard raw != nil else { return }
-            call.fail("org.freedesktop.DBus.Error.NoReply", "Did not receive a reply within its timeout")
-        }
+        end(pendingCalls.filter { $0.value.deadline <= now }.map(\.key), "Did not receive a reply within its timeout")
+        // Closed by a handler, the list is empty.
         if let next = pendingCalls.values.map(\.deadline).min() { armExpiry(next) }
+    }
+
+    /// Takes these calls off the list, then ends them in the order they were sent with NoReply (while still open).
+    private func end(_ serials: [UInt32], _ text: String) {
+        let calls = serials.sorted().compactMap { pendingCalls.removeValue(forKey: $0) }
+        let noReply = BusError(name: "org.freedesktop.DBus.Error.NoReply", message: text)
+        for call in calls where raw != nil {
+            if let error = Message.errorReply(to: call.call, noReply) { call.reply(error) }
+        }
     }
 
     /// Queues a message that expects no reply (a method return, an error, a signal). Never blocks.
@@ -133,11 +123,8 @@ final class BusConnection: @unchecked Sendable {
     /// Whether a trim of the heap is queued.
     private var trimQueued = false
 
-    /// Returns the freed heap to the system in a later turn of the queue, after libdbus has let go of the
-    /// message being handled: for a message that was (or may have been) huge, refused or cut short by its
-    /// bounds. libdbus held all of it, twice over while reading it, and glibc keeps what is freed below its
-    /// mmap threshold, which rises to 32 MiB after big frees (docs/decisions.md, "One huge D-Bus call").
-    /// One trim per turn, however many messages ask for it.
+    /// Returns the freed heap to the system in a later turn (once per turn), after a message that may have been
+    /// huge is let go (docs/decisions.md, "One huge D-Bus call").
     func returnFreeMemorySoon() {
         guard !trimQueued else { return }
         trimQueued = true
@@ -147,8 +134,7 @@ final class BusConnection: @unchecked Sendable {
         }
     }
 
-    /// Closes and releases the connection. No handler runs afterwards. Safe from inside a handler: the
-    /// libdbus side is then torn down right after the current callback returns.
+    /// Closes the connection; no handler runs afterwards. From inside a handler, libdbus's side goes after it returns.
     func close() {
         guard let connection = raw else { return }
         raw = nil
@@ -180,16 +166,11 @@ final class BusConnection: @unchecked Sendable {
 
     // MARK: - Dispatching
 
-    /// Messages dispatched in one pass. What libdbus has just read is dispatched in the same turn of the
-    /// queue (a signal's handler sends its `Read` at once, a reply reaches the daemon without another hop);
-    /// past this many, the rest waits for a pass at the back of the queue, and the thread yields the CPU
-    /// first (`sched_yield`): a flood from the bus then gives way to other work after every two messages,
-    /// the socket clients' thread on the same CPU included (docs/decisions.md, "The bus's own queue"; 8 a
-    /// pass measured a pinned victim's p99 at 2.0× idle, 2 at 1.4×, for about 7 % more CPU a call).
+    /// Messages dispatched in one turn of the queue; the rest wait for a later pass, after `sched_yield`, so a flood
+    /// gives way to other work (docs/decisions.md, "The bus's own queue").
     static let messagesPerPass = 2
 
-    /// True while `dbus_watch_handle` reads: the watch handler dispatches right after it, so the dispatch
-    /// status function need not schedule a pass.
+    /// True while `dbus_watch_handle` reads: the watch handler dispatches right after, no pass is scheduled.
     fileprivate var handlingWatch = false
 
     fileprivate func scheduleDispatch() {
@@ -202,8 +183,7 @@ final class BusConnection: @unchecked Sendable {
         }
     }
 
-    /// Dispatches what libdbus has queued, at most `messagesPerPass` messages; one more pass is scheduled for
-    /// the rest. Never from inside a libdbus callback: from the queue, with nothing of libdbus on the stack.
+    /// Dispatches at most `messagesPerPass` queued messages, scheduling a pass for the rest; never inside libdbus.
     fileprivate func dispatchPending() {
         guard let connection = raw else { return }
         var status = dbus_connection_get_dispatch_status(connection)
@@ -224,8 +204,7 @@ final class BusConnection: @unchecked Sendable {
     /// Lets libdbus read or write for a watch, then dispatches what it read in the same turn.
     func handle(_ watch: OpaquePointer, _ condition: UInt32) {
         handlingWatch = true
-        // Reading may queue messages or find the peer gone (libdbus then removes the watch and queues
-        // `Disconnected`).
+        // Reading may queue messages or find the peer gone (libdbus then queues `Disconnected`).
         _ = inCallback { dbus_watch_handle(watch, condition) }
         handlingWatch = false
         dispatchPending()
@@ -241,23 +220,19 @@ final class BusConnection: @unchecked Sendable {
     fileprivate func deliver(_ message: Message) -> Bool {
         guard raw != nil else { return false }
         switch message.type {
-        case MessageType.methodReturn, MessageType.error:
+        case DBUS_MESSAGE_TYPE_METHOD_RETURN, DBUS_MESSAGE_TYPE_ERROR:
             guard let call = pendingCalls.removeValue(forKey: dbus_message_get_reply_serial(message.raw)) else { return false }
             call.reply(message)
             return true
-        case MessageType.signal:
+        case DBUS_MESSAGE_TYPE_SIGNAL:
             if message.isSignal("org.freedesktop.DBus.Local", "Disconnected") {
                 // As libdbus does for its own pending calls: every call still waiting ends before the loss is told.
-                let calls = pendingCalls.sorted { $0.key < $1.key }
-                pendingCalls = [:]
-                for (_, call) in calls where raw != nil {
-                    call.fail("org.freedesktop.DBus.Error.NoReply", "The connection was lost before a reply came")
-                }
+                end(Array(pendingCalls.keys), "The connection was lost before a reply came")
                 guard raw != nil else { return false }
             }
             onSignal?(message)
             return false
-        case MessageType.methodCall:
+        case DBUS_MESSAGE_TYPE_METHOD_CALL:
             let taken = onMethodCall?(message) ?? false
             // libdbus answers UnknownMethod; the call may have been huge all the same.
             if !taken { returnFreeMemorySoon() }
@@ -268,23 +243,15 @@ final class BusConnection: @unchecked Sendable {
     }
 }
 
-/// A call waiting for its reply: the call itself (for the error that ends it otherwise), its deadline, and who
-/// gets the reply.
+/// A call waiting for its reply: the call (for the error that may end it), its deadline, who gets the reply.
 private struct PendingCall {
     let call: Message
     let deadline: DispatchTime
     let reply: (Message) -> Void
-
-    func fail(_ name: String, _ text: String) {
-        guard let error = Message.errorReply(to: call, BusError(name: name, message: text)) else { return }
-        reply(error)
-    }
 }
 
 // MARK: - libdbus callbacks
-// C function pointers cannot capture: the object comes back through the user-data pointer. The
-// connection's user data is unretained (it unregisters everything before it goes away); watch and
-// timeout boxes are retained by libdbus and released through `releaseBox` when libdbus frees them.
+// The object comes back through the user-data pointer: the connection's unretained, the boxes retained by libdbus.
 
 func connection(_ data: UnsafeMutableRawPointer?) -> BusConnection {
     Unmanaged<BusConnection>.fromOpaque(data!).takeUnretainedValue()

@@ -25,8 +25,7 @@ extension BusValue {
 }
 
 extension Message {
-    /// The bus's NameOwnerChanged: the name, its old owner and its new one ("" for none), three names of at most
-    /// 255 bytes; nil for any other message, one from another sender, or one past those bounds.
+    /// The bus's NameOwnerChanged (its new owner "" for none); nil for any other message or sender, or past bounds.
     var nameOwnerChange: (name: String, old: String, new: String)? {
         guard isSignal("org.freedesktop.DBus", "NameOwnerChanged"), sender == BusClient.busName,
               hasSignature("sss"), let args = arguments(within: DecodeBounds(depth: 0, values: 3, bytes: 3 * 256)), args.count == 3,

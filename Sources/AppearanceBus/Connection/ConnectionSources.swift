@@ -3,28 +3,13 @@ import Dispatch
 import AppearancePosix
 import Glibc
 
-// What drives libdbus's watches and timeouts (BusConnection, Connection.swift, hands them to libdbus's
-// callbacks): a reading thread and Dispatch sources, confined to the connection's queue.
+// What drives libdbus's watches and timeouts (handed to libdbus by BusConnection): a reading thread and Dispatch
+// sources, confined to the connection's queue.
 
-/// What drives one libdbus watch (an fd plus readable and/or writable interest): a thread of its own for
-/// reading (`ReadingThread`), a Dispatch source for writing.
-///
-/// Reading has a thread that blocks in poll(2) and runs libdbus on the connection's queue with `sync`, which
-/// runs there at once when the queue is idle: a message wakes one thread, which reads it, dispatches it and
-/// (the sentry's reading crossing to the daemon's queue the same way) tells the subscribers. A Dispatch read
-/// source woke two (Dispatch's epoll thread, then a worker for the queue), and on a busy machine each wake-up
-/// is a wait for a CPU (docs/decisions.md, "A reading thread for the bus"). Writing needs a watch only while
-/// libdbus has output queued that the socket would not take, which is rare: a Dispatch source does.
-///
-/// Readers and sources exist only while libdbus has the watch enabled: they are made on enable and cancelled on
-/// disable, never left suspended. With libdispatch on Linux, a suspended (or never resumed) source on an
-/// fd was seen to make another source on the same fd miss events: a read could go unseen for good.
-///
-/// The reader and the source each watch a duplicate of libdbus's descriptor, closed when the reader's thread
-/// has ended or by the source's cancel handler. libdbus closes its own descriptor right after removing a watch
-/// (on every loss of the bus), while the cancellation is still pending: watching that number directly, either
-/// could outlive it and end up watching whatever the next `socket()` or `accept()` received (a client, the new
-/// bus).
+/// One libdbus watch: a thread of its own for reading (`ReadingThread`, which runs libdbus on the queue with `sync`:
+/// one wake-up a message, docs/decisions.md, "A reading thread for the bus"), a Dispatch source for writing (rare).
+/// Both exist only while the watch is enabled (a suspended source on Linux made another on its fd miss events), and
+/// each watches a duplicate of libdbus's descriptor, which libdbus closes while a cancellation may be pending.
 final class WatchBox: @unchecked Sendable {
     // Confined to the connection's queue, like the connection itself.
     private let watch: OpaquePointer
@@ -52,9 +37,7 @@ final class WatchBox: @unchecked Sendable {
         let flags = dbus_watch_get_flags(watch)
         if flags & DBUS_WATCH_READABLE.rawValue != 0 {
             let queue = owner.queue
-            // Short turns: a portal signal arrives when the portal, its backend and the bus are all busy,
-            // and this thread's few tens of microseconds should not wait for the end of one of theirs
-            // (docs/decisions.md, "A short slice for the bus's reader").
+            // Short turns (docs/decisions.md, "A short slice for the bus's reader").
             let reader = ReadingThread(dbus_watch_get_unix_fd(watch), slice: 100_000) { [weak self] reader in
                 // On the reader's thread: at once when the queue is idle, else after its current turn.
                 queue.sync {
@@ -62,17 +45,13 @@ final class WatchBox: @unchecked Sendable {
                     self.handle(DBUS_WATCH_READABLE.rawValue)
                 }
             }
-            // Out of descriptors or threads: the calls' deadlines still end what waits on this bus, and the next
-            // toggle of the watch tries again.
+            // Out of descriptors or threads: the calls' deadlines end what waits; the next toggle tries again.
             if reader.started { self.reader = reader }
         }
         guard flags & DBUS_WATCH_WRITABLE.rawValue != 0 else { return }
-        // The duplicate lives exactly as long as the source made here: closed by its cancel handler.
+        // Closed by the source's cancel handler; out of descriptors, the calls' deadlines end what waits.
         let fd = fcntl(dbus_watch_get_unix_fd(watch), F_DUPFD_CLOEXEC, 0)
-        guard fd >= 0 else {
-            // Out of descriptors: the calls' deadlines still end what waits on this bus.
-            return
-        }
+        guard fd >= 0 else { return }
         let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: owner.queue)
         source.setEventHandler { [weak self] in self?.handle(DBUS_WATCH_WRITABLE.rawValue) }
         source.setCancelHandler { close(fd) }
@@ -107,15 +86,9 @@ let toggleWatch: DBusWatchToggledFunction = { watch, _ in
     (Unmanaged<AnyObject>.fromOpaque(data).takeUnretainedValue() as? WatchBox)?.update()
 }
 
-/// A one-timer-per-timeout mirror of a libdbus timeout. libdbus adds timeouts for its own pending calls, which
-/// this wrapper no longer makes (replies are matched by serial, `BusConnection.call`); the mirror stays so that
-/// any timeout libdbus does add still fires.
-///
-/// Arming or cancelling a Dispatch timer wakes Dispatch's manager thread (a write to its eventfd). libdbus
-/// adds a call's timeout before it writes the call, and removes it when the reply is read, before the reply
-/// is dispatched; so both are done in the next turn of the queue, and neither delays the call or its
-/// reply. The generation keeps that safe: a timer, or an arming still to come, of an earlier generation
-/// never calls libdbus.
+/// A libdbus timeout as a Dispatch timer (libdbus adds some still, though replies are matched by serial). Arming
+/// and cancelling wait for the next turn of the queue, as they wake Dispatch's manager thread; the generation
+/// keeps an older timer or arming from calling libdbus.
 final class TimeoutBox: @unchecked Sendable {
     // Confined to the connection's queue.
     private let timeout: OpaquePointer

@@ -7,37 +7,6 @@ import Glibc
 import Musl
 #endif
 
-/// D-Bus type codes. libdbus defines them as macros, which Swift does not import, so they are
-/// spelled here from their ASCII codes (the D-Bus specification's signature characters).
-enum DBusType {
-    static let invalid: Int32 = 0
-    static let byte = Int32(UInt8(ascii: "y"))
-    static let boolean = Int32(UInt8(ascii: "b"))
-    static let int16 = Int32(UInt8(ascii: "n"))
-    static let uint16 = Int32(UInt8(ascii: "q"))
-    static let int32 = Int32(UInt8(ascii: "i"))
-    static let uint32 = Int32(UInt8(ascii: "u"))
-    static let int64 = Int32(UInt8(ascii: "x"))
-    static let uint64 = Int32(UInt8(ascii: "t"))
-    static let double = Int32(UInt8(ascii: "d"))
-    static let string = Int32(UInt8(ascii: "s"))
-    static let objectPath = Int32(UInt8(ascii: "o"))
-    static let signature = Int32(UInt8(ascii: "g"))
-    static let unixFD = Int32(UInt8(ascii: "h"))
-    static let array = Int32(UInt8(ascii: "a"))
-    static let variant = Int32(UInt8(ascii: "v"))
-    static let structure = Int32(UInt8(ascii: "r"))
-    static let dictEntry = Int32(UInt8(ascii: "e"))
-}
-
-/// DBUS_MESSAGE_TYPE_* (macros as well).
-enum MessageType {
-    static let methodCall: Int32 = 1
-    static let methodReturn: Int32 = 2
-    static let error: Int32 = 3
-    static let signal: Int32 = 4
-}
-
 /// An error as D-Bus names it: `org.freedesktop.DBus.Error.ServiceUnknown` plus a human message.
 struct BusError: Error, Equatable, CustomStringConvertible {
     var name: String
@@ -57,10 +26,8 @@ struct BusError: Error, Equatable, CustomStringConvertible {
     init(name: String, message: String) { (self.name, self.message) = (name, message) }
 }
 
-/// Bounds on what decoding builds from a message. A peer chooses a message's size (libdbus takes up to
-/// 128 MiB, the session bus passes it on) and its nesting (up to 64 containers), and libdbus has the whole
-/// message in memory by then: decoding all of it into `BusValue`s cost 2 GB and seconds for a 60 MB array
-/// (docs/decisions.md, "One huge D-Bus call"). So every decode has bounds, and stops where it meets one.
+/// Bounds on what decoding builds from a message, whose size and nesting a peer chooses (docs/decisions.md, "One
+/// huge D-Bus call"); also what a decode may still build.
 struct DecodeBounds: Sendable, Equatable {
     /// Containers (arrays, structs, dict entries, variants) nested in one argument, the outermost included.
     var depth: Int
@@ -71,13 +38,11 @@ struct DecodeBounds: Sendable, Equatable {
     /// Bytes of any one text.
     var stringBytes = Int.max
 
-    /// What a reply or signal from the portal or a bus may carry: a portal value is a uint32 or a (ddd) in
-    /// at most two variants, a bus's arguments are a few names; these bounds are far above both.
+    /// Far above what a reply or signal from the portal (a uint32 or a (ddd), twice wrapped) or a bus carries.
     static let small = DecodeBounds(depth: 8, values: 64, bytes: 16 * 1024)
 }
 
-/// A decoded argument. Unix file descriptors are not taken out of the message (the portal never sends
-/// any, and taking one would hand us an fd to close); they show up as `.unsupported`.
+/// A decoded argument. Unix file descriptors are not taken out of the message: they show up as `.unsupported`.
 indirect enum BusValue: Equatable, CustomStringConvertible {
     case byte(UInt8), boolean(Bool), int16(Int16), uint16(UInt16), int32(Int32), uint32(UInt32)
     case int64(Int64), uint64(UInt64), double(Double)
@@ -87,8 +52,7 @@ indirect enum BusValue: Equatable, CustomStringConvertible {
     case container(signature: String, [BusValue])
     case unsupported(signature: String)
 
-    /// The value with its variant wrappers removed (the 1.16 portal wraps `Read`'s answer twice), at most
-    /// `maxUnwrapping` of them: a value wrapped deeper stays a variant, which no reader takes.
+    /// The value without its variant wrappers (1.16's `Read` has two), at most `maxUnwrapping` of them.
     var unwrapped: BusValue {
         var v = self
         for _ in 0..<BusValue.maxUnwrapping {
@@ -155,15 +119,12 @@ final class Message {
 
     deinit { dbus_message_unref(raw) }
 
-    /// A copy that can be sent again (a message is locked once sent): the same header and arguments, a
-    /// new serial. nil only when out of memory.
+    /// A copy that can be sent again (a message is locked once sent); nil only when out of memory.
     func copy() -> Message? { dbus_message_copy(raw).map { Message(adopting: $0) } }
 
     /// The reply to `call` carrying `values`. nil only when out of memory.
     static func methodReturn(to call: Message, _ values: [BusValue] = []) -> Message? {
-        guard let raw = dbus_message_new_method_return(call.raw) else { return nil }
-        let message = Message(adopting: raw)
-        return message.append(values) ? message : nil
+        built(dbus_message_new_method_return(call.raw), values)
     }
 
     /// An error reply to `call` (`org.freedesktop.portal.Error.NotFound`, a human message).
@@ -171,8 +132,7 @@ final class Message {
         dbus_message_new_error(call.raw, error.name, error.message).map { Message(adopting: $0) }
     }
 
-    /// A signal from `path`. nil only when out of memory. Written as bytes (Wire.swift) where it can be; debug
-    /// builds check that those are the bytes the iterators write.
+    /// A signal from `path`, written as bytes (Wire.swift) where it can be (checked against the iterators' in debug).
     static func signal(path: String, interface: String, name: String, _ values: [BusValue]) -> Message? {
         guard let message = wireSignal(path: path, interface: interface, name: name, values) else {
             return iteratorSignal(path: path, interface: interface, name: name, values)
@@ -186,39 +146,38 @@ final class Message {
 
     /// A signal built with libdbus's iterators.
     static func iteratorSignal(path: String, interface: String, name: String, _ values: [BusValue]) -> Message? {
-        guard let raw = dbus_message_new_signal(path, interface, name) else { return nil }
-        let message = Message(adopting: raw)
-        return message.append(values) ? message : nil
+        built(dbus_message_new_signal(path, interface, name), values)
     }
 
     /// A method call with arguments of any type (`RequestName` takes a string and a uint32). nil only when out of memory.
     static func methodCall(destination: String, path: String, interface: String, method: String,
                            values: [BusValue] = []) -> Message? {
-        guard let raw = dbus_message_new_method_call(destination, path, interface, method) else { return nil }
-        let message = Message(adopting: raw)
-        return message.append(values) ? message : nil
+        built(dbus_message_new_method_call(destination, path, interface, method), values)
     }
 
-    /// Appends `values` as the message's arguments. The signature of each comes from the value itself:
-    /// a `.container` names its own (`a{sv}`, `(ddd)`), so an empty array still has a type.
-    private func append(_ values: [BusValue]) -> Bool {
+    /// `raw` with `values` appended, each of its own signature (an empty array still has a type); nil without memory.
+    private static func built(_ raw: OpaquePointer?, _ values: [BusValue]) -> Message? {
+        guard let raw else { return nil }
+        let message = Message(adopting: raw)
         var iter = DBusMessageIter()
         dbus_message_iter_init_append(raw, &iter)
-        return values.allSatisfy { Message.append($0, to: &iter) }
+        return values.allSatisfy { append($0, to: &iter) } ? message : nil
     }
 
+    /// Type codes are the signature characters (libdbus's DBUS_TYPE_* macros, which Swift does not import).
     private static func append(_ value: BusValue, to iter: inout DBusMessageIter) -> Bool {
-        func basic<T: BitwiseCopyable>(_ type: Int32, _ v: T) -> Bool {
-            withUnsafePointer(to: v) { dbus_message_iter_append_basic(&iter, type, $0) != 0 }
+        func basic<T: BitwiseCopyable>(_ type: Unicode.Scalar, _ v: T) -> Bool {
+            withUnsafePointer(to: v) { dbus_message_iter_append_basic(&iter, Int32(type.value), $0) != 0 }
         }
-        func text(_ type: Int32, _ s: String) -> Bool {
+        func text(_ type: Unicode.Scalar, _ s: String) -> Bool {
             s.withCString { cString in
                 var pointer: UnsafePointer<CChar>? = cString
-                return dbus_message_iter_append_basic(&iter, type, &pointer) != 0
+                return dbus_message_iter_append_basic(&iter, Int32(type.value), &pointer) != 0
             }
         }
-        func container(_ type: Int32, _ signature: String?, _ children: [BusValue]) -> Bool {
+        func container(_ code: Unicode.Scalar, _ signature: String?, _ children: [BusValue]) -> Bool {
             var sub = DBusMessageIter()
+            let type = Int32(code.value)
             let opened = signature.map { s in s.withCString { dbus_message_iter_open_container(&iter, type, $0, &sub) } }
                 ?? dbus_message_iter_open_container(&iter, type, nil, &sub)
             guard opened != 0 else { return false }
@@ -229,24 +188,24 @@ final class Message {
             return dbus_message_iter_close_container(&iter, &sub) != 0
         }
         switch value {
-        case .byte(let v): return basic(DBusType.byte, v)
-        case .boolean(let v): return basic(DBusType.boolean, UInt32(v ? 1 : 0))
-        case .int16(let v): return basic(DBusType.int16, v)
-        case .uint16(let v): return basic(DBusType.uint16, v)
-        case .int32(let v): return basic(DBusType.int32, v)
-        case .uint32(let v): return basic(DBusType.uint32, v)
-        case .int64(let v): return basic(DBusType.int64, v)
-        case .uint64(let v): return basic(DBusType.uint64, v)
-        case .double(let v): return basic(DBusType.double, v)
-        case .string(let v): return text(DBusType.string, v)
-        case .objectPath(let v): return text(DBusType.objectPath, v)
-        case .signature(let v): return text(DBusType.signature, v)
-        case .variant(let inner): return container(DBusType.variant, inner.signature, [inner])
+        case .byte(let v): return basic("y", v)
+        case .boolean(let v): return basic("b", UInt32(v ? 1 : 0))
+        case .int16(let v): return basic("n", v)
+        case .uint16(let v): return basic("q", v)
+        case .int32(let v): return basic("i", v)
+        case .uint32(let v): return basic("u", v)
+        case .int64(let v): return basic("x", v)
+        case .uint64(let v): return basic("t", v)
+        case .double(let v): return basic("d", v)
+        case .string(let v): return text("s", v)
+        case .objectPath(let v): return text("o", v)
+        case .signature(let v): return text("g", v)
+        case .variant(let inner): return container("v", inner.signature, [inner])
         case .container(let signature, let children):
             switch signature.first {
-            case "a": return container(DBusType.array, String(signature.dropFirst()), children)
-            case "(": return container(DBusType.structure, nil, children)
-            case "{": return container(DBusType.dictEntry, nil, children)
+            case "a": return container("a", String(signature.dropFirst()), children)
+            case "(": return container("r", nil, children)
+            case "{": return container("e", nil, children)
             default: return false
             }
         case .unsupported: return false
@@ -266,8 +225,7 @@ final class Message {
     var sender: String? { dbus_message_get_sender(raw).map { String(cString: $0) } }
 
     func isSignal(interface: String, member: String) -> Bool { dbus_message_is_signal(raw, interface, member) != 0 }
-    /// The same for names known when compiling, handed to libdbus as they are: a literal is stored as a C
-    /// string already (no copy made on each call).
+    /// The same for literals, handed to libdbus as the C strings they are stored as (no copy).
     func isSignal(_ interface: StaticString, _ member: StaticString) -> Bool {
         UnsafeRawPointer(interface.utf8Start).withMemoryRebound(to: CChar.self, capacity: interface.utf8CodeUnitCount + 1) { i in
             UnsafeRawPointer(member.utf8Start).withMemoryRebound(to: CChar.self, capacity: member.utf8CodeUnitCount + 1) { m in
@@ -278,55 +236,49 @@ final class Message {
 
     /// For an error reply: its name and its first string argument, the human message.
     var error: BusError? {
-        guard type == MessageType.error else { return nil }
+        guard type == DBUS_MESSAGE_TYPE_ERROR else { return nil }
         let name = dbus_message_get_error_name(raw).map { String(cString: $0) } ?? "org.freedesktop.DBus.Error.Failed"
         var text = ""
         if case .string(let s)? = arguments(limit: 1, within: DecodeBounds(depth: 1, values: 1, bytes: 4096))?.first { text = s }
         return BusError(name: name, message: text)
     }
 
-    /// Decodes the first `limit` arguments, within `bounds`; nil when they go past one (decoding stops
-    /// there: what is past a bound is never read, let alone built). libdbus has validated the message
-    /// (signature, nesting, UTF-8), so nothing else can fail.
+    /// Decodes the first `limit` arguments within `bounds`; nil past one (nothing past it is read). libdbus has
+    /// validated the message, so nothing else can fail.
     func arguments(limit: Int = .max, within bounds: DecodeBounds = .small) -> [BusValue]? {
         var iter = DBusMessageIter()
         guard dbus_message_iter_init(raw, &iter) != 0 else { return [] }
-        var budget = Budget(values: bounds.values, bytes: bounds.bytes, stringBytes: bounds.stringBytes)
+        var budget = bounds
         var values: [BusValue] = []
-        while values.count < limit, dbus_message_iter_get_arg_type(&iter) != DBusType.invalid {
-            guard let value = Message.decode(&iter, depthLeft: bounds.depth, &budget) else { return nil }
+        while values.count < limit, dbus_message_iter_get_arg_type(&iter) != 0 {
+            guard let value = Message.decode(&iter, depth: bounds.depth, &budget) else { return nil }
             values.append(value)
             if dbus_message_iter_next(&iter) == 0 { break }
         }
         return values
     }
 
-    /// What a decode may still build.
-    private struct Budget {
-        var values: Int
-        var bytes: Int
-        let stringBytes: Int
-    }
-
-    private static func decode(_ iter: inout DBusMessageIter, depthLeft: Int, _ budget: inout Budget) -> BusValue? {
+    private static func decode(_ iter: inout DBusMessageIter, depth: Int, _ budget: inout DecodeBounds) -> BusValue? {
         guard budget.values > 0 else { return nil }
         budget.values -= 1
+        // Type codes are the signature characters; 0 (DBUS_TYPE_INVALID) ends a list.
         let type = dbus_message_iter_get_arg_type(&iter)
-        switch type {
-        case DBusType.variant, DBusType.array, DBusType.structure, DBusType.dictEntry:
-            guard depthLeft > 0 else { return nil }
+        let code = Unicode.Scalar(UInt8(truncatingIfNeeded: type))
+        switch code {
+        case "v", "a", "r", "e":
+            guard depth > 0 else { return nil }
             let signature = currentSignature(&iter)
             var sub = DBusMessageIter()
             dbus_message_iter_recurse(&iter, &sub)
             var children: [BusValue] = []
-            while dbus_message_iter_get_arg_type(&sub) != DBusType.invalid {
-                guard let child = decode(&sub, depthLeft: depthLeft - 1, &budget) else { return nil }
+            while dbus_message_iter_get_arg_type(&sub) != 0 {
+                guard let child = decode(&sub, depth: depth - 1, &budget) else { return nil }
                 children.append(child)
                 if dbus_message_iter_next(&sub) == 0 { break }
             }
-            if type == DBusType.variant, let inner = children.first { return .variant(inner) }
+            if code == "v", let inner = children.first { return .variant(inner) }
             return .container(signature: signature, children)
-        case DBusType.unixFD:
+        case "h":
             return .unsupported(signature: "h")
         default:
             guard dbus_type_is_basic(type) != 0 else { return .unsupported(signature: currentSignature(&iter)) }
@@ -341,19 +293,19 @@ final class Message {
                 budget.bytes -= length
                 return String(decoding: UnsafeRawBufferPointer(start: p, count: length), as: UTF8.self)
             }
-            switch type {
-            case DBusType.byte: return .byte(v.byt)
-            case DBusType.boolean: return .boolean(v.bool_val != 0)
-            case DBusType.int16: return .int16(v.i16)
-            case DBusType.uint16: return .uint16(v.u16)
-            case DBusType.int32: return .int32(v.i32)
-            case DBusType.uint32: return .uint32(v.u32)
-            case DBusType.int64: return .int64(Int64(v.i64))
-            case DBusType.uint64: return .uint64(UInt64(v.u64))
-            case DBusType.double: return .double(v.dbl)
-            case DBusType.string: return text().map { .string($0) }
-            case DBusType.objectPath: return text().map { .objectPath($0) }
-            case DBusType.signature: return text().map { .signature($0) }
+            switch code {
+            case "y": return .byte(v.byt)
+            case "b": return .boolean(v.bool_val != 0)
+            case "n": return .int16(v.i16)
+            case "q": return .uint16(v.u16)
+            case "i": return .int32(v.i32)
+            case "u": return .uint32(v.u32)
+            case "x": return .int64(Int64(v.i64))
+            case "t": return .uint64(UInt64(v.u64))
+            case "d": return .double(v.dbl)
+            case "s": return text().map { .string($0) }
+            case "o": return text().map { .objectPath($0) }
+            case "g": return text().map { .signature($0) }
             default: return .unsupported(signature: currentSignature(&iter))
             }
         }

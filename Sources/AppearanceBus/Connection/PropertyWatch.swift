@@ -1,7 +1,5 @@
-// One service's properties followed on the one bus client: read whole (GetAll) at every connection and every
-// new owner of the service's name, kept up to date by PropertiesChanged (an invalidated property reads them all
-// again), and "absent, because …" while the service, its object or the bus is not there. No polling: a steady
-// service costs nothing.
+// One service's properties followed on the bus client: read whole (GetAll) at every connection and new owner,
+// kept up to date by PropertiesChanged, "absent, because …" while the service or the bus is not there. No polling.
 import AppearanceCore
 import Dispatch
 
@@ -20,8 +18,7 @@ final class PropertyWatch: BusPeer {
     private var epoch = 0
     static let properties = "org.freedesktop.DBus.Properties"
 
-    /// Starts following; `report` gets every reading, on the client's queue. `bounds`: what one answer may hold
-    /// (a service's few dozen small properties fit the default many times over).
+    /// Starts following; `report` gets every reading, on the client's queue; `bounds`: what one answer may hold.
     init(_ client: BusClient, service: String, path: String, interface: String,
          bounds: DecodeBounds = DecodeBounds(depth: 4, values: 1024, bytes: 64 * 1024), report: @escaping (PropertyReading) -> Void) {
         (self.client, self.service, self.path, self.interface, self.bounds, self.report) = (client, service, path, interface, bounds, report)

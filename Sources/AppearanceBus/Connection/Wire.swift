@@ -7,8 +7,7 @@ import Glibc
 import Musl
 #endif
 
-/// A message's bytes in the wire format (the D-Bus specification's "Message Format"), in this machine's byte
-/// order, as libdbus writes its own.
+/// A message's bytes in the wire format (the D-Bus specification's "Message Format"), in this machine's byte order.
 struct WireWriter {
     var bytes: [UInt8] = []
 
@@ -85,8 +84,7 @@ struct WireWriter {
         }
     }
 
-    /// Writes `value`; false for what the iterators would refuse or write otherwise (a NUL in a string, an
-    /// unsupported value, a container whose signature is not one): the caller then leaves it to them.
+    /// Writes `value`; false for what the iterators would refuse or write otherwise (then left to them).
     mutating func value(_ value: BusValue) -> Bool {
         switch value {
         case .byte(let v): bytes.append(v)
@@ -124,9 +122,7 @@ struct WireWriter {
 }
 
 extension Message {
-    /// A signal from `path` with `values`, written as bytes and read back by libdbus, which checks it as it
-    /// checks every message it reads; nil when it does not take them (then `signal` builds it with the
-    /// iterators, which refuse or write it as before).
+    /// A signal written as bytes and read back (so checked) by libdbus; nil when it does not take them.
     static func wireSignal(path: String, interface: String, name: String, _ values: [BusValue]) -> Message? {
         var body = WireWriter()
         var signature = ""
@@ -136,11 +132,10 @@ extension Message {
         }
         // Past libdbus's limit for a message it reads (128 MiB) only the iterators build it.
         guard body.bytes.count <= 1 << 27 else { return nil }
-        // The header: byte order, type, flags (signals expect no reply), version, body length, serial (1:
-        // libdbus reads no message with serial 0; set back to 0 below, so sending numbers it), then the
-        // fields, in the order `dbus_message_new_signal` and the first argument put them.
+        // The header: byte order, type, flags (no reply), version, body length, serial (1, as libdbus reads no
+        // serial 0; set back to 0 below), then the fields in `dbus_message_new_signal`'s order.
         var w = WireWriter()
-        w.bytes.append(contentsOf: [WireWriter.byteOrder, UInt8(MessageType.signal), 1, 1])
+        w.bytes.append(contentsOf: [WireWriter.byteOrder, UInt8(DBUS_MESSAGE_TYPE_SIGNAL), 1, 1])
         w.fixed(UInt32(body.bytes.count))
         w.fixed(UInt32(1))
         w.fixed(UInt32(0))

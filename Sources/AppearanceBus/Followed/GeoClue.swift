@@ -1,10 +1,6 @@
-// The schedule's place from GeoClue (`org.freedesktop.GeoClue2` on the SYSTEM bus), for `[schedule]
-// location = "geoclue"`. One client, asked for at city accuracy and told to stay quiet below 40 km and 4 h
-// (DistanceThreshold, TimeThreshold): the sun's times move by about 4 minutes per degree of longitude, so a
-// smaller move changes nothing worth a wake-up. Every call is asynchronous with a deadline; a wait for GeoClue
-// to (re)appear is a match rule on NameOwnerChanged, not a timer; only a lost bus or a failed call is retried,
-// with back-off. GeoClue's refusal (AccessDenied: no agent, or the user turned location off) is reported in
-// words that say what to do.
+// The schedule's place from GeoClue on the system bus (`location = "geoclue"`, docs/decisions.md, "The schedule's
+// place from GeoClue"): one client at city accuracy, quiet below 40 km and 4 h; a wait for GeoClue is a match rule,
+// only a lost bus or a failed call is retried; a refusal is reported in words that say what to do.
 import AppearanceCore
 import Dispatch
 
@@ -15,17 +11,15 @@ public final class GeoClueLocator: Locator, BusPeer, @unchecked Sendable {
     private var report: ((LocatorReport) -> Void)?
     /// Whether the bus is registered: GeoClue is asked only then.
     private var connected = false
-    private var retryTimer: DispatchSourceTimer?
+    private let retryTimer: OneShot
     private var backoff = Backoff(firstMilliseconds: 1_000, longestMilliseconds: 300_000)
     /// The client object GeoClue made for this connection; nil until GetClient answers.
     private var client: String?
-    /// Bumped for every new attempt (a new connection, GeoClue back on the bus): answers to an earlier
-    /// attempt are dropped.
+    /// Bumped for every new attempt: answers to an earlier one are dropped.
     private var attempt = 0
     private var lastState: LocatorReport?
 
-    /// The name GeoClue knows appearanced by: `appearanced.desktop` must be installed for an agent (GNOME's,
-    /// KDE's) to ask the user, and `[appearanced]` in geoclue.conf names it for GeoClue itself.
+    /// The name GeoClue knows appearanced by: its .desktop file for an agent, its geoclue.conf section.
     public static let desktopID = "appearanced"
     /// GeoClue's accuracy levels: 4 is city.
     static let cityAccuracy: UInt32 = 4
@@ -50,13 +44,8 @@ public final class GeoClueLocator: Locator, BusPeer, @unchecked Sendable {
         + "or add to /etc/geoclue/geoclue.conf:\n" + confStanza + "\nthen restart geoclue"
 
     /// - Parameter bus: the system bus's client, shared with the other system-bus inputs.
-    public init(bus: BusClient, log: @escaping (LogLevel, String) -> Void) { (self.bus, self.log) = (bus, log) }
-
-    deinit { retryTimer?.cancel() }
-
-    private func cancelRetry() {
-        retryTimer?.cancel()
-        retryTimer = nil
+    public init(bus: BusClient, log: @escaping (LogLevel, String) -> Void) {
+        (self.bus, self.log, retryTimer) = (bus, log, OneShot(bus.queue))
     }
 
     public func start(report: @escaping (LocatorReport) -> Void) {
@@ -74,7 +63,7 @@ public final class GeoClueLocator: Locator, BusPeer, @unchecked Sendable {
     public func stop() {
         dispatchPrecondition(condition: .onQueue(bus.queue))
         report = nil
-        cancelRetry()
+        retryTimer.cancel()
         // The connection is shared: the client is stopped and handed back (GeoClue drops it with its connection too).
         if let client, connected {
             bus.call(Self.service, client, Self.clientInterface, "Stop", timeout: Self.callTimeout)
@@ -95,31 +84,23 @@ public final class GeoClueLocator: Locator, BusPeer, @unchecked Sendable {
     func disconnected(_ detail: String) {
         (connected, client) = (false, nil)
         attempt += 1
-        cancelRetry()
+        retryTimer.cancel()
         guard report != nil else { return }
         state(detail, trouble: true, retryIn: bus.retryIn.map { Int($0) })
     }
 
-    /// Asks GeoClue again after the back-off (1 s doubling to 5 min), once a call failed.
+    /// Asks GeoClue again after the back-off, once a call failed.
     private func retryLater(_ why: String) {
         let delay = backoff.next()
         state(why, trouble: true, retryIn: Int(delay))
-        let timer = DispatchSource.makeTimerSource(queue: bus.queue)
-        timer.schedule(deadline: .now() + delay)
-        timer.setEventHandler { [weak self] in
-            guard let self else { return }
-            self.cancelRetry()
-            if self.connected { self.getClient() }
+        retryTimer.schedule(after: delay) { [weak self] in
+            if let self, self.connected { self.getClient() }
         }
-        retryTimer?.cancel()
-        retryTimer = timer
-        timer.resume()
     }
 
     // MARK: - The client
 
-    /// GetClient, then the client's properties, then Start; each answer checked against the attempt it
-    /// belongs to.
+    /// GetClient, then the client's properties, then Start; each answer checked against its attempt.
     private func getClient() {
         attempt += 1
         let attempt = self.attempt
@@ -182,8 +163,7 @@ public final class GeoClueLocator: Locator, BusPeer, @unchecked Sendable {
             } else {
                 state("refused\(said): no location agent allows appearanced; " + Self.withoutAgent, trouble: true)
             }
-            // A refusal stands until something changes (geoclue restarted with a new config, an agent):
-            // NameOwnerChanged (GeoClue restarted) asks again; nothing polls.
+            // A refusal stands until GeoClue restarts (NameOwnerChanged); nothing polls.
         case "org.freedesktop.DBus.Error.NoReply", "org.freedesktop.DBus.Error.Timeout":
             // GeoClue 2.6 holds GetClient until a location agent of the user's registers: silence, not a refusal.
             retryLater("no answer to \(method) within \(Self.callTimeout / 1000) s (it waits for a location agent; "
@@ -207,7 +187,7 @@ public final class GeoClueLocator: Locator, BusPeer, @unchecked Sendable {
 
     private func ownerChanged(_ owner: String?) {
         guard report != nil, connected else { return }
-        cancelRetry()
+        retryTimer.cancel()
         if let owner {
             log(.info, "GeoClue is on the system bus (\(owner)): asking it for a client")
             backoff.reset()
@@ -225,13 +205,10 @@ public final class GeoClueLocator: Locator, BusPeer, @unchecked Sendable {
             guard let self, self.attempt == attempt else { return }
             if let error = reply.error { return self.log(.warning, "reading GeoClue's location \(path) failed (\(error))") }
             // A Location has eight properties; these bounds are far above them.
-            guard reply.hasSignature("a{sv}"),
-                  case .container(_, let entries)? = reply.arguments(limit: 1, within: DecodeBounds(depth: 4, values: 256, bytes: 16 * 1024))?.first
+            let bounds = DecodeBounds(depth: 4, values: 256, bytes: 16 * 1024)
+            guard reply.hasSignature("a{sv}"), let all = reply.arguments(limit: 1, within: bounds)?.first,
+                  let values = PropertyWatch.dictionary(all)
             else { return self.log(.warning, "GeoClue's location \(path) is not a{sv} within bounds (\(reply.signature)); ignored") }
-            var values: [String: BusValue] = [:]
-            for case .container(_, let kv) in entries where kv.count == 2 {
-                if case .string(let key) = kv[0] { values[key] = kv[1].unwrapped }
-            }
             guard case .double(let latitude)? = values["Latitude"], case .double(let longitude)? = values["Longitude"] else {
                 return self.log(.warning, "GeoClue's location \(path) has no Latitude/Longitude doubles; ignored")
             }
@@ -252,8 +229,7 @@ public final class GeoClueLocator: Locator, BusPeer, @unchecked Sendable {
 
     // MARK: - Helpers
 
-    /// Reports why there is no fix now (once per change). A trouble is the daemon's to log (a warning, once
-    /// per trouble however many retries); the rest is logged here.
+    /// Reports why there is no fix now, once per change; a trouble is the daemon's to log, the rest is logged here.
     private func state(_ text: String, trouble: Bool = false, retryIn: Int? = nil) {
         let report = LocatorReport.state(text, trouble: trouble, retryIn: retryIn)
         guard report != lastState else { return }

@@ -1,10 +1,6 @@
-// The notice before an automatic change, as a desktop notification (`org.freedesktop.Notifications`, the
-// Desktop Notifications specification), on the sentry's session-bus connection beside the portal backend and
-// the D-Bus face, on the bus's queue. The daemon says which notice is wanted (`show`); this shows it (Notify),
-// updates it in place (Notify with replaces_id) and closes it (CloseNotification), and follows the server:
-// its buttons (ActionInvoked), a close by the user or the server (NotificationClosed), its leaving and return
-// (NameOwnerChanged). Only the signals of the notice it showed count: its id, from the server that gave it.
-// Nothing is sent before a notice is wanted, and the signal rules are on the bus only while one is.
+// The notice before an automatic change as a desktop notification (`org.freedesktop.Notifications`) on the session
+// bus: the notice the daemon wants (`show`) is shown, updated in place and closed; the server's buttons, closes,
+// leaving and return are followed, only for the notice shown. Nothing is sent, no rule kept, while none is wanted.
 import AppearanceCore
 import Dispatch
 
@@ -13,8 +9,7 @@ public final class BusNotifier: Notifier, BusPeer, @unchecked Sendable {
     static let name = "org.freedesktop.Notifications"
     static let path = "/org/freedesktop/Notifications"
     static let interface = "org.freedesktop.Notifications"
-    /// While a notice is wanted: its buttons and its closing (servers that broadcast them; others send them to
-    /// the notice's sender only), and the server's leaving and return.
+    /// While a notice is wanted: its buttons and closing (from servers that broadcast them), the server's owner.
     static let rules = ["ActionInvoked", "NotificationClosed"].map {
         "type='signal',sender='\(name)',path='\(path)',interface='\(interface)',member='\($0)'"
     } + [BusClient.ownerRule(name)]
@@ -30,8 +25,7 @@ public final class BusNotifier: Notifier, BusPeer, @unchecked Sendable {
     private var shown: (id: UInt32, server: String, notice: Notice)?
     /// The server that answered GetCapabilities (a unique name), and whether it shows buttons ("actions").
     private var server: (owner: String, buttons: Bool)?
-    /// Why no notice can be shown now (no server, or its odd answer); tried again for another change, or when a
-    /// server takes the name.
+    /// Why no notice can be shown now; tried again for another change, or when a server takes the name.
     private var missing: String?
     /// A call to the server is under way: what comes next waits for its answer.
     private var calling = false
@@ -43,7 +37,7 @@ public final class BusNotifier: Notifier, BusPeer, @unchecked Sendable {
     private var stopping: (@Sendable () -> Void)?
     private var lastStatus: String?
 
-    /// - Parameter bus: the session bus's client, shared with the sentry, the portal backend and the D-Bus face.
+    /// - Parameter bus: the session bus's client, shared.
     public init(bus: BusClient, log: @escaping (LogLevel, String) -> Void) { (self.client, self.log) = (bus, log) }
 
     public func start(report: @escaping (NoticeReport) -> Void) {
@@ -68,8 +62,7 @@ public final class BusNotifier: Notifier, BusPeer, @unchecked Sendable {
     public func stop(done: @escaping @Sendable () -> Void) {
         dispatchPrecondition(condition: .onQueue(client.queue))
         (report, wanted) = (nil, nil)
-        // Once no call is under way (a notice being shown is closed too), and CloseNotification answered or not
-        // (its deadline, the connection lost).
+        // Once no call is under way and the notice shown is closed (answered, or past its deadline).
         stopping = done
         sync()
     }
@@ -108,7 +101,7 @@ public final class BusNotifier: Notifier, BusPeer, @unchecked Sendable {
             shown = nil
             let finish = stopping
             stopping = nil
-            let sent = call(on: bus, "CloseNotification", [.uint32(s.id)]) { [weak self] reply in
+            let sent = call("CloseNotification", [.uint32(s.id)]) { [weak self] reply in
                 if let error = reply.error { self?.log(.info, "the notification server did not close the notice (\(error))") }
                 finish?()
             }
@@ -128,7 +121,7 @@ public final class BusNotifier: Notifier, BusPeer, @unchecked Sendable {
     }
 
     private func askCapabilities(on bus: BusConnection) {
-        calling = call(on: bus, "GetCapabilities", []) { [weak self] reply in
+        calling = call("GetCapabilities", []) { [weak self] reply in
             guard let self, self.bus === bus else { return }
             self.calling = false
             if let error = reply.error {
@@ -155,7 +148,7 @@ public final class BusNotifier: Notifier, BusPeer, @unchecked Sendable {
         // Expires never (0): it is closed when the change happens, moves away or the daemon stops.
         let values: [BusValue] = [.string(Notice.appName), .uint32(id), .string(""), .string(notice.summary),
                                   .string(notice.body(buttons: buttons)), .container(signature: "as", actions), hints, .int32(0)]
-        calling = call(on: bus, "Notify", values) { [weak self] reply in
+        calling = call("Notify", values) { [weak self] reply in
             guard let self, self.bus === bus else { return }
             self.calling = false
             if let error = reply.error {
@@ -184,13 +177,9 @@ public final class BusNotifier: Notifier, BusPeer, @unchecked Sendable {
         }
     }
 
-    /// A call to the server; false when it could not be sent (the connection is gone), and `reply` is then not called.
-    @discardableResult
-    private func call(on bus: BusConnection, _ method: String, _ values: [BusValue], reply: @escaping (Message) -> Void) -> Bool {
-        guard let message = Message.methodCall(destination: Self.name, path: Self.path, interface: Self.interface, method: method, values: values)
-        else { return false }
-        do { try bus.call(message, reply: reply) } catch { return false }
-        return true
+    /// A call to the server; false, and no reply, when it could not be sent (the connection is gone).
+    private func call(_ method: String, _ values: [BusValue], reply: @escaping (Message) -> Void) -> Bool {
+        client.call(Self.name, Self.path, Self.interface, method, values, reply: reply)
     }
 
     // MARK: - Signals
@@ -202,8 +191,7 @@ public final class BusNotifier: Notifier, BusPeer, @unchecked Sendable {
         }
         let action = message.isSignal(interface: Self.interface, member: "ActionInvoked")
         guard action || message.isSignal(interface: Self.interface, member: "NotificationClosed") else { return }
-        // Only the notice showing, from the server that showed it: another program's notices, or anyone else's
-        // signal, are not the user's word.
+        // Only the notice showing, from the server that showed it.
         guard let s = shown, message.sender == s.server else { return }
         let signature = action ? "us" : "uu"
         guard message.hasSignature(signature), let args = message.arguments(within: DecodeBounds(depth: 0, values: 2, bytes: 1024)),
@@ -223,8 +211,7 @@ public final class BusNotifier: Notifier, BusPeer, @unchecked Sendable {
         }
     }
 
-    /// The server left, came, or was replaced: a notice of a server gone is gone with it, and shown again by the
-    /// next one (unless the user closed it).
+    /// The server left, came, or was replaced: its notice goes with it, shown again by the next (unless closed).
     private func ownerChanged(_ owner: String) {
         if owner.isEmpty {
             (server, shown) = (nil, nil)

@@ -1,12 +1,7 @@
-// The real sentry: reads `org.freedesktop.appearance` `color-scheme`, and the traits `contrast`,
-// `reduced-motion` and `accent-color`, from the XDG desktop portal and follows them. A trait the portal does
-// not have (NotFound: too old, or no backend provides it) is unavailable; a value of the wrong type is
-// logged and treated as unset, as is an accent color outside 0…1 (the portal's own "unset"). What it does about the portal's known faults:
-//  - 1.16 (bookworm) has no ReadOne: fall back to Read, which wraps the value twice.
-//  - 1.16 forwards duplicate and contradicting SettingChanged signals: a signal only triggers a re-read,
-//    and the re-read's answer is what gets reported.
-//  - The portal may start late, restart or vanish, and the bus itself may go away: each is a reading,
-//    followed by recovery (NameOwnerChanged, reconnect with back-off). Nothing a peer does ends the process.
+// The real sentry: follows the XDG desktop portal's `org.freedesktop.appearance` `color-scheme` and the traits
+// `contrast`, `reduced-motion` and `accent-color` (one missing is unavailable, one of the wrong type unset).
+// The portal's faults: 1.16 has no ReadOne (Read wraps the value twice); it forwards duplicate and contradicting
+// SettingChanged signals (a signal only triggers a re-read); it may start late, restart or vanish, as may the bus.
 import AppearanceCore
 import CDBus
 import Dispatch
@@ -17,8 +12,7 @@ import Musl
 #endif
 
 public final class PortalSentry: Sentry, BusPeer, @unchecked Sendable {
-    // Confined to the session bus client's queue: every stored property below is read and written only there (the
-    // libdbus callbacks run there too). Dispatch closures capture `self`, which is why this is `@unchecked Sendable`.
+    // Confined to the session bus client's queue.
     let bus: BusClient
     let log: (LogLevel, String) -> Void
 
@@ -55,8 +49,7 @@ public final class PortalSentry: Sentry, BusPeer, @unchecked Sendable {
             + "arg0='\(namespace)',arg1='\(key)'"
     }
 
-    /// - Parameter bus: the session bus's client (the portal backend, the D-Bus face and the notifier share it);
-    ///   `start`, `stop` and every report happen on its queue.
+    /// - Parameter bus: the session bus's client, shared; `start`, `stop` and every report happen on its queue.
     public init(bus: BusClient, log: @escaping (LogLevel, String) -> Void) { (self.bus, self.log) = (bus, log) }
 
     /// A sentry with a session bus client of its own: `busAddress` for tests, nil for the session bus.
@@ -89,8 +82,7 @@ public final class PortalSentry: Sentry, BusPeer, @unchecked Sendable {
         self.connection = connection
         log(.info, "connected to the session bus")
         shape = nil
-        // The client asked for the backend's name and added the rules first: no change can slip between the
-        // subscription and the read, and no read can be answered by a value that is not ours yet.
+        // The client owned the backend's name and added the rules first: no change slips in, no value not ours yet.
         readAll()
     }
 
@@ -127,9 +119,7 @@ public final class PortalSentry: Sentry, BusPeer, @unchecked Sendable {
 
     private func sendRead(key: String, method: String) {
         let epoch = ownerEpoch
-        // The call is built once per key and method and copied for each read: libdbus validates every
-        // name and string as a message is built, which costs more than the copy (docs/benchmarks.md).
-        // Every key read is one of `keys` (`read` is only ever given those).
+        // Built once per key and method and copied for each read, which costs less (docs/benchmarks.md).
         guard let index = PortalSentry.keys.firstIndex(of: key) else { return }
         let id = 2 * index + (method == "Read" ? 1 : 0)
         if readCalls[id] == nil {
@@ -167,8 +157,7 @@ public final class PortalSentry: Sentry, BusPeer, @unchecked Sendable {
             }
         }
         if readAgain.remove(key) != nil { read(key) }
-        // One report per round: a start or a new portal reads every key, and the first report already
-        // carries all of them (the daemon waits for it before answering anyone).
+        // One report per round of reads: the first carries every key (the daemon waits for it to answer anyone).
         if current, inFlight.isEmpty, let scheme {
             emit(scheme.scheme, scheme.detail)
         }
@@ -177,9 +166,7 @@ public final class PortalSentry: Sentry, BusPeer, @unchecked Sendable {
     // MARK: - Signals
 
     private func settingChanged(_ message: Message) {
-        // The bus filtered on arg0/arg1 already; check again in case a rule was not installed.
-        // The signal's own value is ignored: only what a read returns counts.
-        // Only the two names are decoded (a key is tens of bytes), and only from a signal of the right type.
+        // Checked again (a rule may be missing); only the two names are decoded: the value a read returns counts.
         guard message.hasSignature("ssv"),
               let args = message.arguments(limit: 2, within: DecodeBounds(depth: 0, values: 2, bytes: 2 * 1024)) else { return }
         if args.count == 2, args[0] == .string(PortalSentry.namespace), case .string(let key) = args[1],

@@ -1,8 +1,7 @@
 import AppearanceCore
 import Dispatch
 
-/// What the portal's answers mean: color-scheme's value or error as a reading, a trait's value as a trait,
-/// each decoded within small bounds (PortalSentry.swift sends the reads and reports the readings).
+/// What the portal's answers mean: color-scheme's as a reading, a trait's as a trait, decoded within small bounds.
 extension PortalSentry {
     func interpret(_ reply: Message, method: String) -> SystemReading {
         if let error = reply.error {
@@ -28,8 +27,7 @@ extension PortalSentry {
         return SystemReading(.noPreference, detail: "\(source), unusable '\(value.signature)' value")
     }
 
-    /// Stores what a read of a trait key says: nil (unavailable) for an error, NotFound included, and for a
-    /// value of the wrong type (with a warning).
+    /// Stores what a read of a trait key says: nil for an error, NotFound included, or a value of the wrong type.
     func interpretTrait(_ reply: Message, key: String, method: String) {
         var value: BusValue?
         if let error = reply.error {
@@ -80,9 +78,8 @@ extension PortalSentry {
         }
     }
 
-    /// A read's answer, at most one value within `DecodeBounds.small` (a setting is a uint32 or a (ddd) in at
-    /// most two variants); nil past the bounds: a hostile or broken portal can answer with 128 MiB or 64
-    /// nested variants, and none of it is decoded beyond the bounds (docs/decisions.md, "One huge D-Bus call").
+    /// A read's answer, at most one value within `DecodeBounds.small`; nil past them (docs/decisions.md, "One huge
+    /// D-Bus call").
     func boundedValue(of reply: Message) -> [BusValue]? {
         guard let args = reply.arguments(limit: 1, within: .small) else {
             connection?.returnFreeMemorySoon()
@@ -94,8 +91,7 @@ extension PortalSentry {
     func interpret(_ error: BusError) -> SystemReading {
         switch error.name {
         case "org.freedesktop.portal.Error.NotFound":
-            // Unavailable rather than no-preference: the desktop expresses nothing at all here (no backend
-            // provides appearance), so the daemon's own default stands, and `status` says why.
+            // Unavailable, not no-preference: no backend provides appearance, so the daemon's default stands.
             return SystemReading(.unavailable, detail: "portal has no color-scheme setting (NotFound)")
         case "org.freedesktop.DBus.Error.UnknownMethod", "org.freedesktop.DBus.Error.UnknownInterface",
              "org.freedesktop.DBus.Error.UnknownObject":

@@ -1,7 +1,5 @@
-// Resume from suspend, from logind on the system bus (`org.freedesktop.login1.Manager.PrepareForSleep`,
-// false on resume): the daemon then plans its schedule again at once, so a transition that fell due
-// while the machine slept is applied on wake-up. Wall-clock timers would fire then too; this makes it
-// immediate and explicit. No system bus (a container, a test) is fine: one log line, nothing else.
+// Resume from suspend, from logind's PrepareForSleep(false) on the system bus: the daemon plans its schedule
+// again at once. No system bus is fine: one log line, nothing else.
 import AppearanceCore
 import Dispatch
 
@@ -18,8 +16,7 @@ public final class SleepWatcher: BusPeer, @unchecked Sendable {
 
     public init(bus: BusClient, log: @escaping (LogLevel, String) -> Void) { (self.bus, self.log) = (bus, log) }
 
-    /// Calls `resumed` after every resume, from the system bus's client (started here if no one else has,
-    /// without retrying: resume is noticed by the clock alone where there is no bus). Call on the bus's queue.
+    /// Calls `resumed` after every resume; starts the client without retrying. Call on the bus's queue.
     public func start(resumed: @escaping () -> Void) {
         dispatchPrecondition(condition: .onQueue(bus.queue))
         self.resumed = resumed

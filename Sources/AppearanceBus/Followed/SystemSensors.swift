@@ -1,8 +1,6 @@
-// The sensors on the system bus's one client: iio-sensor-proxy's ambient light sensor (claimed only while
-// the daemon says it can decide), UPower's OnBattery, and the user's session in logind (IdleHint, LockedHint,
-// Lock). Each follows its service across loss and return through PropertyWatch; nothing polls, so a steady
-// level, power source and session cost no wake-ups. Every value is checked before it is reported: a wrong
-// type, NaN or a negative level is refused with a message naming it.
+// The sensors on the system bus: iio-sensor-proxy's ambient light (claimed only while the daemon can decide),
+// UPower's OnBattery and the user's session in logind (IdleHint, LockedHint, Lock), each through PropertyWatch;
+// nothing polls. A value of the wrong type, NaN or a negative level is refused with a message naming it.
 import AppearanceCore
 import AppearancePosix
 import Dispatch
@@ -34,10 +32,9 @@ public final class SystemSensors: Sensors, BusPeer, @unchecked Sendable {
     static let loginPath = "/org/freedesktop/login1"
     static let sessionInterface = "org.freedesktop.login1.Session"
 
-    /// - Parameter bus: the system bus's client. The session is `XDG_SESSION_ID`'s where set, else the user's
-    ///   Display session (read here, on the thread that makes it).
+    /// - Parameter bus: the system bus's client. The session is `XDG_SESSION_ID`'s (read here), else the Display one.
     public init(bus: BusClient) {
-        self.bus = bus
+        (self.bus, claimFallback) = (bus, OneShot(bus.queue))
         sessionID = Posix.environment("XDG_SESSION_ID").flatMap { $0.isEmpty ? nil : $0 }
     }
 
@@ -45,22 +42,17 @@ public final class SystemSensors: Sensors, BusPeer, @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(bus.queue))
         self.report = report
         if wanted.light != (light != nil) {
-            if wanted.light {
-                light = PropertyWatch(bus, service: Self.proxy, path: Self.proxyPath, interface: Self.proxy) { [weak self] in self?.lightRead($0) }
-            } else {
-                if claimed { bus.call(Self.proxy, Self.proxyPath, Self.proxy, "ReleaseLight") }
-                (claimed, lightPresent) = (false, false)
-                light?.cancel()
-                light = nil
-            }
+            // While there is no watch, nothing is claimed or present.
+            if claimed { bus.call(Self.proxy, Self.proxyPath, Self.proxy, "ReleaseLight") }
+            (claimed, lightPresent) = (false, false)
+            light?.cancel()
+            light = !wanted.light ? nil : PropertyWatch(bus, service: Self.proxy, path: Self.proxyPath,
+                                                        interface: Self.proxy) { [weak self] in self?.lightRead($0) }
         }
         if wanted.power != (power != nil) {
-            if wanted.power {
-                power = PropertyWatch(bus, service: Self.upower, path: "/org/freedesktop/UPower", interface: Self.upower) { [weak self] in self?.powerRead($0) }
-            } else {
-                power?.cancel()
-                power = nil
-            }
+            power?.cancel()
+            power = !wanted.power ? nil : PropertyWatch(bus, service: Self.upower, path: "/org/freedesktop/UPower",
+                                                        interface: Self.upower) { [weak self] in self?.powerRead($0) }
         }
         if wanted.session != followingSession {
             followingSession = wanted.session
@@ -96,24 +88,15 @@ public final class SystemSensors: Sensors, BusPeer, @unchecked Sendable {
                 self.claimed = false
                 return self.report?(.absent(.light, "the sensor proxy refused ClaimLight (\(error))", refused: true)) ?? ()
             }
-            // The proxy reads the sensor once claimed and says the level in PropertiesChanged; LightLevel before that
-            // is stale. Only if none comes within a moment is the property read as it stands.
-            let fallback = DispatchSource.makeTimerSource(queue: self.bus.queue)
-            fallback.schedule(deadline: .now() + .seconds(2))
-            fallback.setEventHandler { [weak self] in
-                guard let self else { return }
-                self.claimFallback?.cancel()
-                self.claimFallback = nil
-                guard self.claimed, !self.levelSinceClaim else { return }
+            // The level comes in PropertiesChanged once claimed (LightLevel before is stale); else it is read in 2 s.
+            self.claimFallback.schedule(after: 2) { [weak self] in
+                guard let self, self.claimed, !self.levelSinceClaim else { return }
                 self.bus.call(Self.proxy, Self.proxyPath, PropertyWatch.properties, "Get", [.string(Self.proxy), .string("LightLevel")]) { [weak self] reply in
                     guard let self, self.claimed, !self.levelSinceClaim, reply.error == nil,
                           let value = reply.arguments(limit: 1)?.first?.unwrapped else { return }
                     self.level(value, unit: self.unit)
                 }
             }
-            self.claimFallback?.cancel()
-            self.claimFallback = fallback
-            fallback.resume()
         }
         if !claimed { report?(.light(level: nil, unit: unit)) }
     }
@@ -121,7 +104,7 @@ public final class SystemSensors: Sensors, BusPeer, @unchecked Sendable {
     private var unit = "lux"
     /// Whether the proxy said a level since the light was last claimed, and the read waiting in case it says none.
     private var levelSinceClaim = false
-    private var claimFallback: DispatchSourceTimer?
+    private let claimFallback: OneShot
 
     private func lightRead(_ reading: PropertyReading) {
         switch reading {
@@ -155,8 +138,7 @@ public final class SystemSensors: Sensors, BusPeer, @unchecked Sendable {
     private func level(_ value: BusValue, unit: String) {
         levelSinceClaim = true
         // A level came: the read after the claim is not needed, nor its wake-up.
-        claimFallback?.cancel()
-        claimFallback = nil
+        claimFallback.cancel()
         guard case .double(let level) = value else {
             return report?(.absent(.light, "the sensor proxy's LightLevel is \(Self.shown(value)), not a double", refused: true)) ?? ()
         }

@@ -1,5 +1,5 @@
-// Whether appearanced should be the portal's Settings backend (`portal-backend = "auto"`): only where no
-// other backend provides `color-scheme` for the current desktop. Pure: the files are read by the caller.
+// Whether appearanced should be the portal's Settings backend (`portal-backend = "auto"`): only where no other
+// backend provides it for the current desktop. Pure: the caller reads the files.
 import AppearanceCore
 
 /// One `*.portal` file: which interfaces a backend implements and for which desktops.
@@ -9,60 +9,52 @@ struct PortalFile: Equatable {
     var interfaces: [String]
     var useIn: [String]
 
-    /// Parses the `[portal]` group of a `.portal` file (a desktop-entry-style key file); nil when it has
-    /// no `DBusName` (the portal frontend skips such files too).
+    /// Parses the `[portal]` group of a `.portal` file; nil without `DBusName` (the frontend skips those too).
     init?(name: String, text: String) {
-        self.name = name
-        var group = ""
-        var values: [String: String] = [:]
-        for raw in text.split(whereSeparator: \.isNewline) {
-            let line = raw.trimmingWhitespace
-            if line.isEmpty || line.hasPrefix("#") { continue }
-            if line.hasPrefix("["), line.hasSuffix("]") {
-                group = String(line.dropFirst().dropLast())
-                continue
-            }
-            guard group == "portal", let eq = line.firstIndex(of: "=") else { continue }
-            values[String(line[..<eq]).trimmingWhitespace] = String(line[line.index(after: eq)...]).trimmingWhitespace
-        }
+        let values = keyFileGroup("portal", text)
         guard let dbusName = values["DBusName"], !dbusName.isEmpty else { return nil }
-        self.dbusName = dbusName
-        func list(_ key: String) -> [String] {
-            (values[key] ?? "").split(separator: ";").map { String($0).trimmingWhitespace }.filter { !$0.isEmpty }
-        }
-        (interfaces, useIn) = (list("Interfaces"), list("UseIn"))
+        (self.name, self.dbusName) = (name, dbusName)
+        (interfaces, useIn) = (keyFileList(values["Interfaces"]), keyFileList(values["UseIn"]))
     }
 }
 
 /// The `[preferred]` choice for Settings in xdg-desktop-portal ≥ 1.18's `portals.conf`.
 struct PortalsConf: Equatable {
     var path: String
-    /// Backend names (file names without `.portal`) listed for `org.freedesktop.impl.portal.Settings`, or
-    /// for `default` when Settings has no line of its own; nil when neither is set.
+    /// Backend names listed for `org.freedesktop.impl.portal.Settings`, else for `default`; nil for neither.
     var settings: [String]?
 
     init(path: String, text: String) {
         self.path = path
-        var group = ""
-        var preferred: [String: [String]] = [:]
-        for raw in text.split(whereSeparator: \.isNewline) {
-            let line = raw.trimmingWhitespace
-            if line.isEmpty || line.hasPrefix("#") { continue }
-            if line.hasPrefix("["), line.hasSuffix("]") { group = String(line.dropFirst().dropLast()); continue }
-            guard group == "preferred", let eq = line.firstIndex(of: "=") else { continue }
-            preferred[String(line[..<eq]).trimmingWhitespace] = String(line[line.index(after: eq)...])
-                .split(separator: ";").map { String($0).trimmingWhitespace }.filter { !$0.isEmpty }
-        }
-        settings = preferred[PortalBackend.interface] ?? preferred["default"]
+        let preferred = keyFileGroup("preferred", text)
+        settings = (preferred[PortalBackend.interface] ?? preferred["default"]).map(keyFileList)
     }
 }
 
+/// The keys of group `[name]` in a desktop-entry-style key file, their values trimmed (the last of a key wins).
+private func keyFileGroup(_ name: String, _ text: String) -> [String: String] {
+    var group = ""
+    var values: [String: String] = [:]
+    for raw in text.split(whereSeparator: \.isNewline) {
+        let line = raw.trimmingWhitespace
+        if line.isEmpty || line.hasPrefix("#") { continue }
+        if line.hasPrefix("["), line.hasSuffix("]") {
+            group = String(line.dropFirst().dropLast())
+            continue
+        }
+        guard group == name, let eq = line.firstIndex(of: "=") else { continue }
+        values[String(line[..<eq]).trimmingWhitespace] = String(line[line.index(after: eq)...]).trimmingWhitespace
+    }
+    return values
+}
+
+/// A `;`-separated list, its items trimmed, empty ones left out.
+private func keyFileList(_ value: String?) -> [String] {
+    (value ?? "").split(separator: ";").map { String($0).trimmingWhitespace }.filter { !$0.isEmpty }
+}
+
 enum BackendChoice {
-    /// Decides whether to serve, with the reason `status` shows.
-    /// - Parameters:
-    ///   - desktops: `XDG_CURRENT_DESKTOP` split at `:`.
-    ///   - portals: every `*.portal` file the portal frontend reads.
-    ///   - conf: the `portals.conf` in force (≥ 1.18), if any.
+    /// Decides whether to serve, with the reason `status` shows; `desktops`: `XDG_CURRENT_DESKTOP` split at `:`.
     static func decide(_ policy: BackendPolicy, desktops: [String], portals: [PortalFile],
                        conf: PortalsConf?) -> (serve: Bool, reason: String) {
         switch policy {

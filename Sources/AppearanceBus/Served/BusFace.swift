@@ -1,10 +1,6 @@
-// The D-Bus face: appearanced's own interface (`io.github.appearanced.Appearance1`, docs/decisions.md, "The
-// D-Bus face's names") and darkman's (`nl.whynothugo.darkman`), for programs that speak D-Bus rather than the
-// socket's protocol. It lives on the sentry's session-bus connection, beside the portal backend: it follows
-// the bus across its loss and return as they do, on the bus's own queue. Reads for everyone answer from the
-// published state the face holds; one app's state and writes go to the daemon (`FaceRequests`), and are
-// answered when they come back (a write once it is durable), without waiting. Both objects are declared as
-// tables (BusFaceCalls.swift), answered by ExportedObject.swift: signatures checked first, decoding bounded.
+// The D-Bus face on the session bus: appearanced's own interface and darkman's (docs/decisions.md, "The D-Bus
+// face's names"). Reads for everyone answer from the published state; one app's state and writes go to the daemon
+// (`FaceRequests`) and are answered when they come back. The objects are tables (BusFaceCalls.swift).
 import AppearanceCore
 import AppearanceProtocol
 import Dispatch
@@ -42,7 +38,7 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
     /// The published state, as the daemon last gave it: what a read for everyone answers.
     private(set) var published: AppearanceState?
 
-    /// - Parameter bus: the session bus's client, shared with the sentry, the portal backend and the notifier.
+    /// - Parameter bus: the session bus's client, shared.
     public init(bus: BusClient, log: @escaping (LogLevel, String) -> Void) { (self.client, self.log) = (bus, log) }
 
     public func start(_ options: FaceOptions, state: AppearanceState, requests: FaceRequests, report: @escaping (String) -> Void) {

@@ -39,8 +39,7 @@ extension BusFace {
                               style: .godbus)
     }
 
-    /// Get, Set, Toggle, Postpone and Skip: the options become the socket's params, so the socket's own checks and messages
-    /// apply (`Request.decode`), and the call goes to the same decision as a socket client's.
+    /// Get, Set, Toggle, Postpone and Skip: the options are the socket's params (`Request.decode`), decided alike.
     private func method(_ member: String, _ call: BusCall) -> Answer? {
         guard let requests, let published else { return .failure(.unknownMethod(member, BusFace.path)) }
         var params: [(String, JSON)] = member == "Set" ? [("override", .string(call.string(0)))] : []

@@ -2,14 +2,12 @@ import AppearanceCore
 import AppearanceProtocol
 import Dispatch
 
-/// The D-Bus face's values: the state as properties and signals, JSON to and from D-Bus values, errors, and
-/// the comment its introspection XML carries.
+/// The D-Bus face's values: the state as properties and signals, JSON and D-Bus values, errors, its XML comment.
 extension BusFace {
     // MARK: - Signals
 
-    /// The signals for a change of the published state, in order: the own interface's PropertiesChanged (the
-    /// properties that changed, as `changes` gives them), then, if the mode changed, its ModeChanged and darkman's
-    /// two. Those three depend on the modes alone and are sent as copies of messages built once.
+    /// The signals for a change: PropertiesChanged for `changed`, then, if the mode changed, ModeChanged and darkman's
+    /// two, which depend on the modes alone and are copies of messages built once.
     func signals(_ changed: [BusValue], mode: Mode, before: Mode, own: Bool, darkman: Bool) -> [Message] {
         var out: [Message] = []
         out.reserveCapacity(4)
@@ -59,9 +57,8 @@ extension BusFace {
         return all
     }
 
-    /// The properties whose values differ between two states (every one when `old` is nil), as a{sv} entries
-    /// in name order, PropertiesChanged's. Only those are built: a field that is the same gives the same value,
-    /// and Temporary and Traits, built from their own fields alone, are compared as values when those differ.
+    /// The properties that differ between two states (all when `old` is nil), as a{sv} entries in name order; only
+    /// those are built (Temporary and Traits compared as values once their fields differ).
     func changes(from old: AppearanceState?, to new: AppearanceState) -> [BusValue] {
         var out: [BusValue] = []
         func add(_ name: String, _ differs: Bool, _ value: @autoclosure () -> BusValue) {
@@ -91,8 +88,7 @@ extension BusFace {
         return .container(signature: "a{sv}", [])
     }
 
-    /// A socket JSON value as a D-Bus value: objects as a{sv} (null members left out), arrays as av; `seq` as
-    /// t (uint64), the `Seq` property's type, whatever its size.
+    /// A socket JSON value as a D-Bus value: objects as a{sv} (nulls left out), arrays as av, `seq` as t.
     static func value(_ json: JSON) -> BusValue {
         switch json {
         case .object(let members):
@@ -141,10 +137,8 @@ extension BusFace {
         """
 }
 
-/// Messages built once and sent as copies (a message is locked once sent; a copy has a serial of its own).
-/// Building a small signal costs about 30 K instructions (written as bytes and read back by libdbus; 40 K with its
-/// iterators), a copy under 1 K.
-/// Kept in a table by key, without hashing. Confined to the face's queue.
+/// Messages built once and sent as copies (30 K instructions to build a small signal, under 1 K to copy), in a table
+/// by key. Confined to the face's queue.
 final class MessageTemplates {
     /// Which signal (the face's own numbering, below `signals`), for which mode, after which.
     struct Key {

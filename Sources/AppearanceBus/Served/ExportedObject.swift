@@ -1,7 +1,6 @@
-// The objects appearanced serves on a bus, declared as tables (path → interfaces → methods, properties,
-// signals), and the one place that answers calls to them: it finds the method by interface and member, checks
-// the signature before anything is decoded, decodes within the method's bounds, answers Properties and
-// Introspect from the table, and refuses with one vocabulary (BusVocabulary.swift). Confined to the bus's queue.
+// The objects appearanced serves, declared as tables, and the one place that answers calls to them: signature
+// checked before decoding, decoding bounded, Properties and Introspect from the table (docs/decisions.md,
+// "Exported objects as tables"). Confined to the bus's queue.
 
 /// What a call is answered with: values, or an error.
 typealias Answer = Result<[BusValue], BusError>
@@ -184,8 +183,7 @@ extension BusClient {
         return send(answer, to: message, on: connection, refused: false)
     }
 
-    /// Answers `call` unless it expects no reply. `refused`: refused before its arguments were read within bounds,
-    /// so it may have been huge, and libdbus held all of it (docs/decisions.md, "One huge D-Bus call").
+    /// Answers `call` unless it expects no reply; `refused` before its arguments were read, so it may have been huge.
     @discardableResult
     private func send(_ answer: Answer, to call: Message, on connection: BusConnection, refused: Bool) -> Bool {
         if refused { connection.returnFreeMemorySoon() }

@@ -2,11 +2,9 @@
 // PortalBackendTests hold it to the shipped interface files and to xdg-desktop-portal's.
 enum Introspection {
     enum Style {
-        /// As the shipped files: indented, empty elements closed with "/>", `comment` before `<node>`, the standard
-        /// interfaces after the object's own (PropertiesChanged when a property changes).
+        /// As the shipped files: indented, empty elements closed with "/>", the standard interfaces last.
         case freedesktop(comment: String?)
-        /// As godbus writes it (darkman's node): one line, end tags, the node named, the standard interfaces first,
-        /// EmitsChangedSignal on a property that changes.
+        /// As godbus writes it (darkman's node): one line, end tags, the node named, the standard interfaces first.
         case godbus
     }
 

@@ -1,18 +1,11 @@
-// appearanced as the XDG desktop portal's Settings backend (`org.freedesktop.impl.portal.Settings`), for
-// desktops that have none (sway, Hyprland, river, niri, i3, …): the portal frontend asks it for
-// `org.freedesktop.appearance` and relays its `SettingChanged`, so every app that reads the portal follows
-// the merged mode. It lives on the sentry's bus connection.
-//
-// No loop: while it serves, the keys it serves are appearanced's own, so the daemon ignores the sentry's
-// reading of them (the frontend would hand our value back as "the desktop's"). No contradiction: where it
-// does not serve, it answers no key and emits nothing, so the frontend's answers and signals come from the
-// desktop's own backend alone. It owns its bus name in every case, so a frontend that activates it never
-// waits for a name nobody takes.
+// appearanced as the XDG desktop portal's Settings backend (`org.freedesktop.impl.portal.Settings`) for desktops
+// that have none (sway, Hyprland, i3, …), on the session bus. Where it does not serve it answers no key and emits
+// nothing; it owns its name in every case (docs/decisions.md, "The portal backend (reach)").
 import AppearanceCore
 import AppearancePosix
 import Dispatch
 
-public final class PortalBackend: Outlet, @unchecked Sendable {
+public final class PortalBackend: Outlet, BusPeer, @unchecked Sendable {
     // Confined to `queue`, like the sentry whose connection it shares.
     static let busName = "org.freedesktop.impl.portal.desktop.appearanced"
     /// The `.portal` file's name without the extension: what portals.conf lists.
@@ -37,13 +30,10 @@ public final class PortalBackend: Outlet, @unchecked Sendable {
     private var served: [(key: String, value: BusValue)] = []
     private var lastStatus: OutletStatus?
 
-    /// - Parameter bus: the session bus's client, shared with the sentry. `auto` reads the environment the frontend reads:
-    ///   `XDG_CURRENT_DESKTOP`, `$XDG_DESKTOP_PORTAL_DIR` (else `/usr/share/xdg-desktop-portal/portals`)
-    ///   and portals.conf.
+    /// - Parameter bus: the session bus's client, shared. `auto` reads the environment the frontend reads.
     public init(bus: BusClient, log: @escaping (LogLevel, String) -> Void) {
         (self.client, self.log) = (bus, log)
-        // The variables are read here, once, on the thread that makes the backend: the bus's queue must not call
-        // getenv while the daemon's sets TZ (a time-zone change), and a running process's environment is fixed.
+        // Read once, on the thread that makes the backend: the bus's queue must not call getenv.
         let variables = PortalBackend.variables.reduce(into: [String: String]()) { $0[$1] = Posix.environment($1) }
         self.environment = { PortalBackend.readEnvironment(variables) }
     }
@@ -52,8 +42,7 @@ public final class PortalBackend: Outlet, @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(client.queue))
         self.report = report
         client.export(object, for: self)
-        // Owned in every case, so a frontend that activates it never waits for a name nobody takes; asked for
-        // before anything else on every connection, so no read of the sentry's is answered by a value not ours yet.
+        // Owned in every case, and asked for before the sentry's first read on every connection.
         client.own(PortalBackend.busName) { [weak self] state in self?.nameState(state) }
         client.add(self)
         setPolicy(policy)
@@ -80,8 +69,7 @@ public final class PortalBackend: Outlet, @unchecked Sendable {
         bus = nil
     }
 
-    /// Serving for the daemon's purposes: chosen, and the name is ours or being asked for (the request goes
-    /// out before the sentry's first read, so no read can be answered by a value that is not ours yet).
+    /// Serving for the daemon's purposes: chosen, and the name is ours or being asked for.
     private var serving: Bool { choice.serve && bus != nil && ownsName != false }
 
     private var status: OutletStatus {
@@ -156,9 +144,7 @@ public final class PortalBackend: Outlet, @unchecked Sendable {
 
     // MARK: - Calls
 
-    /// What ReadAll may carry (Read's are names, ExportedMethod's bound): a caller picks a call's size
-    /// (docs/decisions.md, "One huge D-Bus call"). Real callers are far below: the frontend forwards an app's few
-    /// namespaces (GTK and Qt ask for two to five, of 20 to 40 bytes).
+    /// What ReadAll may carry (docs/decisions.md, "One huge D-Bus call"); apps ask for two to five namespaces.
     static let maxNamespaces = 256
     static let maxNamespaceBytes = 16 * 1024
 
@@ -215,8 +201,7 @@ public final class PortalBackend: Outlet, @unchecked Sendable {
         let portals = (FileSystem.names(in: dir) ?? []).filter { $0.hasSuffix(".portal") }.sorted().compactMap { name in
             readSmallFile(dir + "/" + name).flatMap { PortalFile(name: name, text: $0) }
         }
-        // ≥ 1.18: the first of DESKTOP-portals.conf (each desktop in order), then portals.conf, in the
-        // user's config dir, the system config dirs, /etc and the data dir.
+        // ≥ 1.18: the first DESKTOP-portals.conf, then portals.conf, in the config dirs, /etc and the data dir.
         let home = env("HOME") ?? ""
         var dirs = [(env("XDG_CONFIG_HOME") ?? home + "/.config") + "/xdg-desktop-portal"]
         dirs += (env("XDG_CONFIG_DIRS") ?? "/etc/xdg").split(separator: ":").map { $0 + "/xdg-desktop-portal" }
@@ -238,5 +223,3 @@ public final class PortalBackend: Outlet, @unchecked Sendable {
         (try? FileSystem.readAll(path, limit: 64 * 1024)).map { String(decoding: $0, as: UTF8.self) }
     }
 }
-
-extension PortalBackend: BusPeer {}
