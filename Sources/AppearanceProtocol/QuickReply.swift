@@ -30,7 +30,7 @@ extension Request {
         case QuickRequest.set(.system).utf8CodeUnitCount: (text, call) = (QuickRequest.set(.system), .set(.system))
         default: return nil
         }
-        let same = line.elementsEqual(UnsafeBufferPointer(start: text.utf8Start, count: line.count))
+        let same = line.withUnsafeBufferPointer { l in l.indices.allSatisfy { l[$0] == text.utf8Start[$0] } }
         return same ? Request(id: .int(1), call: call) : nil
     }
 }

@@ -12,6 +12,30 @@ import Testing
         .container(signature: "as", Array(repeating: .string(s), count: n))
     }
 
+    /// The readers that skip decoding (a portal change's names, a read's number) say what the decoder would,
+    /// and nil for every other shape, which then goes to the decoder.
+    @Test func theShortReadersAgreeWithTheDecoder() throws {
+        let keys = ["color-scheme", "contrast"]
+        let pair = { (values: [BusValue]) in try Self.call(values).stringPair(first: "org.freedesktop.appearance", secondIn: keys) }
+        #expect(try pair([.string("org.freedesktop.appearance"), .string("contrast"), .variant(.uint32(1))]) == 1)
+        #expect(try pair([.string("org.freedesktop.appearance"), .string("color-scheme")]) == 0)
+        #expect(try pair([.string("org.freedesktop.appearance"), .string("accent-color")]) == nil)
+        #expect(try pair([.string("org.gnome.desktop.interface"), .string("color-scheme")]) == nil)
+        #expect(try pair([.string("org.freedesktop.appearance")]) == nil)
+        #expect(try pair([.objectPath("/org/freedesktop/appearance"), .string("color-scheme")]) == nil)
+        #expect(try pair([]) == nil)
+        let number = { (values: [BusValue]) in try Self.call(values).variantUInt32() }
+        #expect(try number([.variant(.uint32(1))]) == 1)
+        #expect(try number([.variant(.variant(.uint32(2)))]) == 2)
+        #expect(try number([.variant(.variant(.variant(.variant(.uint32(7)))))]) == 7)
+        #expect(try number([.variant(.variant(.variant(.variant(.variant(.uint32(7))))))]) == nil)
+        #expect(try number([.variant(.int32(1))]) == nil)
+        #expect(try number([.variant(.string("1"))]) == nil)
+        #expect(try number([.uint32(1)]) == nil)
+        #expect(try number([.variant(.uint32(1)), .variant(.uint32(1))]) == nil)
+        #expect(try number([]) == nil)
+    }
+
     @Test func withinTheBoundsEverythingIsDecoded() throws {
         let m = try Self.call([Self.strings(3), .variant(.variant(.uint32(1)))])
         #expect(m.hasSignature("asv") && !m.hasSignature("as"))

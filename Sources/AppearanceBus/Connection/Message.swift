@@ -243,6 +243,42 @@ final class Message {
         return BusError(name: name, message: text)
     }
 
+    /// The index in `seconds` of the second argument when the first two are strings and the first is `first`,
+    /// compared as the C strings libdbus holds: nothing decoded, no string made.
+    func stringPair(first: String, secondIn seconds: [String]) -> Int? {
+        var iter = DBusMessageIter()
+        var v = DBusBasicValue()
+        guard dbus_message_iter_init(raw, &iter) != 0, dbus_message_iter_get_arg_type(&iter) == Int32(UInt8(ascii: "s")) else { return nil }
+        dbus_message_iter_get_basic(&iter, &v)
+        guard let a = v.str, strcmp(a, first) == 0, dbus_message_iter_next(&iter) != 0,
+              dbus_message_iter_get_arg_type(&iter) == Int32(UInt8(ascii: "s")) else { return nil }
+        dbus_message_iter_get_basic(&iter, &v)
+        guard let b = v.str else { return nil }
+        return seconds.firstIndex { strcmp(b, $0) == 0 }
+    }
+
+    /// The number in the only argument when that is a variant (in at most three more) holding a uint32: the
+    /// portal's usual answer to a read, without decoding it. nil for anything else.
+    func variantUInt32() -> UInt32? {
+        var iter = DBusMessageIter()
+        guard dbus_message_has_signature(raw, "v") != 0, dbus_message_iter_init(raw, &iter) != 0 else { return nil }
+        for _ in 0...4 {  // four variants, then the number
+            switch dbus_message_iter_get_arg_type(&iter) {
+            case Int32(UInt8(ascii: "v")):
+                var inner = DBusMessageIter()
+                dbus_message_iter_recurse(&iter, &inner)
+                iter = inner
+            case Int32(UInt8(ascii: "u")):
+                var v = DBusBasicValue()
+                dbus_message_iter_get_basic(&iter, &v)
+                return v.u32
+            default:
+                return nil
+            }
+        }
+        return nil
+    }
+
     /// Decodes the first `limit` arguments within `bounds`; nil past one (nothing past it is read). libdbus has
     /// validated the message, so nothing else can fail.
     func arguments(limit: Int = .max, within bounds: DecodeBounds = .small) -> [BusValue]? {

@@ -166,13 +166,10 @@ public final class PortalSentry: Sentry, BusPeer, @unchecked Sendable {
     // MARK: - Signals
 
     private func settingChanged(_ message: Message) {
-        // Checked again (a rule may be missing); only the two names are decoded: the value a read returns counts.
+        // Checked again (a rule may be missing); only the two names are read: the value a read returns counts.
         guard message.hasSignature("ssv"),
-              let args = message.arguments(limit: 2, within: DecodeBounds(depth: 0, values: 2, bytes: 2 * 1024)) else { return }
-        if args.count == 2, args[0] == .string(PortalSentry.namespace), case .string(let key) = args[1],
-           PortalSentry.keys.contains(key) {
-            read(key)
-        }
+              let i = message.stringPair(first: PortalSentry.namespace, secondIn: PortalSentry.keys) else { return }
+        read(PortalSentry.keys[i])
     }
 
     private func portalOwner(_ owner: String?) {

@@ -10,6 +10,10 @@ extension PortalSentry {
         }
         shape = method == "Read" ? .read : .readOne
         let source = method == "Read" ? "portal v1 (Read fallback)" : "portal v2"
+        // The usual answer, read without decoding; anything else is decoded and judged below.
+        if let number = reply.variantUInt32(), let scheme = SystemScheme(portalValue: number) {
+            return SystemReading(scheme, detail: source)
+        }
         guard let args = boundedValue(of: reply) else {
             log(.warning, "the portal's answer to \(method) for color-scheme is larger or more deeply nested than any setting; treating it as no preference")
             return SystemReading(.noPreference, detail: "\(source), unusable value (too large)")
