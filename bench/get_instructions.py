@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""`appearancectl get`'s instructions, counted by callgrind, for one build or two side by side
-(docs/benchmarks.md, docs/decisions.md).
+"""`appearancectl get`'s instructions, counted by callgrind, and its page faults (the kernel's count of minor
+faults for one run, median of --fault-runs), for one build or two side by side (docs/benchmarks.md,
+docs/decisions.md).
 
 For each build: its appearanced runs with no bus in a private runtime directory (the same path length for
 every build: the socket path's length shows in the count), its appearancectl is copied and stripped
@@ -20,7 +21,19 @@ import tempfile
 import time
 
 
-def count(bin_dir, runs):
+def faults(argv, env, runs):
+    """The minor page faults of one run of argv (wait4's rusage), median of `runs`."""
+    out = []
+    for _ in range(runs):
+        p = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(p.pid, 0)
+        if status != 0:
+            raise SystemExit(f"{argv} failed")
+        out.append(usage.ru_minflt)
+    return sorted(out)[len(out) // 2]
+
+
+def count(bin_dir, runs, fault_runs):
     root = tempfile.mkdtemp(prefix="gi-")
     try:
         run = os.path.join(root, "run")
@@ -45,7 +58,7 @@ def count(bin_dir, runs):
                 if not m:
                     raise SystemExit("callgrind gave no count: " + r.stderr[-400:])
                 counts.append(int(m.group(1)))
-            return sorted(counts)
+            return sorted(counts), faults([ctl, "get"], env, fault_runs)
         finally:
             daemon.terminate()
             daemon.wait(10)
@@ -58,17 +71,20 @@ def main():
     ap.add_argument("--bin-dir", required=True)
     ap.add_argument("--baseline-bin-dir")
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--fault-runs", type=int, default=50)
     ap.add_argument("--out")
     a = ap.parse_args()
-    results = {"this build": count(a.bin_dir, a.runs)}
+    results = {"this build": count(a.bin_dir, a.runs, a.fault_runs)}
     if a.baseline_bin_dir:
-        results["baseline"] = count(a.baseline_bin_dir, a.runs)
-    for name, c in results.items():
-        print(f"get_instructions: {name}: median {c[len(c) // 2]:,} instructions (runs: {c})", file=sys.stderr)
+        results["baseline"] = count(a.baseline_bin_dir, a.runs, a.fault_runs)
+    for name, (c, f) in results.items():
+        print(f"get_instructions: {name}: median {c[len(c) // 2]:,} instructions (runs: {c}); {f} page faults",
+              file=sys.stderr)
     if a.out:
         os.makedirs(a.out, exist_ok=True)
         with open(os.path.join(a.out, "get_instructions.json"), "w") as f:
-            json.dump({k: {"runs": v, "median": v[len(v) // 2]} for k, v in results.items()}, f, indent=2)
+            json.dump({k: {"runs": v, "median": v[len(v) // 2], "page_faults": pf} for k, (v, pf) in results.items()},
+                      f, indent=2)
 
 
 if __name__ == "__main__":
