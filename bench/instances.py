@@ -34,6 +34,18 @@ def private_kib(pid):
     return out
 
 
+def anonymous_by_mapping(pid):
+    """KiB of anonymous memory by what it belongs to (a file's mappings, or [heap], [stack], the rest), from smaps."""
+    out, name = {}, None
+    for line in open(f"/proc/{pid}/smaps"):
+        fields = line.split()
+        if fields and "-" in fields[0] and not fields[0].endswith(":"):
+            name = os.path.basename(fields[5]) if len(fields) > 5 else "other anonymous mappings"
+        elif fields and fields[0] == "Anonymous:" and int(fields[1]):
+            out[name] = out.get(name, 0) + int(fields[1])
+    return dict(sorted(out.items(), key=lambda kv: -kv[1]))
+
+
 def run(bin_dir, n):
     """Starts n instances of bin_dir's appearanced, measures them, stops them; the per-instance means."""
     root = tempfile.mkdtemp(prefix="appearanced-instances-")
@@ -60,7 +72,8 @@ def run(bin_dir, n):
                 time.sleep(0.05)
         time.sleep(1)
         samples = [private_kib(d.pid) for d, _ in daemons]
-        return {k: sum(s[k] for s in samples) / n for k in samples[0]}
+        mean = {k: sum(s[k] for s in samples) / n for k in samples[0]}
+        return {**mean, "first_instance_anonymous_by_mapping": anonymous_by_mapping(daemons[0][0].pid)}
     finally:
         for p in reversed(procs):
             p.terminate()
@@ -91,11 +104,14 @@ def main():
             print(f"instances: {label}: repetition {rep + 1}: {runs[label][-1]}", file=sys.stderr, flush=True)
     R = {"builds": builds, "instances": a.instances, "runs": runs,
          "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-         "median": {b: {k: median([r[k] for r in rs]) for k in rs[0]} for b, rs in runs.items()}}
+         "median": {b: {k: median([r[k] for r in rs]) for k in ("private", "anonymous")} for b, rs in runs.items()}}
     lines = [f"# Private memory per instance ({a.instances} instances, mean; median of {a.reps} runs)", "",
              "| build | Private_Clean + Private_Dirty | of it anonymous |", "|---|---|---|"]
     for b, m in R["median"].items():
         lines.append(f"| {b} | {m['private']:.0f} KiB | {m['anonymous']:.0f} KiB |")
+    for b, rs in runs.items():
+        parts = ", ".join(f"{k} {v}" for k, v in rs[-1]["first_instance_anonymous_by_mapping"].items())
+        lines.append(f"\n{b}, the first instance of the last run, anonymous KiB by mapping: {parts}")
     write_report(a.out, "instances", R, "\n".join(lines) + "\n")
 
 
