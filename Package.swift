@@ -54,7 +54,7 @@ let cliLink: [LinkerSetting] = [
 // Debian 12, Ubuntu 24.04); a binary built so does not start with an older one (Ubuntu 22.04's 2.35).
 // Every symbol is bound at start (-z now: no resolver runs later), and the few writable sections Swift names
 // .rodata get their own (link/writable-rodata.ld), so the real read-only data leaves the writable segment: the
-// start-up's pages of both are let go (docs/decisions.md, "Read-only data let go with the code").
+// start-up's pages of both are let go (docs/decisions.md, "Idle memory").
 let glibcReadsPackedRelocations: Bool = {
     #if canImport(Glibc)
     var text = [CChar](repeating: 0, count: 64)  // "glibc 2.36"

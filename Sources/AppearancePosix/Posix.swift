@@ -255,7 +255,6 @@ public struct Spawned: Sendable {
     public func signalGroup(_ signal: Signal) { kill(-pid, signal.rawValue) }
 
     /// A descriptor readable once the child has ended (not reaping it), or nil; `pidfd: false` is for tests.
-
     func endWatch(pidfd: Bool = true) -> Descriptor? {
         if pidfd, case let fd = cposix_pidfd_open(pid), fd >= 0 { return Descriptor(adopting: fd, name: "pidfd of \(pid)") }
         // No pidfd (ENOSYS before Linux 5.3): a thread blocked in waitid(WNOWAIT) closes a pipe's end at the child's end.

@@ -112,7 +112,6 @@ int cposix_pidfd_open(int32_t pid) {
 #endif
 }
 
-
 // Whether the object's code was written to at load (text relocations): its pages are then its own, not the file's.
 static int has_text_relocations(const struct dl_phdr_info *info) {
     for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
