@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Private memory per instance: N appearanced side by side, as N users' sessions would run them (each with its
 own private session bus, no portal, its own runtime, state and config folders), optionally beside other builds
-in the same run (docs/benchmarks.md, "Idle memory"). 1 s after every instance answers `get`, the mean of
+in the same run (docs/benchmarks.md, "Idle memory"). --settle seconds (1) after every instance answers `get`, the mean of
 smaps_rollup's Private_Clean + Private_Dirty over the instances: what each adds once the binary's and the
 libraries' file pages are shared. The builds alternate, --reps times; `sync` first, so that a freshly linked
 binary's page cache does not count as dirty.
@@ -46,7 +46,7 @@ def anonymous_by_mapping(pid):
     return dict(sorted(out.items(), key=lambda kv: -kv[1]))
 
 
-def run(bin_dir, n):
+def run(bin_dir, n, settle):
     """Starts n instances of bin_dir's appearanced, measures them, stops them; the per-instance means."""
     root = tempfile.mkdtemp(prefix="appearanced-instances-")
     procs, daemons = [], []
@@ -70,7 +70,7 @@ def run(bin_dir, n):
                 if d.poll() is not None or time.time() > deadline:
                     raise SystemExit(f"an instance of {bin_dir} did not answer")
                 time.sleep(0.05)
-        time.sleep(1)
+        time.sleep(settle)
         samples = [private_kib(d.pid) for d, _ in daemons]
         mean = {k: sum(s[k] for s in samples) / n for k in samples[0]}
         return {**mean, "first_instance_anonymous_by_mapping": anonymous_by_mapping(daemons[0][0].pid)}
@@ -91,6 +91,7 @@ def main():
     ap.add_argument("--also", action="append", default=[], metavar="LABEL=DIR", help="more builds, in turn with this one")
     ap.add_argument("--instances", type=int, default=20)
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--settle", type=float, default=1, help="seconds after every instance answered, before measuring")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     builds = {"this build": os.path.abspath(a.bin_dir)}
@@ -100,12 +101,13 @@ def main():
     runs = {b: [] for b in builds}
     for rep in range(a.reps):
         for label, bin_dir in builds.items():
-            runs[label].append(run(bin_dir, a.instances))
+            runs[label].append(run(bin_dir, a.instances, a.settle))
             print(f"instances: {label}: repetition {rep + 1}: {runs[label][-1]}", file=sys.stderr, flush=True)
     R = {"builds": builds, "instances": a.instances, "runs": runs,
          "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
          "median": {b: {k: median([r[k] for r in rs]) for k in ("private", "anonymous")} for b, rs in runs.items()}}
-    lines = [f"# Private memory per instance ({a.instances} instances, mean; median of {a.reps} runs)", "",
+    lines = [f"# Private memory per instance ({a.instances} instances, mean, {a.settle:g} s after they answered; "
+             f"median of {a.reps} runs)", "",
              "| build | Private_Clean + Private_Dirty | of it anonymous |", "|---|---|---|"]
     for b, m in R["median"].items():
         lines.append(f"| {b} | {m['private']:.0f} KiB | {m['anonymous']:.0f} KiB |")
