@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """Private memory per instance: N appearanced side by side, as N users' sessions would run them (each with its
 own private session bus, no portal, its own runtime, state and config folders), optionally beside other builds
-in the same run (docs/benchmarks.md, "Smaller and faster"). --settle seconds (1) after every instance answers `get`, the mean of
-smaps_rollup's Private_Clean + Private_Dirty over the instances: what each adds once the binary's and the
-libraries' file pages are shared. The builds alternate, --reps times; `sync` first, so that a freshly linked
+in the same run (docs/benchmarks.md, "Smaller and faster"). --settle seconds (1) after every instance answers
+`get`, the mean of smaps_rollup's Private_Clean + Private_Dirty over the instances: what each adds once the
+binary's and the libraries' file pages are shared. The builds alternate, --reps times; `sync` first, so that a freshly linked
 binary's page cache does not count as dirty.
 
     python3 bench/instances.py --bin-dir DIR [--also LABEL=DIR ...] [--instances 20] [--reps 3] --out out/bench
