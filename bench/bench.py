@@ -42,6 +42,14 @@ def pct(samples, p):
     return s[k]
 
 
+def builds(bin_dir, also):
+    """{"this build": bin_dir, LABEL: DIR for each --also LABEL=DIR}, the directories made absolute."""
+    out = {"this build": os.path.abspath(bin_dir)}
+    for label, _, path in (x.rpartition("=") for x in also):
+        out[label] = os.path.abspath(path)
+    return out
+
+
 def median(samples):
     s = sorted(samples)
     n = len(s)

@@ -18,7 +18,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from bench import median, write_report  # noqa: E402
+from bench import builds as bench_builds, median, write_report  # noqa: E402
 from hostile import private_bus  # noqa: E402
 
 
@@ -94,9 +94,7 @@ def main():
     ap.add_argument("--settle", type=float, default=1, help="seconds after every instance answered, before measuring")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
-    builds = {"this build": os.path.abspath(a.bin_dir)}
-    for label, _, path in (x.rpartition("=") for x in a.also):
-        builds[label] = os.path.abspath(path)
+    builds = bench_builds(a.bin_dir, a.also)
     subprocess.run(["sync"], timeout=120)
     runs = {b: [] for b in builds}
     for rep in range(a.reps):

@@ -21,7 +21,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from bench import Hold, Stack, median, rss, write_report  # noqa: E402
+from bench import Hold, Stack, builds as bench_builds, median, rss, write_report  # noqa: E402
 from hostile import build_probe  # noqa: E402
 from change_latency import start_session, use  # noqa: E402
 
@@ -120,9 +120,7 @@ def main():
     ap.add_argument("--startup-runs", type=int, default=10, help="fresh daemons timed to their first answer, per repetition")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
-    builds = {"this build": os.path.abspath(a.bin_dir)}
-    for label, _, path in (x.rpartition("=") for x in a.also):
-        builds[label] = os.path.abspath(path)
+    builds = bench_builds(a.bin_dir, a.also)
     probe = build_probe("rss")
     R = {"builds": builds, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "runs": {b: [] for b in builds}}
     st = Stack(a.bin_dir)
