@@ -34,6 +34,9 @@ import Glibc
 // bench/variant.py from a copy of the tree it patches; the metadata-accessors build passes its flags to
 // `swift build` (bench/cli_floor.py).
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+// The daemon's release build leaves out the run-time exclusivity checks: its state is confined to one queue, debug
+// builds (every test) keep them, and they were a third of a fan-out's instructions (docs/decisions.md).
+let daemonSettings = strict + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
 
 // appearancectl ships as a static executable (release builds): no dynamic loader work before main, which was
 // two thirds of a `get` (docs/decisions.md, bench/cli_floor.py). lld links it: gold prints glibc's
@@ -102,7 +105,7 @@ let package = Package(
         .target(name: "AppearanceFormats", dependencies: ["AppearanceCore", "AppearanceProtocol"], swiftSettings: strict),
         .target(name: "AppearanceDaemon", dependencies: ["AppearanceCore", "AppearanceProtocol", "AppearancePosix", "AppearanceDecide",
                                                          "AppearanceFormats"],
-                swiftSettings: strict),
+                swiftSettings: daemonSettings),
         // appearancectl's command line as a value: the option table, the parser, the help and the completions.
         .target(name: "AppearanceCLI", dependencies: ["AppearanceCore", "AppearanceProtocol"], swiftSettings: strict),
         .target(name: "AppearanceKit", dependencies: ["AppearanceCore", "AppearanceProtocol", "AppearancePosix"],

@@ -39,40 +39,56 @@ public struct View: Equatable, Sendable {
     public var palette: ResolvedPalette?
 }
 
+/// One published state as the subscribers of one interest see it: made once per change and shared by all of
+/// them, so a fan-out copies a reference per subscriber, not a state (docs/decisions.md).
+public final class Offer: Sendable {
+    public let state: AppearanceState
+    /// The palette resolved for `state`, present when the interest asks for it.
+    public let palette: ResolvedPalette?
+    public let view: View
+
+    public init(_ state: AppearanceState, palette: ResolvedPalette? = nil, interest: Interest) {
+        view = interest.view(of: state, palette: palette)
+        (self.state, self.palette) = (state, view.palette)
+    }
+}
+
 /// Per-subscriber delivery (docs/protocol.md's notification rules) on the subscriber's own view: each change is
 /// `offer`ed, the transport `take`s one pending notification at most when it can write.
 public struct Delivery: Sendable {
     public let interest: Interest
     /// What this subscriber has been told last, seen through its interest.
     public private(set) var known: View
-    /// The notification waiting for the transport, and its view: two fields, not a tuple (docs/benchmarks.md).
-    public private(set) var pending: Notification?
-    private var pendingView: View?
+    /// The offer waiting for the transport; nil when the latest one looks like `known`.
+    private var waiting: Offer?
 
     public init(subscribedAt state: AppearanceState, palette: ResolvedPalette? = nil, interest: Interest = .mode) {
         self.interest = interest
         known = interest.view(of: state, palette: palette)
     }
 
+    /// The notification the transport would take now.
+    public var pending: Notification? { waiting.map { Notification(state: $0.state, previous: known.mode, palette: $0.palette) } }
+
     /// Offers the newly published state and the palette resolved for it.
     public mutating func offer(_ state: AppearanceState, palette: ResolvedPalette? = nil) {
-        let view = interest.view(of: state, palette: palette)
-        if view == known {
-            pending = nil
-            pendingView = nil
-        } else {
-            pending = Notification(state: state, previous: known.mode, palette: view.palette)
-            pendingView = view
-        }
+        offer(Offer(state, palette: palette, interest: interest))
     }
+
+    /// Offers a state already seen through this subscriber's interest (`Offer` made with the same `interest`).
+    public mutating func offer(_ o: Offer) { waiting = o.view == known ? nil : o }
 
     /// Hands the pending notification to the transport, which will send it; the subscriber then knows it.
     public mutating func take() -> Notification? {
-        guard let n = pending, let v = pendingView else { return nil }
-        pending = nil
-        pendingView = nil
-        known = v
-        return n
+        takeOffer().map { Notification(state: $0.offer.state, previous: $0.previous, palette: $0.offer.palette) }
+    }
+
+    /// `take` without building the notification: the offer and the mode the subscriber knew before it.
+    public mutating func takeOffer() -> (offer: Offer, previous: Mode)? {
+        guard let o = waiting else { return nil }
+        waiting = nil
+        defer { known = o.view }
+        return (o, known.mode)
     }
 }
 

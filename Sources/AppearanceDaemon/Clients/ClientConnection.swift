@@ -221,9 +221,13 @@ final class Connection: @unchecked Sendable {
     }
 
     /// Sends the pending notification if the client keeps up; `encode` lets a broadcast share one encoding.
-    func deliverIfIdle(_ encode: (Notification) -> [UInt8] = Outgoing.changed) {
-        guard !closed, !hasPendingOutput, let n = delivery?.take() else { return }
-        send(encode(n))
+    func deliverIfIdle(_ encode: (Offer, Mode) -> [UInt8] = Connection.encode) {
+        guard !closed, !hasPendingOutput, let (o, previous) = delivery?.takeOffer() else { return }
+        send(encode(o, previous))
+    }
+
+    private static func encode(_ o: Offer, previous: Mode) -> [UInt8] {
+        Outgoing.changed(Notification(state: o.state, previous: previous, palette: o.palette))
     }
 
     /// Stops reading, sends what is queued, then closes (used after a fatal protocol error).

@@ -101,57 +101,53 @@ final class Publisher: @unchecked Sendable {
 
     /// Offers the published state and palette (an app's own, to a subscriber for an app) to every subscriber.
     func offer(_ engine: Engine, _ palette: Palette) {
-        let subscribers = clients.subscribers
-        guard !subscribers.isEmpty else { return }
-        // Each state, palette and encoding is made once per app (docs/decisions.md).
         var prepared = Prepared(engine: engine, palette: palette)
-        for c in subscribers {
-            let interest = c.delivery!.interest
-            let (state, resolved) = prepared.state(for: interest.app, palette: interest.palette)
-            c.delivery!.offer(state, palette: resolved)
-            c.deliverIfIdle { n in prepared.encoded(n, app: interest.app) }
+        for c in clients.connections.values {
+            guard let interest = c.delivery?.interest else { continue }
+            c.delivery!.offer(prepared.offer(for: interest))
+            c.deliverIfIdle { prepared.encoded($0, previous: $1) }
         }
     }
 
-    /// One pass's states, palettes and encodings, by app (`offer`).
+    /// One pass's offers (one per interest) and their encodings (one per offer and previous mode).
     private struct Prepared {
-        struct Encoding: Hashable {
-            let app: String?
+        struct Key: Hashable {
+            let offer: ObjectIdentifier
             let previous: Mode
-            let palette: Bool
         }
 
         let engine: Engine
         let palette: Palette
-        private var last: (app: String?, state: AppearanceState, palette: ResolvedPalette?)?
+        private var last: (interest: Interest, offer: Offer)?
+        private var offers: [Interest: Offer] = [:]
         private var states: [String?: (state: AppearanceState, palette: ResolvedPalette?)] = [:]
-        private var lastEncoded: (key: Encoding, bytes: [UInt8])?
-        private var encodings: [Encoding: [UInt8]] = [:]
+        private var lastEncoded: (key: Key, bytes: [UInt8])?
+        private var encodings: [Key: [UInt8]] = [:]
 
         init(engine: Engine, palette: Palette) { (self.engine, self.palette) = (engine, palette) }
 
-        mutating func state(for app: String?, palette wanted: Bool) -> (AppearanceState, ResolvedPalette?) {
-            var entry: (state: AppearanceState, palette: ResolvedPalette?)
-            if let last, last.app == app {
-                entry = (last.state, last.palette)
-            } else if let known = states[app] {
-                entry = known
-            } else {
-                entry = (engine.state(for: app), nil)
-            }
-            if wanted, entry.palette == nil {
-                entry.palette = palette.resolved(entry.state.variant, accent: entry.state.traits.accentColor)
-            }
-            if let last, last.app != app { states[last.app] = (last.state, last.palette) }
-            last = (app, entry.state, entry.palette)
-            return (entry.state, wanted ? entry.palette : nil)
+        mutating func offer(for interest: Interest) -> Offer {
+            if let last, last.interest == interest { return last.offer }
+            let o = offers[interest] ?? make(interest)
+            offers[interest] = o
+            last = (interest, o)
+            return o
         }
 
-        mutating func encoded(_ n: Notification, app: String?) -> [UInt8] {
-            let key = Encoding(app: app, previous: n.previous, palette: n.palette != nil)
+        private mutating func make(_ interest: Interest) -> Offer {
+            var entry = states[interest.app] ?? (engine.state(for: interest.app), nil)
+            if interest.palette, entry.palette == nil {
+                entry.palette = palette.resolved(entry.state.variant, accent: entry.state.traits.accentColor)
+            }
+            states[interest.app] = entry
+            return Offer(entry.state, palette: entry.palette, interest: interest)
+        }
+
+        mutating func encoded(_ o: Offer, previous: Mode) -> [UInt8] {
+            let key = Key(offer: ObjectIdentifier(o), previous: previous)
             if let lastEncoded, lastEncoded.key == key { return lastEncoded.bytes }
-            let bytes = encodings[key] ?? Outgoing.changed(n)
-            if let lastEncoded { encodings[lastEncoded.key] = lastEncoded.bytes }
+            let bytes = encodings[key] ?? Outgoing.changed(Notification(state: o.state, previous: previous, palette: o.palette))
+            encodings[key] = bytes
             lastEncoded = (key, bytes)
             return bytes
         }
