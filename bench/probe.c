@@ -9,6 +9,9 @@
 //       the same pause). Prints "round,t0,first,last,trigger" per round.
 //   probe dbus ADDRESS N ROUNDS              N libdbus connections with a match rule on a private bus;
 //       an emitter sends one signal per round (stamped before send). Same output.
+//   probe floor N ROUNDS BYTES               the floor of a fan-out: one process writes a BYTES-long `changed`
+//       line to N socket pairs with one send(2) each, on a pipe's signal (stamped before it is written);
+//       the same receiving loop as `sock`. Same output as `dbus`.
 //   probe hold SOCKET N                      N subscribers that stay connected and drain what they get,
 //       until stdin closes. Prints "ready" once subscribed.
 //   probe readrtt ROUNDS                     Read(org.freedesktop.appearance, color-scheme) round trips
@@ -254,6 +257,47 @@ static int cmd_sock(const char *path, int n, int rounds, const char *trigger) {
     return 0;
 }
 
+static int cmd_floor(int n, int rounds, int bytes) {
+    int *fds = calloc((size_t)n, sizeof(int)), *out = calloc((size_t)n, sizeof(int)), go[2];
+    for (int i = 0; i < n; i++) {
+        int sv[2];
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv) != 0) die("socketpair");
+        fds[i] = sv[0];
+        out[i] = sv[1];
+    }
+    if (pipe(go) != 0) die("pipe");
+    char *line = malloc((size_t)bytes);
+    memset(line, ' ', (size_t)bytes);
+    memcpy(line, "{\"method\":\"changed\"}", 20);
+    line[bytes - 1] = '\n';
+    pid_t writer = fork();
+    if (writer == 0) {
+        close(go[1]);
+        char c;
+        while (read(go[0], &c, 1) == 1)
+            for (int i = 0; i < n; i++) send(out[i], line, (size_t)bytes, MSG_DONTWAIT | MSG_NOSIGNAL);
+        _exit(0);
+    }
+    for (int i = 0; i < n; i++) close(out[i]);
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    for (int i = 0; i < n; i++) {
+        struct epoll_event e = {.events = EPOLLIN, .data.u32 = (uint32_t)i};
+        if (epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &e) != 0) die("epoll_ctl");
+    }
+    printf("round,t0,first,last\n");
+    for (int r = 0; r < rounds; r++) {
+        int64_t t0 = now(), first, last;
+        if (write(go[1], "x", 1) != 1) die("write");
+        if (!round_wait(ep, fds, n, NULL, 0, &t0, &first, &last)) exit(3);
+        printf("%d,%lld,%lld,%lld\n", r, (long long)t0, (long long)first, (long long)last);
+        fflush(stdout);
+        usleep(20000);
+    }
+    close(go[1]);
+    waitpid(writer, NULL, 0);
+    return 0;
+}
+
 static int cmd_dbus(const char *address, int n, int rounds) {
     int ep = epoll_create1(EPOLL_CLOEXEC);
     int *fds = calloc((size_t)n, sizeof(int));
@@ -475,6 +519,7 @@ int main(int argc, char **argv) {
     signal(SIGPIPE, SIG_IGN);
     if (argc >= 6 && !strcmp(argv[1], "sock")) return cmd_sock(argv[2], atoi(argv[3]), atoi(argv[4]), argv[5]);
     if (argc >= 5 && !strcmp(argv[1], "dbus")) return cmd_dbus(argv[2], atoi(argv[3]), atoi(argv[4]));
+    if (argc >= 5 && !strcmp(argv[1], "floor")) return cmd_floor(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
     if (argc >= 4 && !strcmp(argv[1], "hold")) return cmd_hold(argv[2], atoi(argv[3]));
     if (argc >= 3 && !strcmp(argv[1], "readrtt")) return cmd_readrtt(atoi(argv[2]));
     if (argc >= 6 && !strcmp(argv[1], "startup") && !strcmp(argv[4], "--")) return cmd_startup(argv[2], atoi(argv[3]), argv + 5);

@@ -71,9 +71,15 @@ extension RawClient {
     func finalKnownMode(initial: String, final: String, id: Int) throws -> String {
         let (notes, reply) = try notificationsUntilGet(id: id)
         #expect(reply.contains(#""mode":"\#(final)""#))
-        let known = notes.last.map { $0.contains(#""mode":"dark""#) ? "dark" : "light" } ?? initial
+        // Each notification starts from the mode the one before it ended on, and changes it (rules 1 and 2).
+        var known = initial
+        for n in notes {
+            #expect(n.contains(#""previous":"\#(known)""#) && !n.contains(#""mode":"\#(known)""#), "\(n)")
+            known = n.contains(#""mode":"dark""#) ? "dark" : "light"
+        }
         guard known != final else { return known }
         let pending = try #require(try line())
+        #expect(pending.contains(#""previous":"\#(known)""#), "\(pending)")
         return pending.contains(#""mode":"dark""#) ? "dark" : "light"
     }
 }
@@ -113,6 +119,27 @@ extension RawClient {
         }
         Stress.figure("subscribers", "\(Stress.subscribers), flips \(Stress.flips), every subscriber ends on \(final)")
         Stress.figure("daemon RSS", "idle \(idle) KiB, with subscribers \(connected) KiB, peak \(stat.peakKiB) KiB")
+    }
+
+    /// Changes that come while a large fan-out is still being written (it goes out a turn of 128 subscribers at
+    /// a time): every subscriber ends on the last state, each told a change from what it knew (docs/decisions.md).
+    @Test func changesDuringALargeFanOutReachEveryone() throws {
+        Stress.raiseFileLimit()
+        let s = try Sandbox()
+        let d = try s.startDaemon()
+        defer { d.stop() }
+        let clients = try (0..<(3 * 128 + 1)).map { _ in try RawClient(s.socket) }
+        for c in clients { try c.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"# + "\n") }
+        for c in clients { #expect(try c.line()?.contains(#""mode":"light""#) == true) }
+        let setter = try RawClient(s.socket)
+        let sets = 11
+        try setter.send((0..<sets).map { i in
+            #"{"jsonrpc":"2.0","id":\#(i + 2),"method":"set","params":{"override":"\#(i % 2 == 0 ? "dark" : "light")"}}"# + "\n"
+        }.joined())
+        for _ in 0..<sets { #expect(try setter.line()?.contains(#""result""#) == true) }
+        for (k, c) in clients.enumerated() {
+            #expect(try c.finalKnownMode(initial: "light", final: "dark", id: 1000 + k) == "dark")
+        }
     }
 
     /// One subscriber that never reads among readers: the readers get every change, memory stays bounded.

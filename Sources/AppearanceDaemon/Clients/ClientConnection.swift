@@ -10,6 +10,8 @@ final class Connection: @unchecked Sendable {
     let id: UInt64
     let peer: String
     var delivery: Delivery?
+    /// In the publisher's list of subscribers still to be offered the newest state.
+    var awaitingOffer = false
 
     private let queue: DispatchQueue
     private var readSource: DispatchSourceRead? { didSet { oldValue?.cancel() } }

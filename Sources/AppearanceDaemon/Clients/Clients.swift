@@ -5,7 +5,7 @@ import Dispatch
 
 /// The clients' room (docs/architecture.md): the listening socket, the caps and budgets, the connections.
 final class Clients: @unchecked Sendable {
-    private let queue: DispatchQueue
+    let queue: DispatchQueue
     private let log: Logger
     private let clock: Clock
     private let uid = Posix.userID

@@ -99,14 +99,46 @@ final class Publisher: @unchecked Sendable {
         changeLog?.append(kept.entry, replacing: kept.replaced, all: transitions)
     }
 
+    /// Subscribers still to be offered the newest state, in order, each at most once (`awaitingOffer`), from
+    /// `nextToOffer` on; what they are offered, made once for all of them.
+    private var toOffer: [Connection] = []
+    private var nextToOffer = 0
+    private var prepared: Prepared?
+    private var offerTurnScheduled = false
+    /// Subscribers offered in one turn of the queue: requests that came meanwhile are read between turns, so a
+    /// large fan-out does not hold the next save back; a newer state reaches who is not told yet (docs/decisions.md).
+    static let offersPerTurn = 128
+
     /// Offers the published state and palette (an app's own, to a subscriber for an app) to every subscriber.
     func offer(_ engine: Engine, _ palette: Palette) {
-        var prepared = Prepared(engine: engine, palette: palette)
-        for c in clients.connections.values {
-            guard let interest = c.delivery?.interest else { continue }
-            c.delivery!.offer(prepared.offer(for: interest))
-            c.deliverIfIdle { prepared.encoded($0, previous: $1) }
+        prepared = Prepared(engine: engine, palette: palette)
+        for c in clients.connections.values where c.delivery != nil && !c.awaitingOffer {
+            c.awaitingOffer = true
+            toOffer.append(c)
         }
+        offerTurn()
+    }
+
+    private func offerTurn() {
+        let end = min(nextToOffer + Self.offersPerTurn, toOffer.count)
+        for c in toOffer[nextToOffer..<end] {
+            c.awaitingOffer = false
+            guard let interest = c.delivery?.interest else { continue }
+            c.delivery!.offer(prepared!.offer(for: interest))
+            c.deliverIfIdle { self.prepared!.encoded($0, previous: $1) }
+        }
+        nextToOffer = end
+        guard end == toOffer.count else {
+            if !offerTurnScheduled {
+                offerTurnScheduled = true
+                clients.queue.async { [self] in
+                    offerTurnScheduled = false
+                    offerTurn()
+                }
+            }
+            return
+        }
+        (toOffer, nextToOffer, prepared) = ([], 0, nil)
     }
 
     /// One pass's offers (one per interest) and their encodings (one per offer and previous mode).
