@@ -138,7 +138,8 @@ final class Publisher: @unchecked Sendable {
             }
             return
         }
-        (toOffer, nextToOffer, prepared) = ([], 0, nil)
+        toOffer.removeAll(keepingCapacity: toOffer.count <= 1024)
+        (nextToOffer, prepared) = (0, nil)
     }
 
     /// One pass's offers (one per interest) and their encodings (one per offer and previous mode).
@@ -158,28 +159,29 @@ final class Publisher: @unchecked Sendable {
 
         init(engine: Engine, palette: Palette) { (self.engine, self.palette) = (engine, palette) }
 
+        // The dictionaries are filled only once a second interest or encoding comes: most passes have one.
         mutating func offer(for interest: Interest) -> Offer {
             if let last, last.interest == interest { return last.offer }
-            let o = offers[interest] ?? make(interest)
-            offers[interest] = o
+            if let last { offers[last.interest] = last.offer }
+            let o = offers[interest] ?? make(interest, keep: last != nil)
             last = (interest, o)
             return o
         }
 
-        private mutating func make(_ interest: Interest) -> Offer {
+        private mutating func make(_ interest: Interest, keep: Bool) -> Offer {
             var entry = states[interest.app] ?? (engine.state(for: interest.app), nil)
             if interest.palette, entry.palette == nil {
                 entry.palette = palette.resolved(entry.state.variant, accent: entry.state.traits.accentColor)
             }
-            states[interest.app] = entry
+            if keep { states[interest.app] = entry }
             return Offer(entry.state, palette: entry.palette, interest: interest)
         }
 
         mutating func encoded(_ o: Offer, previous: Mode) -> [UInt8] {
             let key = Key(offer: ObjectIdentifier(o), previous: previous)
             if let lastEncoded, lastEncoded.key == key { return lastEncoded.bytes }
+            if let lastEncoded { encodings[lastEncoded.key] = lastEncoded.bytes }
             let bytes = encodings[key] ?? Outgoing.changed(Notification(state: o.state, previous: previous, palette: o.palette))
-            encodings[key] = bytes
             lastEncoded = (key, bytes)
             return bytes
         }
