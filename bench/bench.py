@@ -518,7 +518,9 @@ def run(st, probe, R, q, out):
     log(f"start-up x {rounds}")
     for i in range(rounds):
         for name, env in (("appearanced, portal warm", st.env), ("appearanced, no bus", nobus)):
-            r = subprocess.run([probe, "startup", sock2, "1", "--", st.bin_dir + "/appearanced", "--socket", sock2],
+            # A state folder of its own: the running daemon holds the stack's (one daemon per state folder).
+            r = subprocess.run([probe, "startup", sock2, "1", "--", st.bin_dir + "/appearanced", "--socket", sock2,
+                                "--state-dir", st.root + "/s2/state"],
                                env=env, capture_output=True, text=True)
             if r.returncode != 0:
                 raise SystemExit("startup: " + r.stderr)
