@@ -240,13 +240,16 @@ public final class Daemon: @unchecked Sendable {
     }
 
     private func shutdown() {
+        guard !notices.stopping else { return }
         log.info("stopping")
         Systemd.notify("STOPPING=1")
-        publisher.stop()
-        closeNotice()  // before the sentry closes the bus it is sent on
-        sentry.stop()
-        clients.closeAll()
-        Posix.exit(0)
+        // The notice first, before the sentry closes the bus it is sent on; the daemon serves as before meanwhile.
+        closeNotice { [self] in
+            publisher.stop()
+            sentry.stop()
+            clients.closeAll()
+            Posix.exit(0)
+        }
     }
 
     private static func makeInstanceID() -> String {

@@ -37,7 +37,8 @@ import Testing
         var socket: String { root + "/run/socket" }
         var stateFile: String { root + "/state/appearanced/state.json" }
 
-        init() throws {
+        /// - Parameter notifier: the daemon's notifier, made for its queue.
+        init(notifier: ((DispatchQueue) -> Notifier)? = nil) throws {
             root = NSTemporaryDirectory() + "appearanced-shell-\(UUID().uuidString.prefix(8))"
             try FileManager.default.createDirectory(atPath: root + "/run", withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
@@ -45,7 +46,7 @@ import Testing
             let env = ["HOME": root, "XDG_STATE_HOME": root + "/state", "XDG_CONFIG_HOME": root + "/config"]
             var paths = Paths.resolve(socket: root + "/run/socket", config: root + "/config.toml") { env[$0] }
             paths.socket = SocketLocation(path: root + "/run/socket", ownsDirectory: false)
-            daemon = Daemon(paths: paths, logLevelOption: .error, sentry: sentry, outlet: outlet, queue: queue,
+            daemon = Daemon(paths: paths, logLevelOption: .error, sentry: sentry, outlet: outlet, notifier: notifier?(queue), queue: queue,
                             logger: Logger(level: .error))
             var failure: StartupError?
             queue.sync { do throws(StartupError) { try daemon.start(signals: false) } catch { failure = error } }
@@ -131,6 +132,67 @@ import Testing
         try c.send(#"{"jsonrpc":"2.0","id":8,"method":"get"}"#)
         let after = try c.line()
         #expect(after.contains(#""mode":"dark""#) && after.contains(#""system":"light""#), "\(after)")
+    }
+
+    /// A notifier whose stop reports across first (a `sync` onto the daemon's queue, as the answer to a Notify in
+    /// flight does), then closes the notice; without `answers`, `done` is kept for the test to call.
+    final class ClosingNotifier: Notifier, @unchecked Sendable {
+        private let lock = NSLock()
+        private var said: [String] = []
+        private var report: ((NoticeReport) -> Void)?
+        private let answers: Bool
+        private(set) var kept: (@Sendable () -> Void)?
+        init(answers: Bool) { self.answers = answers }
+
+        func add(_ event: String) { lock.lock(); said.append(event); lock.unlock() }
+        var events: [String] { lock.lock(); defer { lock.unlock() }; return said }
+
+        func start(report: @escaping (NoticeReport) -> Void) { self.report = report }
+        func show(_ notice: Notice?) { add("show \(notice?.summary ?? "none")") }
+        func stop(done: @escaping @Sendable () -> Void) {
+            report?(.status("closing"))
+            add("closed")
+            if answers { done() } else { kept = done }
+        }
+    }
+
+    /// A stopping daemon closes its notice without holding its queue: a report the bus's queue brings over meanwhile
+    /// gets through, and the daemon goes on once the notice is closed, long before the grace.
+    @Test func aStoppingDaemonClosesItsNoticeWhileTheBusReportsAcross() throws {
+        let bus = DispatchQueue(label: "daemon-shell-test.bus")
+        let notifier = ClosingNotifier(answers: true)
+        let rig = try Rig { CrossingNotifier(notifier, busQueue: bus, daemonQueue: $0) }
+        let finished = DispatchSemaphore(value: 0)
+        rig.queue.async {
+            rig.daemon.closeNotice(grace: .seconds(3600)) {
+                notifier.add("daemon went on")
+                finished.signal()
+            }
+        }
+        try #require(finished.wait(timeout: .now() + 20) == .success, "the daemon waited for the bus's queue, which waited for it")
+        #expect(notifier.events == ["closed", "daemon went on"])
+        rig.queue.sync { #expect(rig.daemon.notices.detail == "closing") }
+    }
+
+    /// A server that does not answer: the daemon goes on at the grace, once, even when the answer comes later; no
+    /// notice is shown after.
+    @Test func aStoppingDaemonGoesOnOnceAtTheGrace() throws {
+        let bus = DispatchQueue(label: "daemon-shell-test.bus")
+        let notifier = ClosingNotifier(answers: false)
+        let rig = try Rig { CrossingNotifier(notifier, busQueue: bus, daemonQueue: $0) }
+        let finished = DispatchSemaphore(value: 0)
+        rig.queue.async {
+            rig.daemon.closeNotice(grace: .milliseconds(10)) {
+                notifier.add("daemon went on")
+                finished.signal()
+            }
+        }
+        try #require(finished.wait(timeout: .now() + 20) == .success)
+        bus.sync { notifier.kept?() }
+        rig.queue.sync { rig.daemon.notices.want(Notice(time: 0, mode: .dark, when: "19:00", cause: "sunset", postponeBy: 60)) }
+        rig.queue.sync {}
+        bus.sync {}
+        #expect(notifier.events.sorted() == ["closed", "daemon went on"])
     }
 
     @Test func aBadRequestIsAnsweredAndTheConnectionGoesOn() throws {

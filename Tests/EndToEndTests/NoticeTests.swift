@@ -64,6 +64,22 @@ import class TestSupport.Subprocess
 
     static func id(_ notice: [String: Any]) -> Int { notice["id"] as? Int ?? -1 }
 
+    /// A peer's `count` calls for one app's state (each taken over to the daemon's queue), sent without waiting for
+    /// their answers; it says "sent" once they are on the bus, then waits to be stopped.
+    static func appStateCalls(_ s: Sandbox, count: Int) throws -> Child {
+        let calls = try Child("/usr/bin/python3", ["-c", """
+            bus, sys, time = __import__("dbus.bus").bus, __import__("sys"), __import__("time")
+            b = bus.BusConnection(sys.argv[1])
+            for i in range(int(sys.argv[2])):
+                b.call_async(sys.argv[3], sys.argv[4], sys.argv[3], "Get", "a{sv}", [{"app": "org.example.App"}], None, None)
+            b.flush()
+            print("sent", flush=True)
+            time.sleep(600)
+            """, s.env["DBUS_SESSION_BUS_ADDRESS"]!, "\(count)", BusFaceTests.name, BusFaceTests.path], env: s.env)
+        _ = try calls.waitForLines(1)
+        return calls
+    }
+
     @Test func theNoticeComesOnTimeAndItsPostponeButtonPostpones() async throws {
         let (s, day, bus) = try Self.sandbox(at: 18 * 3600 + 50 * 60)
         defer { bus.close() }
@@ -162,14 +178,17 @@ import class TestSupport.Subprocess
         try Self.waitStatus(s, "Postpone 30m: none showing")
     }
 
-    /// A daemon's restart closes its notice and the next start shows it again; a server that leaves and another
-    /// that comes are followed; a notice the user closed stays closed, until its change moves.
+    /// A daemon's restart closes its notice (even while a peer's calls are crossing over to the daemon's queue) and
+    /// the next start shows it again; a server that leaves and another that comes are followed; a notice the user
+    /// closed stays closed, until its change moves.
     @Test func restartsOfTheDaemonAndOfTheServer() async throws {
         let (s, _, bus) = try Self.sandbox(at: 18 * 3600 + 56 * 60)
         defer { bus.close() }
         let server = try await FakeServer(s)
         var d = try s.startDaemon()
         let first = try server.waitNotices(1)[0]
+        let calls = try Self.appStateCalls(s, count: 2000)
+        defer { calls.stop(SIGKILL); _ = try? calls.waitForExit() }
         d.stop()
         _ = try d.waitForExit()
         try server.waitClose(Self.id(first))

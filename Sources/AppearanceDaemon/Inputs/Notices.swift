@@ -14,12 +14,16 @@ final class Notices: @unchecked Sendable {
     var refusal: (time: Int64, mode: Mode, text: String)?
     /// The notice whose button was taken: another press on it (a double click) is not a second request.
     var acted: Notice.Key?
+    /// Set once the daemon stops: no notice is shown after.
+    private(set) var stopping = false
+    /// What runs once the notice is closed (or the grace is over), while the daemon stops.
+    private var afterClose: (() -> Void)?
 
     init(notifier: Notifier?) { self.notifier = notifier }
 
     /// Tells the notifier, when the notice wanted changed.
     func want(_ notice: Notice?) {
-        guard notice != wanted else { return }
+        guard !stopping, notice != wanted else { return }
         if notice?.key != wanted?.key { acted = nil }
         wanted = notice
         notifier?.show(notice)
@@ -27,6 +31,19 @@ final class Notices: @unchecked Sendable {
 
     /// How long a stopping daemon waits for its notice to be closed.
     static let closeGrace: DispatchTimeInterval = .seconds(2)
+
+    /// The daemon stops: `finish` runs at the first `closed()`.
+    func stop(then finish: @escaping () -> Void) {
+        stopping = true
+        afterClose = finish
+    }
+
+    /// The notice is closed, or the grace is over: the daemon goes on stopping (once).
+    func closed() {
+        let finish = afterClose
+        afterClose = nil
+        finish?()
+    }
 }
 
 extension Daemon {
@@ -91,11 +108,15 @@ extension Daemon {
         return "\(what): \(notices.detail)"
     }
 
-    /// The daemon stops: its notice is closed before the bus goes, waiting at most `Notices.closeGrace`.
-    func closeNotice() {
-        guard let notifier = notices.notifier else { return }
-        let closed = DispatchSemaphore(value: 0)
-        notifier.stop { closed.signal() }
-        _ = closed.wait(timeout: .now() + Notices.closeGrace)
+    /// The daemon stops: its notice is closed before the bus goes, then `finish` runs, after at most `grace`. The
+    /// queue is not held meanwhile: the bus's queue may be waiting on it to report (docs/decisions.md).
+    func closeNotice(grace: DispatchTimeInterval = Notices.closeGrace, then finish: @escaping () -> Void) {
+        notices.stop(then: finish)
+        guard let notifier = notices.notifier else { return notices.closed() }
+        notifier.stop { [weak self] in
+            guard let self else { return }
+            self.queue.async { self.notices.closed() }
+        }
+        queue.asyncAfter(deadline: .now() + grace) { [weak self] in self?.notices.closed() }
     }
 }
