@@ -303,7 +303,7 @@ sanitize: deps-test
 # with its command); `make bench-quick` is a short run into out/bench/quick/. Neither is part of `make test`, and no test asserts on these numbers.
 # BASELINE_BIN_DIR=DIR (another build's release binaries) measures change latency and fan-out beside it.
 BASELINE_BIN_DIR ?=
-BENCH_PKGS := $(TEST_PKGS) gcc libc6-dev librsvg2-bin linux-perf valgrind
+BENCH_PKGS := $(TEST_PKGS) gcc libc6-dev librsvg2-bin linux-perf valgrind liburing-dev
 .PHONY: bench bench-quick deps-bench
 deps-bench:
 	$(call ensure_packages,$(BENCH_PKGS))
@@ -320,7 +320,10 @@ bench: deps-bench
 		$(if $(BASELINE_BIN_DIR),--baseline-bin-dir $(BASELINE_BIN_DIR))
 	/usr/bin/python3 bench/parsers.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench
 	/usr/bin/python3 bench/apps.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench
-	/usr/bin/python3 bench/set_throughput.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench
+	/usr/bin/python3 bench/set_throughput.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench \
+		$(if $(BASELINE_BIN_DIR),--baseline-bin-dir $(BASELINE_BIN_DIR))
+	/usr/bin/python3 bench/fanout.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench \
+		$(if $(BASELINE_BIN_DIR),--baseline-bin-dir $(BASELINE_BIN_DIR))
 	/usr/bin/python3 bench/rss.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench/rss-alone
 	/usr/bin/python3 bench/instances.py --bin-dir $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) --out out/bench \
 		$(if $(BASELINE_BIN_DIR),--also before=$(BASELINE_BIN_DIR))

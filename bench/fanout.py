@@ -5,8 +5,9 @@ In one run, in alternating repetitions: a release appearanced with no bus (its o
 told of a `set` (probe `sock … set`, stamped before the request is written); a private dbus-daemon relaying
 one signal to N libdbus connections with a match rule each (probe `dbus`, stamped before the emitter's send);
 and the floor, one process writing a line of the daemon's notification size to N socket pairs with one send(2)
-each (probe `floor`, stamped before the pipe byte that starts it). The same epoll loop receives all three, so
-the figure is the last of N told. The daemon's folders are on a tmpfs: a `set` is answered after its save,
+each (probe `floor`, stamped before the pipe byte that starts it), and where liburing is installed the same
+floor with the N sends submitted in one io_uring_enter (`floor uring`). The same epoll loop receives them all,
+so the figure is the last of N told. The daemon's folders are on a tmpfs: a `set` is answered after its save,
 and the figure is the fan-out, not the disk's fsync (bench/set_throughput.py measures that). With
 --baseline-bin-dir a second build takes its turn in each repetition. Prints each ratio; writes fanout.json to
 --out.
@@ -61,11 +62,17 @@ def main():
     if shm:
         tempfile.tempdir = shm
     probe = build_probe("fanout")
+    uring = probe + "-uring"
+    if subprocess.run(["cc", "-O2", "-DPROBE_URING", "-o", uring, os.path.join(HERE, "probe.c")]
+                      + subprocess.run(["pkg-config", "--cflags", "--libs", "dbus-1"], capture_output=True, text=True,
+                                       check=True).stdout.split() + ["-luring"], capture_output=True).returncode != 0:
+        bench.log("no liburing: the io_uring floor is left out")
+        uring = None
     builds = {"this build": os.path.abspath(a.bin_dir)}
     if a.baseline_bin_dir:
         builds["build before"] = os.path.abspath(a.baseline_bin_dir)
     n, k = a.subscribers, a.rounds
-    samples = {label: [] for label in list(builds) + ["dbus-daemon", "floor"]}
+    samples = {label: [] for label in list(builds) + ["dbus-daemon", "floor"] + (["floor, io_uring"] if uring else [])}
     root = tempfile.mkdtemp(prefix="appearanced-bench-fanout-")
     conf = os.path.join(root, "bus.conf")
     with open(conf, "w") as f:
@@ -90,8 +97,11 @@ def main():
                 if r.returncode != 0:
                     raise SystemExit(f"{label}: {r.stderr}")
                 samples[label] += lasts(csv.DictReader(r.stdout.splitlines()))
-            for label, argv in (("dbus-daemon", [probe, "dbus", address, str(n), str(k)]),
-                                ("floor", [probe, "floor", str(n), str(k), str(size)])):
+            peers = [("dbus-daemon", [probe, "dbus", address, str(n), str(k)]),
+                     ("floor", [probe, "floor", str(n), str(k), str(size)])]
+            if uring:
+                peers.append(("floor, io_uring", [uring, "floor", str(n), str(k), str(size), "uring"]))
+            for label, argv in peers:
                 r = subprocess.run(argv, capture_output=True, text=True, timeout=600)
                 if r.returncode != 0:
                     raise SystemExit(f"{label}: {r.stderr}")
@@ -101,6 +111,8 @@ def main():
         bus.terminate()
         bus.wait(timeout=10)
         os.unlink(probe)
+        if uring:
+            os.unlink(uring)
         subprocess.run(["rm", "-rf", root], timeout=60)
     R = {"subscribers": n, "notification_bytes": size, "load": open("/proc/loadavg").read().split()[:3],
          "last": {label: {"n": len(s), "p50": bench.median(s), "p99": bench.pct(s, 99)} for label, s in samples.items()}}

@@ -9,9 +9,10 @@
 //       the same pause). Prints "round,t0,first,last,trigger" per round.
 //   probe dbus ADDRESS N ROUNDS              N libdbus connections with a match rule on a private bus;
 //       an emitter sends one signal per round (stamped before send). Same output.
-//   probe floor N ROUNDS BYTES               the floor of a fan-out: one process writes a BYTES-long `changed`
+//   probe floor N ROUNDS BYTES [uring]       the floor of a fan-out: one process writes a BYTES-long `changed`
 //       line to N socket pairs with one send(2) each, on a pipe's signal (stamped before it is written);
-//       the same receiving loop as `sock`. Same output as `dbus`.
+//       the same receiving loop as `sock`. Same output as `dbus`. `uring` (a probe built with -DPROBE_URING
+//       and -luring): the N sends go to the kernel in one io_uring_enter, on registered descriptors.
 //   probe hold SOCKET N                      N subscribers that stay connected and drain what they get,
 //       until stdin closes. Prints "ready" once subscribed.
 //   probe readrtt ROUNDS                     Read(org.freedesktop.appearance, color-scheme) round trips
@@ -257,7 +258,36 @@ static int cmd_sock(const char *path, int n, int rounds, const char *trigger) {
     return 0;
 }
 
-static int cmd_floor(int n, int rounds, int bytes) {
+#ifdef PROBE_URING
+#include <liburing.h>
+// The N sends of one round submitted together: one system call for all of them.
+static void send_all_uring(int *out, int n, const char *line, int bytes) {
+    static struct io_uring ring;
+    static int ready;
+    if (!ready) {
+        if (io_uring_queue_init(4096, &ring, 0) < 0 || io_uring_register_files(&ring, out, (unsigned)n) < 0) die("io_uring");
+        ready = 1;
+    }
+    for (int i = 0; i < n;) {
+        int batch = 0;
+        for (; i < n && batch < 4096; i++, batch++) {
+            struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+            io_uring_prep_send(sqe, i, line, (size_t)bytes, MSG_DONTWAIT | MSG_NOSIGNAL);
+            sqe->flags |= IOSQE_FIXED_FILE;
+        }
+        io_uring_submit_and_wait(&ring, (unsigned)batch);
+        struct io_uring_cqe *cqe;
+        unsigned head, seen = 0;
+        io_uring_for_each_cqe(&ring, head, cqe) seen++;
+        io_uring_cq_advance(&ring, seen);
+    }
+}
+#endif
+
+static int cmd_floor(int n, int rounds, int bytes, int uring) {
+#ifndef PROBE_URING
+    (void)uring;
+#endif
     int *fds = calloc((size_t)n, sizeof(int)), *out = calloc((size_t)n, sizeof(int)), go[2];
     for (int i = 0; i < n; i++) {
         int sv[2];
@@ -274,8 +304,12 @@ static int cmd_floor(int n, int rounds, int bytes) {
     if (writer == 0) {
         close(go[1]);
         char c;
-        while (read(go[0], &c, 1) == 1)
+        while (read(go[0], &c, 1) == 1) {
+#ifdef PROBE_URING
+            if (uring) { send_all_uring(out, n, line, bytes); continue; }
+#endif
             for (int i = 0; i < n; i++) send(out[i], line, (size_t)bytes, MSG_DONTWAIT | MSG_NOSIGNAL);
+        }
         _exit(0);
     }
     for (int i = 0; i < n; i++) close(out[i]);
@@ -519,7 +553,13 @@ int main(int argc, char **argv) {
     signal(SIGPIPE, SIG_IGN);
     if (argc >= 6 && !strcmp(argv[1], "sock")) return cmd_sock(argv[2], atoi(argv[3]), atoi(argv[4]), argv[5]);
     if (argc >= 5 && !strcmp(argv[1], "dbus")) return cmd_dbus(argv[2], atoi(argv[3]), atoi(argv[4]));
-    if (argc >= 5 && !strcmp(argv[1], "floor")) return cmd_floor(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
+    if (argc >= 5 && !strcmp(argv[1], "floor")) {
+        int uring = argc >= 6 && !strcmp(argv[5], "uring");
+#ifndef PROBE_URING
+        if (uring) { fprintf(stderr, "floor uring: this probe was built without -DPROBE_URING\n"); return 64; }
+#endif
+        return cmd_floor(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), uring);
+    }
     if (argc >= 4 && !strcmp(argv[1], "hold")) return cmd_hold(argv[2], atoi(argv[3]));
     if (argc >= 3 && !strcmp(argv[1], "readrtt")) return cmd_readrtt(atoi(argv[2]));
     if (argc >= 6 && !strcmp(argv[1], "startup") && !strcmp(argv[4], "--")) return cmd_startup(argv[2], atoi(argv[3]), argv + 5);
