@@ -8,7 +8,9 @@ Every acknowledged `set` must be durable: after each round the daemon is killed 
 in its state file must be the one `get` answered just before. Beside it, in the same rounds, the peer: one writer
 making atomic durable writes of a state file of the same size in the same kind of folder on the same disk (write a
 temporary file, fsync, rename over, fsync the folder), as fast as it can; the ratio is the daemon's acknowledged
-`set`s per second over the peer's writes per second. Writes set_throughput.json to --out.
+`set`s per second over the peer's writes per second. --count-saves runs one more round of each build under
+`perf stat` (fsyncs and sends): how many `set`s a save covers, how many times a save's change is told to each
+subscriber. Writes set_throughput.json to --out.
 """
 import argparse
 import json
@@ -29,13 +31,19 @@ from hostile import Daemon, build_probe  # noqa: E402
 STATE_BYTES = 20
 
 
-def one_round(bin_dir, probe, clients, seconds, subscribers):
+def one_round(bin_dir, probe, clients, seconds, subscribers, counts=None):
+    """`set`s per second; with `counts` (a dict), also the daemon's saves and sends, counted by `perf stat`."""
     d = Daemon(bin_dir)
     try:
         hold = subprocess.Popen([probe, "hold", d.socket, str(subscribers)], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, text=True, env=d.env)
         if hold.stdout.readline().strip() != "ready":
             raise SystemExit(f"hold {subscribers} failed")
+        stat = None
+        if counts is not None:
+            stat = subprocess.Popen(["perf", "stat", "-x,", "-o", d.root + "/perf-stat", "-e",
+                                     "syscalls:sys_enter_fsync,syscalls:sys_enter_sendto", "-p", str(d.p.pid)])
+            time.sleep(0.5)  # perf attached
         try:
             r = subprocess.run([probe, "setload", d.socket, str(clients), str(seconds)], env=d.env,
                                capture_output=True, text=True, timeout=seconds + 60)
@@ -43,8 +51,18 @@ def one_round(bin_dir, probe, clients, seconds, subscribers):
                 raise SystemExit(f"setload failed: {r.stderr}")
             total, secs = r.stdout.strip().split(",")
         finally:
+            if stat:
+                stat.send_signal(signal.SIGINT)
+                stat.wait(timeout=60)
             hold.stdin.close()
             hold.wait(timeout=60)
+        if stat:
+            # Two fsyncs a save (the file, its folder); one send a subscriber told, besides the replies.
+            n = {line.split(",")[2]: int(line.split(",")[0]) for line in open(d.root + "/perf-stat")
+                 if line[:1].isdigit()}
+            saves = n["syscalls:sys_enter_fsync"] / 2
+            counts.setdefault("sets_a_save", []).append(int(total) / saves)
+            counts.setdefault("notified_a_save", []).append((n["syscalls:sys_enter_sendto"] - int(total)) / subscribers / saves)
         answered = subprocess.run([bin_dir + "/appearancectl", "get", "--json"], env=d.env, capture_output=True,
                                   text=True, timeout=10).stdout
         d.p.send_signal(signal.SIGKILL)
@@ -88,6 +106,8 @@ def main():
     ap.add_argument("--clients", type=int, default=10)
     ap.add_argument("--seconds", type=float, default=5)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--count-saves", action="store_true",
+                    help="one more round of each build under `perf stat`: sets a save, subscribers told a save")
     a = ap.parse_args()
     probe = build_probe("set")
     builds = {"this build": a.bin_dir}
@@ -100,13 +120,17 @@ def main():
             for label, bin_dir in builds.items():
                 rates[label].append(one_round(bin_dir, probe, a.clients, a.seconds, 1000))
             peer.append(atomic_writes(a.seconds, STATE_BYTES))
+        counts = {label: {} for label in builds} if a.count_saves else {}
+        for label, c in counts.items():
+            one_round(builds[label], probe, a.clients, a.seconds, 1000, c)
     finally:
         os.unlink(probe)
     result = {"clients": a.clients, "subscribers": 1000, "seconds": a.seconds, "rounds": a.rounds,
               "durable_after_sigkill": True,
               "per_second": {label: {"median": statistics.median(r), "rounds": r} for label, r in rates.items()},
               "peer_atomic_writes_per_second": {"median": statistics.median(peer), "rounds": peer},
-              "ratio_to_peer": {label: statistics.median(r) / statistics.median(peer) for label, r in rates.items()}}
+              "ratio_to_peer": {label: statistics.median(r) / statistics.median(peer) for label, r in rates.items()},
+              "counted_under_perf": counts}
     os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.out, "set_throughput.json"), "w") as f:
         json.dump(result, f, indent=1)
@@ -116,6 +140,9 @@ def main():
         print(f"set from {a.clients} clients, 1,000 subscribers, {label}: median {statistics.median(r):.0f} "
               f"requests/s (rounds: {', '.join(f'{x:.0f}' for x in r)}); durable after SIGKILL; "
               f"{result['ratio_to_peer'][label]:.2f}x the peer")
+    for label, c in counts.items():
+        print(f"{label}, one round under perf stat: {c['sets_a_save'][0]:.1f} sets a save, every subscriber told "
+              f"{c['notified_a_save'][0]:.2f} times a save")
 
 
 if __name__ == "__main__":
