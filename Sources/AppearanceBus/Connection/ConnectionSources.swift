@@ -76,15 +76,13 @@ let addWatch: DBusAddWatchFunction = { watch, data in
     return 1
 }
 
-let removeWatch: DBusRemoveWatchFunction = { watch, _ in
-    guard let watch, let data = dbus_watch_get_data(watch) else { return }
-    (Unmanaged<AnyObject>.fromOpaque(data).takeUnretainedValue() as? WatchBox)?.cancel()
+/// The box a watch or timeout carries as its data (`passRetained` by the add function, released by libdbus).
+private func boxed<Box: AnyObject>(_ data: UnsafeMutableRawPointer?, _: Box.Type) -> Box? {
+    data.flatMap { Unmanaged<AnyObject>.fromOpaque($0).takeUnretainedValue() as? Box }
 }
 
-let toggleWatch: DBusWatchToggledFunction = { watch, _ in
-    guard let watch, let data = dbus_watch_get_data(watch) else { return }
-    (Unmanaged<AnyObject>.fromOpaque(data).takeUnretainedValue() as? WatchBox)?.update()
-}
+let removeWatch: DBusRemoveWatchFunction = { watch, _ in boxed(watch.flatMap(dbus_watch_get_data), WatchBox.self)?.cancel() }
+let toggleWatch: DBusWatchToggledFunction = { watch, _ in boxed(watch.flatMap(dbus_watch_get_data), WatchBox.self)?.update() }
 
 /// A libdbus timeout as a Dispatch timer (libdbus adds some still, though replies are matched by serial). Arming
 /// and cancelling wait for the next turn of the queue, as they wake Dispatch's manager thread; the generation
@@ -151,12 +149,5 @@ let addTimeout: DBusAddTimeoutFunction = { timeout, data in
     return 1
 }
 
-let removeTimeout: DBusRemoveTimeoutFunction = { timeout, _ in
-    guard let timeout, let data = dbus_timeout_get_data(timeout) else { return }
-    (Unmanaged<AnyObject>.fromOpaque(data).takeUnretainedValue() as? TimeoutBox)?.cancel()
-}
-
-let toggleTimeout: DBusTimeoutToggledFunction = { timeout, _ in
-    guard let timeout, let data = dbus_timeout_get_data(timeout) else { return }
-    (Unmanaged<AnyObject>.fromOpaque(data).takeUnretainedValue() as? TimeoutBox)?.update()
-}
+let removeTimeout: DBusRemoveTimeoutFunction = { t, _ in boxed(t.flatMap(dbus_timeout_get_data), TimeoutBox.self)?.cancel() }
+let toggleTimeout: DBusTimeoutToggledFunction = { t, _ in boxed(t.flatMap(dbus_timeout_get_data), TimeoutBox.self)?.update() }
