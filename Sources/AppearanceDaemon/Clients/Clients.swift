@@ -40,8 +40,6 @@ final class Clients: @unchecked Sendable {
         return listener
     }
 
-    var subscribers: [Connection] { connections.values.filter { $0.delivery != nil } }
-
     /// `c` subscribed (again: a second subscribe replaces the first).
     func subscribe(_ c: Connection, _ delivery: Delivery) { c.delivery = delivery }
 
