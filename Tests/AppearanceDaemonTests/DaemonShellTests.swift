@@ -156,20 +156,26 @@ import Testing
         }
     }
 
-    /// A stopping daemon closes its notice without holding its queue: a report the bus's queue brings over meanwhile
-    /// gets through, and the daemon goes on once the notice is closed, long before the grace.
-    @Test func aStoppingDaemonClosesItsNoticeWhileTheBusReportsAcross() throws {
+    /// A daemon whose notifier reports across from a bus queue, stopped: returns once the daemon went on stopping.
+    func stopWithNotice(answers: Bool, grace: DispatchTimeInterval) throws -> (Rig, ClosingNotifier, DispatchQueue) {
         let bus = DispatchQueue(label: "daemon-shell-test.bus")
-        let notifier = ClosingNotifier(answers: true)
+        let notifier = ClosingNotifier(answers: answers)
         let rig = try Rig { CrossingNotifier(notifier, busQueue: bus, daemonQueue: $0) }
         let finished = DispatchSemaphore(value: 0)
         rig.queue.async {
-            rig.daemon.closeNotice(grace: .seconds(3600)) {
+            rig.daemon.closeNotice(grace: grace) {
                 notifier.add("daemon went on")
                 finished.signal()
             }
         }
         try #require(finished.wait(timeout: .now() + 20) == .success, "the daemon waited for the bus's queue, which waited for it")
+        return (rig, notifier, bus)
+    }
+
+    /// A stopping daemon closes its notice without holding its queue: a report the bus's queue brings over meanwhile
+    /// gets through, and the daemon goes on once the notice is closed, long before the grace.
+    @Test func aStoppingDaemonClosesItsNoticeWhileTheBusReportsAcross() throws {
+        let (rig, notifier, _) = try stopWithNotice(answers: true, grace: .seconds(3600))
         #expect(notifier.events == ["closed", "daemon went on"])
         rig.queue.sync { #expect(rig.daemon.notices.detail == "closing") }
     }
@@ -177,17 +183,7 @@ import Testing
     /// A server that does not answer: the daemon goes on at the grace, once, even when the answer comes later; no
     /// notice is shown after.
     @Test func aStoppingDaemonGoesOnOnceAtTheGrace() throws {
-        let bus = DispatchQueue(label: "daemon-shell-test.bus")
-        let notifier = ClosingNotifier(answers: false)
-        let rig = try Rig { CrossingNotifier(notifier, busQueue: bus, daemonQueue: $0) }
-        let finished = DispatchSemaphore(value: 0)
-        rig.queue.async {
-            rig.daemon.closeNotice(grace: .milliseconds(10)) {
-                notifier.add("daemon went on")
-                finished.signal()
-            }
-        }
-        try #require(finished.wait(timeout: .now() + 20) == .success)
+        let (rig, notifier, bus) = try stopWithNotice(answers: false, grace: .milliseconds(10))
         bus.sync { notifier.kept?() }
         rig.queue.sync { rig.daemon.notices.want(Notice(time: 0, mode: .dark, when: "19:00", cause: "sunset", postponeBy: 60)) }
         rig.queue.sync {}
