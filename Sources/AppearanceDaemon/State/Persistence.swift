@@ -62,21 +62,12 @@ final class Persistence: @unchecked Sendable {
         return e
     }
 
-    /// Queues an accepted change; a save starts once the queue's waiting events are handled (requests that came
-    /// together share it), or after the running one (then the next one takes it).
+    /// Queues an accepted change; a save starts now unless one is running (then the next one takes it).
     func enqueue(_ w: Write) {
         if let event = w.event, decidingCache != nil { _ = decidingCache!.apply(event) }
         unsaved.append(w)
-        guard inFlight == nil, !startScheduled else { return }
-        startScheduled = true
-        queue.async { [weak self] in
-            guard let self else { return }
-            startScheduled = false
-            if inFlight == nil, !unsaved.isEmpty { startSave() }
-        }
+        if inFlight == nil { startSave() }
     }
-
-    private var startScheduled = false
 
     /// Starts a save when the engine's inputs differ from the file (an override ended, a desktop flip) and none is queued.
     func persistIfNeeded() {
