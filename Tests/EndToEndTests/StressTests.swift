@@ -121,14 +121,14 @@ extension RawClient {
         Stress.figure("daemon RSS", "idle \(idle) KiB, with subscribers \(connected) KiB, peak \(stat.peakKiB) KiB")
     }
 
-    /// Changes that come while a large fan-out is still being written (it goes out a turn of 128 subscribers at
+    /// Changes that come while a large fan-out is still being written (it goes out a turn of 32 subscribers at
     /// a time): every subscriber ends on the last state, each told a change from what it knew (docs/decisions.md).
     @Test func changesDuringALargeFanOutReachEveryone() throws {
         Stress.raiseFileLimit()
         let s = try Sandbox()
         let d = try s.startDaemon()
         defer { d.stop() }
-        let clients = try (0..<(3 * 128 + 1)).map { _ in try RawClient(s.socket) }
+        let clients = try (0..<(12 * 32 + 1)).map { _ in try RawClient(s.socket) }
         for c in clients { try c.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"# + "\n") }
         for c in clients { #expect(try c.line()?.contains(#""mode":"light""#) == true) }
         let setter = try RawClient(s.socket)

@@ -107,7 +107,7 @@ final class Publisher: @unchecked Sendable {
     private var offerTurnScheduled = false
     /// Subscribers offered in one turn of the queue: requests that came meanwhile are read between turns, so a
     /// large fan-out does not hold the next save back; a newer state reaches who is not told yet (docs/decisions.md).
-    static let offersPerTurn = 128
+    static let offersPerTurn = 32
 
     /// Offers the published state and palette (an app's own, to a subscriber for an app) to every subscriber.
     func offer(_ engine: Engine, _ palette: Palette) {
