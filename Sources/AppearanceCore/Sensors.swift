@@ -16,7 +16,7 @@ public struct SensorsWanted: Equatable, Sendable {
     }
 }
 
-/// What one of the room's inputs says now.
+/// What one of the sensor inputs says now.
 public enum SensorReading: Equatable, Sendable {
     /// The sensor's level and its unit ("lux", or "vendor": raw values); nil level: none yet (not claimed).
     case light(level: Double?, unit: String)

@@ -1,7 +1,7 @@
 import AppearanceCore
 import AppearanceDecide
 
-/// The desktop's room: what the sentry reads (its echo or the user's flip: `Decide.desktopReading`) and what the
+/// The desktop's readings: what the sentry reads (its echo or the user's flip: `Decide.desktopReading`) and what the
 /// portal backend serves (not read back).
 extension Daemon {
     func systemReading(_ reading: SystemReading) {

@@ -4,7 +4,7 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// The reload room: the config and palette read again, each room told what changed for it; and the faces' desk.
+/// Reloading: the config and palette read again, each part told what changed for it; and the daemon's requests from the bus.
 extension Daemon {
     /// Reads the config and the palette again (SIGHUP, `reload`): how the config was read, or its mistake (then
     /// the previous configuration stays in force; the palette is reloaded either way).
@@ -23,7 +23,7 @@ extension Daemon {
                 publish([.init(t, cause: "config reloaded: default-mode \(c.defaultMode.rawValue)")])
             }
             publisher.outlet?.setPolicy(c.portalBackend)
-            for face in publisher.faces { face.setOptions(FaceOptions(darkman: c.darkmanDBus)) }
+            for service in publisher.services { service.setOptions(BusServiceOptions(darkman: c.darkmanDBus)) }
             publisher.follower.configure(c.desktop, portalServed: outletStatus?.serving ?? false)
             planSchedule()
             configureHooks()
@@ -80,8 +80,8 @@ extension Daemon {
     }
 }
 
-/// The daemon as the D-Bus faces see it: the published state, and the one entry for writes.
-final class FaceDesk: FaceRequests {
+/// The daemon as the D-Bus services see it: the published state, and the one entry for writes.
+final class DaemonRequests: BusServiceRequests {
     private weak var daemon: Daemon?
 
     init(_ daemon: Daemon) { self.daemon = daemon }

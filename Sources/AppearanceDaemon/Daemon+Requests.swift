@@ -3,7 +3,7 @@ import AppearanceDecide
 import AppearancePosix
 import AppearanceProtocol
 
-/// The requests' room: one client line in, one reply out; writes answered once durable (Persistence.swift).
+/// The requests: one client line in, one reply out; writes answered once durable (Persistence.swift).
 extension Daemon {
     func handle(_ line: ArraySlice<UInt8>, from c: Connection) {
         let request: Request
@@ -80,7 +80,7 @@ extension Daemon {
         }
     }
 
-    /// A write from any face (the socket, the bus), decided on every accepted change and answered once durable
+    /// A write from the socket or the bus, decided on every accepted change and answered once durable
     /// (at once when it changes nothing and nothing waits). `who` names the asker in `log`.
     func write(_ call: Call, app: String?, by who: @autoclosure () -> String, answer: @escaping (Result<AppearanceState, RPCError>) -> Void) {
         switch Decide.write(call, app: app, on: persistence.deciding(), now: clock.now()) {
@@ -100,7 +100,7 @@ extension Daemon {
         (s.paletteDetail, s.portalBackendDetail) = (settings.paletteDetail, outletStatus?.detail)
         (s.configDetail, s.scheduleDetail) = (settings.configDetail, scheduleDetail)
         (s.hooksDetail, s.appOverrides) = (publisher.hooks.statusDetail, engine.inputs.apps.count)
-        (s.desktopDetail, s.busDetail, s.location) = (publisher.follower.statusDetail, faceDetail, locationInfo)
+        (s.desktopDetail, s.busDetail, s.location) = (publisher.follower.statusDetail, serviceDetail, locationInfo)
         (s.integrationsDetail, s.noticesDetail) = (integrations.statusDetail, noticesDetail)
         s.automaticDetail = automaticDetail
         let c = settings.config

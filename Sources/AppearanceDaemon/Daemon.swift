@@ -4,7 +4,7 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// The daemon: wires the rooms together (docs/architecture.md) and owns the engine, on one serial queue.
+/// The daemon: wires its parts together (docs/architecture.md) and owns the engine, on one serial queue.
 public final class Daemon: @unchecked Sendable {
     public static let version = packageVersion
 
@@ -18,8 +18,8 @@ public final class Daemon: @unchecked Sendable {
     var engine: Engine { didSet { persistence.engineChanged() } }
     /// What the portal backend serves now, when there is one.
     var outletStatus: OutletStatus?
-    /// What the D-Bus face serves now, when there is one (`status`).
-    var faceDetail: String?
+    /// What the D-Bus service serves now, when there is one (`status`).
+    var serviceDetail: String?
     /// The sentry's last reading as it came, before the outlet's own keys are taken out of it.
     var sentryReading: SystemReading?
     let settings: Settings
@@ -27,7 +27,7 @@ public final class Daemon: @unchecked Sendable {
     let persistence: Persistence
     let publisher: Publisher
     let timers: Timers
-    let location: LocationRoom
+    let location: LocationTracker
     let sensors: SensorsInput
     var integrations: Integrations { publisher.integrations }
     let notices: Notices
@@ -40,7 +40,7 @@ public final class Daemon: @unchecked Sendable {
     /// How long client requests wait for the first system reading at start-up before being answered anyway.
     static let firstReadingGrace: DispatchTimeInterval = .seconds(3)
 
-    public init(paths: Paths, logLevelOption: LogLevel?, sentry: Sentry, outlet: Outlet? = nil, faces: [Face] = [],
+    public init(paths: Paths, logLevelOption: LogLevel?, sentry: Sentry, outlet: Outlet? = nil, services: [BusService] = [],
                 locator: Locator? = nil, sensors: Sensors? = nil, notifier: Notifier? = nil, queue: DispatchQueue, logger: Logger) {
         (self.paths, self.logLevelOption, self.sentry, self.queue, self.log) = (paths, logLevelOption, sentry, queue, logger)
         let store = StateStore(path: paths.stateFile)
@@ -53,10 +53,10 @@ public final class Daemon: @unchecked Sendable {
                               integrations: Integrations(queue: queue, log: logger, paths: paths, files: files),
                               follower: DesktopFollower(queue: queue, log: logger, files: files), outlet: outlet, log: logger, clock: clock)
         timers = Timers(queue: queue, clock: clock)
-        location = LocationRoom(queue: queue, log: logger, clock: clock, stateFile: paths.stateFile, locator: locator, files: files)
+        location = LocationTracker(queue: queue, log: logger, clock: clock, stateFile: paths.stateFile, locator: locator, files: files)
         notices = Notices(notifier: notifier)
         self.sensors = SensorsInput(sensors: sensors, queue: queue)
-        publisher.faces = faces
+        publisher.services = services
         engine = Engine(inputs: Inputs(system: .unavailable, override: .system, defaultMode: .light),
                         instance: Self.makeInstanceID(), systemDetail: "not read yet")
         wire()
@@ -131,10 +131,10 @@ public final class Daemon: @unchecked Sendable {
         timers.watchClock(tz: Posix.environment("TZ"), changed: { [weak self] why in self?.clockChanged(why) },
                           failed: { [log] in log.warning($0) })
         publisher.outlet?.publish(Publisher.served(engine, settings.palette))
-        // The D-Bus faces answer from the published state and write through `write` as the socket does.
-        let desk = FaceDesk(self)
-        for face in publisher.faces {
-            face.start(FaceOptions(darkman: config.darkmanDBus), state: engine.state, requests: desk) { [weak self] detail in self?.faceDetail = detail }
+        // The D-Bus services answer from the published state and write through `write` as the socket does.
+        let requests = DaemonRequests(self)
+        for service in publisher.services {
+            service.start(BusServiceOptions(darkman: config.darkmanDBus), state: engine.state, requests: requests) { [weak self] detail in self?.serviceDetail = detail }
         }
         notices.notifier?.start { [weak self] report in self?.noticeReport(report) }
         // Connections wait in the backlog until the first reading, so the first `get` is already right.

@@ -97,7 +97,7 @@ extension Request {
         return try decode(json: json)
     }
 
-    /// A request given as a value (the D-Bus face's calls), with the same checks and messages as a line.
+    /// A request given as a value (the D-Bus service's calls), with the same checks and messages as a line.
     public static func decode(method: String, params: JSON) throws(RequestFailure) -> Request {
         try decode(json: .object([("jsonrpc", .string("2.0")), ("id", .int(1)), ("method", .string(method)), ("params", params)]))
     }

@@ -41,7 +41,7 @@ func printStatus(_ st: StatusInfo, socket: String) {
         temporary:   \(s.temporary.map { describeTemporary($0, automatic: st.scheduleDetail != nil || s.system != .unavailable) } ?? "none")
         portal:      \(st.portalBackendDetail ?? "unknown (the daemon is older than protocol 3)")
         desktop:     \(st.desktopDetail ?? "unknown (the daemon is older than protocol 4)")
-        bus:         \(st.busDetail ?? "unknown (the daemon has no D-Bus face)")
+        bus:         \(st.busDetail ?? "unknown (the daemon has no D-Bus service)")
         hooks:       \(st.hooksDetail ?? "unknown (the daemon is older than protocol 3)")
         integrations: \(st.integrationsDetail ?? "unknown (the daemon is older than protocol 6)")
         notices:     \(st.noticesDetail ?? (st.protocolVersion < 7 ? "unknown (the daemon is older than protocol 7)" : "off (no notify-before in [automatic])"))

@@ -67,19 +67,19 @@ let busLog: (LogLevel, String) -> Void = { level, message in queue.async { logge
 let sessionBus = BusClient.session(queue: busQueue, log: busLog)
 let systemBus = BusClient.system(queue: queue, log: { logger.log($0, $1) })
 let portalSentry = PortalSentry(bus: sessionBus, log: busLog)
-// A trial instance (--state-dir) takes no name on the session bus: no portal backend, no face.
+// A trial instance (--state-dir) takes no name on the session bus: no portal backend, no D-Bus service.
 
 let trial = invocation.stateDir != nil
 let backend = trial ? nil : PortalBackend(bus: sessionBus, log: busLog)
-let faces = trial ? [] : [CrossingFace(BusFace(bus: sessionBus, log: busLog), busQueue: busQueue, daemonQueue: queue)]
+let services = trial ? [] : [BusServiceProxy(AppearanceService(bus: sessionBus, log: busLog), busQueue: busQueue, daemonQueue: queue)]
 // The notice before an automatic change (`[automatic] notify-before`), on the same connection; a trial sends none.
-let notifier = trial ? nil : CrossingNotifier(BusNotifier(bus: sessionBus, log: busLog), busQueue: busQueue, daemonQueue: queue)
-let sentry = CrossingSentry(portalSentry, busQueue: busQueue, daemonQueue: queue)
+let notifier = trial ? nil : NotifierProxy(BusNotifier(bus: sessionBus, log: busLog), busQueue: busQueue, daemonQueue: queue)
+let sentry = SentryProxy(portalSentry, busQueue: busQueue, daemonQueue: queue)
 // The schedule's place, when the config asks GeoClue for it (started by the daemon only then).
 let locator = GeoClueLocator(bus: systemBus, log: { logger.log($0, $1) })
 let daemon = Daemon(paths: Paths.resolve(socket: socketPath, config: configPath, stateDir: invocation.stateDir, trialHooks: invocation.hooks),
                     logLevelOption: logLevel, sentry: sentry,
-                    outlet: backend.map { CrossingOutlet($0, busQueue: busQueue, daemonQueue: queue) }, faces: faces, locator: locator,
+                    outlet: backend.map { OutletProxy($0, busQueue: busQueue, daemonQueue: queue) }, services: services, locator: locator,
                     sensors: SystemSensors(bus: systemBus),
                     notifier: notifier, queue: queue, logger: logger)
 let sleepWatcher = SleepWatcher(bus: systemBus, log: { logger.log($0, $1) })

@@ -54,7 +54,7 @@ import Testing
 
     @Test func readingsCrossOntoTheDaemonsQueueInOrder() throws {
         let record = Record()
-        let sentry = CrossingSentry(BusSentry(record), busQueue: Self.busQueue, daemonQueue: Self.daemonQueue)
+        let sentry = SentryProxy(BusSentry(record), busQueue: Self.busQueue, daemonQueue: Self.daemonQueue)
         Self.daemonQueue.async {
             sentry.start { reading in record.add("\(reading.detail) on \(BusQueueTests.here)") }
             sentry.stop()
@@ -70,7 +70,7 @@ import Testing
     @Test func theDaemonsQueueNeverWaitsForTheBuses() throws {
         let record = Record()
         let outlet = FakeOutlet(record)
-        let crossing = CrossingOutlet(outlet, busQueue: Self.busQueue, daemonQueue: Self.daemonQueue)
+        let crossing = OutletProxy(outlet, busQueue: Self.busQueue, daemonQueue: Self.daemonQueue)
         let release = DispatchSemaphore(value: 0)
         Self.busQueue.async { release.wait() }   // the bus's queue is stuck (a 60 MB message, say)
         Self.daemonQueue.async {
@@ -96,7 +96,7 @@ import Testing
         func stop() {}
     }
 
-    final class Desk: FaceRequests, @unchecked Sendable {
+    final class Desk: BusServiceRequests, @unchecked Sendable {
         let record: Record
         init(_ record: Record) { self.record = record }
         func state(for app: String, answer: @escaping (AppearanceState) -> Void) {
@@ -117,7 +117,7 @@ import Testing
 
     @Test func aFacesRequestsAreDecidedOnTheDaemonsQueueAndAnsweredOnTheBuses() throws {
         let record = Record()
-        let desk = CrossingDesk(Desk(record), Crossing(daemon: Self.daemonQueue, bus: Self.busQueue))
+        let desk = RequestsProxy(Desk(record), QueuePair(daemon: Self.daemonQueue, bus: Self.busQueue))
         Self.busQueue.async {
             desk.state(for: "org.example.App") { state in record.add("seq \(state.seq) on \(BusQueueTests.here)") }
             desk.write(.toggle, app: nil, by: "D-Bus :1.5") { result in
@@ -147,7 +147,7 @@ import Testing
 
     @Test func theNotifiersCallsAndReportsCross() throws {
         let record = Record()
-        let notifier = CrossingNotifier(FakeNotifier(record), busQueue: Self.busQueue, daemonQueue: Self.daemonQueue)
+        let notifier = NotifierProxy(FakeNotifier(record), busQueue: Self.busQueue, daemonQueue: Self.daemonQueue)
         Self.daemonQueue.async {
             notifier.start { report in
                 switch report {

@@ -160,7 +160,7 @@ import Testing
     func stopWithNotice(answers: Bool, grace: DispatchTimeInterval) throws -> (Rig, ClosingNotifier, DispatchQueue) {
         let bus = DispatchQueue(label: "daemon-shell-test.bus")
         let notifier = ClosingNotifier(answers: answers)
-        let rig = try Rig { CrossingNotifier(notifier, busQueue: bus, daemonQueue: $0) }
+        let rig = try Rig { NotifierProxy(notifier, busQueue: bus, daemonQueue: $0) }
         let finished = DispatchSemaphore(value: 0)
         rig.queue.async {
             rig.daemon.closeNotice(grace: grace) {

@@ -35,7 +35,7 @@ struct DarkmanImportTests {
         let config = try Config.parse(result.toml, path: "config.toml")
         #expect(config.schedule.latitude == 52.3 && config.schedule.longitude == 4.8 && config.portalBackend == .auto)
         #expect(config.darkmanDBus)
-        // darkman's D-Bus server off: so is appearanced's darkman face.
+        // darkman's D-Bus server off: so is appearanced's darkman service.
         #expect(try Config.parse(convertDarkman("dbusserver: false\n", file: "c.yaml").toml, path: "config.toml").darkmanDBus == false)
     }
 

@@ -33,7 +33,7 @@ import Testing
     /// one before it is durable): the daemon's threads (the bus's reader, Dispatch's workers for the bus's,
     /// the daemon's, the save's and the change log's queues) all allocate from the one heap, before and after.
     @Test func theDaemonKeepsOneHeapThroughAFloodOfDBusToggles() throws {
-        let served = try BusFaceTests.Served()
+        let served = try AppearanceServiceTests.Served()
         defer { served.close() }
         let s = served.sandbox
         #expect(try Self.extraHeaps(served.daemon.pid) == 0)
@@ -45,7 +45,7 @@ import Testing
                 b.call_async(sys.argv[2], sys.argv[3], sys.argv[2], "Toggle", "a{sv}", [{}], None, None)
             b.call_blocking(sys.argv[2], sys.argv[3], sys.argv[2], "Toggle", "a{sv}", [{}], timeout=120)
             print("answered", flush=True)
-            """, served.bus.address, BusFaceTests.name, BusFaceTests.path], env: s.env)
+            """, served.bus.address, AppearanceServiceTests.name, AppearanceServiceTests.path], env: s.env)
         defer { flood.stop(SIGKILL); _ = try? flood.waitForExit() }
         #expect(try flood.waitForLines(1, timeout: 120) == ["answered"], "\(flood.stderr)")
         // 2,001 toggles: the other mode.

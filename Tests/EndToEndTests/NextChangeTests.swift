@@ -99,23 +99,23 @@ import Testing
         #expect(try s.ctl("postpone").status == 64)
     }
 
-    /// The D-Bus face's Postpone and Skip: the socket's words and checks, answered with the schedule.
+    /// The D-Bus service's Postpone and Skip: the socket's words and checks, answered with the schedule.
     @Test func postponeAndSkipOnDBus() throws {
         let (s, day) = try Self.sandbox(at: 12 * 3600)
-        let bus = try BusFaceTests.FaceBus(s)
+        let bus = try AppearanceServiceTests.FaceBus(s)
         defer { bus.close() }
         let d = try s.startDaemon()
         defer { d.stop() }
-        try waitUntil("the face's name") { try s.ctl("status").out.contains("bus:         io.github.appearanced.Appearance1") }
-        let m = BusFaceTests.name + "."
-        let r = try BusFaceTests.call(s, m + "Postpone", ["{'for': <uint32 1800>}"])
+        try waitUntil("the service's name") { try s.ctl("status").out.contains("bus:         io.github.appearanced.Appearance1") }
+        let m = AppearanceServiceTests.name + "."
+        let r = try AppearanceServiceTests.call(s, m + "Postpone", ["{'for': <uint32 1800>}"])
         #expect(r.ok && r.out.contains("'postponedFrom': <int64 \(day + 19 * 3600)>") && r.out.contains("'time': <int64 \(day + 19 * 3600 + 1800)>"), "\(r.out)")
         #expect(try s.ctl("schedule", "--days", "1").out.contains("19:30  dark   dark-at (postponed from 19:00)"))
-        let refused = try BusFaceTests.call(s, m + "Skip", ["{'cancel': <true>}"])
+        let refused = try AppearanceServiceTests.call(s, m + "Skip", ["{'cancel': <true>}"])
         #expect(!refused.ok && refused.out.contains("Error.RequestFailed") && refused.out.contains("skip: nothing is skipped"), "\(refused.out)")
-        let bad = try BusFaceTests.call(s, m + "Postpone", ["{'for': <uint32 0>}"])
+        let bad = try AppearanceServiceTests.call(s, m + "Postpone", ["{'for': <uint32 0>}"])
         #expect(!bad.ok && bad.out.contains("Error.InvalidParams") && bad.out.contains("postpone: invalid \"for\" 0"), "\(bad.out)")
-        #expect(try BusFaceTests.call(s, m + "Postpone", ["{'cancel': <true>}"]).ok)
+        #expect(try AppearanceServiceTests.call(s, m + "Postpone", ["{'cancel': <true>}"]).ok)
         #expect(try s.ctl("schedule", "--days", "1").out.contains("19:00  dark   dark-at\n"))
     }
 }

@@ -56,10 +56,10 @@ import class TestSupport.Subprocess
     }
 
     /// A sandbox with its own session bus, at `time` seconds after the next UTC midnight, notices on.
-    static func sandbox(at time: Int64, before: String = "5m") throws -> (Sandbox, day: Int64, BusFaceTests.FaceBus) {
+    static func sandbox(at time: Int64, before: String = "5m") throws -> (Sandbox, day: Int64, AppearanceServiceTests.FaceBus) {
         let (s, day) = try NextChangeTests.sandbox(at: time)
         try s.write(config(before: before), to: s.configFile)
-        return (s, day, try BusFaceTests.FaceBus(s))
+        return (s, day, try AppearanceServiceTests.FaceBus(s))
     }
 
     static func id(_ notice: [String: Any]) -> Int { notice["id"] as? Int ?? -1 }
@@ -75,7 +75,7 @@ import class TestSupport.Subprocess
             b.flush()
             print("sent", flush=True)
             time.sleep(600)
-            """, s.env["DBUS_SESSION_BUS_ADDRESS"]!, "\(count)", BusFaceTests.name, BusFaceTests.path], env: s.env)
+            """, s.env["DBUS_SESSION_BUS_ADDRESS"]!, "\(count)", AppearanceServiceTests.name, AppearanceServiceTests.path], env: s.env)
         _ = try calls.waitForLines(1)
         return calls
     }

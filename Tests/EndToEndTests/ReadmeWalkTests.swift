@@ -27,11 +27,11 @@ import Testing
         "appearancectl palette import --light light.plist --dark dark.plist -o ~/.config/appearanced/palette.toml":
             "needs the reader's own LFLDarkModeKit plists (PlistImportTests and PaletteTests convert real ones)",
         "busctl --user get-property io.github.appearanced.Appearance1 /io/github/appearanced/Appearance1 io.github.appearanced.Appearance1 Mode":
-            "needs the daemon on a session bus (BusFaceTests calls the same methods on a private bus)",
+            "needs the daemon on a session bus (AppearanceServiceTests calls the same methods on a private bus)",
         "gdbus call --session --dest io.github.appearanced.Appearance1 --object-path /io/github/appearanced/Appearance1 --method io.github.appearanced.Appearance1.Set light \"{'until': <'next'>}\"":
-            "needs the daemon on a session bus (BusFaceTests)",
+            "needs the daemon on a session bus (AppearanceServiceTests)",
         "gdbus call --session --dest io.github.appearanced.Appearance1 --object-path /io/github/appearanced/Appearance1 --method io.github.appearanced.Appearance1.Toggle \"{'app': <'org.gnome.TextEditor'>}\"":
-            "needs the daemon on a session bus (BusFaceTests)",
+            "needs the daemon on a session bus (AppearanceServiceTests)",
         "gdbus monitor --session --dest io.github.appearanced.Appearance1": "needs a session bus, and runs until interrupted",
         "(<<uint32 1>>,)": "what the gdbus call above prints, not a command",
         "gdbus call --session --dest org.freedesktop.portal.Desktop --object-path /org/freedesktop/portal/desktop --method org.freedesktop.portal.Settings.Read org.freedesktop.appearance color-scheme":

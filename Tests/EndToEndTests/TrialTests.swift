@@ -64,7 +64,7 @@ import Testing
                      "hooks:       off (trial instance: --hooks runs them)"] {
             #expect(status.contains(line), "\(line) in \(status)")
         }
-        #expect(!status.contains("older than protocol") && !status.contains("has no D-Bus face"), "\(status)")
+        #expect(!status.contains("older than protocol") && !status.contains("has no D-Bus service"), "\(status)")
     }
 
     /// The session daemon's own state folder is never a trial's, and no two instances share a state folder.

@@ -68,7 +68,7 @@ public final class PortalSentry: Sentry, BusPeer, @unchecked Sendable {
         bus.start(retrying: true)
     }
 
-    /// Closes the session bus's connection: the backend, the face and the notifier are told too.
+    /// Closes the session bus's connection: the backend, the D-Bus service and the notifier are told too.
     public func stop() {
         dispatchPrecondition(condition: .onQueue(bus.queue))
         report = nil

@@ -1,4 +1,4 @@
-// Introspect's XML, written from an exported object's table in the style of its shipped file. BusFaceTests and
+// Introspect's XML, written from an exported object's table in the style of its shipped file. AppearanceServiceTests and
 // PortalBackendTests hold it to the shipped interface files and to xdg-desktop-portal's.
 enum Introspection {
     enum Style {

@@ -11,8 +11,8 @@ final class Across<T>: @unchecked Sendable {
     init(_ value: T) { self.value = value }
 }
 
-/// The two queues, and the crossings between them.
-struct Crossing: Sendable {
+/// The two queues, and the hops between them.
+struct QueuePair: Sendable {
     let daemon: DispatchQueue
     let bus: DispatchQueue
 
@@ -27,30 +27,30 @@ struct Crossing: Sendable {
 }
 
 /// What the wrappers share: the object on the bus's queue, and the way there.
-public class Crossed<Inner>: @unchecked Sendable {
+public class BusQueueProxy<Inner>: @unchecked Sendable {
     // Immutable; `inner` is used only on the bus's queue.
     private let inner: Across<Inner>
-    let crossing: Crossing
+    let queues: QueuePair
 
     public init(_ inner: Inner, busQueue: DispatchQueue, daemonQueue: DispatchQueue) {
         self.inner = Across(inner)
-        crossing = Crossing(daemon: daemonQueue, bus: busQueue)
+        queues = QueuePair(daemon: daemonQueue, bus: busQueue)
     }
 
     /// Runs `body` with the object on the bus's queue, in order after everything said before.
-    func onBus(_ body: @escaping (Inner) -> Void) { crossing.toBus { [inner] in body(inner.value) } }
+    func onBus(_ body: @escaping (Inner) -> Void) { queues.toBus { [inner] in body(inner.value) } }
 }
 
 /// The sentry on the bus's queue, as the daemon sees it on its own.
-public final class CrossingSentry: Crossed<Sentry>, Sentry, @unchecked Sendable {
-    public func start(report: @escaping (SystemReading) -> Void) { onBus { [report = crossing.toDaemon(report)] in $0.start(report: report) } }
+public final class SentryProxy: BusQueueProxy<Sentry>, Sentry, @unchecked Sendable {
+    public func start(report: @escaping (SystemReading) -> Void) { onBus { [report = queues.toDaemon(report)] in $0.start(report: report) } }
     public func stop() { onBus { $0.stop() } }
 }
 
 /// The portal backend on the bus's queue, as the daemon sees it on its own.
-public final class CrossingOutlet: Crossed<Outlet>, Outlet, @unchecked Sendable {
+public final class OutletProxy: BusQueueProxy<Outlet>, Outlet, @unchecked Sendable {
     public func start(policy: BackendPolicy, report: @escaping (OutletStatus) -> Void) {
-        onBus { [report = crossing.toDaemon(report)] in $0.start(policy: policy, report: report) }
+        onBus { [report = queues.toDaemon(report)] in $0.start(policy: policy, report: report) }
     }
     public func setPolicy(_ policy: BackendPolicy) { onBus { $0.setPolicy(policy) } }
     public func publish(_ values: ServedValues) { onBus { $0.publish(values) } }
@@ -58,31 +58,31 @@ public final class CrossingOutlet: Crossed<Outlet>, Outlet, @unchecked Sendable 
 }
 
 /// The notifier on the bus's queue, as the daemon sees it on its own.
-public final class CrossingNotifier: Crossed<Notifier>, Notifier, @unchecked Sendable {
-    public func start(report: @escaping (NoticeReport) -> Void) { onBus { [report = crossing.toDaemon(report)] in $0.start(report: report) } }
+public final class NotifierProxy: BusQueueProxy<Notifier>, Notifier, @unchecked Sendable {
+    public func start(report: @escaping (NoticeReport) -> Void) { onBus { [report = queues.toDaemon(report)] in $0.start(report: report) } }
     public func show(_ notice: Notice?) { onBus { $0.show(notice) } }
     public func stop(done: @escaping @Sendable () -> Void) { onBus { $0.stop(done: done) } }
 }
 
-/// A D-Bus face on the bus's queue, as the daemon sees it; the daemon's desk goes with it, as the face sees it.
-public final class CrossingFace: Crossed<Face>, Face, @unchecked Sendable {
-    public func start(_ options: FaceOptions, state: AppearanceState, requests: FaceRequests, report: @escaping (String) -> Void) {
-        onBus { [report = crossing.toDaemon(report), desk = CrossingDesk(requests, crossing)] in
-            $0.start(options, state: state, requests: desk, report: report)
+/// A D-Bus service on the bus's queue, as the daemon sees it; the daemon's requests go with it, as the service sees them.
+public final class BusServiceProxy: BusQueueProxy<BusService>, BusService, @unchecked Sendable {
+    public func start(_ options: BusServiceOptions, state: AppearanceState, requests: BusServiceRequests, report: @escaping (String) -> Void) {
+        onBus { [report = queues.toDaemon(report), proxy = RequestsProxy(requests, queues)] in
+            $0.start(options, state: state, requests: proxy, report: report)
         }
     }
-    public func setOptions(_ options: FaceOptions) { onBus { $0.setOptions(options) } }
+    public func setOptions(_ options: BusServiceOptions) { onBus { $0.setOptions(options) } }
     public func publish(_ state: AppearanceState, previous: Mode) { onBus { $0.publish(state, previous: previous) } }
     public func stop() { onBus { $0.stop() } }
 }
 
-/// The daemon's desk across the queues: asked on the bus's, decided on the daemon's, answered on the bus's (maybe later).
-final class CrossingDesk: FaceRequests, @unchecked Sendable {
-    // Immutable; `desk` is used only on the daemon's queue.
-    private let desk: FaceRequests
-    private let crossing: Crossing
+/// The daemon's requests across the queues: asked on the bus's, decided on the daemon's, answered on the bus's (maybe later).
+final class RequestsProxy: BusServiceRequests, @unchecked Sendable {
+    // Immutable; `requests` is used only on the daemon's queue.
+    private let requests: BusServiceRequests
+    private let queues: QueuePair
 
-    init(_ desk: FaceRequests, _ crossing: Crossing) { (self.desk, self.crossing) = (desk, crossing) }
+    init(_ requests: BusServiceRequests, _ queues: QueuePair) { (self.requests, self.queues) = (requests, queues) }
 
     func state(for app: String, answer: @escaping (AppearanceState) -> Void) { ask(answer) { $0.state(for: app, answer: $1) } }
 
@@ -94,9 +94,9 @@ final class CrossingDesk: FaceRequests, @unchecked Sendable {
         ask(answer) { $0.nextChange(request, by: who, answer: $1) }
     }
 
-    /// Asks the desk on the daemon's queue; its answer goes back to the bus's.
-    private func ask<R: Sendable>(_ answer: @escaping (R) -> Void, _ call: (FaceRequests, @escaping (R) -> Void) -> Void) {
+    /// Asks the daemon on its queue; its answer goes back to the bus's.
+    private func ask<R: Sendable>(_ answer: @escaping (R) -> Void, _ call: (BusServiceRequests, @escaping (R) -> Void) -> Void) {
         let answer = Across(answer)
-        crossing.daemon.sync { call(desk) { [crossing] r in crossing.bus.async { answer.value(r) } } }
+        queues.daemon.sync { call(requests) { [queues] r in queues.bus.async { answer.value(r) } } }
     }
 }

@@ -3,7 +3,7 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// The clients' room (docs/architecture.md): the listening socket, the caps and budgets, the connections.
+/// The clients (docs/architecture.md): the listening socket, the caps and budgets, the connections.
 final class Clients: @unchecked Sendable {
     let queue: DispatchQueue
     private let log: Logger
@@ -93,7 +93,7 @@ final class Clients: @unchecked Sendable {
     private func add(_ client: Descriptor, pid: Int32) {
         nextConnectionID += 1
         let c = Connection(socket: client, id: nextConnectionID, peer: "pid \(pid)", queue: queue, scratch: scratch)
-        // Weakly held, like every callback to a room: a connection may outlive a daemon made in a test process.
+        // Weakly held, like every callback to a part of the daemon: a connection may outlive a daemon made in a test process.
         c.onInputChange = { [weak self] c, delta in self?.inputChanged(c, delta) }
         c.onLine = { [weak self] c, line in self?.onLine(c, line) }
         c.onLineTooLong = { [weak self] (c: Connection) in

@@ -2,7 +2,7 @@ import AppearanceCore
 import AppearanceProtocol
 import Dispatch
 
-/// The notices' room (docs/architecture.md): which notice before the next automatic change is wanted; the
+/// The notices (docs/architecture.md): which notice before the next automatic change is wanted; the
 /// `Notifier` shows it. Confined to the daemon's queue.
 final class Notices: @unchecked Sendable {
     let notifier: Notifier?

@@ -4,7 +4,7 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// The timers' room: wall-clock timers for the schedule's next change, a temporary override's end and the notice
+/// The timers: wall-clock timers for the schedule's next change, a temporary override's end and the notice
 /// before the next change; a jump of the clock is met by planning again. Confined to the daemon's queue.
 final class Timers: @unchecked Sendable {
     private let queue: DispatchQueue
@@ -154,7 +154,7 @@ extension Daemon {
     /// While appearanced drives the desktop's setting, the schedule decides before the desktop's value.
     var scheduleAboveDesktop: Bool { scheduleInForce.aboveDesktop || publisher.follower.kind != nil }
 
-    /// `postpone` and `skip` (and their `cancel`), from any face: decided, saved durably, then planned again; the
+    /// `postpone` and `skip` (and their `cancel`), from the socket or the bus: decided, saved durably, then planned again; the
     /// answer is what `schedule` says of the next two days.
     func adjustNextChange(_ request: NextChange.Request, by who: String, answer: @escaping (Result<ScheduleInfo, RPCError>) -> Void) {
         let now = clock.now()

@@ -4,7 +4,7 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// The publishing room: what a change of the published state does to the world, in the order `publish`
+/// Publishing: what a change of the published state does to the world, in the order `publish`
 /// gives (docs/architecture.md). Confined to the daemon's queue.
 final class Publisher: @unchecked Sendable {
     private let clients: Clients
@@ -14,8 +14,8 @@ final class Publisher: @unchecked Sendable {
     let integrations: Integrations
     let follower: DesktopFollower
     let outlet: Outlet?
-    /// The D-Bus faces (appearanced's own interface and darkman's).
-    var faces: [Face] = []
+    /// The D-Bus services (appearanced's own interface and darkman's).
+    var services: [BusService] = []
     var modeFile: ModeFile?
     /// What `appearancectl log` shows, and where it is kept across restarts (once `openChangeLog` ran).
     var transitions = TransitionLog()
@@ -72,12 +72,12 @@ final class Publisher: @unchecked Sendable {
         }
     }
 
-    /// The state for the bus's queue (the portal backend, the D-Bus faces), once per state, before a write's answer.
+    /// The state for the bus's queue (the portal backend, the D-Bus services), once per state, before a write's answer.
     func tellBus(_ engine: Engine, _ palette: Palette, previous: Mode) {
         guard engine.state.seq != busToldSeq else { return }
         busToldSeq = engine.state.seq
         outlet?.publish(Self.served(engine, palette))
-        for face in faces { face.publish(engine.state, previous: previous) }
+        for service in services { service.publish(engine.state, previous: previous) }
     }
 
     /// Reads the change log a previous instance left (log.jsonl); from now on each entry is written there too.
@@ -208,7 +208,7 @@ final class Publisher: @unchecked Sendable {
     func stop() {
         changeLog?.flush()
         outlet?.stop()
-        for face in faces { face.stop() }
+        for service in services { service.stop() }
         modeFile?.remove()
     }
 }

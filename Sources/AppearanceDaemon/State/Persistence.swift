@@ -3,7 +3,7 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// The persistence room: the state file's group commit (docs/decisions.md), with the save injected. Confined to
+/// Persistence: the state file's group commit (docs/decisions.md), with the save injected. Confined to
 /// the daemon's queue, but for the save.
 final class Persistence: @unchecked Sendable {
     /// A change a client asked for, waiting to be durable; `event` nil: nothing to change, still answered in
@@ -91,12 +91,12 @@ final class Persistence: @unchecked Sendable {
             return
         }
         let save = save
-        // Weak: a room let go while its save runs (a test's daemon) is not touched again.
-        let room = WeakRef(self)
+        // Weak: a persistence let go while its save runs (a test's daemon) is not touched again.
+        let weakSelf = WeakRef(self)
         saveQueue.async { [queue] in
             let failure: Errno?
             do throws(Errno) { try save(next); failure = nil } catch { failure = error }
-            queue.async { room.value?.finishSave(next, error: failure) }
+            queue.async { weakSelf.value?.finishSave(next, error: failure) }
         }
     }
 
@@ -118,7 +118,7 @@ final class Persistence: @unchecked Sendable {
     }
 }
 
-/// A reference that does not keep its object: a save's end comes back through it to a room not let go.
+/// A reference that does not keep its object: a save's end comes back through it to an object not let go.
 final class WeakRef<T: AnyObject>: @unchecked Sendable {
     weak var value: T?
     init(_ value: T) { self.value = value }

@@ -1,7 +1,7 @@
 import AppearanceCore
 import AppearancePosix
 
-/// The settings' room: the config and palette in force, and how each file was read. Confined to the daemon's queue.
+/// The settings: the config and palette in force, and how each file was read. Confined to the daemon's queue.
 final class Settings: @unchecked Sendable {
     private let paths: Paths
     private let log: Logger

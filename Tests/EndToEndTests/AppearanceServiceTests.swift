@@ -1,9 +1,9 @@
 import Foundation
 import Testing
 
-/// The D-Bus face on a real dbus-daemon of its own: appearanced's interface (io.github.appearanced.Appearance1)
+/// The D-Bus service on a real dbus-daemon of its own: appearanced's interface (io.github.appearanced.Appearance1)
 /// and darkman's (nl.whynothugo.darkman), with gdbus and busctl as any client would use them.
-@Suite struct BusFaceTests {
+@Suite struct AppearanceServiceTests {
     static let name = "io.github.appearanced.Appearance1"
     static let path = "/io/github/appearanced/Appearance1"
     static let darkman = "nl.whynothugo.darkman"
@@ -63,7 +63,7 @@ import Testing
                 throw error
             }
             do {
-                try waitUntil("both names to be owned") { try BusFaceTests.status(sandbox) == "bus:         \(BusFaceTests.name); \(BusFaceTests.darkman)" }
+                try waitUntil("both names to be owned") { try AppearanceServiceTests.status(sandbox) == "bus:         \(AppearanceServiceTests.name); \(AppearanceServiceTests.darkman)" }
             } catch {
                 close()
                 throw error

@@ -2,8 +2,8 @@ import AppearanceCore
 import AppearanceProtocol
 import Dispatch
 
-/// The D-Bus face's values: the state as properties and signals, JSON and D-Bus values, errors, its XML comment.
-extension BusFace {
+/// The D-Bus service's values: the state as properties and signals, JSON and D-Bus values, errors, its XML comment.
+extension AppearanceService {
     // MARK: - Signals
 
     /// The signals for a change: PropertiesChanged for `changed`, then, if the mode changed, ModeChanged and darkman's
@@ -13,24 +13,24 @@ extension BusFace {
         out.reserveCapacity(4)
         func add(_ message: Message?) { if let message { out.append(message) } }
         if own, !changed.isEmpty {
-            add(Message.signal(path: BusFace.path, interface: ExportedInterface.propertiesName, name: "PropertiesChanged",
-                                      [.string(BusFace.interface), .container(signature: "a{sv}", changed), .container(signature: "as", [])]))
+            add(Message.signal(path: AppearanceService.path, interface: ExportedInterface.propertiesName, name: "PropertiesChanged",
+                                      [.string(AppearanceService.interface), .container(signature: "a{sv}", changed), .container(signature: "as", [])]))
         }
         guard mode != before else { return out }
         if own {
             add(modeSignals.copy(.init(signal: 0, mode: mode, before: before)) {
-                Message.signal(path: BusFace.path, interface: BusFace.interface, name: "ModeChanged",
+                Message.signal(path: AppearanceService.path, interface: AppearanceService.interface, name: "ModeChanged",
                                [.string(mode.rawValue), .string(before.rawValue)])
             })
         }
         if darkman {
             add(modeSignals.copy(.init(signal: 1, mode: mode, before: mode)) {
-                Message.signal(path: BusFace.darkmanPath, interface: ExportedInterface.propertiesName, name: "PropertiesChanged",
-                               [.string(BusFace.darkmanInterface), .container(signature: "a{sv}", [BusValue.entry("Mode", .string(mode.rawValue))]),
+                Message.signal(path: AppearanceService.darkmanPath, interface: ExportedInterface.propertiesName, name: "PropertiesChanged",
+                               [.string(AppearanceService.darkmanInterface), .container(signature: "a{sv}", [BusValue.entry("Mode", .string(mode.rawValue))]),
                                 .container(signature: "as", [])])
             })
             add(modeSignals.copy(.init(signal: 2, mode: mode, before: mode)) {
-                Message.signal(path: BusFace.darkmanPath, interface: BusFace.darkmanInterface, name: "ModeChanged", [.string(mode.rawValue)])
+                Message.signal(path: AppearanceService.darkmanPath, interface: AppearanceService.darkmanInterface, name: "ModeChanged", [.string(mode.rawValue)])
             })
         }
         return out
@@ -124,7 +124,7 @@ extension BusFace {
         }
     }
 
-    /// What dbus/io.github.appearanced.Appearance1.xml says before its node (BusFaceTests compare the whole XML).
+    /// What dbus/io.github.appearanced.Appearance1.xml says before its node (AppearanceServiceTests compare the whole XML).
     static let comment = """
         <!-- appearanced's own D-Bus interface: the name io.github.appearanced.Appearance1 owns the object
              /io/github/appearanced/Appearance1. The state object (a{sv}) has the socket protocol's fields
@@ -138,9 +138,9 @@ extension BusFace {
 }
 
 /// Messages built once and sent as copies (30 K instructions to build a small signal, under 1 K to copy), in a table
-/// by key. Confined to the face's queue.
+/// by key. Confined to the service's queue.
 final class MessageTemplates {
-    /// Which signal (the face's own numbering, below `signals`), for which mode, after which.
+    /// Which signal (the service's own numbering, below `signals`), for which mode, after which.
     struct Key {
         var signal: Int
         var mode: Mode

@@ -1,11 +1,11 @@
-// The D-Bus face on the session bus: appearanced's own interface and darkman's (docs/decisions.md, "The D-Bus
-// face's names"). Reads for everyone answer from the published state; one app's state and writes go to the daemon
-// (`FaceRequests`) and are answered when they come back. The objects are tables (BusFaceCalls.swift).
+// The D-Bus service on the session bus: appearanced's own interface and darkman's (docs/decisions.md, "The D-Bus
+// service's names"). Reads for everyone answer from the published state; one app's state and writes go to the daemon
+// (`BusServiceRequests`) and are answered when they come back. The objects are tables (AppearanceServiceObjects.swift).
 import AppearanceCore
 import AppearanceProtocol
 import Dispatch
 
-public final class BusFace: Face, BusPeer, @unchecked Sendable {
+public final class AppearanceService: BusService, BusPeer, @unchecked Sendable {
     // Confined to `queue`, like the sentry whose connection it shares.
     static let busName = "io.github.appearanced.Appearance1"
     static let path = "/io/github/appearanced/Appearance1"
@@ -16,9 +16,9 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
 
     private let client: BusClient
     private let log: (LogLevel, String) -> Void
-    private(set) var requests: FaceRequests?
+    private(set) var requests: BusServiceRequests?
     private var report: ((String) -> Void)?
-    private var options = FaceOptions()
+    private var options = BusServiceOptions()
     private(set) var bus: BusConnection?
     private var busDetail = "no session bus yet"
 
@@ -41,19 +41,19 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
     /// - Parameter bus: the session bus's client, shared.
     public init(bus: BusClient, log: @escaping (LogLevel, String) -> Void) { (self.client, self.log) = (bus, log) }
 
-    public func start(_ options: FaceOptions, state: AppearanceState, requests: FaceRequests, report: @escaping (String) -> Void) {
+    public func start(_ options: BusServiceOptions, state: AppearanceState, requests: BusServiceRequests, report: @escaping (String) -> Void) {
         dispatchPrecondition(condition: .onQueue(client.queue))
         (self.requests, self.report, self.options, published) = (requests, report, options, state)
         (emittedCache, emittedMode) = (nil, state.mode)
         client.export(ownObject, for: self)
         client.export(darkmanObject, for: self) { [unowned self] in darkman == .owned || darkman == .asking }
-        client.own(BusFace.busName) { [weak self] state in self?.ownState(state) }
+        client.own(AppearanceService.busName) { [weak self] state in self?.ownState(state) }
         if options.darkman { askForDarkman() }
         client.add(self)
         changed()
     }
 
-    public func setOptions(_ options: FaceOptions) {
+    public func setOptions(_ options: BusServiceOptions) {
         dispatchPrecondition(condition: .onQueue(client.queue))
         guard options != self.options else { return }
         self.options = options
@@ -78,7 +78,7 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
     public func stop() {
         dispatchPrecondition(condition: .onQueue(client.queue))
         (report, requests) = (nil, nil)
-        client.release(BusFace.busName)
+        client.release(AppearanceService.busName)
         releaseDarkman()
         client.forget(self)
         bus = nil
@@ -88,9 +88,9 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
 
     private var status: String {
         guard bus != nil else { return "not on the bus: \(busDetail)" }
-        let darkmanPart = options.darkman ? Self.shown(BusFace.darkmanName, darkman, taken: "darkman (or another process) holds it")
-            : "not \(BusFace.darkmanName): off (darkman-dbus = false)"
-        return Self.shown(BusFace.busName, own, taken: "another process owns it (taken when it lets it go)") + "; " + darkmanPart
+        let darkmanPart = options.darkman ? Self.shown(AppearanceService.darkmanName, darkman, taken: "darkman (or another process) holds it")
+            : "not \(AppearanceService.darkmanName): off (darkman-dbus = false)"
+        return Self.shown(AppearanceService.busName, own, taken: "another process owns it (taken when it lets it go)") + "; " + darkmanPart
     }
 
     /// One name in the status: owned, requested, or why not.
@@ -116,8 +116,8 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
     // MARK: - The bus
 
     func connected(_ connection: BusConnection) {
-        (bus, own) = (connection, client.nameState(BusFace.busName))
-        darkman = options.darkman ? client.nameState(BusFace.darkmanName) : nil
+        (bus, own) = (connection, client.nameState(AppearanceService.busName))
+        darkman = options.darkman ? client.nameState(AppearanceService.darkmanName) : nil
         changed()
     }
 
@@ -128,24 +128,24 @@ public final class BusFace: Face, BusPeer, @unchecked Sendable {
 
     private func ownState(_ state: NameState) {
         own = state
-        if state == .taken { log(.warning, "another process owns \(BusFace.busName) (another appearanced?); D-Bus clients will not see this daemon until it lets the name go") }
+        if state == .taken { log(.warning, "another process owns \(AppearanceService.busName) (another appearanced?); D-Bus clients will not see this daemon until it lets the name go") }
         changed()
     }
 
     /// darkman's name, asked for (and asked again whenever its holder lets it go) while `darkman-dbus` is on.
     private func askForDarkman() {
-        guard client.nameState(BusFace.darkmanName) == nil else { return }
+        guard client.nameState(AppearanceService.darkmanName) == nil else { return }
         darkman = .asking
-        client.own(BusFace.darkmanName) { [weak self] state in
+        client.own(AppearanceService.darkmanName) { [weak self] state in
             guard let self, self.options.darkman else { return }
             self.darkman = state
-            if state == .taken { self.log(.notice, "\(BusFace.darkmanName) is held by another process (darkman?): not taking it") }
+            if state == .taken { self.log(.notice, "\(AppearanceService.darkmanName) is held by another process (darkman?): not taking it") }
             self.changed()
         }
     }
 
     private func releaseDarkman() {
-        client.release(BusFace.darkmanName)
+        client.release(AppearanceService.darkmanName)
         darkman = nil
     }
 }

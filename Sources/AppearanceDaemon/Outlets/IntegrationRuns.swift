@@ -4,7 +4,7 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// The integrations' room (docs/architecture.md): which are enabled (`integrations.json`), and their runs, one at a
+/// The integrations (docs/architecture.md): which are enabled (`integrations.json`), and their runs, one at a
 /// time per integration. Confined to the daemon's queue.
 final class Integrations: @unchecked Sendable {
     private let queue: DispatchQueue

@@ -4,9 +4,9 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// The location room (docs/architecture.md): the schedule's place with `location = "geoclue"`, the last fix kept
+/// The schedule's location (docs/architecture.md): the schedule's place with `location = "geoclue"`, the last fix kept
 /// in `location.json`. Confined to the daemon's queue.
-final class LocationRoom: @unchecked Sendable {
+final class LocationTracker: @unchecked Sendable {
     private let queue: DispatchQueue
     private let log: Logger
     private let clock: Clock
