@@ -24,6 +24,8 @@ public final class Daemon: @unchecked Sendable {
     var sentryReading: SystemReading?
     let settings: Settings
     let clients: Clients
+    /// The writer of the files beside state.json; flushed at a clean stop.
+    private let files: SmallFiles
     let persistence: Persistence
     let publisher: Publisher
     let timers: Timers
@@ -48,7 +50,7 @@ public final class Daemon: @unchecked Sendable {
         settings = Settings(paths: paths, log: logger)
         clients = Clients(queue: queue, log: logger, clock: clock)
         persistence = Persistence(queue: queue, saved: StateStore.Saved(override: .system)) { saved throws(Errno) in try store.save(saved) }
-        let files = SmallFiles(daemonQueue: queue)
+        files = SmallFiles(daemonQueue: queue)
         publisher = Publisher(clients: clients, hooks: HookRunner(queue: queue, log: logger, paths: paths),
                               integrations: Integrations(queue: queue, log: logger, paths: paths, files: files),
                               follower: DesktopFollower(queue: queue, log: logger, files: files), outlet: outlet, log: logger, clock: clock)
@@ -110,7 +112,7 @@ public final class Daemon: @unchecked Sendable {
         publisher.follower.remember(in: stateFolder + "/desktop.json")
         integrations.load()
         integrations.allowed = !paths.trial || paths.trialHooks
-        publisher.openChangeLog(paths.changeLogFile, queue: queue)
+        publisher.openChangeLog(paths.changeLogFile, queue: queue, files: files)
         var temporary = saved.temporary
         if case .at(let t)? = temporary?.expiry, t <= clock.now() { temporary = nil }  // ended while the daemon was away
         var inputs = Inputs(system: .unavailable, override: saved.override, defaultMode: config.defaultMode, temporary: temporary)
@@ -246,6 +248,7 @@ public final class Daemon: @unchecked Sendable {
         // The notice first, before the sentry closes the bus it is sent on; the daemon serves as before meanwhile.
         closeNotice { [self] in
             publisher.stop()
+            files.flush()  // integrations.json, location.json, desktop.json and log.jsonl as last written
             sentry.stop()
             clients.closeAll()
             Posix.exit(0)

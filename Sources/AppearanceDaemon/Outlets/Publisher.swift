@@ -81,8 +81,8 @@ final class Publisher: @unchecked Sendable {
     }
 
     /// Reads the change log a previous instance left (log.jsonl); from now on each entry is written there too.
-    func openChangeLog(_ path: String, queue: DispatchQueue) {
-        let store = ChangeLogStore(path: path, queue: queue, log: log)
+    func openChangeLog(_ path: String, queue: DispatchQueue, files: SmallFiles) {
+        let store = ChangeLogStore(path: path, queue: queue, files: files, log: log)
         for e in store.load() { transitions.append(e, folding: false) }
         changeLog = store
     }
@@ -206,7 +206,6 @@ final class Publisher: @unchecked Sendable {
 
     /// The daemon is stopping: no mode file, no daemon (docs/protocol.md).
     func stop() {
-        changeLog?.flush()
         outlet?.stop()
         for service in services { service.stop() }
         modeFile?.remove()

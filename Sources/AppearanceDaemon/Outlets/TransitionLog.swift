@@ -66,21 +66,23 @@ struct TransitionLog {
 }
 
 /// log.jsonl, the change log on disk (docs/decisions.md, "The change log on disk"): read at start, then each entry
-/// appended on a queue of its own, the whole rewritten atomically past `ChangeLogFile.rewriteAfter` lines.
+/// appended on the small files' writer (SmallFiles), the whole rewritten atomically past `ChangeLogFile.rewriteAfter` lines.
 final class ChangeLogStore: @unchecked Sendable {
     let path: String
     private let log: Logger
     private let daemonQueue: DispatchQueue
-    private let queue = DispatchQueue(label: "appearanced.log")
+    private let files: SmallFiles
     // On the daemon's queue: the lines the file holds once every queued write is done; whether the next write
     // must be a whole rewrite (a torn or missing line, a failed write); the failure the journal was last told of.
     private var lines = 0
     private var rewriteNext = false
     private var failure: String?
-    // On `queue`: whether the last write failed.
+    // On the writer's queue: whether the last write failed.
     private var failed = false
 
-    init(path: String, queue: DispatchQueue, log: Logger) { (self.path, self.daemonQueue, self.log) = (path, queue, log) }
+    init(path: String, queue: DispatchQueue, files: SmallFiles, log: Logger) {
+        (self.path, self.daemonQueue, self.files, self.log) = (path, queue, files, log)
+    }
 
     /// The file's entries, oldest first. Never fails: an unusable file is kept aside (said) and the log starts empty.
     func load() -> [LogEntry] {
@@ -128,9 +130,9 @@ final class ChangeLogStore: @unchecked Sendable {
         write { path throws(Errno) in try FileSystem.writeAtomically(path, bytes) }
     }
 
-    /// Runs `body` on `queue`, the folder made first; the daemon's queue hears when writing fails or works again.
+    /// Runs `body` on the writer's queue, the folder made first; the daemon's queue hears when writing fails or works again.
     private func write(_ body: @escaping @Sendable (String) throws(Errno) -> Void) {
-        queue.async { [self] in
+        files.perform { [self] in
             do throws(Errno) {
                 try FileSystem.makeDirectories(FileSystem.directory(of: path))
                 try body(path)
@@ -151,7 +153,4 @@ final class ChangeLogStore: @unchecked Sendable {
             }
         }
     }
-
-    /// Waits until every queued write is done (at a clean stop).
-    func flush() { queue.sync {} }
 }

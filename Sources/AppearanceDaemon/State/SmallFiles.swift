@@ -1,8 +1,8 @@
 import AppearancePosix
 import Dispatch
 
-/// The one writer of the small files beside state.json (integrations, location, desktop), on a queue of its own:
-/// each replaced whole and durably, or removed; each result comes back on the daemon's queue, in order.
+/// The one writer of the files beside state.json (integrations, location, desktop, the change log), on a queue of
+/// its own: each replaced whole and durably, or removed (or appended to: `perform`); results come back in order.
 final class SmallFiles: @unchecked Sendable {
     // Immutable.
     private let queue = DispatchQueue(label: "appearanced.files")
@@ -28,6 +28,9 @@ final class SmallFiles: @unchecked Sendable {
         }
     }
 
-    /// Waits until every write queued is done (at a clean stop, and in tests).
+    /// Runs `body` on the writer's queue, after every write queued before.
+    func perform(_ body: @escaping @Sendable () -> Void) { queue.async(execute: body) }
+
+    /// Waits until every write queued is done (at a clean stop).
     func flush() { queue.sync {} }
 }
