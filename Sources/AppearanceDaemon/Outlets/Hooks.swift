@@ -146,12 +146,12 @@ extension ChildRunner {
          "APPEARANCE_CAUSE=\(cause)"]
     }
 
-    /// Runs a hook or an integration in a process group of its own, its environment less systemd's and `dropping`'s
-    /// variables, plus `variables`; its output in `log`. `done` gets nil or why it failed; returns why it did not run.
-    static func job(_ argv: [String], who: String, variables: [String], dropping: [String] = [], timeout: Double,
+    /// Runs a hook or an integration in a process group of its own, its environment less systemd's variables and
+    /// every one of the contract's (APPEARANCE, APPEARANCE_*, DARKMODE) but `variables`; its output in `log`. `done` gets nil or why it failed; returns why it did not run.
+    static func job(_ argv: [String], who: String, variables: [String], timeout: Double,
                     keep: Int = 0, sizes: Bool = false, log: Logger, queue: DispatchQueue,
                     done: @escaping (String?) -> Void) -> Errno? {
-        let drop = ["NOTIFY_SOCKET=", "LISTEN_"] + dropping + variables.map { String($0.prefix { $0 != "=" }) + "=" }
+        let drop = ["NOTIFY_SOCKET=", "LISTEN_", "APPEARANCE=", "APPEARANCE_", "DARKMODE="]
         let environment = Posix.environmentEntries.filter { s in !drop.contains(where: s.hasPrefix) } + variables
         let started = run(argv, environment: environment, newProcessGroup: true, timeout: timeout, killGrace: 2, outputLimit: keep,
                           queue: queue, onOutput: { output in

@@ -216,7 +216,7 @@ final class Integrations: @unchecked Sendable {
             argv[1] = "apply"
             variables += ChildRunner.modeVariables(mode, previous, cause)
         }
-        let failure = ChildRunner.job(argv, who: "integration \(name)", variables: variables, dropping: ["APPEARANCE=", "APPEARANCE_", "DARKMODE="],
+        let failure = ChildRunner.job(argv, who: "integration \(name)", variables: variables,
                                       timeout: timeout, keep: 4096, log: log, queue: queue) { [weak self] failed in
             self?.finish(name, job, failed ?? "ok")
         }
