@@ -126,7 +126,7 @@ final class HookRunner: @unchecked Sendable {
         guard FileSystem.executableProblem(hook.path) == nil else { return ("not executable", 0) }
         let (name, log) = (hook.name, log)
         let failure = ChildRunner.job([hook.path], who: "hook \(name)", variables: ChildRunner.modeVariables(mode, previous, cause),
-                                      timeout: timeout, sizes: true, log: log, queue: queue) { [weak self] failed in
+                                      timeout: timeout, log: log, queue: queue) { [weak self] failed in
             if let failed {
                 log.warning("hook \(name) failed: \(failed)")
                 self?.round?.failures.append("\(name): \(failed)")
@@ -149,7 +149,7 @@ extension ChildRunner {
     /// Runs a hook or an integration in a process group of its own, its environment less systemd's variables and
     /// every one of the contract's (APPEARANCE, APPEARANCE_*, DARKMODE) but `variables`; its output in `log`. `done` gets nil or why it failed; returns why it did not run.
     static func job(_ argv: [String], who: String, variables: [String], timeout: Double,
-                    keep: Int = 0, sizes: Bool = false, log: Logger, queue: DispatchQueue,
+                    keep: Int = 0, log: Logger, queue: DispatchQueue,
                     done: @escaping (String?) -> Void) -> Errno? {
         let drop = ["NOTIFY_SOCKET=", "LISTEN_", "APPEARANCE=", "APPEARANCE_", "DARKMODE="]
         let environment = Posix.environmentEntries.filter { s in !drop.contains(where: s.hasPrefix) } + variables
@@ -158,8 +158,8 @@ extension ChildRunner {
             // Also after it exits, for what it left in the background: still within the run's caps.
             switch output {
             case .line(let text): log.info("\(who): \(text)")
-            case .capped: log.info("\(who): [output past \(logLines) lines\(sizes ? " or \(logBytes / 1024) KiB" : "") is not logged]")
-            case .ended(let dropped) where dropped > 0 && sizes: log.info("\(who): [\(dropped) bytes of output not logged]")
+            case .capped: log.info("\(who): [output past \(logLines) lines or \(logBytes / 1024) KiB is not logged]")
+            case .ended(let dropped) where dropped > 0: log.info("\(who): [\(dropped) bytes of output not logged]")
             case .ended: break
             }
         }, onTimeout: {
