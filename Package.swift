@@ -7,8 +7,8 @@
 //   CPosix (C shim, _GNU_SOURCE) → AppearancePosix (every syscall: descriptors, sockets, files, processes, signals,
 //                                  the socket location) → AppearanceBus, AppearanceDaemon, AppearanceKit, appearancectl,
 //                                  appearanced
-//   CDBus → AppearanceBus (all libdbus pointer code: the sentry, the portal backend, the D-Bus face; uses
-//           AppearanceProtocol for the face's calls and errors) → appearanced
+//   CDBus → AppearanceBus (all libdbus pointer code: the sentry, the portal backend, the D-Bus service; uses
+//           AppearanceProtocol for the D-Bus service's calls and errors) → appearanced
 //   AppearanceDecide (the daemon's decisions, pure: request → change, echo or flip, lifetimes) → AppearanceDaemon,
 //                    AppearanceFuzzing
 //   AppearanceFormats (the files' formats, pure: TOML, config, palette, state.json, imports, palette output)
@@ -51,7 +51,7 @@ let cliLink: [LinkerSetting] = [
 ]
 // appearanced stays dynamically linked (libdbus), but lld lays out first the functions it runs to start, serve
 // and follow changes (link/appearanced.order, `make daemon-order`): the code it keeps
-// resident shrinks (docs/decisions.md, "appearanced's functions laid out together"; bench/rss.py).
+// resident shrinks (docs/decisions.md, "appearanced's functions are laid out together too"; bench/rss.py).
 // Its relative relocations are packed (DT_RELR: a 5 KiB table instead of 651 KiB that stayed resident,
 // docs/decisions.md, "Packed relative relocations") where the machine's C library reads them (glibc 2.36:
 // Debian 12, Ubuntu 24.04); a binary built so does not start with an older one (Ubuntu 22.04's 2.35).

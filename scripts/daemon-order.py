@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Writes link/appearanced.order: the functions appearanced runs after its start-up, in the order they first run,
 for lld's --symbol-ordering-file (Package.swift). Laid out together, the code the daemon keeps resident fills
-fewer pages (docs/decisions.md, "appearanced's functions laid out together"; figures: bench/rss.py). The
+fewer pages (docs/decisions.md, "appearanced's functions are laid out together too"; figures: bench/rss.py). The
 start-up's own functions are left to lld's order after them: their pages are let go once it serves, and
 listing them too measured the same (idle RSS and start-up time, docs/benchmarks.md).
 
