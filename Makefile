@@ -268,7 +268,7 @@ uninstall:
 clean:
 	rm -rf .build .build-deb out
 
-# libFuzzer over everything that reads outside bytes (Sources/AppearanceFuzzing). Finds go to
+# libFuzzer over everything that reads outside bytes (Fuzz/AppearanceFuzzing). Finds go to
 # .build-fuzz/work/crashes/; copy each into Fuzz/corpus/ so the replay test keeps it fixed.
 FUZZ_SECONDS ?= 600
 FUZZ_RUNS ?= -1

@@ -121,6 +121,7 @@ let package = Package(
 
         // Everything that reads outside bytes, in one function: driven by libFuzzer and by the corpus replay test.
         .target(name: "AppearanceFuzzing", dependencies: ["AppearanceCore", "AppearanceProtocol", "AppearanceDecide", "AppearanceFormats"],
+                path: "Fuzz/AppearanceFuzzing",
                 swiftSettings: strict),
 
         // Test-only helpers: private dbus-daemon, fake portal, real portal stack, daemon processes.
