@@ -4,7 +4,7 @@ import AppearancePosix
 import AppearanceProtocol
 import Dispatch
 
-/// Reloading: the config and palette read again, each part told what changed for it; and the daemon's requests from the bus.
+/// Reloading: the config and palette read again, each part told what changed for it.
 extension Daemon {
     /// Reads the config and the palette again (SIGHUP, `reload`): how the config was read, or its mistake (then
     /// the previous configuration stays in force; the palette is reloaded either way).
@@ -77,24 +77,5 @@ extension Daemon {
         } catch {
             log.info("not watching \(path) (\(error.message)): appearancectl reload reads it after a change")
         }
-    }
-}
-
-/// The daemon as the D-Bus services see it: the published state, and the one entry for writes.
-final class DaemonRequests: BusServiceRequests {
-    private weak var daemon: Daemon?
-
-    init(_ daemon: Daemon) { self.daemon = daemon }
-
-    func state(for app: String, answer: @escaping (AppearanceState) -> Void) {
-        if let daemon { answer(daemon.engine.state(for: app)) }
-    }
-
-    func write(_ call: Call, app: String?, by who: String, answer: @escaping (Result<AppearanceState, RPCError>) -> Void) {
-        daemon?.write(call, app: app, by: who, answer: answer)
-    }
-
-    func nextChange(_ request: NextChange.Request, by who: String, answer: @escaping (Result<ScheduleInfo, RPCError>) -> Void) {
-        daemon?.adjustNextChange(request, by: who, answer: answer)
     }
 }

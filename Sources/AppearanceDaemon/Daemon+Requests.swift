@@ -191,3 +191,22 @@ extension Daemon {
         }.joined()
     }
 }
+
+/// The daemon as the D-Bus services see it: the published state, and the one entry for writes.
+final class DaemonRequests: BusServiceRequests {
+    private weak var daemon: Daemon?
+
+    init(_ daemon: Daemon) { self.daemon = daemon }
+
+    func state(for app: String, answer: @escaping (AppearanceState) -> Void) {
+        if let daemon { answer(daemon.engine.state(for: app)) }
+    }
+
+    func write(_ call: Call, app: String?, by who: String, answer: @escaping (Result<AppearanceState, RPCError>) -> Void) {
+        daemon?.write(call, app: app, by: who, answer: answer)
+    }
+
+    func nextChange(_ request: NextChange.Request, by who: String, answer: @escaping (Result<ScheduleInfo, RPCError>) -> Void) {
+        daemon?.adjustNextChange(request, by: who, answer: answer)
+    }
+}
