@@ -91,24 +91,3 @@ public struct Delivery: Sendable {
         return (o, known.mode)
     }
 }
-
-/// Severity of a log line (syslog numbering, so the journal can read `<N>` prefixes).
-public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
-    case error = 3, warning = 4, notice = 5, info = 6, debug = 7
-
-    public var name: String { ["error", "warning", "notice", "info", "debug"][rawValue - 3] }
-
-    public init?(name: String) {
-        guard let l = LogLevel.allCases.first(where: { $0.name == name }) else { return nil }
-        self = l
-    }
-
-    public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
-}
-
-/// The source of system readings (AppearanceBus.PortalSentry); `start`, `stop` and `report` on the daemon's queue.
-/// It reports every reading, repeated or not, and never throws: no bus and no portal are readings too.
-public protocol Sentry: AnyObject {
-    func start(report: @escaping (SystemReading) -> Void)
-    func stop()
-}
