@@ -12,10 +12,8 @@ baseline build in alternating blocks of the same run, on one real portal stack (
 
 Writes change_latency.json and change_latency.md to --out.
 """
-import argparse
 import bisect
 import collections
-import csv
 import glob
 import os
 import re
@@ -25,36 +23,12 @@ import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-from bench import Stack, median, pct, write_report  # noqa: E402
-from hostile import build_probe  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import (Stack, arguments, build_probe, builds, lasts, load, logger, median, now, on_sigterm_exit,  # noqa: E402
+                   pct, run_probe, write_report)
+import bench  # noqa: E402
 
-
-def log(*a):
-    print("change_latency:", *a, file=sys.stderr, flush=True)
-
-
-def use(st, bin_dir, wrapper=()):
-    """Stops the running daemon (if any) and starts `bin_dir`'s on the stack, optionally under `wrapper`."""
-    if st.daemon is not None:
-        st.daemon.terminate()
-        st.daemon.wait(timeout=60)
-        st.procs.remove(st.daemon)
-        st.daemon = None
-    st.bin_dir = bin_dir
-    if not wrapper:
-        st.start_daemon()
-        return
-    st.daemon = st.spawn([*wrapper, bin_dir + "/appearanced"], stderr=open(st.root + "/daemon.log", "w"))
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        if st.daemon.poll() is not None:
-            raise SystemExit("appearanced exited: " + open(st.root + "/daemon.log").read())
-        if st.ctl("get").returncode == 0:
-            return
-        time.sleep(0.2)
-    raise SystemExit("appearanced did not answer under " + wrapper[0])
+log = logger("change_latency")
 
 
 def without_debug_info(st, bin_dir):
@@ -68,14 +42,14 @@ def without_debug_info(st, bin_dir):
     return d
 
 
+def under_callgrind(st):
+    return ["valgrind", "--tool=callgrind", f"--callgrind-out-file={st.root}/callgrind.out.%p"]
+
+
 def sock(st, probe, n, rounds, trigger):
-    r = subprocess.run([probe, "sock", st.socket, str(n), str(rounds), trigger], env=st.env, capture_output=True,
-                       text=True, timeout=120 + 10 * rounds)  # the probe gives each round 5 s
-    if r.returncode != 0:
-        raise SystemExit(f"probe sock {n} {trigger} failed: {r.stderr}")
-    lost = [line for line in r.stderr.splitlines() if "timed out" in line]
-    rows = [x for x in csv.DictReader(r.stdout.splitlines()) if int(x["last"]) >= 0]
-    return rows, lost
+    """probe `sock` on the stack's daemon: (rows, lost rounds)."""
+    return run_probe([probe, "sock", st.socket, n, rounds, trigger], st.env,
+                     timeout=120 + 10 * rounds)  # the probe gives each round 5 s
 
 
 def readrtt(st, probe, n):
@@ -86,10 +60,7 @@ def readrtt(st, probe, n):
 
 def start_session(st, probe):
     """The real portal stack on a private bus, the desktop light, the portal and its backend activated."""
-    st.start_broadway()
-    st.bus_proc, addr = st.start_bus("bus")
-    st.env["DBUS_SESSION_BUS_ADDRESS"] = addr
-    st.gsettings("prefer-light")
+    st.start_session()
     readrtt(st, probe, 3)
 
 
@@ -118,7 +89,7 @@ def cpu_ticks():
 
 
 def stats(samples):
-    return {"n": len(samples), "p50": median(samples), "p90": pct(samples, 90), "p99": pct(samples, 99)} if samples else None
+    return bench.stats(samples, (50, 90, 99))
 
 
 def gsettings_writes(script):
@@ -462,12 +433,7 @@ def process_group(pid, comm, daemon_pid, names):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin-dir", required=True)
-    ap.add_argument("--baseline-bin-dir", help="another build, measured in alternating blocks of the same run")
-    ap.add_argument("--also", action="append", default=[], metavar="LABEL=DIR",
-                    help="more builds to measure in the same alternation")
-    ap.add_argument("--out", required=True)
+    ap = arguments(baseline="another build, measured in alternating blocks of the same run", also=True)
     ap.add_argument("--rounds", type=int, default=300, help="change-latency rounds per build")
     ap.add_argument("--block", type=int, default=25, help="rounds per block before the builds swap")
     ap.add_argument("--fanout", type=int, default=10000, help="subscribers for the fan-out rounds (0: none)")
@@ -484,31 +450,26 @@ def main():
     ap.add_argument("--runtime-on-disk", action="store_true",
                     help="XDG_RUNTIME_DIR under /tmp (as before) instead of a tmpfs as in a login session")
     a = ap.parse_args()
-    builds = {"this build": os.path.abspath(a.bin_dir)}
-    for label, _, path in (x.rpartition("=") for x in a.also):
-        builds[label] = os.path.abspath(path)
-    if a.baseline_bin_dir:
-        builds["baseline"] = os.path.abspath(a.baseline_bin_dir)
+    bins = builds(a.bin_dir, a.also, a.baseline_bin_dir)
     probe = build_probe("latency")
-    R = {"builds": builds, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-         "load_before": open("/proc/loadavg").read().split()[:3], "lost": {}}
+    R = {"builds": bins, "date": now(), "load_before": load(), "lost": {}}
     st = Stack(a.bin_dir, runtime_on_disk=a.runtime_on_disk)
     R["runtime_dir"] = {"path": st.runtime, "fs": subprocess.run(["stat", "-f", "-c", "%T", st.runtime],
                                                                  capture_output=True, text=True, timeout=30).stdout.strip()}
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    on_sigterm_exit()
     try:
         start_session(st, probe)
 
         # --- added change latency and the Read alone, builds alternating in blocks ---
-        added = {b: [] for b in builds}
-        read = {b: [] for b in builds}
+        added = {b: [] for b in bins}
+        read = {b: [] for b in bins}
         done = 0
         while done < a.rounds:
             k = min(a.block, a.rounds - done)
-            for label, bin_dir in builds.items():
-                use(st, bin_dir)
+            for label, bin_dir in bins.items():
+                st.use(bin_dir)
                 rows, lost = sock(st, probe, 1, k, "portal")
-                added[label] += [int(x["last"]) - int(x["t0"]) for x in rows]
+                added[label] += lasts(rows)
                 R["lost"].setdefault(f"{label} change latency", []).extend(lost)
                 read[label] += readrtt(st, probe, k)
             done += k
@@ -525,8 +486,8 @@ def main():
             done = 0
             while done < a.breakdown_rounds:
                 k = min(a.block, a.breakdown_rounds - done)
-                for label, bin_dir in builds.items():
-                    use(st, bin_dir)
+                for label, bin_dir in bins.items():
+                    st.use(bin_dir)
                     got = breakdown(st, probe, k, acc.get(label))
                     if got is not None:
                         acc[label] = got
@@ -541,8 +502,8 @@ def main():
             R["steal_during_breakdown"] = round((after[7] - cpu_before[7]) / total, 4) if total and len(after) > 7 else None
         if a.profile_rounds and os.geteuid() == 0 and shutil.which("perf"):
             R["profile"] = {}
-            for label, bin_dir in builds.items():
-                use(st, bin_dir)
+            for label, bin_dir in bins.items():
+                st.use(bin_dir)
                 got = breakdown(st, probe, a.profile_rounds, profile=True)
                 if got is not None:
                     R["profile"][label] = summarize(got).get("profile", {})
@@ -551,9 +512,8 @@ def main():
         # --- instructions per change (callgrind) ---
         if a.callgrind_rounds and shutil.which("valgrind"):
             R["instructions_per_change"] = {}
-            for label, bin_dir in builds.items():
-                use(st, without_debug_info(st, bin_dir), ["valgrind", "--tool=callgrind",
-                                                          f"--callgrind-out-file={st.root}/callgrind.out.%p"])
+            for label, bin_dir in bins.items():
+                st.use(without_debug_info(st, bin_dir), under_callgrind(st))
                 keep = a.keep_callgrind and os.path.join(a.keep_callgrind, "callgrind.out." + label.replace(" ", "-"))
                 total = callgrind_total(st, st.daemon.pid, lambda: sock(st, probe, 1, a.callgrind_rounds, "portal"), keep)
                 R["instructions_per_change"][label] = total / a.callgrind_rounds
@@ -565,15 +525,15 @@ def main():
             sched.start()
             runs = []
             for rep in range(a.fanout_reps):
-                for label, bin_dir in builds.items():
-                    use(st, bin_dir)
+                for label, bin_dir in bins.items():
+                    st.use(bin_dir)
                     rows, lost = sock(st, probe, a.fanout, a.fanout_rounds, "mixed")
                     R["lost"].setdefault(f"{label} fan-out", []).extend(lost)
                     runs.append((label, st.daemon.pid, rows))
                     log(f"fan-out {a.fanout}: {label}, repetition {rep + 1}")
             sched.stop()
             R["fanout"] = {"subscribers": a.fanout}
-            for label in builds:
+            for label in bins:
                 per = {}
                 for trigger in ("portal", "set"):
                     rows = [(pid, x) for lb, pid, rr in runs if lb == label for x in rr if x["trigger"] == trigger]
@@ -592,9 +552,8 @@ def main():
             if a.fanout_callgrind_rounds and shutil.which("valgrind"):
                 R["fanout_instructions_per_round"] = {}
                 k = a.fanout_callgrind_rounds
-                for label, bin_dir in builds.items():
-                    use(st, without_debug_info(st, bin_dir), ["valgrind", "--tool=callgrind",
-                                                          f"--callgrind-out-file={st.root}/callgrind.out.%p"])
+                for label, bin_dir in bins.items():
+                    st.use(without_debug_info(st, bin_dir), under_callgrind(st))
                     counts = {}
                     # Subscribing is counted alone and taken off: what remains is k rounds of each kind.
                     base = callgrind_total(st, st.daemon.pid, lambda: sock(st, probe, a.fanout, 0, "set"))
@@ -606,7 +565,7 @@ def main():
     finally:
         st.close()
         os.unlink(probe)
-    R["load_after"] = open("/proc/loadavg").read().split()[:3]
+    R["load_after"] = load()
     write_report(a.out, "change_latency", R, summary(R))
 
 

@@ -11,39 +11,26 @@ exec to its first answered `get` (median; the socket asked every 0.2 ms by a Pyt
 
     python3 bench/rss.py --bin-dir DIR [--also LABEL=DIR ...] [--reps 3] --out out/bench
 """
-import argparse
 import os
-import signal
 import socket
 import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-from bench import Hold, Stack, builds as bench_builds, median, rss, write_report  # noqa: E402
-from hostile import build_probe  # noqa: E402
-from change_latency import start_session, use  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import (Hold, Stack, arguments, build_probe, builds, logger, median, now, on_sigterm_exit,  # noqa: E402
+                   proc_status, rss, smaps_rollup, write_report)
+from change_latency import start_session  # noqa: E402
 
 COUNTS = (1000, 10000)
-
-
-def log(*a):
-    print("rss:", *a, file=sys.stderr, flush=True)
+log = logger("rss")
 
 
 def detail(pid):
     """Threads, and the idle daemon's memory split into anonymous (heap, stacks) and file-backed pages."""
-    out = {}
-    for line in open(f"/proc/{pid}/status"):
-        if line.startswith("Threads:"):
-            out["threads"] = int(line.split()[1])
-    for line in open(f"/proc/{pid}/smaps_rollup"):
-        parts = line.split()
-        if parts[0] in ("Anonymous:", "Rss:"):
-            out[parts[0].rstrip(":").lower() + "_kib"] = int(parts[1])
-    out["file_kib"] = out.get("rss_kib", 0) - out.get("anonymous_kib", 0)
-    return out
+    m = smaps_rollup(pid)
+    return {"threads": proc_status(pid, "Threads")["Threads"], "rss_kib": m["Rss"], "anonymous_kib": m["Anonymous"],
+            "file_kib": m["Rss"] - m["Anonymous"]}
 
 
 def start(st):
@@ -53,14 +40,14 @@ def start(st):
     with open(config, "w") as f:
         f.write('[desktop]\nfollow = "off"\n')
     try:
-        use(st, st.bin_dir)
+        st.use(st.bin_dir)
     except SystemExit as e:
         if 'unknown table "desktop"' not in str(e):
             raise
         st.procs.remove(st.daemon)
         st.daemon = None
         open(config, "w").close()
-        use(st, st.bin_dir)
+        st.use(st.bin_dir)
 
 
 def startup_ms(st, runs):
@@ -69,10 +56,7 @@ def startup_ms(st, runs):
     times = []
     request = b'{"jsonrpc":"2.0","id":1,"method":"get"}\n'
     for _ in range(runs):
-        if st.daemon is not None:
-            st.daemon.terminate()
-            st.daemon.wait()
-            st.procs.remove(st.daemon)
+        st.stop_daemon()
         t0 = time.perf_counter()
         st.daemon = st.spawn([st.bin_dir + "/appearanced"], stderr=subprocess.DEVNULL)
         deadline = t0 + 20
@@ -112,23 +96,19 @@ def measure(st, probe, startup_runs):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin-dir", required=True)
-    ap.add_argument("--also", action="append", default=[], metavar="LABEL=DIR",
-                    help="more builds, measured in turn with this one")
+    ap = arguments(also=True)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--startup-runs", type=int, default=10, help="fresh daemons timed to their first answer, per repetition")
-    ap.add_argument("--out", required=True)
     a = ap.parse_args()
-    builds = bench_builds(a.bin_dir, a.also)
+    bins = builds(a.bin_dir, a.also)
     probe = build_probe("rss")
-    R = {"builds": builds, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "runs": {b: [] for b in builds}}
+    R = {"builds": bins, "date": now(), "runs": {b: [] for b in bins}}
     st = Stack(a.bin_dir)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    on_sigterm_exit()
     try:
         start_session(st, probe)
         for rep in range(a.reps):
-            for label, bin_dir in builds.items():
+            for label, bin_dir in bins.items():
                 st.bin_dir = bin_dir
                 R["runs"][label].append(measure(st, probe, a.startup_runs))
                 log(f"{label}: repetition {rep + 1}: {R['runs'][label][-1]}")

@@ -40,7 +40,6 @@ import os
 import queue
 import random
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -93,23 +92,12 @@ if len(sys.argv) > 1 and sys.argv[0].endswith("sensors.py") and sys.argv[1] == "
     stand_in(sys.argv[2:])
     sys.exit(0)
 
-from bench import idle_delta, median, pct, proc_counters, rss, tmpfs_dir, write_csv, write_report  # noqa: E402
+import bench  # noqa: E402
+from bench import (idle_delta, load, logger, median, now, on_sigterm_exit, private_bus, proc_counters, rss,  # noqa: E402
+                   tmpfs_dir, write_csv, write_report)
 from rss import detail  # noqa: E402
 
-
-def log(*a):
-    print("sensors:", *a, file=sys.stderr, flush=True)
-
-
-def bus_config(path, kind, address):
-    """A private dbus-daemon's config: no service files (nothing is activated), anyone may own any name."""
-    with open(path, "w") as f:
-        f.write(f"""<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig><type>{kind}</type><listen>{address}</listen><auth>EXTERNAL</auth>
-<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/>
-</policy></busconfig>
-""")
+log = logger("sensors")
 
 
 class Service:
@@ -184,13 +172,9 @@ class Room:
         self.services["light"].send(f"light {self.level}")
 
     def bus(self, kind):
-        address = f"unix:path={self.root}/{kind}-bus"
-        bus_config(f"{self.root}/{kind}.conf", kind, address)
-        p = subprocess.Popen(["/usr/bin/dbus-daemon", f"--config-file={self.root}/{kind}.conf", "--nofork", "--nopidfile",
-                              "--print-address=1"], stdout=subprocess.PIPE, stderr=open(f"{self.root}/{kind}.log", "w"),
-                             text=True)
+        p, address = private_bus(self.root, f"{kind}-bus", kind, (), stderr=open(f"{self.root}/{kind}.log", "w"))
         self.buses.append(p)
-        if not p.stdout.readline().strip():
+        if not address:
             raise SystemExit(f"the {kind} bus did not start")
         return address
 
@@ -381,10 +365,7 @@ def portal_block(st, probe, rounds, samples, lost):
 
 
 def stats(samples):
-    if not samples:
-        return None
-    return {"n": len(samples), "p50_ms": round(median(samples), 3), "p90_ms": round(pct(samples, 90), 3),
-            "p99_ms": round(pct(samples, 99), 3), "max_ms": round(max(samples), 3)}
+    return bench.stats(samples, (50, 90, 99), unit="_ms", digits=3, top=True)
 
 
 def main():
@@ -401,9 +382,8 @@ def main():
     ap.add_argument("--block", type=int, default=50, help="rounds per block when the two paths alternate")
     a = ap.parse_args()
     bin_dir = os.path.abspath(a.bin_dir)
-    R = {"bin_dir": bin_dir, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-         "load_before": open("/proc/loadavg").read().split()[:3], "nproc": os.cpu_count()}
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    R = {"bin_dir": bin_dir, "date": now(), "load_before": load(), "nproc": os.cpu_count()}
+    on_sigterm_exit()
     rooms, st, probe = [], None, None
     try:
         # --idle-daemons rooms of each config, all side by side for the idle window; the idle RSS's repetitions
@@ -466,13 +446,11 @@ def main():
         sub = Subscriber(lat.socket)
         sub.start()
         if a.portal_rounds:
-            from bench import Stack
-            from change_latency import start_session, use
-            from hostile import build_probe
-            probe = build_probe("sensors")
-            st = Stack(bin_dir)
+            from change_latency import start_session
+            probe = bench.build_probe("sensors")
+            st = bench.Stack(bin_dir)
             start_session(st, probe)
-            use(st, bin_dir)
+            st.use(bin_dir)
         sensor, portal, lost = [], [], {"sensor": [], "portal": []}
         s_left, p_left = a.rounds, a.portal_rounds if st else 0
         while s_left or p_left:
@@ -499,7 +477,7 @@ def main():
             st.close()
         if probe:
             os.unlink(probe)
-    R["load_after"] = open("/proc/loadavg").read().split()[:3]
+    R["load_after"] = load()
     write_report(a.out, "sensors", R, summary(R))
 
 
@@ -524,7 +502,7 @@ def summary(R):
         o.append(f"\nVmRSS idle, each fresh daemon ({name}): " + ", ".join(f"{x:.2f}{m}" for x, m in each) + " MiB")
         after = sorted((d["VmRSS_after_kib"] / 1024, "*" if d.get("late_change") else "")
                        for k, d in R["idle_daemons"].items() if k.rsplit(" ", 1)[0] == name)
-        o.append(f"after the window: " + ", ".join(f"{x:.2f}{m}" for x, m in after) + " MiB")
+        o.append("after the window: " + ", ".join(f"{x:.2f}{m}" for x, m in after) + " MiB")
     o.append("\n(*: the sensor's first change came after the daemon let its start-up's code pages go)")
     for kind, b in R["rss_by_order"].items():
         if b["VmRSS"] is not None:

@@ -9,7 +9,6 @@ Exits 1 when the builds' signals differ, and prints the first difference.
 import argparse
 import os
 import struct
-import subprocess
 import sys
 import time
 
@@ -72,9 +71,7 @@ def path_of(m):
 def capture(bin_dir, changes):
     st = bench.Stack(os.path.abspath(bin_dir))
     try:
-        st.start_broadway()
-        _, st.env["DBUS_SESSION_BUS_ADDRESS"] = st.start_bus("bus")
-        st.gsettings("prefer-light")
+        st.start_session()
         st.start_daemon()
         dump = open(os.path.join(st.root, "monitor.bin"), "wb")
         rules = [f"type='signal',path='{p}'" for p in PATHS]
