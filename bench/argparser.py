@@ -27,7 +27,8 @@ def main():
             "swift-argument-parser": [variant.swift_build(pkg) + "/appearancectl-ap", "get"]}
     d = Daemon(a.bin_dir)
     try:
-        result = {k: {"runs": len(v), "p50_ms": statistics.median(v)} for k, v in alternate(cmds, a.runs, d.env).items()}
+        samples = alternate(cmds, a.runs, d.env)
+        result = {k: {"runs": len(v), "p50_ms": statistics.median(v)} for k, v in samples.items()}
         result["difference_p50_ms"] = result["swift-argument-parser"]["p50_ms"] - result["hand parser"]["p50_ms"]
         result["instructions"] = {k: instructions(argv, d.env)[0] for k, argv in cmds.items()}
     finally:

@@ -9,7 +9,6 @@ summary.json, summary.md and fanout.svg. `make bench` / `make bench-quick` run i
 """
 import argparse
 import csv
-import datetime
 import json
 import os
 import platform
@@ -22,6 +21,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -30,6 +30,11 @@ REPO = os.path.dirname(HERE)
 PORTAL = "org.freedesktop.portal.Desktop"
 PORTAL_PATH = "/org/freedesktop/portal/desktop"
 FACE = "io.github.appearanced.Appearance1"
+# The portal's Read of the color scheme, as a script would make it.
+DBUS_SEND_READ = ["/usr/bin/dbus-send", "--session", "--print-reply", f"--dest={PORTAL}", PORTAL_PATH,
+                  "org.freedesktop.portal.Settings.Read", "string:org.freedesktop.appearance", "string:color-scheme"]
+BUSCTL_READ = ["/usr/bin/busctl", "--user", "call", PORTAL, PORTAL_PATH, "org.freedesktop.portal.Settings", "Read",
+               "ss", "org.freedesktop.appearance", "color-scheme"]
 
 
 def logger(name):
@@ -81,8 +86,8 @@ def stats(samples, ps=(50, 99), n="n", unit="", digits=None, top=False):
 
 
 def arguments(out=True, baseline=None, also=False, quick=False):
-    """The options the scripts share: --bin-dir, --out (required if `out`), --baseline-bin-dir (with `baseline`
-    as its help), --also LABEL=DIR (repeatable), --quick."""
+    """The options the scripts share: --bin-dir, --out (required if `out`; none if None), --baseline-bin-dir
+    (`baseline` its help), --also LABEL=DIR (repeatable), --quick."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin-dir", required=True, help="a release build's bin directory")
     if baseline:
@@ -90,7 +95,8 @@ def arguments(out=True, baseline=None, also=False, quick=False):
     if also:
         ap.add_argument("--also", action="append", default=[], metavar="LABEL=DIR",
                         help="more builds, measured in turn with this one")
-    ap.add_argument("--out", required=out)
+    if out is not None:
+        ap.add_argument("--out", required=out)
     if quick:
         ap.add_argument("--quick", action="store_true")
     return ap
@@ -361,20 +367,11 @@ class Stack:
             src = os.path.join(REPO, "portal/appearanced.portal") if name == "appearanced" \
                 else f"/usr/share/xdg-desktop-portal/portals/{name}.portal"
             shutil.copy(src, os.path.join(self.root, "portals", f"{name}.portal"))
-        self.env = {
-            "PATH": "/usr/bin:/bin",
-            "LANG": "C.UTF-8",
-            "HOME": self.root + "/home",
-            "XDG_RUNTIME_DIR": self.runtime,
-            "XDG_STATE_HOME": self.root + "/state",
-            "XDG_CONFIG_HOME": self.root + "/config",
-            "XDG_DESKTOP_PORTAL_DIR": self.root + "/portals",
-            "XDG_CURRENT_DESKTOP": desktop,
-            "GDK_BACKEND": "broadway",
-            "NO_AT_BRIDGE": "1",
-            "GSETTINGS_BACKEND": "dconf",
-            "SWIFT_BACKTRACE": "enable=no",
-        }
+        self.env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": self.root + "/home",
+                    "XDG_RUNTIME_DIR": self.runtime, "XDG_STATE_HOME": self.root + "/state", "XDG_CONFIG_HOME": self.root + "/config",
+                    "XDG_DESKTOP_PORTAL_DIR": self.root + "/portals", "XDG_CURRENT_DESKTOP": desktop,
+                    "GDK_BACKEND": "broadway", "NO_AT_BRIDGE": "1", "GSETTINGS_BACKEND": "dconf",
+                    "SWIFT_BACKTRACE": "enable=no"}
         # appearanced must not drive GNOME's setting here: the desktop changes only when the benchmark says.
         os.makedirs(self.root + "/config/appearanced", exist_ok=True)
         with open(self.root + "/config/appearanced/config.toml", "w") as f:
@@ -473,14 +470,7 @@ class Stack:
         return int(r.stdout.split()[-1]) if r.returncode == 0 else None
 
     def close(self):
-        for p in reversed(self.procs):
-            if p.poll() is None:
-                p.terminate()
-                try:
-                    p.wait(5)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    p.wait()
+        stop(*reversed(self.procs))
         # Activated services (the portal, its backends, dconf) leave with their bus, but not at once.
         subprocess.run(["/usr/bin/pkill", "-f", f"DBUS_STARTER_ADDRESS=unix:path={self.root}/"], stderr=subprocess.DEVNULL)
         doc = self.runtime + "/doc"
@@ -606,6 +596,97 @@ def rss(pid):
     return proc_status(pid, "VmRSS", "VmHWM")  # KiB
 
 
+GET_LINE = b'{"jsonrpc":"2.0","id":1,"method":"get"}\n'
+
+
+def set_line(mode, id=2):
+    return b'{"jsonrpc":"2.0","id":%d,"method":"set","params":{"override":"%s"}}\n' % (id, mode.encode())
+
+
+def socket_get(path, timeout=5.0):
+    """One `get` as appearancectl makes it: a fresh connection, one line out, one line back; ms, or None."""
+    t0 = time.perf_counter()
+    done, _ = request(path, GET_LINE, timeout)
+    return None if done is None else (done - t0) * 1000
+
+
+def request(path, line, timeout=5.0):
+    """One request on a fresh connection; (the moment its reply line was complete, the reply) or (None, None)."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    try:
+        s.connect(path)
+        s.sendall(line)
+        buf = b""
+        while not buf.endswith(b"\n"):
+            chunk = s.recv(65536)
+            if not chunk:
+                return None, None
+            buf += chunk
+        return time.perf_counter(), json.loads(buf)
+    except (OSError, ValueError):
+        return None, None
+    finally:
+        s.close()
+
+
+class Subscriber:
+    """A subscribed connection read by a thread of its own, blocked in recv: every `changed` line is stamped
+    (time.perf_counter: CLOCK_MONOTONIC, as the probe's and the stand-ins' stamps) when the recv that completed
+    it returns, so that a notification arriving before a `set` reply is stamped when it arrives. `changes`:
+    [(stamp, mode)]; `mode`: the last one said (known once the constructor returns)."""
+
+    def __init__(self, path):
+        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.s.settimeout(5)
+        self.s.connect(path)
+        self.s.settimeout(None)
+        self.s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"subscribe"}\n')
+        self.changes, self.mode, self.cond = [], None, threading.Condition()
+        self.t = threading.Thread(target=self.read, daemon=True)
+        self.t.start()
+        with self.cond:
+            self.cond.wait_for(lambda: self.mode is not None, 5)
+
+    def read(self):
+        buf = b""
+        while True:
+            try:
+                chunk = self.s.recv(65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            now = time.perf_counter()
+            buf += chunk
+            *lines, buf = buf.split(b"\n")
+            for line in lines:
+                try:
+                    msg = json.loads(line)
+                except ValueError:
+                    continue
+                state = msg.get("result") or msg.get("params") or {}
+                with self.cond:
+                    self.mode = state.get("mode", self.mode)
+                    if msg.get("method") == "changed":
+                        self.changes.append((now, self.mode))
+                    self.cond.notify_all()
+
+    def wait_change(self, count, timeout=5.0):
+        """(stamp, mode) of the count-th `changed` line, or None after `timeout` s."""
+        with self.cond:
+            self.cond.wait_for(lambda: len(self.changes) >= count, timeout)
+            return self.changes[count - 1] if len(self.changes) >= count else None
+
+    def close(self):
+        try:
+            self.s.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.t.join(2)
+        self.s.close()
+
+
 class Hold:
     """N socket subscribers kept connected by a probe process (`stack`: anything with .socket and .env)."""
 
@@ -647,7 +728,7 @@ def main():
         if shutil.which("swift") else "?",
         "portal": subprocess.run(["dpkg-query", "-W", "-f=${Version}", "xdg-desktop-portal"], capture_output=True,
                                  text=True).stdout,
-        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "date": now(),
         "load_before": load(),
     }
     log("machine", R["machine"])
@@ -713,15 +794,11 @@ def run(st, probe, R, q, out):
     # --- one-shot queries: CLIs and the status file, interleaved ---
     tools = {
         "appearancectl get": [st.bin_dir + "/appearancectl", "get"],
-        "dbus-send Read": ["/usr/bin/dbus-send", "--session", "--print-reply", f"--dest={PORTAL}", PORTAL_PATH,
-                           "org.freedesktop.portal.Settings.Read", "string:org.freedesktop.appearance",
-                           "string:color-scheme"],
+        "dbus-send Read": DBUS_SEND_READ,
         "gdbus call Read": ["/usr/bin/gdbus", "call", "--session", "--dest", PORTAL, "--object-path", PORTAL_PATH,
                             "--method", "org.freedesktop.portal.Settings.Read", "org.freedesktop.appearance",
                             "color-scheme"],
-        "busctl --user call Read": ["/usr/bin/busctl", "--user", "call", PORTAL, PORTAL_PATH,
-                                    "org.freedesktop.portal.Settings", "Read", "ss", "org.freedesktop.appearance",
-                                    "color-scheme"],
+        "busctl --user call Read": BUSCTL_READ,
         "gsettings get": ["/usr/bin/gsettings", "get", "org.gnome.desktop.interface", "color-scheme"],
         "cat mode file": ["/bin/cat", st.mode_file],
         "/bin/true (exec floor)": ["/bin/true"],

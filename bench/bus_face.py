@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import FACE, PORTAL, PORTAL_PATH, Stack, arguments, interleaved, load, pct, write_json  # noqa: E402
+from bench import BUSCTL_READ, DBUS_SEND_READ, FACE, Stack, arguments, interleaved, load, pct, write_json  # noqa: E402
 
 FACE_PATH = "/io/github/appearanced/Appearance1"
 
@@ -28,12 +28,10 @@ def main():
         st.start_daemon()
         tools = {
             "busctl --user get-property Mode (appearanced)": ["/usr/bin/busctl", "--user", "get-property", FACE, FACE_PATH, FACE, "Mode"],
-            "busctl --user call Read (portal)": ["/usr/bin/busctl", "--user", "call", PORTAL, PORTAL_PATH,
-                                                 "org.freedesktop.portal.Settings", "Read", "ss", "org.freedesktop.appearance", "color-scheme"],
+            "busctl --user call Read (portal)": BUSCTL_READ,
             "dbus-send Properties.Get Mode (appearanced)": ["/usr/bin/dbus-send", "--session", "--print-reply", f"--dest={FACE}", FACE_PATH,
                                                             "org.freedesktop.DBus.Properties.Get", f"string:{FACE}", "string:Mode"],
-            "dbus-send Read (portal)": ["/usr/bin/dbus-send", "--session", "--print-reply", f"--dest={PORTAL}", PORTAL_PATH,
-                                        "org.freedesktop.portal.Settings.Read", "string:org.freedesktop.appearance", "string:color-scheme"],
+            "dbus-send Read (portal)": DBUS_SEND_READ,
             "appearancectl get": [st.bin_dir + "/appearancectl", "get"],
         }
         outputs = {}

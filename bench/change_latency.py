@@ -52,6 +52,16 @@ def sock(st, probe, n, rounds, trigger):
                      timeout=120 + 10 * rounds)  # the probe gives each round 5 s
 
 
+def blocks(total, size, what):
+    """The sizes of the blocks in which the builds alternate, the progress logged after each."""
+    done = 0
+    while done < total:
+        k = min(size, total - done)
+        yield k
+        done += k
+        log(f"{what}: {done}/{total} rounds per build")
+
+
 def readrtt(st, probe, n):
     r = subprocess.run([probe, "readrtt", str(n + 1)], env=st.env, capture_output=True, text=True, check=True,
                        timeout=120 + n)
@@ -127,6 +137,21 @@ def callgrind_total(st, pid, action, keep=None):
     raise SystemExit("no total in " + dumps[-1])
 
 
+def perf_record(path, *args):
+    """`perf record` into `path`, stamped with CLOCK_MONOTONIC like the probe, until perf_stop."""
+    return subprocess.Popen(["perf", "record", "-q", "-k", "CLOCK_MONOTONIC", *args, "-o", path],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def perf_stop(p):
+    p.send_signal(signal.SIGINT)
+    p.wait(timeout=120)
+
+
+def perf_script(path, *args):
+    return subprocess.run(["perf", "script", "-i", path, *args], capture_output=True, timeout=600, text=True).stdout
+
+
 class SchedTrace:
     """sched_switch on every CPU, stamped with CLOCK_MONOTONIC like the probe, for CPU time per process in
     a window. Needs root and perf; `available` says whether it runs."""
@@ -138,9 +163,7 @@ class SchedTrace:
 
     def start(self):
         if self.available:
-            self.p = subprocess.Popen(["perf", "record", "-q", "-k", "CLOCK_MONOTONIC", "-e",
-                                       "sched:sched_switch,sched:sched_waking", "-a", "-o", self.path],
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            self.p = perf_record(self.path, "-e", "sched:sched_switch,sched:sched_waking", "-a")
             time.sleep(1)
             if self.p.poll() is not None:
                 self.available = False
@@ -151,16 +174,14 @@ class SchedTrace:
         still runnable), to being switched in."""
         if not self.p:
             return
-        self.p.send_signal(signal.SIGINT)
-        self.p.wait(timeout=120)
+        perf_stop(self.p)
         # Each event ends the running interval of the task it switches out (the header names it).
         self.intervals = []
         self.waits = []
         last_in = {}
         runnable = {}  # watched tid → since when it waits for a CPU
         running = set()
-        out = subprocess.run(["perf", "script", "-i", self.path, "-F", "comm,pid,tid,cpu,time,trace"],
-                             capture_output=True, timeout=600, text=True).stdout
+        out = perf_script(self.path, "-F", "comm,pid,tid,cpu,time,trace")
         for line in out.splitlines():
             if watched:
                 woken = re.search(r": comm=.* pid=(\d+) prio=", line)
@@ -238,15 +259,12 @@ class SpanProfile:
 
     def __init__(self, path, pid):
         self.path = path
-        self.p = subprocess.Popen(["perf", "record", "-q", "-k", "CLOCK_MONOTONIC", "-e", "cpu-clock", "-F", "20000",
-                                   "-g", "-p", str(pid), "-o", path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.p = perf_record(path, "-e", "cpu-clock", "-F", "20000", "-g", "-p", str(pid))
 
     def stop(self, spans, into):
         """Adds the samples inside `spans` ({"signal": [(a, b)], "reply": [...]}) to `into` (Counters by span)."""
-        self.p.send_signal(signal.SIGINT)
-        self.p.wait(timeout=120)
-        out = subprocess.run(["perf", "script", "-i", self.path, "-F", "time,ip,sym,dso"], capture_output=True, timeout=600,
-                             text=True).stdout
+        perf_stop(self.p)
+        out = perf_script(self.path, "-F", "time,ip,sym,dso")
         os.unlink(self.path)
         starts = {k: [a for a, _ in sorted(v)] for k, v in spans.items()}
         ordered = {k: sorted(v) for k, v in spans.items()}
@@ -281,9 +299,8 @@ def breakdown(st, probe, rounds, into=None, profile=False):
     bus_fd = bus_side_fd(bus_pid, st.daemon.pid)
     sched = SchedTrace(os.path.join(st.root, "breakdown-sched.data"))
     sched.start()
-    rec = subprocess.Popen(["perf", "record", "-q", "-k", "CLOCK_MONOTONIC", "-a", "-o", path, "-e",
-                            "syscalls:sys_exit_recvmsg,syscalls:sys_enter_sendmsg,syscalls:sys_enter_sendto"],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    rec = perf_record(path, "-a", "-e",
+                      "syscalls:sys_exit_recvmsg,syscalls:sys_enter_sendmsg,syscalls:sys_enter_sendto")
     prof = SpanProfile(os.path.join(st.root, "profile.data"), st.daemon.pid) if profile else None
     time.sleep(1)
     if rec.poll() is not None:
@@ -299,15 +316,12 @@ def breakdown(st, probe, rounds, into=None, profile=False):
             except (OSError, UnicodeDecodeError):
                 pass
     tids = {int(t) for t in os.listdir(f"/proc/{st.daemon.pid}/task")}
-    rec.send_signal(signal.SIGINT)
-    rec.wait(timeout=120)
+    perf_stop(rec)
     sched.stop(watched=tids)
-    out = subprocess.run(["perf", "script", "-i", path, "-F", "pid,time,event,trace"], capture_output=True, timeout=600,
-                         text=True).stdout
+    out = perf_script(path, "-F", "pid,time,event,trace")
     # The portal's own relay starts at the write: `gsettings`' last sendmsg before t0 is its call to dconf's
     # Writer.Change (its only one after the bus's Hello and AddMatch).
-    writes = gsettings_writes(subprocess.run(["perf", "script", "-i", path, "--show-task-events", "-F", "pid,time,event"],
-                                             capture_output=True, timeout=600, text=True).stdout)
+    writes = gsettings_writes(perf_script(path, "--show-task-events", "-F", "pid,time,event"))
     os.unlink(path)
     events = []
     for line in out.splitlines():
@@ -463,17 +477,13 @@ def main():
         # --- added change latency and the Read alone, builds alternating in blocks ---
         added = {b: [] for b in bins}
         read = {b: [] for b in bins}
-        done = 0
-        while done < a.rounds:
-            k = min(a.block, a.rounds - done)
+        for k in blocks(a.rounds, a.block, "change latency"):
             for label, bin_dir in bins.items():
                 st.use(bin_dir)
                 rows, lost = sock(st, probe, 1, k, "portal")
                 added[label] += lasts(rows)
                 R["lost"].setdefault(f"{label} change latency", []).extend(lost)
                 read[label] += readrtt(st, probe, k)
-            done += k
-            log(f"change latency: {done}/{a.rounds} rounds per build")
         R["change_added"] = {b: stats(s) for b, s in added.items()}
         R["read_rtt"] = {b: stats(s) for b, s in read.items()}
         R["samples"] = {"change_added_ns": added, "read_rtt_ns": read}
@@ -483,16 +493,12 @@ def main():
             # In alternating blocks, like the rounds above: a noisy minute falls on every build alike.
             cpu_before = cpu_ticks()
             acc = {}
-            done = 0
-            while done < a.breakdown_rounds:
-                k = min(a.block, a.breakdown_rounds - done)
+            for k in blocks(a.breakdown_rounds, a.block, "breakdown"):
                 for label, bin_dir in bins.items():
                     st.use(bin_dir)
                     got = breakdown(st, probe, k, acc.get(label))
                     if got is not None:
                         acc[label] = got
-                done += k
-                log(f"breakdown: {done}/{a.breakdown_rounds} rounds per build")
             R["breakdown"] = {label: summarize(v) for label, v in acc.items()}
             # The share of the machine's CPU time its host took (a virtual machine's steal time) meanwhile:
             # a round in which a CPU is taken away shows as the daemon running long.

@@ -28,7 +28,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from bench import (PORTAL, PORTAL_PATH, REPO, Stack, instructions, interleaved, page_faults, rss, stats,  # noqa: E402
+from bench import (DBUS_SEND_READ, REPO, Stack, instructions, interleaved, page_faults, rss, stats,  # noqa: E402
                    wait_until, write_json)
 import variant  # noqa: E402
 
@@ -68,8 +68,7 @@ def main():
     st = Stack(shipped)
     try:
         st.start_session()
-        read = ["/usr/bin/dbus-send", "--session", "--print-reply", f"--dest={PORTAL}", PORTAL_PATH,
-                "org.freedesktop.portal.Settings.Read", "string:org.freedesktop.appearance", "string:color-scheme"]
+        read = DBUS_SEND_READ
         # Activates the portal and its backend, and waits until the portal answers.
         wait_until(lambda: subprocess.run(read, env=st.env, capture_output=True, timeout=TIMEOUT).returncode == 0,
                    "the portal did not answer", timeout=30, pause=0.1)

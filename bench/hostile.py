@@ -13,7 +13,6 @@ the standard session config's limits: messages up to 1e9 bytes), one `ReadAll` o
 the call is outstanding, the call's answer, and whether a normal `Read` answers afterwards. Prints the figures
 (and writes hostile-big-call.json to --out when given).
 """
-import json
 import os
 import shutil
 import socket
@@ -23,8 +22,8 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import (REPO, Daemon, arguments, build_probe, builds, cpu_ms, load, now, raise_nofile, rss,  # noqa: E402
-                   stats, wait_until, write_json, write_report)
+from bench import (REPO, Daemon, Subscriber, arguments, build_probe, builds, cpu_ms, load, now, raise_nofile,  # noqa: E402
+                   request, rss, set_line, socket_get, stats, wait_until, write_json, write_report)
 
 # --pin: {"daemon": CPUs of appearanced and the victim (this process), "flood": CPUs of the bus and the flooder}.
 PIN = None
@@ -92,9 +91,6 @@ def victim(bin_dir, runs):
 
 # --- fairness under floods (docs/benchmarks.md, "Fairness and own-share latency") ---
 
-GET_LINE = b'{"jsonrpc":"2.0","id":1,"method":"get"}\n'
-
-
 def reading_flood_line():
     """A ~65,000-byte `get` line with 5,900 unknown params (each a distinct key): each line costs the daemon a
     parse of 5,900 members and a -32602 reply."""
@@ -102,107 +98,23 @@ def reading_flood_line():
     return ('{"jsonrpc":"2.0","id":1,"method":"get","params":{' + body + '"z":2}}').encode() + b"\n"
 
 
-def socket_get(path, timeout=5.0):
-    """One `get` as appearancectl makes it: a fresh connection, one line out, one line back; ms, or None."""
-    t0 = time.perf_counter()
-    done, _ = request(path, GET_LINE, timeout)
-    return None if done is None else (done - t0) * 1000
-
-
-def request(path, line, timeout=5.0):
-    """One request on a fresh connection; (the moment its reply line was complete, the reply) or (None, None)."""
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(timeout)
-    try:
-        s.connect(path)
-        s.sendall(line)
-        buf = b""
-        while not buf.endswith(b"\n"):
-            chunk = s.recv(65536)
-            if not chunk:
-                return None, None
-            buf += chunk
-        return time.perf_counter(), json.loads(buf)
-    except (OSError, ValueError):
-        return None, None
-    finally:
-        s.close()
-
-
-class Subscriber:
-    """A subscribed connection; next_change() gives the moment the next `changed` line was complete, read by
-    a thread of its own so that a notification arriving before the `set` reply is stamped when it arrives."""
-
-    def __init__(self, path):
-        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.s.settimeout(5)
-        self.s.connect(path)
-        self.s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"subscribe"}\n')
-        self.stamps = []
-        self.cond = threading.Condition()
-        self.stop = threading.Event()
-        self.mode = None
-        self.t = threading.Thread(target=self.read, daemon=True)
-        self.t.start()
-
-    def read(self):
-        buf = b""
-        self.s.settimeout(0.2)
-        while not self.stop.is_set():
-            try:
-                chunk = self.s.recv(65536)
-            except socket.timeout:
-                continue
-            except OSError:
-                return
-            if not chunk:
-                return
-            now = time.perf_counter()
-            buf += chunk
-            *lines, buf = buf.split(b"\n")
-            for line in lines:
-                try:
-                    msg = json.loads(line)
-                except ValueError:
-                    continue
-                state = msg.get("result") or msg.get("params") or {}
-                with self.cond:
-                    self.mode = state.get("mode", self.mode)
-                    if msg.get("method") == "changed":
-                        self.stamps.append(now)
-                    self.cond.notify_all()
-
-    def wait_change(self, count, timeout=5.0):
-        with self.cond:
-            self.cond.wait_for(lambda: len(self.stamps) >= count, timeout)
-            return self.stamps[count - 1] if len(self.stamps) >= count else None
-
-    def close(self):
-        self.stop.set()
-        self.t.join(2)
-        self.s.close()
-
-
 def notification_delays(path, sub, sets, seconds=60):
     """`sets` alternating `set`s on fresh connections; per set, the subscriber's notification moment minus the
     moment the `set` reply was complete (ms; negative: the notification came first)."""
     delays, lost = [], 0
-    with sub.cond:
-        sub.cond.wait_for(lambda: sub.mode is not None, 5)
-        mode = sub.mode or "light"
+    mode = sub.mode or "light"
     deadline = time.time() + seconds
     for _ in range(sets):
         if time.time() > deadline:
             break
         mode = "dark" if mode == "light" else "light"
-        count = len(sub.stamps) + 1
-        t_reply, _ = request(path, b'{"jsonrpc":"2.0","id":2,"method":"set","params":{"override":"%s"}}\n'
-                             % mode.encode())
-        t_note = sub.wait_change(count) if t_reply else None
-        if t_reply is None or t_note is None:
+        count = len(sub.changes) + 1
+        t_reply, _ = request(path, set_line(mode))
+        note = sub.wait_change(count) if t_reply else None
+        if t_reply is None or note is None:
             lost += 1
         else:
-            delays.append((t_note - t_reply) * 1000)
+            delays.append((note[0] - t_reply) * 1000)
         time.sleep(0.05)
     return delays, lost
 
@@ -247,10 +159,7 @@ class Flood:
         self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.s.connect(path)
         self.s.settimeout(0.5)
-        if kind == "reading":
-            line = reading_flood_line()
-        else:
-            line = duplicate_key_line()
+        line = reading_flood_line() if kind == "reading" else duplicate_key_line()
         self.line_bytes = len(line)
         self.chunk = line * 4
         self.threads = [threading.Thread(target=self.write, daemon=True)]
@@ -345,7 +254,7 @@ def fairness(bin_dir, kind, gets, sets, seconds=30):
         elif kind == "bus-flood":
             flood = BusFlood(d.address, 2 * seconds + 5)
         elif hook:
-            request(d.socket, b'{"jsonrpc":"2.0","id":2,"method":"set","params":{"override":"dark"}}\n')
+            request(d.socket, set_line("dark"))
             sub.wait_change(1)
         time.sleep(0.5)
         cpu0, t0 = cpu_ms(d.p.pid), time.time()

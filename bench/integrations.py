@@ -16,7 +16,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench  # noqa: E402
-import hostile  # noqa: E402  (request, Subscriber, percentiles)
+import hostile  # noqa: E402  (percentiles)
 
 TEN = ["gtk", "qt", "neovim", "vim", "tmux", "kitty", "foot", "alacritty", "emacs", "vscode"]
 
@@ -35,16 +35,16 @@ class Instance(bench.Daemon):
         self.start()
         self.enabled = enabled
         if enabled:
-            _, reply = hostile.request(self.socket, json.dumps(
+            _, reply = bench.request(self.socket, json.dumps(
                 {"jsonrpc": "2.0", "id": 1, "method": "integrations", "params": {"enable": enabled}}).encode() + b"\n")
             if not reply or "result" not in reply:
                 raise SystemExit(f"enabling failed: {reply}")
             self.wait_runs({n: 0 for n in enabled}, time.time() + 30)
-        self.sub = hostile.Subscriber(self.socket)
+        self.sub = bench.Subscriber(self.socket)
         self.mode = "light"
 
     def runs(self):
-        _, reply = hostile.request(self.socket, b'{"jsonrpc":"2.0","id":2,"method":"integrations"}\n')
+        _, reply = bench.request(self.socket, b'{"jsonrpc":"2.0","id":2,"method":"integrations"}\n')
         return {i["name"]: (i["runs"], (i.get("last") or {}).get("result")) for i in reply["result"]["integrations"]}
 
     def wait_runs(self, before, deadline):
@@ -59,18 +59,17 @@ class Instance(bench.Daemon):
     def round(self):
         self.mode = "dark" if self.mode == "light" else "light"
         before = {n: r for n, (r, _) in self.runs().items()} if self.enabled else {}
-        count = len(self.sub.stamps) + 1
+        count = len(self.sub.changes) + 1
         t0 = time.perf_counter()
-        t_reply, _ = hostile.request(self.socket, b'{"jsonrpc":"2.0","id":3,"method":"set","params":{"override":"%s"}}\n'
-                                     % self.mode.encode())
-        t_note = self.sub.wait_change(count)
-        if t_reply is None or t_note is None:
+        t_reply, _ = bench.request(self.socket, bench.set_line(self.mode, 3))
+        note = self.sub.wait_change(count)
+        if t_reply is None or note is None:
             raise SystemExit("a set or its notification was lost")
         last = results = None
         if self.enabled:
             t_last, results = self.wait_runs(before, time.time() + 30)
             last = (t_last - t0) * 1000
-        return (t_note - t0) * 1000, last, results
+        return (note[0] - t0) * 1000, last, results
 
     def close(self):
         self.sub.close()

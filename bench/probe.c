@@ -488,31 +488,6 @@ static DBusMessage *mode_get(void) {
     return m;
 }
 
-static volatile sig_atomic_t flood_stop;
-static void on_term(int sig) { (void)sig; flood_stop = 1; }
-
-static int cmd_busflood(const char *address, double seconds, int window) {
-    signal(SIGTERM, on_term);  // SIGTERM ends the flood early, with the figures printed
-    DBusConnection *c = bus_open(address);
-    long answered = 0, errors = 0;
-    for (int i = 0; i < window; i++) { DBusMessage *m = mode_get(); dbus_connection_send(c, m, NULL); dbus_message_unref(m); }
-    int64_t end = now() + (int64_t)(seconds * 1e9);
-    while (now() < end && !flood_stop) {
-        if (!dbus_connection_read_write(c, 100)) { fprintf(stderr, "busflood: disconnected\n"); exit(2); }
-        DBusMessage *reply;
-        while ((reply = dbus_connection_pop_message(c))) {
-            int type = dbus_message_get_type(reply);
-            if (type == DBUS_MESSAGE_TYPE_METHOD_RETURN || type == DBUS_MESSAGE_TYPE_ERROR) {
-                if (type == DBUS_MESSAGE_TYPE_ERROR) errors++; else answered++;
-                DBusMessage *m = mode_get(); dbus_connection_send(c, m, NULL); dbus_message_unref(m);
-            }
-            dbus_message_unref(reply);
-        }
-    }
-    printf("%ld,%ld,%.3f\n", answered, errors, seconds);
-    return 0;
-}
-
 static DBusMessage *toggle(void) {
     DBusMessage *m = dbus_message_new_method_call("io.github.appearanced.Appearance1", "/io/github/appearanced/Appearance1",
                                                   "io.github.appearanced.Appearance1", "Toggle");
@@ -523,23 +498,28 @@ static DBusMessage *toggle(void) {
     return m;
 }
 
-static int cmd_bustoggle(const char *address, long count, int window, double seconds) {
+static volatile sig_atomic_t calls_stop;
+static void on_term(int sig) { (void)sig; calls_stop = 1; }
+
+// One bus connection keeps `window` calls made by `make` outstanding, a new one for each reply, until `count`
+// are answered (count < 0: no bound), `seconds` pass or SIGTERM comes (with the figures printed); prints calls
+// answered, errors and seconds; with `report`, the first error's name to stderr.
+static int bus_calls(const char *what, DBusMessage *(*make)(void), const char *address, long count, int window,
+                     double seconds, int report) {
+    signal(SIGTERM, on_term);
     DBusConnection *c = bus_open(address);
     long answered = 0, errors = 0, sent = 0;
     int64_t t0 = now(), end = t0 + (int64_t)(seconds * 1e9);
-    for (; sent < window && sent < count; sent++) { DBusMessage *m = toggle(); dbus_connection_send(c, m, NULL); dbus_message_unref(m); }
-    while (answered + errors < sent && now() < end) {
-        if (!dbus_connection_read_write(c, 100)) { fprintf(stderr, "bustoggle: disconnected\n"); exit(2); }
+    for (; sent < window && (count < 0 || sent < count); sent++) { DBusMessage *m = make(); dbus_connection_send(c, m, NULL); dbus_message_unref(m); }
+    while ((count < 0 || answered + errors < sent) && now() < end && !calls_stop) {
+        if (!dbus_connection_read_write(c, 100)) { fprintf(stderr, "%s: disconnected\n", what); exit(2); }
         DBusMessage *reply;
         while ((reply = dbus_connection_pop_message(c))) {
             int type = dbus_message_get_type(reply);
             if (type == DBUS_MESSAGE_TYPE_METHOD_RETURN || type == DBUS_MESSAGE_TYPE_ERROR) {
-                if (type == DBUS_MESSAGE_TYPE_ERROR) {
-                    if (errors++ == 0) fprintf(stderr, "bustoggle: %s\n", dbus_message_get_error_name(reply));
-                } else {
-                    answered++;
-                }
-                if (sent < count && now() < end) { DBusMessage *m = toggle(); dbus_connection_send(c, m, NULL); dbus_message_unref(m); sent++; }
+                if (type == DBUS_MESSAGE_TYPE_METHOD_RETURN) answered++;
+                else if (errors++ == 0 && report) fprintf(stderr, "%s: %s\n", what, dbus_message_get_error_name(reply));
+                if ((count < 0 || sent < count) && now() < end) { DBusMessage *m = make(); dbus_connection_send(c, m, NULL); dbus_message_unref(m); sent++; }
             }
             dbus_message_unref(reply);
         }
@@ -564,8 +544,8 @@ int main(int argc, char **argv) {
     if (argc >= 3 && !strcmp(argv[1], "readrtt")) return cmd_readrtt(atoi(argv[2]));
     if (argc >= 6 && !strcmp(argv[1], "startup") && !strcmp(argv[4], "--")) return cmd_startup(argv[2], atoi(argv[3]), argv + 5);
     if (argc >= 5 && !strcmp(argv[1], "setload")) return cmd_setload(argv[2], atoi(argv[3]), atof(argv[4]));
-    if (argc >= 5 && !strcmp(argv[1], "busflood")) return cmd_busflood(argv[2], atof(argv[3]), atoi(argv[4]));
-    if (argc >= 6 && !strcmp(argv[1], "bustoggle")) return cmd_bustoggle(argv[2], atol(argv[3]), atoi(argv[4]), atof(argv[5]));
+    if (argc >= 5 && !strcmp(argv[1], "busflood")) return bus_calls("busflood", mode_get, argv[2], -1, atoi(argv[4]), atof(argv[3]), 0);
+    if (argc >= 6 && !strcmp(argv[1], "bustoggle")) return bus_calls("bustoggle", toggle, argv[2], atol(argv[3]), atoi(argv[4]), atof(argv[5]), 1);
     fprintf(stderr, "usage: see the comment at the top of bench/probe.c\n");
     return 64;
 }

@@ -12,14 +12,13 @@ exec to its first answered `get` (median; the socket asked every 0.2 ms by a Pyt
     python3 bench/rss.py --bin-dir DIR [--also LABEL=DIR ...] [--reps 3] --out out/bench
 """
 import os
-import socket
 import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import (Hold, Stack, arguments, build_probe, builds, logger, median, now, on_sigterm_exit,  # noqa: E402
-                   proc_status, rss, smaps_rollup, write_report)
+from bench import (GET_LINE, Hold, Stack, arguments, build_probe, builds, logger, median, now,  # noqa: E402
+                   on_sigterm_exit, proc_status, request, rss, smaps_rollup, wait_until, write_report)
 from change_latency import start_session  # noqa: E402
 
 COUNTS = (1000, 10000)
@@ -54,25 +53,12 @@ def startup_ms(st, runs):
     """Exec to the first `get` answered, median of `runs` fresh daemons: the socket is asked every 0.2 ms
     (a Python client, no process per attempt)."""
     times = []
-    request = b'{"jsonrpc":"2.0","id":1,"method":"get"}\n'
     for _ in range(runs):
         st.stop_daemon()
         t0 = time.perf_counter()
         st.daemon = st.spawn([st.bin_dir + "/appearanced"], stderr=subprocess.DEVNULL)
-        deadline = t0 + 20
-        while True:
-            try:
-                with socket.socket(socket.AF_UNIX) as c:
-                    c.settimeout(5)
-                    c.connect(st.socket)
-                    c.sendall(request)
-                    if b'"result"' in c.recv(4096):
-                        break
-            except OSError:
-                pass
-            if time.perf_counter() > deadline:
-                raise SystemExit("appearanced did not answer")
-            time.sleep(0.0002)
+        wait_until(lambda: "result" in (request(st.socket, GET_LINE)[1] or {}), "appearanced did not answer",
+                   pause=0.0002)
         times.append((time.perf_counter() - t0) * 1000)
     return median(times)
 

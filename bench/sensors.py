@@ -34,17 +34,13 @@ Writes sensors.json, sensors.md and sensors-latency.csv to --out.
     python3 bench/sensors.py --bin-dir DIR [--seconds 60] [--reps 9] [--idle-daemons 3] [--rounds 400]
         [--portal-rounds 400] --out out/bench
 """
-import argparse
 import json
 import os
-import queue
 import random
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -257,9 +253,7 @@ class Room:
         self.stop()
         for s in self.services.values():
             s.close()
-        for p in self.buses:
-            p.terminate()
-            p.wait()
+        bench.stop(*self.buses)
         shutil.rmtree(self.root, ignore_errors=True)
         if getattr(self, "runtime", None):
             shutil.rmtree(self.runtime, ignore_errors=True)
@@ -299,61 +293,24 @@ def idle(rooms, seconds, settle, settle_max):
     return out
 
 
-class Subscriber(threading.Thread):
-    """A socket subscriber in a thread blocked in recv: each complete `changed` line is put on `lines` with the
-    CLOCK_MONOTONIC time (ns) of the recv that completed it, and its mode."""
-
-    def __init__(self, path):
-        super().__init__(daemon=True)
-        self.s = socket.socket(socket.AF_UNIX)
-        self.s.connect(path)
-        self.s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"subscribe"}\n')
-        self.buf = b""
-        while b"\n" not in self.buf:
-            self.buf += self.s.recv(65536)
-        first, self.buf = self.buf.split(b"\n", 1)
-        self.mode = json.loads(first)["result"]["mode"]
-        self.lines = queue.Queue()
-
-    def run(self):
-        while True:
-            try:
-                data = self.s.recv(65536)
-            except OSError:
-                return
-            t = time.monotonic_ns()
-            if not data:
-                return
-            self.buf += data
-            while b"\n" in self.buf:
-                line, self.buf = self.buf.split(b"\n", 1)
-                msg = json.loads(line)
-                if msg.get("method") == "changed":
-                    self.lines.put((t, msg["params"]["mode"]))
-
-    def close(self):
-        self.s.shutdown(socket.SHUT_RDWR)
-        self.s.close()
-
-
 def sensor_block(room, sub, rounds, samples, lost):
     """`rounds` changes of the light across both thresholds: emission stamp to the subscriber's `changed`."""
     light = room.services["light"]
     for _ in range(rounds):
         want = "light" if sub.mode == "dark" else "dark"
+        count = len(sub.changes) + 1
         stamps = light.send("light 500" if want == "light" else "light 5")
-        try:
-            t, mode = sub.lines.get(timeout=5)
-        except queue.Empty:
+        got = sub.wait_change(count)
+        if got is None:
             lost.append("no changed within 5 s")
             log("no changed within 5 s; status:", room.status())
             sub.mode = room.status()["mode"]
             continue
-        sub.mode = mode
+        t, mode = got
         if mode != want or len(stamps) != 1:
             lost.append(f"{mode} for {want}, {len(stamps)} emissions")
             continue
-        samples.append((t - stamps[0]) / 1e6)
+        samples.append((t * 1e9 - stamps[0]) / 1e6)
         time.sleep(random.uniform(0.015, 0.025))  # nothing left to settle; apart, so each round starts idle
 
 
@@ -369,9 +326,7 @@ def stats(samples):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin-dir", required=True)
-    ap.add_argument("--out", required=True)
+    ap = bench.arguments()
     ap.add_argument("--seconds", type=float, default=60, help="the idle window")
     ap.add_argument("--settle", type=float, default=30, help="seconds without a switch before the idle window")
     ap.add_argument("--settle-max", type=float, default=120)
@@ -443,8 +398,7 @@ def main():
         rooms.append(Room(bin_dir, LATENCY, "latency"))
         lat = rooms[0]
         lat.start()
-        sub = Subscriber(lat.socket)
-        sub.start()
+        sub = bench.Subscriber(lat.socket)
         if a.portal_rounds:
             from change_latency import start_session
             probe = bench.build_probe("sensors")

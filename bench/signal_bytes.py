@@ -6,7 +6,6 @@ started fresh with the desktop light, then `gsettings` switches the desktop dark
 but for the two header values the bus and the moment decide: the serial and the sender's unique name.
 Exits 1 when the builds' signals differ, and prints the first difference.
 """
-import argparse
 import os
 import struct
 import sys
@@ -97,8 +96,7 @@ def capture(bin_dir, changes):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin-dir", required=True)
+    ap = bench.arguments(out=None)
     ap.add_argument("--baseline-bin-dir", required=True)
     ap.add_argument("--changes", type=int, default=6)
     a = ap.parse_args()
