@@ -112,6 +112,21 @@ def builds(bin_dir, also=(), baseline=None, label="baseline"):
     return out
 
 
+def in_turn(bins, reps, measure, log):
+    """measure(label, bin_dir) of every build in turn, `reps` times (the builds alternate): {label: [results]}."""
+    runs = {label: [] for label in bins}
+    for rep in range(reps):
+        for label, bin_dir in bins.items():
+            runs[label].append(measure(label, bin_dir))
+            log(f"{label}: repetition {rep + 1}: {runs[label][-1]}")
+    return runs
+
+
+def medians(runs):
+    """The median of every number over `runs`, dicts of one shape (nested alike)."""
+    return {k: medians([r[k] for r in runs]) for k in runs[0]} if isinstance(runs[0], dict) else median(runs)
+
+
 def write_csv(path, header, rows):
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
@@ -368,10 +383,10 @@ class Stack:
                 else f"/usr/share/xdg-desktop-portal/portals/{name}.portal"
             shutil.copy(src, os.path.join(self.root, "portals", f"{name}.portal"))
         self.env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": self.root + "/home",
-                    "XDG_RUNTIME_DIR": self.runtime, "XDG_STATE_HOME": self.root + "/state", "XDG_CONFIG_HOME": self.root + "/config",
-                    "XDG_DESKTOP_PORTAL_DIR": self.root + "/portals", "XDG_CURRENT_DESKTOP": desktop,
-                    "GDK_BACKEND": "broadway", "NO_AT_BRIDGE": "1", "GSETTINGS_BACKEND": "dconf",
-                    "SWIFT_BACKTRACE": "enable=no"}
+                    "XDG_RUNTIME_DIR": self.runtime, "XDG_STATE_HOME": self.root + "/state",
+                    "XDG_CONFIG_HOME": self.root + "/config", "XDG_DESKTOP_PORTAL_DIR": self.root + "/portals",
+                    "XDG_CURRENT_DESKTOP": desktop, "GDK_BACKEND": "broadway", "NO_AT_BRIDGE": "1",
+                    "GSETTINGS_BACKEND": "dconf", "SWIFT_BACKTRACE": "enable=no"}
         # appearanced must not drive GNOME's setting here: the desktop changes only when the benchmark says.
         os.makedirs(self.root + "/config/appearanced", exist_ok=True)
         with open(self.root + "/config/appearanced/config.toml", "w") as f:

@@ -27,10 +27,13 @@ def main():
         st.start_session(light=False)
         st.start_daemon()
         tools = {
-            "busctl --user get-property Mode (appearanced)": ["/usr/bin/busctl", "--user", "get-property", FACE, FACE_PATH, FACE, "Mode"],
+            "busctl --user get-property Mode (appearanced)": ["/usr/bin/busctl", "--user", "get-property", FACE,
+                                                              FACE_PATH, FACE, "Mode"],
             "busctl --user call Read (portal)": BUSCTL_READ,
-            "dbus-send Properties.Get Mode (appearanced)": ["/usr/bin/dbus-send", "--session", "--print-reply", f"--dest={FACE}", FACE_PATH,
-                                                            "org.freedesktop.DBus.Properties.Get", f"string:{FACE}", "string:Mode"],
+            "dbus-send Properties.Get Mode (appearanced)": ["/usr/bin/dbus-send", "--session", "--print-reply",
+                                                            f"--dest={FACE}", FACE_PATH,
+                                                            "org.freedesktop.DBus.Properties.Get", f"string:{FACE}",
+                                                            "string:Mode"],
             "dbus-send Read (portal)": DBUS_SEND_READ,
             "appearancectl get": [st.bin_dir + "/appearancectl", "get"],
         }

@@ -23,8 +23,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import (Daemon, arguments, build_probe, builds, load, logger, median, now, on_sigterm_exit, rss,  # noqa: E402
-                   smaps_rollup, write_report)
+from bench import (Daemon, arguments, build_probe, builds, in_turn, load, logger, median, medians,  # noqa: E402
+                   now, on_sigterm_exit, rss, smaps_rollup, write_report)
 
 log = logger("bus_toggles")
 
@@ -97,18 +97,16 @@ def main():
         extra[label][name] = value
     probe = build_probe("toggles")
     R = {"builds": bins, "env": {b: e for b, e in extra.items() if e}, "date": now(), "window": a.window,
-         "marks": marks, "idle_s": a.idle, "load_before": load(), "runs": {b: [] for b in bins}}
+         "marks": marks, "idle_s": a.idle, "load_before": load()}
     on_sigterm_exit()
     try:
-        for rep in range(a.reps):
-            for label, bin_dir in bins.items():
-                R["runs"][label].append(run(bin_dir, probe, marks, a.window, a.seconds, a.idle, extra[label], a.trim_after))
-                log(f"{label}: repetition {rep + 1}: {R['runs'][label][-1]}")
+        R["runs"] = in_turn(bins, a.reps, lambda label, bin_dir: run(bin_dir, probe, marks, a.window, a.seconds,
+                                                                     a.idle, extra[label], a.trim_after), log)
     finally:
         os.unlink(probe)
     R["load_after"] = load()
-    R["median"] = {b: {p: {k: median([run["points"][p][k] for run in runs]) for k in runs[0]["points"][p]}
-                       for p in runs[0]["points"]} | {"toggles_per_s": median([run["toggles_per_s"] or 0 for run in runs])}
+    R["median"] = {b: medians([run["points"] for run in runs])
+                   | {"toggles_per_s": median([run["toggles_per_s"] or 0 for run in runs])}
                    for b, runs in R["runs"].items()}
     write_report(a.out, "bus_toggles", R, summary(R))
 

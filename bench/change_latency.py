@@ -24,8 +24,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import (Stack, arguments, build_probe, builds, lasts, load, logger, median, now, on_sigterm_exit,  # noqa: E402
-                   pct, run_probe, write_report)
+from bench import (Stack, arguments, build_probe, builds, lasts, load, logger, median, now,  # noqa: E402
+                   on_sigterm_exit, pct, run_probe, write_report)
 import bench  # noqa: E402
 
 log = logger("change_latency")

@@ -22,8 +22,8 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import (REPO, Daemon, Subscriber, arguments, build_probe, builds, cpu_ms, load, now, raise_nofile,  # noqa: E402
-                   request, rss, set_line, socket_get, stats, wait_until, write_json, write_report)
+from bench import (REPO, Daemon, Subscriber, arguments, build_probe, builds, cpu_ms, load, now,  # noqa: E402
+                   raise_nofile, request, rss, set_line, socket_get, stats, wait_until, write_json, write_report)
 
 # --pin: {"daemon": CPUs of appearanced and the victim (this process), "flood": CPUs of the bus and the flooder}.
 PIN = None
@@ -61,7 +61,8 @@ def pipelining(bin_dir, n):
 
 def duplicate_key_line():
     """A 65,000-byte `get` line of duplicate keys."""
-    return ('{"jsonrpc":"2.0","id":1,"method":"get","params":{' + '"a":1,' * 10_800 + '"b":2}}')[:65_000].encode() + b"\n"
+    line = '{"jsonrpc":"2.0","id":1,"method":"get","params":{' + '"a":1,' * 10_800 + '"b":2}}'
+    return line[:65_000].encode() + b"\n"
 
 
 def victim(bin_dir, runs):

@@ -14,7 +14,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import Daemon, arguments, builds, median, now, smaps_rollup, write_report  # noqa: E402
+from bench import Daemon, arguments, builds, in_turn, logger, median, now, smaps_rollup, write_report  # noqa: E402
 
 
 def private_kib(pid):
@@ -59,11 +59,7 @@ def main():
     a = ap.parse_args()
     bins = builds(a.bin_dir, a.also)
     subprocess.run(["sync"], timeout=120)
-    runs = {b: [] for b in bins}
-    for rep in range(a.reps):
-        for label, bin_dir in bins.items():
-            runs[label].append(run(bin_dir, a.instances, a.settle))
-            print(f"instances: {label}: repetition {rep + 1}: {runs[label][-1]}", file=sys.stderr, flush=True)
+    runs = in_turn(bins, a.reps, lambda _, bin_dir: run(bin_dir, a.instances, a.settle), logger("instances"))
     R = {"builds": bins, "instances": a.instances, "runs": runs, "date": now(),
          "median": {b: {k: median([r[k] for r in rs]) for k in ("private", "anonymous")} for b, rs in runs.items()}}
     lines = [f"# Private memory per instance ({a.instances} instances, mean, {a.settle:g} s after they answered; "

@@ -510,7 +510,9 @@ static int bus_calls(const char *what, DBusMessage *(*make)(void), const char *a
     DBusConnection *c = bus_open(address);
     long answered = 0, errors = 0, sent = 0;
     int64_t t0 = now(), end = t0 + (int64_t)(seconds * 1e9);
-    for (; sent < window && (count < 0 || sent < count); sent++) { DBusMessage *m = make(); dbus_connection_send(c, m, NULL); dbus_message_unref(m); }
+    for (; sent < window && (count < 0 || sent < count); sent++) {
+        DBusMessage *m = make(); dbus_connection_send(c, m, NULL); dbus_message_unref(m);
+    }
     while ((count < 0 || answered + errors < sent) && now() < end && !calls_stop) {
         if (!dbus_connection_read_write(c, 100)) { fprintf(stderr, "%s: disconnected\n", what); exit(2); }
         DBusMessage *reply;
@@ -519,7 +521,9 @@ static int bus_calls(const char *what, DBusMessage *(*make)(void), const char *a
             if (type == DBUS_MESSAGE_TYPE_METHOD_RETURN || type == DBUS_MESSAGE_TYPE_ERROR) {
                 if (type == DBUS_MESSAGE_TYPE_METHOD_RETURN) answered++;
                 else if (errors++ == 0 && report) fprintf(stderr, "%s: %s\n", what, dbus_message_get_error_name(reply));
-                if ((count < 0 || sent < count) && now() < end) { DBusMessage *m = make(); dbus_connection_send(c, m, NULL); dbus_message_unref(m); sent++; }
+                if ((count < 0 || sent < count) && now() < end) {
+                    DBusMessage *m = make(); dbus_connection_send(c, m, NULL); dbus_message_unref(m); sent++;
+                }
             }
             dbus_message_unref(reply);
         }
@@ -544,8 +548,10 @@ int main(int argc, char **argv) {
     if (argc >= 3 && !strcmp(argv[1], "readrtt")) return cmd_readrtt(atoi(argv[2]));
     if (argc >= 6 && !strcmp(argv[1], "startup") && !strcmp(argv[4], "--")) return cmd_startup(argv[2], atoi(argv[3]), argv + 5);
     if (argc >= 5 && !strcmp(argv[1], "setload")) return cmd_setload(argv[2], atoi(argv[3]), atof(argv[4]));
-    if (argc >= 5 && !strcmp(argv[1], "busflood")) return bus_calls("busflood", mode_get, argv[2], -1, atoi(argv[4]), atof(argv[3]), 0);
-    if (argc >= 6 && !strcmp(argv[1], "bustoggle")) return bus_calls("bustoggle", toggle, argv[2], atol(argv[3]), atoi(argv[4]), atof(argv[5]), 1);
+    if (argc >= 5 && !strcmp(argv[1], "busflood"))
+        return bus_calls("busflood", mode_get, argv[2], -1, atoi(argv[4]), atof(argv[3]), 0);
+    if (argc >= 6 && !strcmp(argv[1], "bustoggle"))
+        return bus_calls("bustoggle", toggle, argv[2], atol(argv[3]), atoi(argv[4]), atof(argv[5]), 1);
     fprintf(stderr, "usage: see the comment at the top of bench/probe.c\n");
     return 64;
 }

@@ -17,8 +17,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import (GET_LINE, Hold, Stack, arguments, build_probe, builds, logger, median, now,  # noqa: E402
-                   on_sigterm_exit, proc_status, request, rss, smaps_rollup, wait_until, write_report)
+from bench import (GET_LINE, Hold, Stack, arguments, build_probe, builds, in_turn, logger, median,  # noqa: E402
+                   medians, now, on_sigterm_exit, proc_status, request, rss, smaps_rollup, wait_until, write_report)
 from change_latency import start_session  # noqa: E402
 
 COUNTS = (1000, 10000)
@@ -63,7 +63,8 @@ def startup_ms(st, runs):
     return median(times)
 
 
-def measure(st, probe, startup_runs):
+def measure(st, bin_dir, probe, startup_runs):
+    st.bin_dir = bin_dir
     start(st)
     startup = startup_ms(st, startup_runs)
     start(st)
@@ -88,21 +89,16 @@ def main():
     a = ap.parse_args()
     bins = builds(a.bin_dir, a.also)
     probe = build_probe("rss")
-    R = {"builds": bins, "date": now(), "runs": {b: [] for b in bins}}
+    R = {"builds": bins, "date": now()}
     st = Stack(a.bin_dir)
     on_sigterm_exit()
     try:
         start_session(st, probe)
-        for rep in range(a.reps):
-            for label, bin_dir in bins.items():
-                st.bin_dir = bin_dir
-                R["runs"][label].append(measure(st, probe, a.startup_runs))
-                log(f"{label}: repetition {rep + 1}: {R['runs'][label][-1]}")
+        R["runs"] = in_turn(bins, a.reps, lambda _, bin_dir: measure(st, bin_dir, probe, a.startup_runs), log)
     finally:
         st.close()
         os.unlink(probe)
-    R["median"] = {b: {what: {k: median([run[what][k] for run in runs]) for k in runs[0][what]}
-                       for what in runs[0]} for b, runs in R["runs"].items()}
+    R["median"] = {b: medians(runs) for b, runs in R["runs"].items()}
     write_report(a.out, "rss", R, summary(R))
 
 

@@ -89,8 +89,8 @@ if len(sys.argv) > 1 and sys.argv[0].endswith("sensors.py") and sys.argv[1] == "
     sys.exit(0)
 
 import bench  # noqa: E402
-from bench import (idle_delta, load, logger, median, now, on_sigterm_exit, private_bus, proc_counters, rss,  # noqa: E402
-                   tmpfs_dir, write_csv, write_report)
+from bench import (idle_delta, load, logger, median, now, on_sigterm_exit, private_bus,  # noqa: E402
+                   proc_counters, rss, tmpfs_dir, write_csv, write_report)
 from rss import detail  # noqa: E402
 
 log = logger("sensors")
