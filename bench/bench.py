@@ -236,6 +236,7 @@ FANOUT_LIMITS = SESSION_LIMITS + (
     ("max_completed_connections", 100000), ("max_incomplete_connections", 20000),
     ("max_connections_per_user", 100000), ("max_match_rules_per_connection", 50000),
     ("max_replies_per_connection", 50000), ("auth_timeout", 240000))
+FANOUT_BUS_CONF = bus_config(limits=FANOUT_LIMITS)
 
 
 def private_bus(root, name="bus", kind="session", limits=SESSION_LIMITS, stderr=None):
@@ -867,7 +868,7 @@ def run(st, probe, R, q, out):
 
     # --- fan-out to N subscribers vs dbus-daemon to N match-rule listeners ---
     conf = os.path.join(st.root, "fanout-bus.conf")
-    open(conf, "w").write(bus_config(limits=FANOUT_LIMITS))
+    open(conf, "w").write(FANOUT_BUS_CONF)
     fbus, faddr = st.start_bus("fanout-bus", conf)
     fan_rows = []
     R["fanout"] = {}

@@ -46,6 +46,11 @@ def under_callgrind(st):
     return ["valgrind", "--tool=callgrind", f"--callgrind-out-file={st.root}/callgrind.out.%p"]
 
 
+def use(st, bin_dir, wrapper=()):
+    """Stack.use (scripts/daemon-order.py calls it by this name)."""
+    st.use(bin_dir, wrapper)
+
+
 def sock(st, probe, n, rounds, trigger):
     """probe `sock` on the stack's daemon: (rows, lost rounds)."""
     return run_probe([probe, "sock", st.socket, n, rounds, trigger], st.env,

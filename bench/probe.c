@@ -150,10 +150,21 @@ static pid_t spawn(char *const argv[], int quiet) {
     return pid;
 }
 
-// Waits until every subscriber fd has data (one event per fd per round); `direct`, when not NULL, is a
-// libdbus connection (epoll index n) whose SettingChanged stamps t0 when `stamp` is set (otherwise what it
-// receives is drained).
-static int round_wait(int ep, int *fds, int n, DBusConnection *direct, int stamp, int64_t *t0, int64_t *first, int64_t *last) {
+// An epoll set of the n fds, each with its index as data.
+static int epoll_of(int *fds, int n) {
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    for (int i = 0; i < n; i++) {
+        struct epoll_event e = {.events = EPOLLIN, .data.u32 = (uint32_t)i};
+        if (epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &e) != 0) die("epoll_ctl");
+    }
+    return ep;
+}
+
+// Waits until every subscriber fd has a complete `changed` line (with `any`: any data; one event per fd per
+// round); `direct`, when not NULL, is a libdbus connection (epoll index n) whose SettingChanged stamps t0 when
+// `stamp` is set (otherwise what it receives is drained).
+static int round_wait(int ep, int *fds, int n, DBusConnection *direct, int stamp, int64_t *t0, int64_t *first,
+                      int64_t *last, int any) {
     static unsigned char *seen;
     static int seen_n;
     if (seen_n < n) { free(seen); seen = calloc((size_t)n, 1); seen_n = n; }
@@ -185,7 +196,7 @@ static int round_wait(int ep, int *fds, int n, DBusConnection *direct, int stamp
             if (r <= 0) continue;
             int64_t t = now();
             // A subscriber has the notification once its line is complete and says "changed".
-            if (!seen[idx] && memmem(buf, (size_t)r, "\"changed\"", 9) && memchr(buf, '\n', (size_t)r)) {
+            if (!seen[idx] && (any || (memmem(buf, (size_t)r, "\"changed\"", 9) && memchr(buf, '\n', (size_t)r)))) {
                 seen[idx] = 1; got++;
                 if (!*first) *first = t;
                 *last = t;
@@ -199,18 +210,16 @@ static int cmd_sock(const char *path, int n, int rounds, const char *trigger) {
     int mixed = strcmp(trigger, "mixed") == 0;
     if (!mixed && strcmp(trigger, "portal") != 0 && strcmp(trigger, "set") != 0) { fprintf(stderr, "trigger: portal, set or mixed\n"); return 64; }
     DBusConnection *direct = NULL;
-    int ep = epoll_create1(EPOLL_CLOEXEC);
     if (mixed || strcmp(trigger, "portal") == 0) {
         direct = bus_open(NULL);
         bus_match(direct, "type='signal',interface='org.freedesktop.portal.Settings',member='SettingChanged',"
                           "arg0='org.freedesktop.appearance',arg1='color-scheme'");
-        struct epoll_event e = {.events = EPOLLIN, .data.u32 = (uint32_t)n};
-        epoll_ctl(ep, EPOLL_CTL_ADD, bus_fd(direct), &e);
     }
     int *fds = subscribe_n(path, n);
-    for (int i = 0; i < n; i++) {
-        struct epoll_event e = {.events = EPOLLIN, .data.u32 = (uint32_t)i};
-        if (epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &e) != 0) die("epoll_ctl");
+    int ep = epoll_of(fds, n);
+    if (direct) {
+        struct epoll_event e = {.events = EPOLLIN, .data.u32 = (uint32_t)n};
+        epoll_ctl(ep, EPOLL_CTL_ADD, bus_fd(direct), &e);
     }
     int ctl = connect_unix(path);
     char buf[4096];
@@ -236,7 +245,7 @@ static int cmd_sock(const char *path, int n, int rounds, const char *trigger) {
             t0 = now();
             write_all(ctl, req);
         }
-        int ok = round_wait(ep, fds, n, direct, portal, &t0, &first, &last);
+        int ok = round_wait(ep, fds, n, direct, portal, &t0, &first, &last, 0);
         if (child) waitpid(child, NULL, 0);
         if (!portal) read_line(ctl, buf, sizeof buf);
         if (!ok) {
@@ -313,16 +322,12 @@ static int cmd_floor(int n, int rounds, int bytes, int uring) {
         _exit(0);
     }
     for (int i = 0; i < n; i++) close(out[i]);
-    int ep = epoll_create1(EPOLL_CLOEXEC);
-    for (int i = 0; i < n; i++) {
-        struct epoll_event e = {.events = EPOLLIN, .data.u32 = (uint32_t)i};
-        if (epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &e) != 0) die("epoll_ctl");
-    }
+    int ep = epoll_of(fds, n);
     printf("round,t0,first,last\n");
     for (int r = 0; r < rounds; r++) {
         int64_t t0 = now(), first, last;
         if (write(go[1], "x", 1) != 1) die("write");
-        if (!round_wait(ep, fds, n, NULL, 0, &t0, &first, &last)) exit(3);
+        if (!round_wait(ep, fds, n, NULL, 0, &t0, &first, &last, 0)) exit(3);
         printf("%d,%lld,%lld,%lld\n", r, (long long)t0, (long long)first, (long long)last);
         fflush(stdout);
         usleep(20000);
@@ -333,47 +338,26 @@ static int cmd_floor(int n, int rounds, int bytes, int uring) {
 }
 
 static int cmd_dbus(const char *address, int n, int rounds) {
-    int ep = epoll_create1(EPOLL_CLOEXEC);
     int *fds = calloc((size_t)n, sizeof(int));
-    DBusConnection **conns = calloc((size_t)n, sizeof *conns);
     for (int i = 0; i < n; i++) {
-        conns[i] = bus_open(address);
-        bus_match(conns[i], "type='signal',interface='org.example.Bench',member='Changed'");
-        fds[i] = bus_fd(conns[i]);
+        DBusConnection *c = bus_open(address);
+        bus_match(c, "type='signal',interface='org.example.Bench',member='Changed'");
+        fds[i] = bus_fd(c);
     }
     DBusConnection *emitter = bus_open(address);
-    for (int i = 0; i < n; i++) {
-        drain(fds[i]);  // NameAcquired and anything else that came after registration
-        struct epoll_event e = {.events = EPOLLIN, .data.u32 = (uint32_t)i};
-        if (epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &e) != 0) die("epoll_ctl");
-    }
+    for (int i = 0; i < n; i++) drain(fds[i]);  // NameAcquired and anything else that came after registration
+    int ep = epoll_of(fds, n);
     printf("round,t0,first,last\n");
-    static unsigned char *seen;
-    seen = calloc((size_t)n, 1);
-    char buf[65536];
     for (int r = 0; r < rounds; r++) {
-        memset(seen, 0, (size_t)n);
         DBusMessage *m = dbus_message_new_signal("/org/example/Bench", "org.example.Bench", "Changed");
         const char *s = r % 2 == 0 ? "dark" : "light";
         dbus_message_append_args(m, DBUS_TYPE_STRING, &s, DBUS_TYPE_INVALID);
-        int64_t t0 = now();
+        int64_t t0 = now(), first, last;
         dbus_connection_send(emitter, m, NULL);
         dbus_connection_flush(emitter);
         dbus_message_unref(m);
-        int got = 0;
-        int64_t first = 0, last = 0;
-        struct epoll_event ev[256];
-        while (got < n) {
-            int k = epoll_wait(ep, ev, 256, 5000);
-            if (k == 0) { fprintf(stderr, "dbus round timed out: %d/%d\n", got, n); exit(3); }
-            for (int i = 0; i < k; i++) {
-                int idx = (int)ev[i].data.u32;
-                ssize_t rr = recv(fds[idx], buf, sizeof buf, MSG_DONTWAIT);
-                if (rr <= 0) continue;
-                int64_t t = now();
-                if (!seen[idx]) { seen[idx] = 1; got++; if (!first) first = t; last = t; }
-            }
-        }
+        // Any data is the signal: the listeners' connections carry nothing else.
+        if (!round_wait(ep, fds, n, NULL, 0, &t0, &first, &last, 1)) exit(3);
         printf("%d,%lld,%lld,%lld\n", r, (long long)t0, (long long)first, (long long)last);
         fflush(stdout);
         usleep(20000);
@@ -384,11 +368,7 @@ static int cmd_dbus(const char *address, int n, int rounds) {
 
 static int cmd_hold(const char *path, int n) {
     int *fds = subscribe_n(path, n);
-    int ep = epoll_create1(EPOLL_CLOEXEC);
-    for (int i = 0; i < n; i++) {
-        struct epoll_event e = {.events = EPOLLIN, .data.u32 = (uint32_t)i};
-        if (epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &e) != 0) die("epoll_ctl");
-    }
+    int ep = epoll_of(fds, n);
     struct epoll_event e = {.events = EPOLLIN, .data.u32 = (uint32_t)n};
     epoll_ctl(ep, EPOLL_CTL_ADD, 0, &e);
     printf("ready\n");

@@ -80,11 +80,8 @@ def capture(bin_dir, changes):
         for _ in range(changes):
             mode = "dark" if mode == "light" else "light"
             st.gsettings("prefer-" + mode)
-            deadline = time.time() + 10
-            while st.ctl("get").stdout.strip() != mode:
-                if time.time() > deadline:
-                    raise SystemExit(f"{bin_dir}: the daemon did not follow the desktop to {mode}")
-                time.sleep(0.05)
+            bench.wait_until(lambda: st.ctl("get").stdout.strip() == mode,
+                             f"{bin_dir}: the daemon did not follow the desktop to {mode}", timeout=10)
             time.sleep(0.3)  # the portal's second signal and the daemon's signals, all of them
         mon.terminate()
         mon.wait()
