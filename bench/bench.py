@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""appearanced benchmarks, side by side with the tools people would use instead.
+"""appearanced benchmarks, side by side with the tools people would use instead; and the module the other
+bench/ scripts share (the portal stack, a sandboxed daemon, private buses, the probe, timing and statistics).
 
 Runs the real desktop stack headless (private dbus-daemon, xdg-desktop-portal + gtk backend on a GTK
 broadway display, switched with gsettings), a release build of appearanced, and bench/probe.c for the
@@ -8,18 +9,19 @@ summary.json, summary.md and fanout.svg. `make bench` / `make bench-quick` run i
 """
 import argparse
 import csv
-import datetime
 import json
 import os
 import platform
 import random
 import resource
+import select
 import shutil
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -27,10 +29,32 @@ REPO = os.path.dirname(HERE)
 
 PORTAL = "org.freedesktop.portal.Desktop"
 PORTAL_PATH = "/org/freedesktop/portal/desktop"
+FACE = "io.github.appearanced.Appearance1"
+# The portal's Read of the color scheme, as a script would make it.
+DBUS_SEND_READ = ["/usr/bin/dbus-send", "--session", "--print-reply", f"--dest={PORTAL}", PORTAL_PATH,
+                  "org.freedesktop.portal.Settings.Read", "string:org.freedesktop.appearance", "string:color-scheme"]
+BUSCTL_READ = ["/usr/bin/busctl", "--user", "call", PORTAL, PORTAL_PATH, "org.freedesktop.portal.Settings", "Read",
+               "ss", "org.freedesktop.appearance", "color-scheme"]
 
 
-def log(*a):
-    print("bench:", *a, file=sys.stderr, flush=True)
+def logger(name):
+    return lambda *a: print(f"{name}:", *a, file=sys.stderr, flush=True)
+
+
+log = logger("bench")
+
+
+def now():
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+
+
+def load():
+    return open("/proc/loadavg").read().split()[:3]
+
+
+def on_sigterm_exit():
+    """Leaves through `finally` on `kill` too, so that the stacks are cleaned up."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
 
 def pct(samples, p):
@@ -42,18 +66,65 @@ def pct(samples, p):
     return s[k]
 
 
-def builds(bin_dir, also):
-    """{"this build": bin_dir, LABEL: DIR for each --also LABEL=DIR}, the directories made absolute."""
-    out = {"this build": os.path.abspath(bin_dir)}
-    for label, _, path in (x.rpartition("=") for x in also):
-        out[label] = os.path.abspath(path)
-    return out
-
-
 def median(samples):
     s = sorted(samples)
     n = len(s)
     return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+
+
+def stats(samples, ps=(50, 99), n="n", unit="", digits=None, top=False):
+    """{n: count, pP<unit>: ...} (p50 the median, the others nearest-rank), the maximum too with `top`, rounded
+    to `digits` if given; None for no samples."""
+    if not samples:
+        return None
+    r = (lambda x: round(x, digits)) if digits is not None else (lambda x: x)
+    out = {n: len(samples)} if n else {}
+    out.update({f"p{p}{unit}": r(median(samples) if p == 50 else pct(samples, p)) for p in ps})
+    if top:
+        out[f"max{unit}"] = r(max(samples))
+    return out
+
+
+def arguments(out=True, baseline=None, also=False, quick=False):
+    """The options the scripts share: --bin-dir, --out (required if `out`; none if None), --baseline-bin-dir
+    (`baseline` its help), --also LABEL=DIR (repeatable), --quick."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin-dir", required=True, help="a release build's bin directory")
+    if baseline:
+        ap.add_argument("--baseline-bin-dir", help=baseline)
+    if also:
+        ap.add_argument("--also", action="append", default=[], metavar="LABEL=DIR",
+                        help="more builds, measured in turn with this one")
+    if out is not None:
+        ap.add_argument("--out", required=out)
+    if quick:
+        ap.add_argument("--quick", action="store_true")
+    return ap
+
+
+def builds(bin_dir, also=(), baseline=None, label="baseline"):
+    """{"this build": bin_dir, LABEL: DIR for each --also LABEL=DIR, `label`: baseline}, the directories absolute."""
+    out = {"this build": os.path.abspath(bin_dir)}
+    for name, _, path in (x.rpartition("=") for x in also):
+        out[name] = os.path.abspath(path)
+    if baseline:
+        out[label] = os.path.abspath(baseline)
+    return out
+
+
+def in_turn(bins, reps, measure, log):
+    """measure(label, bin_dir) of every build in turn, `reps` times (the builds alternate): {label: [results]}."""
+    runs = {label: [] for label in bins}
+    for rep in range(reps):
+        for label, bin_dir in bins.items():
+            runs[label].append(measure(label, bin_dir))
+            log(f"{label}: repetition {rep + 1}: {runs[label][-1]}")
+    return runs
+
+
+def medians(runs):
+    """The median of every number over `runs`, dicts of one shape (nested alike)."""
+    return {k: medians([r[k] for r in runs]) for k in runs[0]} if isinstance(runs[0], dict) else median(runs)
 
 
 def write_csv(path, header, rows):
@@ -63,23 +134,24 @@ def write_csv(path, header, rows):
         w.writerows(rows)
 
 
-def write_report(out, name, results, text):
+def write_report(out, name, results, text, indent=1):
     """NAME.json (the figures) and NAME.md (`text`, the summary) in `out`; the summary is printed too."""
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, name + ".json"), "w") as f:
-        json.dump(results, f, indent=1)
+        json.dump(results, f, indent=indent)
     with open(os.path.join(out, name + ".md"), "w") as f:
         f.write(text)
     print(text)
 
 
-def write_json(out, name, result):
-    """NAME.json in `out` (made if missing), when an --out was given."""
-    if not out:
-        return
-    os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, name + ".json"), "w") as f:
-        json.dump(result, f, indent=2)
+def write_json(out, name, result, indent=2, echo=True):
+    """NAME.json in `out` (made if missing) when an --out was given; printed too with `echo`."""
+    if echo:
+        print(json.dumps(result, indent=indent))
+    if out:
+        os.makedirs(out, exist_ok=True)
+        with open(os.path.join(out, name + ".json"), "w") as f:
+            json.dump(result, f, indent=indent)
 
 
 def tmpfs_dir():
@@ -92,6 +164,199 @@ def tmpfs_dir():
     except OSError:
         pass
     return None
+
+
+def raise_nofile():
+    """The open-files soft limit lifted to the hard one (crowds of subscribers need descriptors in the daemon
+    and in the probe); returns (soft before, hard)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return soft, hard
+
+
+def build_probe(tag, *extra):
+    """Compiles bench/probe.c (with `extra` cc arguments) into a temporary file, which the caller unlinks, and
+    lifts the open-files soft limit. With `extra`, returns None if it does not compile."""
+    raise_nofile()
+    probe = os.path.join(tempfile.gettempdir(), f"appearanced-probe-{tag}-{os.getpid()}")
+    dbus = subprocess.run(["pkg-config", "--cflags", "--libs", "dbus-1"], capture_output=True, text=True,
+                          check=True).stdout.split()
+    r = subprocess.run(["cc", "-O2", "-o", probe, os.path.join(HERE, "probe.c"), *dbus, *extra],
+                       capture_output=bool(extra))
+    if r.returncode != 0:
+        if extra:
+            return None
+        raise SystemExit("bench/probe.c did not compile")
+    return probe
+
+
+def run_probe(argv, env=None, timeout=None):
+    """A probe run that prints a CSV of rounds (t0, first, last, ...): the rounds told (last >= 0), and the
+    lines of those that timed out."""
+    r = subprocess.run([str(x) for x in argv], env=env, capture_output=True, text=True, timeout=timeout)
+    if r.returncode != 0:
+        raise SystemExit(f"probe {' '.join(map(str, argv[1:4]))} failed: {r.stderr}")
+    return ([x for x in csv.DictReader(r.stdout.splitlines()) if int(x["last"]) >= 0],
+            [line for line in r.stderr.splitlines() if "timed out" in line])
+
+
+def lasts(rows):
+    return [int(x["last"]) - int(x["t0"]) for x in rows]
+
+
+def wait_until(ready, what, timeout=20, pause=0.05, proc=None, log_path=None):
+    """Asks `ready()` every `pause` s until it is true; SystemExit(`what`) after `timeout` s, or at once when
+    `proc` has exited (with `log_path`'s content)."""
+    deadline = time.time() + timeout
+    while not ready():
+        if proc is not None and proc.poll() is not None:
+            raise SystemExit("appearanced exited: " + (open(log_path).read() if log_path else what))
+        if time.time() > deadline:
+            raise SystemExit(what)
+        time.sleep(pause)
+
+
+def ctl_answers(bin_dir, env):
+    return subprocess.run([bin_dir + "/appearancectl", "get"], env=env, capture_output=True).returncode == 0
+
+
+def bus_config(kind="session", listen="unix:tmpdir=/tmp", limits=()):
+    """A private dbus-daemon's config: no service files (nothing is activated), anyone may own any name."""
+    return (f"<busconfig><type>{kind}</type><listen>{listen}</listen><auth>EXTERNAL</auth>"
+            '<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/>'
+            '<allow own="*"/></policy>' + "".join(f'<limit name="{n}">{v}</limit>' for n, v in limits)
+            + "</busconfig>\n")
+
+
+# The session bus's own limits (session.conf: messages up to 1e9 bytes).
+SESSION_LIMITS = (("max_incoming_bytes", 1000000000), ("max_outgoing_bytes", 1000000000),
+                  ("max_message_size", 1000000000))
+# Every limit that N = 10,000 listeners could hit, raised.
+FANOUT_LIMITS = SESSION_LIMITS + (
+    ("max_completed_connections", 100000), ("max_incomplete_connections", 20000),
+    ("max_connections_per_user", 100000), ("max_match_rules_per_connection", 50000),
+    ("max_replies_per_connection", 50000), ("auth_timeout", 240000))
+FANOUT_BUS_CONF = bus_config(limits=FANOUT_LIMITS)
+
+
+def private_bus(root, name="bus", kind="session", limits=SESSION_LIMITS, stderr=None):
+    """A dbus-daemon listening on ROOT/NAME with bus_config (NAME.conf beside it). Returns (process, address)."""
+    with open(f"{root}/{name}.conf", "w") as f:
+        f.write(bus_config(kind, f"unix:path={root}/{name}", limits))
+    bus = subprocess.Popen(["/usr/bin/dbus-daemon", f"--config-file={root}/{name}.conf", "--nofork", "--nopidfile",
+                            "--print-address=1"], stdout=subprocess.PIPE, stderr=stderr, text=True)
+    # Its address comes at once, or it failed: 10 s at most.
+    if not select.select([bus.stdout], [], [], 10)[0]:
+        bus.kill()
+        raise SystemExit("dbus-daemon printed no address within 10 s")
+    return bus, bus.stdout.readline().strip()
+
+
+def name_owned(address, name):
+    r = subprocess.run(["/usr/bin/dbus-send", f"--bus={address}", "--print-reply", "--dest=org.freedesktop.DBus",
+                        "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner", f"string:{name}"],
+                       capture_output=True, text=True, timeout=5)
+    return r.returncode == 0 and r.stdout.split()[-1] == "true"
+
+
+def stop(*procs):
+    """Terminates the processes (killed after 10 s) and waits for them."""
+    for p in procs:
+        if p.poll() is None:
+            p.terminate()
+    for p in procs:
+        try:
+            p.wait(10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
+class Daemon:
+    """A release appearanced in a sandbox of its own (runtime, state and config folders in a temporary
+    directory) with no bus, or with `bus` a private session bus (no portal on it: the daemon is its own source)
+    where it serves its D-Bus face. `config` is its config.toml, `hook` an executable hooks.d/chatty, `env`
+    overrides its environment (None: unset), `pin` {"daemon": CPUs, "flood": CPUs} its and the bus's affinity.
+    With start=False, start() starts it."""
+
+    def __init__(self, bin_dir, hook=None, bus=False, prefix="appearanced-bench-hostile-", runtime="runtime",
+                 config=None, env=None, bus_limits=SESSION_LIMITS, pin=None, start=True):
+        self.bin_dir, self.pin, self.p = bin_dir, pin, None
+        self.root = tempfile.mkdtemp(prefix=prefix)
+        for d in (runtime, "state", "config/appearanced"):
+            os.makedirs(os.path.join(self.root, d), mode=0o700, exist_ok=True)
+        if config is not None:
+            with open(self.root + "/config/appearanced/config.toml", "w") as f:
+                f.write(config)
+        if hook:
+            hooks = os.path.join(self.root, "config", "appearanced", "hooks.d")
+            os.makedirs(hooks)
+            with open(os.path.join(hooks, "chatty"), "w") as f:
+                f.write(hook)
+            os.chmod(os.path.join(hooks, "chatty"), 0o755)
+        self.env = {"PATH": "/usr/bin:/bin", "HOME": self.root, "XDG_RUNTIME_DIR": f"{self.root}/{runtime}",
+                    "XDG_STATE_HOME": self.root + "/state", "XDG_CONFIG_HOME": self.root + "/config",
+                    "DBUS_SESSION_BUS_ADDRESS": f"unix:path={self.root}/no-bus",
+                    "DBUS_SYSTEM_BUS_ADDRESS": f"unix:path={self.root}/no-bus"}
+        self.socket = f"{self.root}/{runtime}/appearanced/socket"
+        self.bus = None
+        if bus:
+            self.bus, self.address = private_bus(self.root, limits=bus_limits)
+            self.env["DBUS_SESSION_BUS_ADDRESS"] = self.address
+            if pin:
+                os.sched_setaffinity(self.bus.pid, pin["flood"])
+        for k, v in (env or {}).items():
+            if v is None:
+                self.env.pop(k, None)
+            else:
+                self.env[k] = v
+        if start:
+            self.start()
+
+    def start(self, pause=0.05, env=None):
+        """Starts the daemon (with `env` added to its environment) and returns once it answers (and owns its
+        name on the bus)."""
+        self.p = subprocess.Popen([self.bin_dir + "/appearanced"], env={**self.env, **(env or {})},
+                                  stderr=subprocess.DEVNULL)
+        if self.pin:
+            os.sched_setaffinity(self.p.pid, self.pin["daemon"])
+        wait_until(lambda: ctl_answers(self.bin_dir, self.env) and (not self.bus or name_owned(self.address, FACE)),
+                   f"{self.bin_dir}/appearanced did not start", pause=pause, proc=self.p)
+
+    def stop(self):
+        if self.p:
+            stop(self.p)
+            self.p = None
+
+    def get(self):
+        t0 = time.perf_counter()
+        r = subprocess.run([self.bin_dir + "/appearancectl", "get"], env=self.env, capture_output=True)
+        return (time.perf_counter() - t0) * 1000 if r.returncode == 0 else None
+
+    def connect(self):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(self.socket)
+        return s
+
+    def kill_hooks(self):
+        """Ends the hooks this daemon started (each wrote its pid; a hook runs in a process group of its own)."""
+        try:
+            pids = [int(x) for x in open(self.root + "/hook-pids").read().split()]
+        except OSError:
+            return
+        for pid in pids:
+            for kill in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+                try:
+                    kill()
+                except OSError:
+                    pass
+
+    def close(self):
+        self.stop()
+        self.kill_hooks()
+        if self.bus:
+            stop(self.bus)
+        shutil.rmtree(self.root, ignore_errors=True)
 
 
 class Stack:
@@ -115,23 +380,14 @@ class Stack:
         os.makedirs(self.runtime, mode=0o700, exist_ok=True)
         # The backends the portal may use, as the desktop's .portal files say (appearanced's own from the repo).
         for name in portals:
-            src = os.path.join(os.path.dirname(HERE), "portal/appearanced.portal") if name == "appearanced" \
+            src = os.path.join(REPO, "portal/appearanced.portal") if name == "appearanced" \
                 else f"/usr/share/xdg-desktop-portal/portals/{name}.portal"
             shutil.copy(src, os.path.join(self.root, "portals", f"{name}.portal"))
-        self.env = {
-            "PATH": "/usr/bin:/bin",
-            "LANG": "C.UTF-8",
-            "HOME": self.root + "/home",
-            "XDG_RUNTIME_DIR": self.runtime,
-            "XDG_STATE_HOME": self.root + "/state",
-            "XDG_CONFIG_HOME": self.root + "/config",
-            "XDG_DESKTOP_PORTAL_DIR": self.root + "/portals",
-            "XDG_CURRENT_DESKTOP": desktop,
-            "GDK_BACKEND": "broadway",
-            "NO_AT_BRIDGE": "1",
-            "GSETTINGS_BACKEND": "dconf",
-            "SWIFT_BACKTRACE": "enable=no",
-        }
+        self.env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": self.root + "/home",
+                    "XDG_RUNTIME_DIR": self.runtime, "XDG_STATE_HOME": self.root + "/state",
+                    "XDG_CONFIG_HOME": self.root + "/config", "XDG_DESKTOP_PORTAL_DIR": self.root + "/portals",
+                    "XDG_CURRENT_DESKTOP": desktop, "GDK_BACKEND": "broadway", "NO_AT_BRIDGE": "1",
+                    "GSETTINGS_BACKEND": "dconf", "SWIFT_BACKTRACE": "enable=no"}
         # appearanced must not drive GNOME's setting here: the desktop changes only when the benchmark says.
         os.makedirs(self.root + "/config/appearanced", exist_ok=True)
         with open(self.root + "/config/appearanced/config.toml", "w") as f:
@@ -139,6 +395,7 @@ class Stack:
         self.socket = self.runtime + "/appearanced/socket"
         self.mode_file = self.runtime + "/appearanced/mode"
         self.daemon = None
+        self.bus_proc = None
 
     def spawn(self, argv, env=None, **kw):
         p = subprocess.Popen(argv, env=env or self.env, stdin=subprocess.DEVNULL, **kw)
@@ -163,6 +420,14 @@ class Stack:
             p.wait()
         raise SystemExit(f"could not start {server}")
 
+    def start_session(self, light=True, broadway="/usr/bin/broadwayd"):
+        """broadway (if given), the session bus and, with `light`, the desktop light."""
+        if broadway:
+            self.start_broadway(broadway)
+        self.bus_proc, self.env["DBUS_SESSION_BUS_ADDRESS"] = self.start_bus("bus")
+        if light:
+            self.gsettings("prefer-light")
+
     def start_bus(self, name, config=None, env=None):
         """A private dbus-daemon; services it activates inherit its environment. Returns (proc, address)."""
         argv = ["/usr/bin/dbus-daemon", "--nofork", "--nopidfile", f"--address=unix:path={self.root}/{name}",
@@ -186,26 +451,33 @@ class Stack:
         return subprocess.run([self.bin_dir + "/appearancectl", *args], env=env or self.env,
                               capture_output=True, text=True)
 
-    def start_daemon(self):
-        self.daemon = self.spawn([self.bin_dir + "/appearanced"], stderr=open(self.root + "/daemon.log", "w"))
-        deadline = time.time() + 20
-        while time.time() < deadline:
-            if self.daemon.poll() is not None:
-                raise SystemExit("appearanced exited: " + open(self.root + "/daemon.log").read())
-            if self.ctl("get").returncode == 0:
-                return
-            time.sleep(0.02)
-        raise SystemExit("appearanced did not answer")
+    def start_daemon(self, wrapper=()):
+        """appearanced of self.bin_dir (under `wrapper`, valgrind say), once it answers `get`."""
+        self.daemon = self.spawn([*wrapper, self.bin_dir + "/appearanced"], stderr=open(self.root + "/daemon.log", "w"))
+        wait_until(lambda: self.ctl("get").returncode == 0, "appearanced did not answer" +
+                   (" under " + wrapper[0] if wrapper else ""), timeout=120 if wrapper else 20,
+                   pause=0.2 if wrapper else 0.02, proc=self.daemon, log_path=self.root + "/daemon.log")
+
+    def stop_daemon(self):
+        if self.daemon is not None:
+            self.daemon.terminate()
+            self.daemon.wait(timeout=60)
+            self.procs.remove(self.daemon)
+            self.daemon = None
 
     def restart_daemon(self):
         """A fresh daemon for every set of subscribers: after many clients close at once, appearanced can
         stop reading connections that reuse their descriptor numbers (see docs/benchmarks.md), and a
         benchmark must not wait on that."""
-        self.daemon.terminate()
-        self.daemon.wait()
-        self.procs.remove(self.daemon)
+        self.stop_daemon()
         self.start_daemon()
         return self.daemon.pid
+
+    def use(self, bin_dir, wrapper=()):
+        """Stops the running daemon (if any) and starts `bin_dir`'s, optionally under `wrapper`."""
+        self.stop_daemon()
+        self.bin_dir = bin_dir
+        self.start_daemon(wrapper)
 
     def bus_pid(self, name):
         r = subprocess.run(["/usr/bin/dbus-send", "--session", "--print-reply", "--dest=org.freedesktop.DBus",
@@ -214,14 +486,7 @@ class Stack:
         return int(r.stdout.split()[-1]) if r.returncode == 0 else None
 
     def close(self):
-        for p in reversed(self.procs):
-            if p.poll() is None:
-                p.terminate()
-                try:
-                    p.wait(5)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    p.wait()
+        stop(*reversed(self.procs))
         # Activated services (the portal, its backends, dconf) leave with their bus, but not at once.
         subprocess.run(["/usr/bin/pkill", "-f", f"DBUS_STARTER_ADDRESS=unix:path={self.root}/"], stderr=subprocess.DEVNULL)
         doc = self.runtime + "/doc"
@@ -243,22 +508,94 @@ def spawn_time(path, argv, env, devnull):
     return t1 - t0
 
 
+def interleaved(tools, runs, env, warm=20):
+    """exec to exit (ns) of every tool ({name: argv}), `warm` + `runs` rounds, each round in a rotated order so
+    that no tool always follows another; the warm-up rounds left out. {name: [ns]}."""
+    devnull = os.open("/dev/null", os.O_WRONLY)
+    names = list(tools)
+    samples = {n: [] for n in names}
+    for i in range(warm + runs):
+        for n in names[i % len(names):] + names[:i % len(names)]:
+            ns = spawn_time(tools[n][0], tools[n], env, devnull)
+            if i >= warm:
+                samples[n].append(ns)
+    os.close(devnull)
+    return samples
+
+
+def alternate(cmds, runs, env):
+    """Whole-process ms of each command ({label: argv}), run by run, the order reversed every other run."""
+    samples = {k: [] for k in cmds}
+    for i in range(runs):
+        for label in (list(cmds) if i % 2 == 0 else list(cmds)[::-1]):
+            t0 = time.perf_counter()
+            subprocess.run(cmds[label], env=env, stdout=subprocess.DEVNULL, check=True)
+            samples[label].append((time.perf_counter() - t0) * 1000)
+    return samples
+
+
+def page_faults(argv, env, runs, major=False):
+    """The minor (and with `major` the major) page faults of one run of argv (wait4's rusage), median of `runs`."""
+    out = []
+    for _ in range(runs):
+        pid = os.posix_spawn(argv[0], argv, env, file_actions=[(os.POSIX_SPAWN_OPEN, 1, "/dev/null", os.O_WRONLY, 0),
+                                                               (os.POSIX_SPAWN_OPEN, 2, "/dev/null", os.O_WRONLY, 0)])
+        _, status, usage = os.wait4(pid, 0)
+        if status != 0:
+            raise SystemExit(f"{argv} failed with status {status}")
+        out.append(usage.ru_minflt + (usage.ru_majflt if major else 0))
+    return median(out)
+
+
+def instructions(argv, env, strip=None, expect_ok=True):
+    """Instructions from exec to exit under callgrind (callgrind_annotate's PROGRAM TOTALS) and the annotation.
+    valgrind 3.19 cannot read the DWARF 5 debug info of a Swift build: with `strip` (strip's options: () all,
+    ("-g",) the debug info) it counts a stripped copy (the same code)."""
+    with tempfile.TemporaryDirectory() as d:
+        exe = argv[0]
+        if strip is not None:
+            exe = os.path.join(d, os.path.basename(argv[0]))
+            subprocess.run(["strip", *strip, "-o", exe, argv[0]], check=True, timeout=600)
+        out = os.path.join(d, "callgrind.out")
+        r = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", exe, *argv[1:]], env=env,
+                           capture_output=True, text=True, timeout=600)
+        if (r.returncode == 0) != expect_ok:
+            raise SystemExit(f"{argv}: exit {r.returncode}: {r.stderr[-400:]}")
+        text = subprocess.run(["callgrind_annotate", "--threshold=100", out], capture_output=True, text=True,
+                              timeout=600).stdout
+    return next(int(l.split()[0].replace(",", "")) for l in text.splitlines() if "PROGRAM TOTALS" in l), text
+
+
+def proc_status(pid, *keys):
+    """Fields of /proc/PID/status (the number, KiB for sizes)."""
+    return {k: int(v.split()[0]) for k, _, v in (l.partition(":") for l in open(f"/proc/{pid}/status")) if k in keys}
+
+
+def smaps_rollup(pid):
+    """/proc/PID/smaps_rollup's fields, KiB."""
+    return {k: int(v.split()[0]) for k, _, v in (l.partition(":") for l in open(f"/proc/{pid}/smaps_rollup"))
+            if v.strip().endswith("kB")}
+
+
 def proc_counters(pid):
     """Per thread: {tid: (voluntary, nonvoluntary)}, and utime+stime ticks of the whole process.
     /proc/PID/status counts the main thread only, so threads are read one by one."""
     threads = {}
     for tid in os.listdir(f"/proc/{pid}/task"):
         try:
-            c = {}
-            for line in open(f"/proc/{pid}/task/{tid}/status"):
-                if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
-                    c[line.split(":")[0]] = int(line.split()[1])
+            c = proc_status(f"{pid}/task/{tid}", "voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")
             threads[tid] = (c["voluntary_ctxt_switches"], c["nonvoluntary_ctxt_switches"])
         except (FileNotFoundError, KeyError):
             pass
     stat = open(f"/proc/{pid}/stat").read()
     fields = stat[stat.rindex(")") + 2:].split()
     return threads, int(fields[11]) + int(fields[12])
+
+
+def cpu_ms(pid):
+    """User and system CPU time of `pid`, in ms."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 // os.sysconf("SC_CLK_TCK")
 
 
 def idle_delta(before, after):
@@ -272,16 +609,102 @@ def idle_delta(before, after):
 
 
 def rss(pid):
-    out = {}
-    for line in open(f"/proc/{pid}/status"):
-        if line.startswith(("VmRSS", "VmHWM")):
-            k, v, _ = line.split()
-            out[k.rstrip(":")] = int(v)  # KiB
-    return out
+    return proc_status(pid, "VmRSS", "VmHWM")  # KiB
+
+
+GET_LINE = b'{"jsonrpc":"2.0","id":1,"method":"get"}\n'
+
+
+def set_line(mode, id=2):
+    return b'{"jsonrpc":"2.0","id":%d,"method":"set","params":{"override":"%s"}}\n' % (id, mode.encode())
+
+
+def socket_get(path, timeout=5.0):
+    """One `get` as appearancectl makes it: a fresh connection, one line out, one line back; ms, or None."""
+    t0 = time.perf_counter()
+    done, _ = request(path, GET_LINE, timeout)
+    return None if done is None else (done - t0) * 1000
+
+
+def request(path, line, timeout=5.0):
+    """One request on a fresh connection; (the moment its reply line was complete, the reply) or (None, None)."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    try:
+        s.connect(path)
+        s.sendall(line)
+        buf = b""
+        while not buf.endswith(b"\n"):
+            chunk = s.recv(65536)
+            if not chunk:
+                return None, None
+            buf += chunk
+        return time.perf_counter(), json.loads(buf)
+    except (OSError, ValueError):
+        return None, None
+    finally:
+        s.close()
+
+
+class Subscriber:
+    """A subscribed connection read by a thread of its own, blocked in recv: every `changed` line is stamped
+    (time.perf_counter: CLOCK_MONOTONIC, as the probe's and the stand-ins' stamps) when the recv that completed
+    it returns, so that a notification arriving before a `set` reply is stamped when it arrives. `changes`:
+    [(stamp, mode)]; `mode`: the last one said (known once the constructor returns)."""
+
+    def __init__(self, path):
+        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.s.settimeout(5)
+        self.s.connect(path)
+        self.s.settimeout(None)
+        self.s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"subscribe"}\n')
+        self.changes, self.mode, self.cond = [], None, threading.Condition()
+        self.t = threading.Thread(target=self.read, daemon=True)
+        self.t.start()
+        with self.cond:
+            self.cond.wait_for(lambda: self.mode is not None, 5)
+
+    def read(self):
+        buf = b""
+        while True:
+            try:
+                chunk = self.s.recv(65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            now = time.perf_counter()
+            buf += chunk
+            *lines, buf = buf.split(b"\n")
+            for line in lines:
+                try:
+                    msg = json.loads(line)
+                except ValueError:
+                    continue
+                state = msg.get("result") or msg.get("params") or {}
+                with self.cond:
+                    self.mode = state.get("mode", self.mode)
+                    if msg.get("method") == "changed":
+                        self.changes.append((now, self.mode))
+                    self.cond.notify_all()
+
+    def wait_change(self, count, timeout=5.0):
+        """(stamp, mode) of the count-th `changed` line, or None after `timeout` s."""
+        with self.cond:
+            self.cond.wait_for(lambda: len(self.changes) >= count, timeout)
+            return self.changes[count - 1] if len(self.changes) >= count else None
+
+    def close(self):
+        try:
+            self.s.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.t.join(2)
+        self.s.close()
 
 
 class Hold:
-    """N socket subscribers kept connected by a probe process."""
+    """N socket subscribers kept connected by a probe process (`stack`: anything with .socket and .env)."""
 
     def __init__(self, stack, probe, n):
         self.p = subprocess.Popen([probe, "hold", stack.socket, str(n)], stdin=subprocess.PIPE,
@@ -291,7 +714,7 @@ class Hold:
 
     def close(self):
         self.p.stdin.close()
-        self.p.wait()
+        self.p.wait(timeout=60)
 
 
 def main():
@@ -307,16 +730,11 @@ def main():
 
     # 10,000 subscribers need 10,000 descriptors in the daemon and in the probe: the daemon raises nothing
     # itself, so everything here runs with the soft limit at the hard limit.
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    soft, hard = raise_nofile()
     R["nofile"] = {"before": soft, "used": hard}
     if hard < 10100:
         raise SystemExit(f"the hard limit of open files is {hard}: 10,000 subscribers need more")
-
-    probe = os.path.join(tempfile.gettempdir(), f"appearanced-probe-{os.getpid()}")
-    subprocess.run(["cc", "-O2", "-o", probe, os.path.join(HERE, "probe.c")] +
-                   subprocess.run(["pkg-config", "--cflags", "--libs", "dbus-1"], capture_output=True, text=True,
-                                  check=True).stdout.split(), check=True)
+    probe = build_probe("bench")
 
     R["machine"] = {
         "nproc": os.cpu_count(),
@@ -326,19 +744,19 @@ def main():
         if shutil.which("swift") else "?",
         "portal": subprocess.run(["dpkg-query", "-W", "-f=${Version}", "xdg-desktop-portal"], capture_output=True,
                                  text=True).stdout,
-        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "load_before": open("/proc/loadavg").read().split()[:3],
+        "date": now(),
+        "load_before": load(),
     }
     log("machine", R["machine"])
 
     st = Stack(a.bin_dir)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # clean up the stack on `kill`, too
+    on_sigterm_exit()
     try:
         run(st, probe, R, q, out)
     finally:
         st.close()
         os.unlink(probe)
-    R["machine"]["load_after"] = open("/proc/loadavg").read().split()[:3]
+    R["machine"]["load_after"] = load()
     json.dump(R, open(os.path.join(out, "summary.json"), "w"), indent=1)
     open(os.path.join(out, "summary.md"), "w").write(summary_md(R))
     fanout_svg(R, os.path.join(out, "fanout.svg"))
@@ -346,10 +764,7 @@ def main():
 
 
 def run(st, probe, R, q, out):
-    st.start_broadway()
-    bus, addr = st.start_bus("bus")
-    st.env["DBUS_SESSION_BUS_ADDRESS"] = addr
-    st.gsettings("prefer-light")
+    st.start_session()
     subprocess.run([probe, "readrtt", "3"], env=st.env, check=True, capture_output=True)  # activate the portal
     st.start_daemon()
     assert st.ctl("get").stdout == "light\n", st.ctl("get", "--json").stdout
@@ -366,12 +781,11 @@ def run(st, probe, R, q, out):
     window = 10 if q else 60
     h = Hold(st, probe, 100)
     time.sleep(5)  # let the burst of 100 connections settle (idle Dispatch worker threads end)
-    before = {n: proc_counters(p) for n, p in (("appearanced", dpid), ("xdg-desktop-portal", ppid),
-                                               ("xdg-desktop-portal-gtk", gpid))}
+    pids = (("appearanced", dpid), ("xdg-desktop-portal", ppid), ("xdg-desktop-portal-gtk", gpid))
+    before = {n: proc_counters(p) for n, p in pids}
     log(f"idle window {window} s")
     time.sleep(window)
-    after = {n: proc_counters(p) for n, p in (("appearanced", dpid), ("xdg-desktop-portal", ppid),
-                                              ("xdg-desktop-portal-gtk", gpid))}
+    after = {n: proc_counters(p) for n, p in pids}
     h.close()
     R["idle"] = {"window_s": window, "subscribers": 100,
                  "procs": {n: idle_delta(before[n], after[n]) for n in before}}
@@ -394,18 +808,13 @@ def run(st, probe, R, q, out):
               [[k, v["VmRSS"], v["VmHWM"]] for k, v in R["rss"].items()])
 
     # --- one-shot queries: CLIs and the status file, interleaved ---
-    rt = st.env["XDG_RUNTIME_DIR"]
     tools = {
         "appearancectl get": [st.bin_dir + "/appearancectl", "get"],
-        "dbus-send Read": ["/usr/bin/dbus-send", "--session", "--print-reply", f"--dest={PORTAL}", PORTAL_PATH,
-                           "org.freedesktop.portal.Settings.Read", "string:org.freedesktop.appearance",
-                           "string:color-scheme"],
+        "dbus-send Read": DBUS_SEND_READ,
         "gdbus call Read": ["/usr/bin/gdbus", "call", "--session", "--dest", PORTAL, "--object-path", PORTAL_PATH,
                             "--method", "org.freedesktop.portal.Settings.Read", "org.freedesktop.appearance",
                             "color-scheme"],
-        "busctl --user call Read": ["/usr/bin/busctl", "--user", "call", PORTAL, PORTAL_PATH,
-                                    "org.freedesktop.portal.Settings", "Read", "ss", "org.freedesktop.appearance",
-                                    "color-scheme"],
+        "busctl --user call Read": BUSCTL_READ,
         "gsettings get": ["/usr/bin/gsettings", "get", "org.gnome.desktop.interface", "color-scheme"],
         "cat mode file": ["/bin/cat", st.mode_file],
         "/bin/true (exec floor)": ["/bin/true"],
@@ -419,18 +828,8 @@ def run(st, probe, R, q, out):
             del tools[name]
     runs = 300 if q else 1000
     warm = 20
-    devnull = os.open("/dev/null", os.O_WRONLY)
-    names = list(tools)
-    samples = {n: [] for n in names}
-    rows = []
-    log(f"one-shot queries: {len(names)} tools x {runs} runs, interleaved")
-    for i in range(warm + runs):
-        order = names[i % len(names):] + names[:i % len(names)]  # rotate so no tool always follows another
-        for n in order:
-            ns = spawn_time(tools[n][0], tools[n], st.env, devnull)
-            if i >= warm:
-                samples[n].append(ns)
-                rows.append([n, i - warm, ns])
+    log(f"one-shot queries: {len(tools)} tools x {runs} runs, interleaved")
+    samples = interleaved(tools, runs, st.env, warm)
     # The shell's read builtin: one bash loop, each iteration timed with EPOCHREALTIME (µs resolution).
     loops = 3000 if not q else 1000
     script = ('f=$1; for ((i=0;i<$2;i++)); do s=$EPOCHREALTIME; read -r m < "$f"; e=$EPOCHREALTIME; '
@@ -440,9 +839,9 @@ def run(st, probe, R, q, out):
     lines = r.stdout.split("\n")[warm:-1]
     assert all(l.split()[2] in ("light", "dark") for l in lines)
     samples["bash read builtin"] = [(int(l.split()[1]) - int(l.split()[0])) * 1000 for l in lines]
-    rows += [["bash read builtin", k, v] for k, v in enumerate(samples["bash read builtin"])]
-    write_csv(os.path.join(out, "oneshot.csv"), ["tool", "run", "ns"], rows)
-    R["samples"]["oneshot"] = {n: {"n": len(s), "p50": median(s), "p99": pct(s, 99)} for n, s in samples.items()}
+    write_csv(os.path.join(out, "oneshot.csv"), ["tool", "run", "ns"],
+              [[n, k, v] for n, s in samples.items() for k, v in enumerate(s)])
+    R["samples"]["oneshot"] = {n: stats(s) for n, s in samples.items()}
     # pairwise ratios against dbus-send: run i of tool X over run i of dbus-send (same round), median of those
     base = samples["dbus-send Read"]
     R["ratios_vs_dbus_send"] = {}
@@ -456,19 +855,15 @@ def run(st, probe, R, q, out):
     st.restart_daemon()
     rounds = 60 if q else 300
     log(f"change latency: {rounds} gsettings switches")
-    r = subprocess.run([probe, "sock", st.socket, "1", str(rounds), "portal"], env=st.env, capture_output=True,
-                       text=True)
-    if r.returncode != 0:
-        raise SystemExit("probe sock failed: " + r.stderr)
-    rr = list(csv.DictReader(r.stdout.splitlines()))
-    R["timeouts"] = {"change latency": [l for l in r.stderr.splitlines() if "timed out" in l]}
-    added = [int(x["last"]) - int(x["t0"]) for x in rr if int(x["last"]) >= 0]
+    rows, lost = run_probe([probe, "sock", st.socket, 1, rounds, "portal"], st.env)
+    R["timeouts"] = {"change latency": lost}
+    added = lasts(rows)
     write_csv(os.path.join(out, "change.csv"), ["round", "added_ns"], enumerate(added))
     r = subprocess.run([probe, "readrtt", str(rounds + 1)], env=st.env, capture_output=True, text=True, check=True)
     read = [int(x) for x in r.stdout.split()[1:]]
     write_csv(os.path.join(out, "read_rtt.csv"), ["call", "ns"], enumerate(read))
-    R["samples"]["change_added"] = {"n": len(added), "p50": median(added), "p99": pct(added, 99)}
-    R["samples"]["read_rtt"] = {"n": len(read), "p50": median(read), "p99": pct(read, 99)}
+    R["samples"]["change_added"] = stats(added)
+    R["samples"]["read_rtt"] = stats(read)
     R["read_share"] = median(read) / median(added)
 
     # --- fan-out to N subscribers vs dbus-daemon to N match-rule listeners ---
@@ -479,14 +874,11 @@ def run(st, probe, R, q, out):
     R["fanout"] = {}
 
     def fan(what, n, argv):
-        r = subprocess.run(argv, env=st.env, capture_output=True, text=True)
-        if r.returncode != 0:
-            raise SystemExit(f"fan-out {what} {n} failed: {r.stderr}")
-        to = [l for l in r.stderr.splitlines() if "timed out" in l]
+        rows, to = run_probe(argv, st.env)
         if to:
             R["timeouts"][f"{what} N={n}"] = to
             log(f"{len(to)} rounds timed out: {to[0]}")
-        return [x for x in csv.DictReader(r.stdout.splitlines()) if int(x["last"]) >= 0]
+        return rows
 
     for n in (1, 100, 1000, 10000):
         k = (6 if n == 10000 else 10) if q else (30 if n == 10000 else 60)
@@ -494,17 +886,16 @@ def run(st, probe, R, q, out):
         # (probe `mixed`: portal, set, set back to system, ...), so both see the machine in the same state.
         log(f"fan-out appearanced N={n}: {k} portal changes and {2 * k} set requests, interleaved")
         st.restart_daemon()
-        rows = fan("appearanced", n, [probe, "sock", st.socket, str(n), str(3 * k), "mixed"])
+        rows = fan("appearanced", n, [probe, "sock", st.socket, n, 3 * k, "mixed"])
         runs = [("appearanced (portal change)", [x for x in rows if x["trigger"] == "portal"]),
                 ("appearanced (set request)", [x for x in rows if x["trigger"] == "set"])]
         log(f"fan-out dbus-daemon signal N={n} x {k}")
-        runs.append(("dbus-daemon signal", fan("dbus-daemon signal", n, [probe, "dbus", faddr, str(n), str(k)])))
+        runs.append(("dbus-daemon signal", fan("dbus-daemon signal", n, [probe, "dbus", faddr, n, k])))
         for what, rr in runs:
-            last = [int(x["last"]) - int(x["t0"]) for x in rr]
+            last = lasts(rr)
             first = [int(x["first"]) - int(x["t0"]) for x in rr]
             fan_rows += [[what, n, i, f, l] for i, (f, l) in enumerate(zip(first, last))]
-            R["fanout"].setdefault(what, {})[n] = {"n": len(last), "p50": median(last), "p99": pct(last, 99),
-                                                   "first_p50": median(first),
+            R["fanout"].setdefault(what, {})[n] = {**stats(last), "first_p50": median(first),
                                                    "first_to_last_p50": median([l - f for f, l in zip(first, last)])}
     write_csv(os.path.join(out, "fanout.csv"), ["what", "N", "round", "first_ns", "last_ns"], fan_rows)
     st.stop_bus(fbus)
@@ -538,35 +929,9 @@ def run(st, probe, R, q, out):
             time.sleep(0.5)  # the portal and its backend leave with their bus
     write_csv(os.path.join(out, "startup.csv"), ["what", "run", "ns"],
               [[k, i, v] for k, s in su.items() for i, v in enumerate(s)])
-    R["samples"]["startup"] = {k: {"n": len(s), "p50": median(s), "p99": pct(s, 99)} for k, s in su.items()}
+    R["samples"]["startup"] = {k: stats(s) for k, s in su.items()}
 
     # `set` throughput (group commit, durability after SIGKILL): bench/set_throughput.py.
-
-
-FANOUT_BUS_CONF = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <!-- session.conf without service activation; every limit that N = 10,000 listeners could hit raised -->
-  <type>session</type>
-  <keep_umask/>
-  <listen>unix:tmpdir=/tmp</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-  <limit name="max_incoming_bytes">1000000000</limit>
-  <limit name="max_outgoing_bytes">1000000000</limit>
-  <limit name="max_message_size">1000000000</limit>
-  <limit name="max_completed_connections">100000</limit>
-  <limit name="max_incomplete_connections">20000</limit>
-  <limit name="max_connections_per_user">100000</limit>
-  <limit name="max_match_rules_per_connection">50000</limit>
-  <limit name="max_replies_per_connection">50000</limit>
-  <limit name="auth_timeout">240000</limit>
-</busconfig>
-"""
 
 
 def ms(ns):

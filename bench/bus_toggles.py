@@ -17,78 +17,22 @@ repetitions.
     python3 bench/bus_toggles.py --bin-dir DIR [--baseline-bin-dir DIR] [--also LABEL=DIR ...]
         [--env LABEL=NAME=VALUE ...] [--reps 3] [--window 10000] [--marks 0,10000,50000,100000,240000] --out DIR
 """
-import argparse
 import os
-import shutil
-import signal
 import subprocess
 import sys
-import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-from bench import median, write_report  # noqa: E402
-from hostile import FACE, build_probe, name_owned  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import (Daemon, arguments, build_probe, builds, in_turn, load, logger, median, medians,  # noqa: E402
+                   now, on_sigterm_exit, rss, smaps_rollup, write_report)
 
-
-def log(*a):
-    print("bus_toggles:", *a, file=sys.stderr, flush=True)
+log = logger("bus_toggles")
 
 
 def memory(pid):
     """KiB: VmRSS and VmHWM, and smaps_rollup's Anonymous and Private_Dirty."""
-    out = {}
-    for line in open(f"/proc/{pid}/status"):
-        if line.startswith(("VmRSS:", "VmHWM:")):
-            out[line.split(":")[0]] = int(line.split()[1])
-    for line in open(f"/proc/{pid}/smaps_rollup"):
-        parts = line.split()
-        if parts[0] in ("Anonymous:", "Private_Dirty:"):
-            out[parts[0].rstrip(":")] = int(parts[1])
-    return out
-
-
-class Served:
-    """A private session bus (the session bus's limit on pending replies, no service activation) and a daemon of
-    `bin_dir` on it, sandboxed, serving its D-Bus face."""
-
-    def __init__(self, bin_dir, extra_env=None):
-        self.root = tempfile.mkdtemp(prefix="apd-toggles-")
-        for d in ("home", "runtime", "state", "config"):
-            os.makedirs(os.path.join(self.root, d), mode=0o700)
-        with open(self.root + "/bus.conf", "w") as f:
-            f.write(f"""<busconfig><type>session</type><listen>unix:path={self.root}/bus</listen><auth>EXTERNAL</auth>
-                <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/>
-                <allow own="*"/></policy><limit name="max_replies_per_connection">50000</limit></busconfig>""")
-        self.bus = subprocess.Popen(["/usr/bin/dbus-daemon", f"--config-file={self.root}/bus.conf", "--nofork", "--nopidfile",
-                                     "--print-address=1"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        self.address = self.bus.stdout.readline().strip()
-        self.env = {"PATH": "/usr/bin:/bin", "HOME": self.root + "/home", "XDG_RUNTIME_DIR": self.root + "/runtime",
-                    "XDG_STATE_HOME": self.root + "/state", "XDG_CONFIG_HOME": self.root + "/config",
-                    "DBUS_SESSION_BUS_ADDRESS": self.address,
-                    "DBUS_SYSTEM_BUS_ADDRESS": f"unix:path={self.root}/no-bus"}
-        self.daemon = subprocess.Popen([bin_dir + "/appearanced"], env={**self.env, **(extra_env or {})}, stderr=subprocess.DEVNULL)
-        deadline = time.time() + 20
-        while not (self.answers(bin_dir) and name_owned(self.address, FACE)):
-            if time.time() > deadline or self.daemon.poll() is not None:
-                self.close()
-                raise SystemExit(f"{bin_dir}/appearanced did not start on the private bus")
-            time.sleep(0.05)
-
-    def answers(self, bin_dir):
-        return subprocess.run([bin_dir + "/appearancectl", "get"], env=self.env, capture_output=True).returncode == 0
-
-    def close(self):
-        for p in (self.daemon, self.bus):
-            if p.poll() is None:
-                p.terminate()
-            try:
-                p.wait(10)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
-        shutil.rmtree(self.root, ignore_errors=True)
+    m = smaps_rollup(pid)
+    return {**rss(pid), "Private_Dirty": m["Private_Dirty"], "Anonymous": m["Anonymous"]}
 
 
 def trim(pid):
@@ -99,8 +43,11 @@ def trim(pid):
 
 
 def run(bin_dir, probe, marks, window, seconds, idle, extra_env, trim_after):
-    s = Served(bin_dir, extra_env)
+    # A private session bus with the session bus's limit on pending replies (session.conf: 50,000 a connection).
+    s = Daemon(bin_dir, bus=True, prefix="apd-toggles-", bus_limits=(("max_replies_per_connection", 50000),),
+               start=False)
     try:
+        s.start(env=extra_env)
         time.sleep(1)
         points, done, answered, errors, busy = {}, 0, 0, 0, 0.0
         for m in marks:
@@ -113,22 +60,19 @@ def run(bin_dir, probe, marks, window, seconds, idle, extra_env, trim_after):
                     log(f"{bin_dir}: only {a} of {m - done} toggles answered within {seconds} s; {r.stderr.strip()}")
                 done = m
                 time.sleep(0.5)  # the last answers' work (the change log's appends) done
-            points[str(m)] = memory(s.daemon.pid)
+            points[str(m)] = memory(s.p.pid)
         time.sleep(idle)
-        points["after"] = memory(s.daemon.pid)
+        points["after"] = memory(s.p.pid)
         if trim_after:
-            trim(s.daemon.pid)
-            points["trimmed"] = memory(s.daemon.pid)
+            trim(s.p.pid)
+            points["trimmed"] = memory(s.p.pid)
         return {"points": points, "answered": answered, "errors": errors, "toggles_per_s": round(answered / busy) if busy else None}
     finally:
         s.close()
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin-dir", required=True)
-    ap.add_argument("--baseline-bin-dir", help="another build, measured in turn with this one (as 'baseline')")
-    ap.add_argument("--also", action="append", default=[], metavar="LABEL=DIR", help="more builds, measured in turn")
+    ap = arguments(baseline="another build, measured in turn with this one (as 'baseline')", also=True)
     ap.add_argument("--env", action="append", default=[], metavar="LABEL=NAME=VALUE",
                     help="the daemon of build LABEL runs with NAME=VALUE (e.g. GLIBC_TUNABLES=glibc.malloc.arena_max=1); "
                          "a build may be listed under two labels to run it both ways")
@@ -139,37 +83,30 @@ def main():
     ap.add_argument("--idle", type=float, default=3, help="seconds after the last mark before the last measurement")
     ap.add_argument("--trim-after", action="store_true",
                     help="then call malloc_trim(0) in the daemon (gdb) and measure again ('trimmed')")
-    ap.add_argument("--out", required=True)
     a = ap.parse_args()
     marks = [int(x) for x in a.marks.split(",")]
     if marks != sorted(marks) or marks[0] != 0:
         ap.error("--marks: increasing, from 0")
-    builds = {"this build": os.path.abspath(a.bin_dir)}
-    if a.baseline_bin_dir:
-        builds["baseline"] = os.path.abspath(a.baseline_bin_dir)
-    for label, _, path in (x.rpartition("=") for x in a.also):
-        builds[label] = os.path.abspath(path)
-    extra = {b: {} for b in builds}
+    bins = builds(a.bin_dir, a.also, a.baseline_bin_dir)
+    extra = {b: {} for b in bins}
     for spec in a.env:
         label, _, assignment = spec.partition("=")
         name, _, value = assignment.partition("=")
-        if label not in builds or not name:
-            ap.error(f"--env {spec}: LABEL=NAME=VALUE, LABEL one of {', '.join(builds)}")
+        if label not in bins or not name:
+            ap.error(f"--env {spec}: LABEL=NAME=VALUE, LABEL one of {', '.join(bins)}")
         extra[label][name] = value
     probe = build_probe("toggles")
-    R = {"builds": builds, "env": {b: e for b, e in extra.items() if e}, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "window": a.window, "marks": marks,
-         "idle_s": a.idle, "load_before": open("/proc/loadavg").read().split()[:3], "runs": {b: [] for b in builds}}
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    R = {"builds": bins, "env": {b: e for b, e in extra.items() if e}, "date": now(), "window": a.window,
+         "marks": marks, "idle_s": a.idle, "load_before": load()}
+    on_sigterm_exit()
     try:
-        for rep in range(a.reps):
-            for label, bin_dir in builds.items():
-                R["runs"][label].append(run(bin_dir, probe, marks, a.window, a.seconds, a.idle, extra[label], a.trim_after))
-                log(f"{label}: repetition {rep + 1}: {R['runs'][label][-1]}")
+        R["runs"] = in_turn(bins, a.reps, lambda label, bin_dir: run(bin_dir, probe, marks, a.window, a.seconds,
+                                                                     a.idle, extra[label], a.trim_after), log)
     finally:
         os.unlink(probe)
-    R["load_after"] = open("/proc/loadavg").read().split()[:3]
-    R["median"] = {b: {p: {k: median([run["points"][p][k] for run in runs]) for k in runs[0]["points"][p]}
-                       for p in runs[0]["points"]} | {"toggles_per_s": median([run["toggles_per_s"] or 0 for run in runs])}
+    R["load_after"] = load()
+    R["median"] = {b: medians([run["points"] for run in runs])
+                   | {"toggles_per_s": median([run["toggles_per_s"] or 0 for run in runs])}
                    for b, runs in R["runs"].items()}
     write_report(a.out, "bus_toggles", R, summary(R))
 

@@ -12,10 +12,8 @@ baseline build in alternating blocks of the same run, on one real portal stack (
 
 Writes change_latency.json and change_latency.md to --out.
 """
-import argparse
 import bisect
 import collections
-import csv
 import glob
 import os
 import re
@@ -25,36 +23,12 @@ import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-from bench import Stack, median, pct, write_report  # noqa: E402
-from hostile import build_probe  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import (Stack, arguments, build_probe, builds, lasts, load, logger, median, now,  # noqa: E402
+                   on_sigterm_exit, pct, run_probe, write_report)
+import bench  # noqa: E402
 
-
-def log(*a):
-    print("change_latency:", *a, file=sys.stderr, flush=True)
-
-
-def use(st, bin_dir, wrapper=()):
-    """Stops the running daemon (if any) and starts `bin_dir`'s on the stack, optionally under `wrapper`."""
-    if st.daemon is not None:
-        st.daemon.terminate()
-        st.daemon.wait(timeout=60)
-        st.procs.remove(st.daemon)
-        st.daemon = None
-    st.bin_dir = bin_dir
-    if not wrapper:
-        st.start_daemon()
-        return
-    st.daemon = st.spawn([*wrapper, bin_dir + "/appearanced"], stderr=open(st.root + "/daemon.log", "w"))
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        if st.daemon.poll() is not None:
-            raise SystemExit("appearanced exited: " + open(st.root + "/daemon.log").read())
-        if st.ctl("get").returncode == 0:
-            return
-        time.sleep(0.2)
-    raise SystemExit("appearanced did not answer under " + wrapper[0])
+log = logger("change_latency")
 
 
 def without_debug_info(st, bin_dir):
@@ -68,14 +42,29 @@ def without_debug_info(st, bin_dir):
     return d
 
 
+def under_callgrind(st):
+    return ["valgrind", "--tool=callgrind", f"--callgrind-out-file={st.root}/callgrind.out.%p"]
+
+
+def use(st, bin_dir, wrapper=()):
+    """Stack.use (scripts/daemon-order.py calls it by this name)."""
+    st.use(bin_dir, wrapper)
+
+
 def sock(st, probe, n, rounds, trigger):
-    r = subprocess.run([probe, "sock", st.socket, str(n), str(rounds), trigger], env=st.env, capture_output=True,
-                       text=True, timeout=120 + 10 * rounds)  # the probe gives each round 5 s
-    if r.returncode != 0:
-        raise SystemExit(f"probe sock {n} {trigger} failed: {r.stderr}")
-    lost = [line for line in r.stderr.splitlines() if "timed out" in line]
-    rows = [x for x in csv.DictReader(r.stdout.splitlines()) if int(x["last"]) >= 0]
-    return rows, lost
+    """probe `sock` on the stack's daemon: (rows, lost rounds)."""
+    return run_probe([probe, "sock", st.socket, n, rounds, trigger], st.env,
+                     timeout=120 + 10 * rounds)  # the probe gives each round 5 s
+
+
+def blocks(total, size, what):
+    """The sizes of the blocks in which the builds alternate, the progress logged after each."""
+    done = 0
+    while done < total:
+        k = min(size, total - done)
+        yield k
+        done += k
+        log(f"{what}: {done}/{total} rounds per build")
 
 
 def readrtt(st, probe, n):
@@ -86,10 +75,7 @@ def readrtt(st, probe, n):
 
 def start_session(st, probe):
     """The real portal stack on a private bus, the desktop light, the portal and its backend activated."""
-    st.start_broadway()
-    st.bus_proc, addr = st.start_bus("bus")
-    st.env["DBUS_SESSION_BUS_ADDRESS"] = addr
-    st.gsettings("prefer-light")
+    st.start_session()
     readrtt(st, probe, 3)
 
 
@@ -118,7 +104,7 @@ def cpu_ticks():
 
 
 def stats(samples):
-    return {"n": len(samples), "p50": median(samples), "p90": pct(samples, 90), "p99": pct(samples, 99)} if samples else None
+    return bench.stats(samples, (50, 90, 99))
 
 
 def gsettings_writes(script):
@@ -156,6 +142,21 @@ def callgrind_total(st, pid, action, keep=None):
     raise SystemExit("no total in " + dumps[-1])
 
 
+def perf_record(path, *args):
+    """`perf record` into `path`, stamped with CLOCK_MONOTONIC like the probe, until perf_stop."""
+    return subprocess.Popen(["perf", "record", "-q", "-k", "CLOCK_MONOTONIC", *args, "-o", path],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def perf_stop(p):
+    p.send_signal(signal.SIGINT)
+    p.wait(timeout=120)
+
+
+def perf_script(path, *args):
+    return subprocess.run(["perf", "script", "-i", path, *args], capture_output=True, timeout=600, text=True).stdout
+
+
 class SchedTrace:
     """sched_switch on every CPU, stamped with CLOCK_MONOTONIC like the probe, for CPU time per process in
     a window. Needs root and perf; `available` says whether it runs."""
@@ -167,9 +168,7 @@ class SchedTrace:
 
     def start(self):
         if self.available:
-            self.p = subprocess.Popen(["perf", "record", "-q", "-k", "CLOCK_MONOTONIC", "-e",
-                                       "sched:sched_switch,sched:sched_waking", "-a", "-o", self.path],
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            self.p = perf_record(self.path, "-e", "sched:sched_switch,sched:sched_waking", "-a")
             time.sleep(1)
             if self.p.poll() is not None:
                 self.available = False
@@ -180,16 +179,14 @@ class SchedTrace:
         still runnable), to being switched in."""
         if not self.p:
             return
-        self.p.send_signal(signal.SIGINT)
-        self.p.wait(timeout=120)
+        perf_stop(self.p)
         # Each event ends the running interval of the task it switches out (the header names it).
         self.intervals = []
         self.waits = []
         last_in = {}
         runnable = {}  # watched tid → since when it waits for a CPU
         running = set()
-        out = subprocess.run(["perf", "script", "-i", self.path, "-F", "comm,pid,tid,cpu,time,trace"],
-                             capture_output=True, timeout=600, text=True).stdout
+        out = perf_script(self.path, "-F", "comm,pid,tid,cpu,time,trace")
         for line in out.splitlines():
             if watched:
                 woken = re.search(r": comm=.* pid=(\d+) prio=", line)
@@ -267,15 +264,12 @@ class SpanProfile:
 
     def __init__(self, path, pid):
         self.path = path
-        self.p = subprocess.Popen(["perf", "record", "-q", "-k", "CLOCK_MONOTONIC", "-e", "cpu-clock", "-F", "20000",
-                                   "-g", "-p", str(pid), "-o", path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.p = perf_record(path, "-e", "cpu-clock", "-F", "20000", "-g", "-p", str(pid))
 
     def stop(self, spans, into):
         """Adds the samples inside `spans` ({"signal": [(a, b)], "reply": [...]}) to `into` (Counters by span)."""
-        self.p.send_signal(signal.SIGINT)
-        self.p.wait(timeout=120)
-        out = subprocess.run(["perf", "script", "-i", self.path, "-F", "time,ip,sym,dso"], capture_output=True, timeout=600,
-                             text=True).stdout
+        perf_stop(self.p)
+        out = perf_script(self.path, "-F", "time,ip,sym,dso")
         os.unlink(self.path)
         starts = {k: [a for a, _ in sorted(v)] for k, v in spans.items()}
         ordered = {k: sorted(v) for k, v in spans.items()}
@@ -310,9 +304,8 @@ def breakdown(st, probe, rounds, into=None, profile=False):
     bus_fd = bus_side_fd(bus_pid, st.daemon.pid)
     sched = SchedTrace(os.path.join(st.root, "breakdown-sched.data"))
     sched.start()
-    rec = subprocess.Popen(["perf", "record", "-q", "-k", "CLOCK_MONOTONIC", "-a", "-o", path, "-e",
-                            "syscalls:sys_exit_recvmsg,syscalls:sys_enter_sendmsg,syscalls:sys_enter_sendto"],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    rec = perf_record(path, "-a", "-e",
+                      "syscalls:sys_exit_recvmsg,syscalls:sys_enter_sendmsg,syscalls:sys_enter_sendto")
     prof = SpanProfile(os.path.join(st.root, "profile.data"), st.daemon.pid) if profile else None
     time.sleep(1)
     if rec.poll() is not None:
@@ -328,15 +321,12 @@ def breakdown(st, probe, rounds, into=None, profile=False):
             except (OSError, UnicodeDecodeError):
                 pass
     tids = {int(t) for t in os.listdir(f"/proc/{st.daemon.pid}/task")}
-    rec.send_signal(signal.SIGINT)
-    rec.wait(timeout=120)
+    perf_stop(rec)
     sched.stop(watched=tids)
-    out = subprocess.run(["perf", "script", "-i", path, "-F", "pid,time,event,trace"], capture_output=True, timeout=600,
-                         text=True).stdout
+    out = perf_script(path, "-F", "pid,time,event,trace")
     # The portal's own relay starts at the write: `gsettings`' last sendmsg before t0 is its call to dconf's
     # Writer.Change (its only one after the bus's Hello and AddMatch).
-    writes = gsettings_writes(subprocess.run(["perf", "script", "-i", path, "--show-task-events", "-F", "pid,time,event"],
-                                             capture_output=True, timeout=600, text=True).stdout)
+    writes = gsettings_writes(perf_script(path, "--show-task-events", "-F", "pid,time,event"))
     os.unlink(path)
     events = []
     for line in out.splitlines():
@@ -462,12 +452,7 @@ def process_group(pid, comm, daemon_pid, names):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin-dir", required=True)
-    ap.add_argument("--baseline-bin-dir", help="another build, measured in alternating blocks of the same run")
-    ap.add_argument("--also", action="append", default=[], metavar="LABEL=DIR",
-                    help="more builds to measure in the same alternation")
-    ap.add_argument("--out", required=True)
+    ap = arguments(baseline="another build, measured in alternating blocks of the same run", also=True)
     ap.add_argument("--rounds", type=int, default=300, help="change-latency rounds per build")
     ap.add_argument("--block", type=int, default=25, help="rounds per block before the builds swap")
     ap.add_argument("--fanout", type=int, default=10000, help="subscribers for the fan-out rounds (0: none)")
@@ -484,35 +469,26 @@ def main():
     ap.add_argument("--runtime-on-disk", action="store_true",
                     help="XDG_RUNTIME_DIR under /tmp (as before) instead of a tmpfs as in a login session")
     a = ap.parse_args()
-    builds = {"this build": os.path.abspath(a.bin_dir)}
-    for label, _, path in (x.rpartition("=") for x in a.also):
-        builds[label] = os.path.abspath(path)
-    if a.baseline_bin_dir:
-        builds["baseline"] = os.path.abspath(a.baseline_bin_dir)
+    bins = builds(a.bin_dir, a.also, a.baseline_bin_dir)
     probe = build_probe("latency")
-    R = {"builds": builds, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-         "load_before": open("/proc/loadavg").read().split()[:3], "lost": {}}
+    R = {"builds": bins, "date": now(), "load_before": load(), "lost": {}}
     st = Stack(a.bin_dir, runtime_on_disk=a.runtime_on_disk)
     R["runtime_dir"] = {"path": st.runtime, "fs": subprocess.run(["stat", "-f", "-c", "%T", st.runtime],
                                                                  capture_output=True, text=True, timeout=30).stdout.strip()}
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    on_sigterm_exit()
     try:
         start_session(st, probe)
 
         # --- added change latency and the Read alone, builds alternating in blocks ---
-        added = {b: [] for b in builds}
-        read = {b: [] for b in builds}
-        done = 0
-        while done < a.rounds:
-            k = min(a.block, a.rounds - done)
-            for label, bin_dir in builds.items():
-                use(st, bin_dir)
+        added = {b: [] for b in bins}
+        read = {b: [] for b in bins}
+        for k in blocks(a.rounds, a.block, "change latency"):
+            for label, bin_dir in bins.items():
+                st.use(bin_dir)
                 rows, lost = sock(st, probe, 1, k, "portal")
-                added[label] += [int(x["last"]) - int(x["t0"]) for x in rows]
+                added[label] += lasts(rows)
                 R["lost"].setdefault(f"{label} change latency", []).extend(lost)
                 read[label] += readrtt(st, probe, k)
-            done += k
-            log(f"change latency: {done}/{a.rounds} rounds per build")
         R["change_added"] = {b: stats(s) for b, s in added.items()}
         R["read_rtt"] = {b: stats(s) for b, s in read.items()}
         R["samples"] = {"change_added_ns": added, "read_rtt_ns": read}
@@ -522,16 +498,12 @@ def main():
             # In alternating blocks, like the rounds above: a noisy minute falls on every build alike.
             cpu_before = cpu_ticks()
             acc = {}
-            done = 0
-            while done < a.breakdown_rounds:
-                k = min(a.block, a.breakdown_rounds - done)
-                for label, bin_dir in builds.items():
-                    use(st, bin_dir)
+            for k in blocks(a.breakdown_rounds, a.block, "breakdown"):
+                for label, bin_dir in bins.items():
+                    st.use(bin_dir)
                     got = breakdown(st, probe, k, acc.get(label))
                     if got is not None:
                         acc[label] = got
-                done += k
-                log(f"breakdown: {done}/{a.breakdown_rounds} rounds per build")
             R["breakdown"] = {label: summarize(v) for label, v in acc.items()}
             # The share of the machine's CPU time its host took (a virtual machine's steal time) meanwhile:
             # a round in which a CPU is taken away shows as the daemon running long.
@@ -541,8 +513,8 @@ def main():
             R["steal_during_breakdown"] = round((after[7] - cpu_before[7]) / total, 4) if total and len(after) > 7 else None
         if a.profile_rounds and os.geteuid() == 0 and shutil.which("perf"):
             R["profile"] = {}
-            for label, bin_dir in builds.items():
-                use(st, bin_dir)
+            for label, bin_dir in bins.items():
+                st.use(bin_dir)
                 got = breakdown(st, probe, a.profile_rounds, profile=True)
                 if got is not None:
                     R["profile"][label] = summarize(got).get("profile", {})
@@ -551,9 +523,8 @@ def main():
         # --- instructions per change (callgrind) ---
         if a.callgrind_rounds and shutil.which("valgrind"):
             R["instructions_per_change"] = {}
-            for label, bin_dir in builds.items():
-                use(st, without_debug_info(st, bin_dir), ["valgrind", "--tool=callgrind",
-                                                          f"--callgrind-out-file={st.root}/callgrind.out.%p"])
+            for label, bin_dir in bins.items():
+                st.use(without_debug_info(st, bin_dir), under_callgrind(st))
                 keep = a.keep_callgrind and os.path.join(a.keep_callgrind, "callgrind.out." + label.replace(" ", "-"))
                 total = callgrind_total(st, st.daemon.pid, lambda: sock(st, probe, 1, a.callgrind_rounds, "portal"), keep)
                 R["instructions_per_change"][label] = total / a.callgrind_rounds
@@ -565,15 +536,15 @@ def main():
             sched.start()
             runs = []
             for rep in range(a.fanout_reps):
-                for label, bin_dir in builds.items():
-                    use(st, bin_dir)
+                for label, bin_dir in bins.items():
+                    st.use(bin_dir)
                     rows, lost = sock(st, probe, a.fanout, a.fanout_rounds, "mixed")
                     R["lost"].setdefault(f"{label} fan-out", []).extend(lost)
                     runs.append((label, st.daemon.pid, rows))
                     log(f"fan-out {a.fanout}: {label}, repetition {rep + 1}")
             sched.stop()
             R["fanout"] = {"subscribers": a.fanout}
-            for label in builds:
+            for label in bins:
                 per = {}
                 for trigger in ("portal", "set"):
                     rows = [(pid, x) for lb, pid, rr in runs if lb == label for x in rr if x["trigger"] == trigger]
@@ -592,9 +563,8 @@ def main():
             if a.fanout_callgrind_rounds and shutil.which("valgrind"):
                 R["fanout_instructions_per_round"] = {}
                 k = a.fanout_callgrind_rounds
-                for label, bin_dir in builds.items():
-                    use(st, without_debug_info(st, bin_dir), ["valgrind", "--tool=callgrind",
-                                                          f"--callgrind-out-file={st.root}/callgrind.out.%p"])
+                for label, bin_dir in bins.items():
+                    st.use(without_debug_info(st, bin_dir), under_callgrind(st))
                     counts = {}
                     # Subscribing is counted alone and taken off: what remains is k rounds of each kind.
                     base = callgrind_total(st, st.daemon.pid, lambda: sock(st, probe, a.fanout, 0, "set"))
@@ -606,7 +576,7 @@ def main():
     finally:
         st.close()
         os.unlink(probe)
-    R["load_after"] = open("/proc/loadavg").read().split()[:3]
+    R["load_after"] = load()
     write_report(a.out, "change_latency", R, summary(R))
 
 

@@ -19,7 +19,6 @@ Writes cli_floor.json to --out.
     make bench  (or: python3 bench/cli_floor.py --out out/bench [--runs 1000])
 """
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -28,43 +27,22 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-from bench import PORTAL, PORTAL_PATH, Stack, rss, spawn_time  # noqa: E402
+from bench import (DBUS_SEND_READ, REPO, Stack, instructions, interleaved, page_faults, rss, stats,  # noqa: E402
+                   wait_until, write_json)
 import variant  # noqa: E402
 
-FLAGS = ["-c", "release", "--static-swift-stdlib"]
 TIMEOUT = 600
-
-
-def build(extra=(), scratch=None):
-    args = ["swift", "build", *FLAGS, *extra] + (["--product", "appearancectl", "--scratch-path", scratch] if scratch else [])
-    subprocess.run(args, cwd=ROOT, check=True, timeout=3600)
-    out = subprocess.run(args + ["--show-bin-path"], cwd=ROOT, capture_output=True, text=True, check=True,
-                         timeout=TIMEOUT)
-    return out.stdout.strip()
-
-
 METADATA = ("swift_getTypeByMangledName", "swift_getGenericMetadata")
 
 
-def instructions(argv, env, expect_ok=True, metadata=None):
-    """Instructions from exec to exit under callgrind. valgrind 3.19 cannot read the DWARF 5 debug info of the
-    Swift binaries: it counts a copy without it (the same code and symbols). With `metadata` (a dict), also
-    notes which of the runtime's generic-metadata entry points the run reached (METADATA)."""
-    with tempfile.TemporaryDirectory() as d:
-        exe = os.path.join(d, os.path.basename(argv[0]))
-        subprocess.run(["strip", "-g", "-o", exe, argv[0]], check=True, timeout=TIMEOUT)
-        out = os.path.join(d, "callgrind.out")
-        r = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", exe, *argv[1:]], env=env,
-                           capture_output=True, text=True, timeout=TIMEOUT)
-        if (r.returncode == 0) != expect_ok:
-            raise SystemExit(f"{argv}: exit {r.returncode}: {r.stderr[-400:]}")
-        total = subprocess.run(["callgrind_annotate", "--threshold=100", out], capture_output=True, text=True,
-                               timeout=TIMEOUT).stdout
+def count(argv, env, expect_ok=True, metadata=None):
+    """instructions() on a copy without debug info; with `metadata` (a dict), also notes which of the runtime's
+    generic-metadata entry points the run reached (METADATA)."""
+    total, text = instructions(argv, env, strip=("-g",), expect_ok=expect_ok)
     if metadata is not None:
-        metadata[" ".join(os.path.basename(x) for x in argv)] = [m for m in METADATA if m in total]
-    return next(int(l.split()[0].replace(",", "")) for l in total.splitlines() if "PROGRAM TOTALS" in l)
+        metadata[" ".join(os.path.basename(x) for x in argv)] = [m for m in METADATA if m in text]
+    return total
 
 
 def main():
@@ -72,11 +50,12 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--runs", type=int, default=1000)
     a = ap.parse_args()
-    shipped = build()
+    shipped = variant.swift_build(REPO)
     unordered = variant.build("cli-unordered", "appearancectl")
     dynamic = variant.build("cli-dynamic", "appearancectl")
     # The compiler option measured and not adopted (docs/decisions.md): metadata by accessor, not mangled name.
-    accessors = build(variant.ACCESSORS_FLAGS, os.path.join(ROOT, ".build-accessors-cli"))
+    accessors = variant.swift_build(REPO, *variant.ACCESSORS_FLAGS, "--product", "appearancectl", "--scratch-path",
+                                    os.path.join(REPO, ".build-accessors-cli"))
     floor = os.path.join(tempfile.gettempdir(), f"appearanced-floor-{os.getpid()}")
     subprocess.run(["cc", "-O2", "-o", floor, os.path.join(HERE, "floor.c")], check=True, timeout=TIMEOUT)
     ctl = {"static (shipped)": shipped + "/appearancectl", "static, unordered": unordered + "/appearancectl",
@@ -88,18 +67,11 @@ def main():
 
     st = Stack(shipped)
     try:
-        st.start_broadway()
-        bus, addr = st.start_bus("bus")
-        st.env["DBUS_SESSION_BUS_ADDRESS"] = addr
-        st.gsettings("prefer-light")
-        read = ["/usr/bin/dbus-send", "--session", "--print-reply", f"--dest={PORTAL}", PORTAL_PATH,
-                "org.freedesktop.portal.Settings.Read", "string:org.freedesktop.appearance", "string:color-scheme"]
+        st.start_session()
+        read = DBUS_SEND_READ
         # Activates the portal and its backend, and waits until the portal answers.
-        deadline = time.time() + 30
-        while subprocess.run(read, env=st.env, capture_output=True, timeout=TIMEOUT).returncode != 0:
-            if time.time() > deadline:
-                raise SystemExit("the portal did not answer")
-            time.sleep(0.1)
+        wait_until(lambda: subprocess.run(read, env=st.env, capture_output=True, timeout=TIMEOUT).returncode == 0,
+                   "the portal did not answer", timeout=30, pause=0.1)
 
         # appearanced: exec to answering (its first `get` answered), then idle RSS.
         starts = []
@@ -107,9 +79,7 @@ def main():
             t0 = time.perf_counter()
             st.start_daemon()
             starts.append((time.perf_counter() - t0) * 1000)
-            st.daemon.terminate()
-            st.daemon.wait(timeout=TIMEOUT)
-            st.procs.remove(st.daemon)
+            st.stop_daemon()
         st.start_daemon()
         time.sleep(1)
         R["appearanced"] = {"exec_to_answering_ms_p50": round(statistics.median(starts), 2), "runs": len(starts),
@@ -121,35 +91,28 @@ def main():
         counts = {}
         for label, path in ctl.items():
             if label == "static, unordered":
-                counts[label] = {"get": instructions([path, "get"], st.env)}  # the same code, laid out otherwise
+                counts[label] = {"get": count([path, "get"], st.env)}  # the same code, laid out otherwise
                 continue
             c = {}
             for name, args in (("get", ["get"]), ("get --json", ["get", "--json"]), ("set light", ["set", "light"]),
                                ("toggle", ["toggle"]), ("status", ["status"])):
-                c[name] = instructions([path, *args], st.env,
+                c[name] = count([path, *args], st.env,
                                        metadata=R.setdefault("generic_metadata_reached", {}) if label == "static (shipped)" else None)
                 if name == "toggle":
                     st.ctl("set", "system")
-            c["error path (no daemon)"] = instructions([path, "--socket", st.root + "/runtime/none", "get"], st.env,
+            c["error path (no daemon)"] = count([path, "--socket", st.root + "/runtime/none", "get"], st.env,
                                                        expect_ok=False)
             counts[label] = c
         counts["static, metadata accessors (not adopted)"] = {
-            name: instructions([accessors + "/appearancectl", *args], st.env)
+            name: count([accessors + "/appearancectl", *args], st.env)
             for name, args in (("get --json", ["get", "--json"]), ("status", ["status"]))}
-        counts["minimal C client (floor.c)"] = {"get": instructions([floor, st.socket], st.env)}
-        counts["/bin/true"] = {"exec": instructions(["/bin/true"], st.env)}
+        counts["minimal C client (floor.c)"] = {"get": count([floor, st.socket], st.env)}
+        counts["/bin/true"] = {"exec": count(["/bin/true"], st.env)}
         R["instructions"] = counts
 
         # Page faults of one run (the kernel's count, repeatable), median of 50.
         def faults(argv):
-            runs = []
-            for _ in range(50):
-                pid = os.posix_spawn(argv[0], argv, st.env, file_actions=[(os.POSIX_SPAWN_OPEN, 1, "/dev/null", os.O_WRONLY, 0)])
-                _, status, usage = os.wait4(pid, 0)
-                if status != 0:
-                    raise SystemExit(f"{argv} failed with status {status}")
-                runs.append(usage.ru_minflt + usage.ru_majflt)
-            return statistics.median(runs)
+            return page_faults(argv, st.env, 50, major=True)
         R["page_faults"] = {f"appearancectl get ({label})": faults([path, "get"]) for label, path in ctl.items()}
         R["page_faults"]["minimal C client"] = faults([floor, st.socket])
         R["page_faults"]["/bin/true"] = faults(["/bin/true"])
@@ -161,17 +124,8 @@ def main():
                  "minimal C client": [floor, st.socket],
                  "dbus-send Read": read,
                  "/bin/true": ["/bin/true"]}
-        devnull = os.open("/dev/null", os.O_WRONLY)
-        samples = {n: [] for n in tools}
-        names = list(tools)
-        for i in range(20 + a.runs):
-            order = names[i % len(names):] + names[:i % len(names)]
-            for n in order:
-                ns = spawn_time(tools[n][0], tools[n], st.env, devnull)
-                if i >= 20:
-                    samples[n].append(ns)
-        R["wall_ms"] = {n: {"p50": round(statistics.median(s) / 1e6, 3),
-                            "p99": round(sorted(s)[int(len(s) * 0.99) - 1] / 1e6, 3)} for n, s in samples.items()}
+        samples = interleaved(tools, a.runs, st.env)
+        R["wall_ms"] = {n: stats([x / 1e6 for x in s], n=None, digits=3) for n, s in samples.items()}
 
         def ratio(x, y):
             return round(statistics.median([p / q for p, q in zip(samples[x], samples[y])]), 3)
@@ -186,10 +140,7 @@ def main():
     finally:
         st.close()
         os.unlink(floor)
-    os.makedirs(a.out, exist_ok=True)
-    with open(os.path.join(a.out, "cli_floor.json"), "w") as f:
-        json.dump(R, f, indent=2)
-    print(json.dumps(R, indent=2))
+    write_json(a.out, "cli_floor", R)
 
 
 if __name__ == "__main__":

@@ -6,13 +6,15 @@ plasma-workspace is installed, `plasma-apply-colorscheme BreezeDark|BreezeLight`
 config directory). Writes desktop_write.json.
 """
 import argparse
-import json
 import os
 import shutil
-import statistics
 import subprocess
+import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import stats, write_json  # noqa: E402
 
 
 def timed(cmd, values, runs, env):
@@ -22,8 +24,7 @@ def timed(cmd, values, runs, env):
         t0 = time.perf_counter()
         subprocess.run(cmd + [values[i % 2]], env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         samples.append((time.perf_counter() - t0) * 1000)
-    s = sorted(samples)
-    return {"runs": len(s), "p50_ms": statistics.median(s), "p99_ms": s[min(len(s) - 1, int(len(s) * 0.99))]}
+    return stats(samples, n="runs", unit="_ms")
 
 
 def main():
@@ -52,10 +53,7 @@ def main():
         bus.wait()
         subprocess.run(["/usr/bin/pkill", "-f", f"DBUS_STARTER_ADDRESS=unix:path={root}/bus"], stderr=subprocess.DEVNULL)
         shutil.rmtree(root, ignore_errors=True)
-    os.makedirs(a.out, exist_ok=True)
-    with open(os.path.join(a.out, "desktop_write.json"), "w") as f:
-        json.dump(result, f, indent=2)
-    print(json.dumps(result, indent=2))
+    write_json(a.out, "desktop_write", result)
 
 
 if __name__ == "__main__":

@@ -13,144 +13,20 @@ the standard session config's limits: messages up to 1e9 bytes), one `ReadAll` o
 the call is outstanding, the call's answer, and whether a normal `Read` answers afterwards. Prints the figures
 (and writes hostile-big-call.json to --out when given).
 """
-import argparse
-import json
 import os
-import resource
 import shutil
-import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
-
-def build_probe(tag):
-    """Compiles bench/probe.c into a temporary file (the caller unlinks it) and lifts the open-files soft limit
-    to the hard one: crowds of subscribers need descriptors in the daemon and in the probe."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    probe = os.path.join(tempfile.gettempdir(), f"appearanced-probe-{tag}-{os.getpid()}")
-    here = os.path.dirname(os.path.abspath(__file__))
-    subprocess.run(["cc", "-O2", "-o", probe, os.path.join(here, "probe.c")]
-                   + subprocess.run(["pkg-config", "--cflags", "--libs", "dbus-1"], capture_output=True, text=True,
-                                    check=True).stdout.split(), check=True)
-    return probe
-
-
-def rss(pid):
-    out = {}
-    for line in open(f"/proc/{pid}/status"):
-        if line.startswith(("VmRSS", "VmHWM")):
-            out[line.split(":")[0]] = int(line.split()[1])
-    return out
-
-
-def cpu_ms(pid):
-    """User and system CPU time of `pid`, in ms."""
-    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) * 1000 // os.sysconf("SC_CLK_TCK")
-
-
-def private_bus(root):
-    """A private session bus in `root` with the session bus's own limits (session.conf: messages up to 1e9
-    bytes) and no service directories: nothing is activated (the real portal would be, by the sentry's first
-    read). Returns (process, address)."""
-    limits = "".join(f'<limit name="{n}">{v}</limit>' for n, v in (
-        ("max_incoming_bytes", 1000000000), ("max_outgoing_bytes", 1000000000), ("max_message_size", 1000000000)))
-    with open(root + "/bus.conf", "w") as f:
-        f.write(f"""<busconfig><type>session</type><listen>unix:path={root}/bus</listen><auth>EXTERNAL</auth>
-            <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/>
-            <allow own="*"/></policy>{limits}</busconfig>""")
-    bus = subprocess.Popen(["/usr/bin/dbus-daemon", f"--config-file={root}/bus.conf", "--nofork", "--nopidfile",
-                            "--print-address=1"], stdout=subprocess.PIPE, text=True)
-    return bus, bus.stdout.readline().strip()
-
-
-FACE = "io.github.appearanced.Appearance1"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import (REPO, Daemon, Subscriber, arguments, build_probe, builds, cpu_ms, load, now,  # noqa: E402
+                   raise_nofile, request, rss, set_line, socket_get, stats, wait_until, write_json, write_report)
 
 # --pin: {"daemon": CPUs of appearanced and the victim (this process), "flood": CPUs of the bus and the flooder}.
 PIN = None
-
-
-def name_owned(address, name):
-    r = subprocess.run(["/usr/bin/dbus-send", f"--bus={address}", "--print-reply", "--dest=org.freedesktop.DBus",
-                        "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner", f"string:{name}"],
-                       capture_output=True, text=True, timeout=5)
-    return r.returncode == 0 and r.stdout.split()[-1] == "true"
-
-
-class Daemon:
-    def __init__(self, bin_dir, hook=None, bus=False):
-        self.bin_dir = bin_dir
-        self.root = tempfile.mkdtemp(prefix="appearanced-bench-hostile-")
-        for d in ("runtime", "state", "config"):
-            os.makedirs(os.path.join(self.root, d), mode=0o700, exist_ok=True)
-        if hook:
-            hooks = os.path.join(self.root, "config", "appearanced", "hooks.d")
-            os.makedirs(hooks)
-            with open(os.path.join(hooks, "chatty"), "w") as f:
-                f.write(hook)
-            os.chmod(os.path.join(hooks, "chatty"), 0o755)
-        self.env = {"PATH": "/usr/bin:/bin", "HOME": self.root, "XDG_RUNTIME_DIR": self.root + "/runtime",
-                    "XDG_STATE_HOME": self.root + "/state", "XDG_CONFIG_HOME": self.root + "/config",
-                    "DBUS_SESSION_BUS_ADDRESS": f"unix:path={self.root}/no-bus",
-                    "DBUS_SYSTEM_BUS_ADDRESS": f"unix:path={self.root}/no-bus"}
-        self.socket = self.root + "/runtime/appearanced/socket"
-        # With `bus`, a private session bus (no portal on it: the daemon is its own source) where appearanced
-        # serves its D-Bus face.
-        self.bus = None
-        if bus:
-            self.bus, self.address = private_bus(self.root)
-            self.env["DBUS_SESSION_BUS_ADDRESS"] = self.address
-            if PIN:
-                os.sched_setaffinity(self.bus.pid, PIN["flood"])
-        self.p = subprocess.Popen([bin_dir + "/appearanced"], env=self.env, stderr=subprocess.DEVNULL)
-        if PIN:
-            os.sched_setaffinity(self.p.pid, PIN["daemon"])
-        deadline = time.time() + 20
-        while self.get() is None or (bus and not name_owned(self.address, FACE)):
-            if time.time() > deadline:
-                raise SystemExit("appearanced did not start")
-            time.sleep(0.05)
-
-    def get(self):
-        t0 = time.perf_counter()
-        r = subprocess.run([self.bin_dir + "/appearancectl", "get"], env=self.env, capture_output=True)
-        return (time.perf_counter() - t0) * 1000 if r.returncode == 0 else None
-
-    def connect(self):
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        s.connect(self.socket)
-        return s
-
-    def kill_hooks(self):
-        """Ends the hooks this daemon started (each wrote its pid; a hook runs in a process group of its own)."""
-        try:
-            pids = [int(x) for x in open(self.root + "/hook-pids").read().split()]
-        except OSError:
-            return
-        for pid in pids:
-            for kill in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
-                try:
-                    kill()
-                except OSError:
-                    pass
-
-    def close(self):
-        self.p.terminate()
-        try:
-            self.p.wait(10)
-        except subprocess.TimeoutExpired:
-            self.p.kill()
-            self.p.wait()
-        self.kill_hooks()
-        if self.bus:
-            self.bus.terminate()
-            self.bus.wait()
-        shutil.rmtree(self.root, ignore_errors=True)
 
 
 def crowd(bin_dir, n, payload):
@@ -183,12 +59,17 @@ def pipelining(bin_dir, n):
     return crowd(bin_dir, n, b'{"jsonrpc":"2.0","id":1,"method":"status"}\n' * 1000)
 
 
+def duplicate_key_line():
+    """A 65,000-byte `get` line of duplicate keys."""
+    line = '{"jsonrpc":"2.0","id":1,"method":"get","params":{' + '"a":1,' * 10_800 + '"b":2}}'
+    return line[:65_000].encode() + b"\n"
+
+
 def victim(bin_dir, runs):
     d = Daemon(bin_dir)
     stop = threading.Event()
     try:
-        pairs = '"a":1,' * 10_800
-        line = ('{"jsonrpc":"2.0","id":1,"method":"get","params":{' + pairs + '"b":2}}')[:65_000].encode() + b"\n"
+        line = duplicate_key_line()
         hostile = d.connect()
         hostile.settimeout(1)
 
@@ -202,18 +83,14 @@ def victim(bin_dir, runs):
         t = threading.Thread(target=stream, daemon=True)
         t.start()
         time.sleep(0.5)
-        samples = sorted(x for x in (d.get() for _ in range(runs)) if x is not None)
-        return {"runs": runs, "answered": len(samples), "p50_ms": samples[len(samples) // 2],
-                "p99_ms": samples[min(len(samples) - 1, int(len(samples) * 0.99))]}
+        samples = [x for x in (d.get() for _ in range(runs)) if x is not None]
+        return {"runs": runs, **stats(samples, n="answered", unit="_ms")}
     finally:
         stop.set()
         d.close()
 
 
 # --- fairness under floods (docs/benchmarks.md, "Fairness and own-share latency") ---
-
-GET_LINE = b'{"jsonrpc":"2.0","id":1,"method":"get"}\n'
-
 
 def reading_flood_line():
     """A ~65,000-byte `get` line with 5,900 unknown params (each a distinct key): each line costs the daemon a
@@ -222,117 +99,29 @@ def reading_flood_line():
     return ('{"jsonrpc":"2.0","id":1,"method":"get","params":{' + body + '"z":2}}').encode() + b"\n"
 
 
-def socket_get(path, timeout=5.0):
-    """One `get` as appearancectl makes it: a fresh connection, one line out, one line back; ms, or None."""
-    t0 = time.perf_counter()
-    done, _ = request(path, GET_LINE, timeout)
-    return None if done is None else (done - t0) * 1000
-
-
-def request(path, line, timeout=5.0):
-    """One request on a fresh connection; (the moment its reply line was complete, the reply) or (None, None)."""
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(timeout)
-    try:
-        s.connect(path)
-        s.sendall(line)
-        buf = b""
-        while not buf.endswith(b"\n"):
-            chunk = s.recv(65536)
-            if not chunk:
-                return None, None
-            buf += chunk
-        return time.perf_counter(), json.loads(buf)
-    except (OSError, ValueError):
-        return None, None
-    finally:
-        s.close()
-
-
-class Subscriber:
-    """A subscribed connection; next_change() gives the moment the next `changed` line was complete, read by
-    a thread of its own so that a notification arriving before the `set` reply is stamped when it arrives."""
-
-    def __init__(self, path):
-        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.s.settimeout(5)
-        self.s.connect(path)
-        self.s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"subscribe"}\n')
-        self.stamps = []
-        self.cond = threading.Condition()
-        self.stop = threading.Event()
-        self.mode = None
-        self.t = threading.Thread(target=self.read, daemon=True)
-        self.t.start()
-
-    def read(self):
-        buf = b""
-        self.s.settimeout(0.2)
-        while not self.stop.is_set():
-            try:
-                chunk = self.s.recv(65536)
-            except socket.timeout:
-                continue
-            except OSError:
-                return
-            if not chunk:
-                return
-            now = time.perf_counter()
-            buf += chunk
-            *lines, buf = buf.split(b"\n")
-            for line in lines:
-                try:
-                    msg = json.loads(line)
-                except ValueError:
-                    continue
-                state = msg.get("result") or msg.get("params") or {}
-                with self.cond:
-                    self.mode = state.get("mode", self.mode)
-                    if msg.get("method") == "changed":
-                        self.stamps.append(now)
-                    self.cond.notify_all()
-
-    def wait_change(self, count, timeout=5.0):
-        with self.cond:
-            self.cond.wait_for(lambda: len(self.stamps) >= count, timeout)
-            return self.stamps[count - 1] if len(self.stamps) >= count else None
-
-    def close(self):
-        self.stop.set()
-        self.t.join(2)
-        self.s.close()
-
-
 def notification_delays(path, sub, sets, seconds=60):
     """`sets` alternating `set`s on fresh connections; per set, the subscriber's notification moment minus the
     moment the `set` reply was complete (ms; negative: the notification came first)."""
     delays, lost = [], 0
-    with sub.cond:
-        sub.cond.wait_for(lambda: sub.mode is not None, 5)
-        mode = sub.mode or "light"
+    mode = sub.mode or "light"
     deadline = time.time() + seconds
     for _ in range(sets):
         if time.time() > deadline:
             break
         mode = "dark" if mode == "light" else "light"
-        count = len(sub.stamps) + 1
-        t_reply, _ = request(path, b'{"jsonrpc":"2.0","id":2,"method":"set","params":{"override":"%s"}}\n'
-                             % mode.encode())
-        t_note = sub.wait_change(count) if t_reply else None
-        if t_reply is None or t_note is None:
+        count = len(sub.changes) + 1
+        t_reply, _ = request(path, set_line(mode))
+        note = sub.wait_change(count) if t_reply else None
+        if t_reply is None or note is None:
             lost += 1
         else:
-            delays.append((t_note - t_reply) * 1000)
+            delays.append((note[0] - t_reply) * 1000)
         time.sleep(0.05)
     return delays, lost
 
 
 def percentiles(samples):
-    s = sorted(samples)
-    if not s:
-        return None
-    return {"n": len(s), "p50": round(s[len(s) // 2], 3), "p99": round(s[min(len(s) - 1, int(len(s) * 0.99))], 3),
-            "max": round(s[-1], 3)}
+    return stats(samples, digits=3, top=True)
 
 
 class RssSampler:
@@ -371,11 +160,7 @@ class Flood:
         self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.s.connect(path)
         self.s.settimeout(0.5)
-        if kind == "reading":
-            line = reading_flood_line()
-        else:
-            pairs = '"a":1,' * 10_800
-            line = ('{"jsonrpc":"2.0","id":1,"method":"get","params":{' + pairs + '"b":2}}')[:65_000].encode() + b"\n"
+        line = reading_flood_line() if kind == "reading" else duplicate_key_line()
         self.line_bytes = len(line)
         self.chunk = line * 4
         self.threads = [threading.Thread(target=self.write, daemon=True)]
@@ -458,7 +243,7 @@ def fairness(bin_dir, kind, gets, sets, seconds=30):
     (an `exec yes` hook in hooks.d, run by a `set` before the measurement; every later `set` queues another),
     or 'none' (the same measurement, nothing hostile)."""
     hook = kind == "chatty-hook"
-    d = Daemon(bin_dir, hook=CHATTY_HOOK if hook else None, bus=kind.startswith("bus-"))
+    d = Daemon(bin_dir, hook=CHATTY_HOOK if hook else None, bus=kind.startswith("bus-"), pin=PIN)
     flood = sampler = sub = None
     try:
         time.sleep(0.3)
@@ -470,7 +255,7 @@ def fairness(bin_dir, kind, gets, sets, seconds=30):
         elif kind == "bus-flood":
             flood = BusFlood(d.address, 2 * seconds + 5)
         elif hook:
-            request(d.socket, b'{"jsonrpc":"2.0","id":2,"method":"set","params":{"override":"dark"}}\n')
+            request(d.socket, set_line("dark"))
             sub.wait_change(1)
         time.sleep(0.5)
         cpu0, t0 = cpu_ms(d.p.pid), time.time()
@@ -526,21 +311,16 @@ def big_call(bin_dir, megabytes, signature="as", runs_after=20):
     """One ReadAll of `megabytes` MB sent to appearanced's portal backend, an `as` (its own signature) or an `ay`
     (the wrong one); the victim's view meanwhile."""
     import dbus  # Debian's python3-dbus: only this scenario needs it
-    here = os.path.dirname(os.path.abspath(__file__))
-    root = tempfile.mkdtemp(prefix="appearanced-bench-bigcall-")
-    for d in ("runtime", "state", "config", "portals"):
-        os.makedirs(os.path.join(root, d), mode=0o700, exist_ok=True)
-    shutil.copy(os.path.join(here, "..", "portal", "appearanced.portal"), os.path.join(root, "portals"))
-    # The session bus's own limits (session.conf: messages up to 1e9 bytes), without its service directories:
-    # nothing is activated (the real portal would be, by the sentry's first read).
-    bus, address = private_bus(root)
-    daemon = None
+    # On a private bus with the session bus's own limits and no service directories: nothing is activated (the
+    # real portal would be, by the sentry's first read); appearanced's .portal is the portal's only backend.
+    d = Daemon(bin_dir, bus=True, prefix="appearanced-bench-bigcall-", start=False)
     try:
-        env = {"PATH": "/usr/bin:/bin", "HOME": root, "XDG_RUNTIME_DIR": root + "/runtime",
-               "XDG_STATE_HOME": root + "/state", "XDG_CONFIG_HOME": root + "/config",
-               "DBUS_SESSION_BUS_ADDRESS": address, "XDG_CURRENT_DESKTOP": "sway",
-               "XDG_DESKTOP_PORTAL_DIR": root + "/portals"}
-        daemon = subprocess.Popen([bin_dir + "/appearanced"], env=env, stderr=subprocess.DEVNULL)
+        os.makedirs(d.root + "/portals")
+        shutil.copy(os.path.join(REPO, "portal", "appearanced.portal"), d.root + "/portals")
+        env = d.env
+        env.update(XDG_CURRENT_DESKTOP="sway", XDG_DESKTOP_PORTAL_DIR=d.root + "/portals")
+        d.start()
+        daemon, address = d.p, d.address
 
         def get():
             t0 = time.perf_counter()
@@ -548,11 +328,7 @@ def big_call(bin_dir, megabytes, signature="as", runs_after=20):
             return (time.perf_counter() - t0) * 1000, r.stdout.strip() if r.returncode == 0 else None
 
         conn = dbus.bus.BusConnection(address)
-        deadline = time.time() + 20
-        while not conn.name_has_owner(BACKEND) or get()[1] is None:
-            if time.time() > deadline:
-                raise SystemExit("appearanced did not start serving the portal")
-            time.sleep(0.05)
+        wait_until(lambda: conn.name_has_owner(BACKEND), "appearanced did not start serving the portal")
 
         def read():
             try:
@@ -584,7 +360,7 @@ def big_call(bin_dir, megabytes, signature="as", runs_after=20):
             except dbus.exceptions.DBusException as e:
                 answer["reply"] = f"{e.get_dbus_name()}: {e.get_dbus_message()}"
             answer["seconds"] = round(time.perf_counter() - t0, 3)
-        path = root + "/runtime/appearanced/socket"
+        path = d.socket
         sub = Subscriber(path)
         cpu_before = cpu_ms(daemon.pid)
         t = threading.Thread(target=call)
@@ -596,8 +372,8 @@ def big_call(bin_dir, megabytes, signature="as", runs_after=20):
             during.append(round(ms, 1))
             rss_during.append(rss(daemon.pid)["VmRSS"])
             if len(during) % 4 == 0:  # a `set` now and then: the subscriber's delay while the call is outstanding
-                d, n = notification_delays(path, sub, 1)
-                delays += d
+                got, n = notification_delays(path, sub, 1)
+                delays += got
                 lost += n
             time.sleep(0.02)
         t.join(310)
@@ -613,19 +389,11 @@ def big_call(bin_dir, megabytes, signature="as", runs_after=20):
                 "get_after_p50_ms": round(after_gets[len(after_gets) // 2], 2),
                 "read_after": read(), "get_after": get()[1], "daemon_running": daemon.poll() is None}
     finally:
-        if daemon:
-            daemon.terminate()
-            daemon.wait()
-        bus.terminate()
-        bus.wait()
-        shutil.rmtree(root, ignore_errors=True)
+        d.close()
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin-dir", required=True)
-    ap.add_argument("--out")
-    ap.add_argument("--quick", action="store_true")
+    ap = arguments(out=False, quick=True, baseline="another build, measured in the same run (alternating)")
     ap.add_argument("--big-call", action="store_true", help="the one-huge-D-Bus-call scenario alone")
     ap.add_argument("--big-mb", type=int, default=60)
     ap.add_argument("--big-signature", choices=("as", "ay"), default="as")
@@ -639,7 +407,6 @@ def main():
     ap.add_argument("--gets", type=int, default=500, help="victim gets per fairness measurement")
     ap.add_argument("--sets", type=int, default=20, help="sets (subscriber delays) per fairness measurement")
     ap.add_argument("--reps", type=int, default=3, help="repetitions of each fairness scenario, builds alternating")
-    ap.add_argument("--baseline-bin-dir", help="another build, measured in the same run (alternating)")
     a = ap.parse_args()
     kinds = [k for k, on in (("reading", a.reading_flood), ("non-reading", a.non_reading_flood),
                              ("chatty-hook", a.chatty_hook)) if on]
@@ -660,27 +427,17 @@ def main():
         run_fairness(a, kinds)
         return
     if a.big_call:
-        result = big_call(a.bin_dir, a.big_mb, a.big_signature)
-        if a.out:
-            os.makedirs(a.out, exist_ok=True)
-            with open(os.path.join(a.out, "hostile-big-call.json"), "w") as f:
-                json.dump(result, f, indent=2)
-        print(json.dumps(result, indent=2))
-        return
+        return write_json(a.out, "hostile-big-call", big_call(a.bin_dir, a.big_mb, a.big_signature))
     if not a.out:
         ap.error("--out is required")
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    _, hard = raise_nofile()
     n_half = min(19_800, hard - 200) if not a.quick else 1000
     result = {
         "half_lines": half_lines(a.bin_dir, n_half),
         "pipelining_status": pipelining(a.bin_dir, 1000 if not a.quick else 100),
         "victim_get_while_streaming": victim(a.bin_dir, 200 if not a.quick else 20),
     }
-    os.makedirs(a.out, exist_ok=True)
-    with open(os.path.join(a.out, "hostile.json"), "w") as f:
-        json.dump(result, f, indent=2)
-    print(json.dumps(result, indent=2))
+    write_json(a.out, "hostile", result)
 
 
 def median_of(values):
@@ -691,17 +448,13 @@ def median_of(values):
 def run_fairness(a, kinds):
     """Each kind (and a quiet control) `reps` times, the builds alternating inside each repetition; with
     --big-call, the 60 MB call too (this build and the baseline). Writes hostile-fairness.json and .md."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    builds = {"this build": os.path.abspath(a.bin_dir)}
-    if a.baseline_bin_dir:
-        builds["baseline"] = os.path.abspath(a.baseline_bin_dir)
-    R = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "builds": builds,
-         "load_before": open("/proc/loadavg").read().split()[:3], "gets": a.gets, "sets": a.sets, "reps": a.reps,
+    raise_nofile()
+    bins = builds(a.bin_dir, baseline=a.baseline_bin_dir)
+    R = {"date": now(), "builds": bins, "load_before": load(), "gets": a.gets, "sets": a.sets, "reps": a.reps,
          "runs": []}
     for rep in range(a.reps):
         for kind in ["none"] + kinds:
-            for label, bin_dir in builds.items():
+            for label, bin_dir in bins.items():
                 r = fairness(bin_dir, kind, a.gets, a.sets)
                 r.update(build=label, rep=rep)
                 R["runs"].append(r)
@@ -710,7 +463,7 @@ def run_fairness(a, kinds):
                       file=sys.stderr, flush=True)
     R["medians"] = {}
     for kind in ["none"] + kinds:
-        for label in builds:
+        for label in bins:
             runs = [r for r in R["runs"] if r["kind"] == kind and r["build"] == label]
             m = {f"get_{k}_ms": median_of((r["get_ms"] or {}).get(k) for r in runs) for k in ("p50", "p99", "max")}
             m.update({f"notification_{k}_ms": median_of((r["notification_after_set_reply_ms"] or {}).get(k)
@@ -721,15 +474,9 @@ def run_fairness(a, kinds):
             m["worst_get_max_ms"] = max(((r["get_ms"] or {}).get("max") or 0) for r in runs)
             R["medians"][f"{kind} / {label}"] = m
     if a.big_call:
-        R["big_call"] = {label: big_call(bin_dir, a.big_mb, a.big_signature) for label, bin_dir in builds.items()}
-    R["load_after"] = open("/proc/loadavg").read().split()[:3]
-    os.makedirs(a.out, exist_ok=True)
-    with open(os.path.join(a.out, "hostile-fairness.json"), "w") as f:
-        json.dump(R, f, indent=2)
-    md = fairness_table(R)
-    with open(os.path.join(a.out, "hostile-fairness.md"), "w") as f:
-        f.write(md)
-    print(md)
+        R["big_call"] = {label: big_call(bin_dir, a.big_mb, a.big_signature) for label, bin_dir in bins.items()}
+    R["load_after"] = load()
+    write_report(a.out, "hostile-fairness", R, fairness_table(R), indent=2)
 
 
 def fairness_table(R):

@@ -8,30 +8,19 @@ binary's page cache does not count as dirty.
 
     python3 bench/instances.py --bin-dir DIR [--also LABEL=DIR ...] [--instances 20] [--reps 3] --out out/bench
 """
-import argparse
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-from bench import builds as bench_builds, median, write_report  # noqa: E402
-from hostile import private_bus  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import Daemon, arguments, builds, in_turn, logger, median, now, smaps_rollup, write_report  # noqa: E402
 
 
 def private_kib(pid):
     """smaps_rollup's Private_Clean + Private_Dirty, and its Anonymous, in KiB."""
-    out = {"private": 0, "anonymous": 0}
-    for line in open(f"/proc/{pid}/smaps_rollup"):
-        k, _, rest = line.partition(":")
-        if k in ("Private_Clean", "Private_Dirty"):
-            out["private"] += int(rest.split()[0])
-        elif k == "Anonymous":
-            out["anonymous"] = int(rest.split()[0])
-    return out
+    m = smaps_rollup(pid)
+    return {"private": m["Private_Clean"] + m["Private_Dirty"], "anonymous": m["Anonymous"]}
 
 
 def anonymous_by_mapping(pid):
@@ -47,62 +36,31 @@ def anonymous_by_mapping(pid):
 
 
 def run(bin_dir, n, settle):
-    """Starts n instances of bin_dir's appearanced, measures them, stops them; the per-instance means."""
-    root = tempfile.mkdtemp(prefix="appearanced-instances-")
-    procs, daemons = [], []
+    """Starts n instances of bin_dir's appearanced, each on a private session bus of its own, measures them,
+    stops them; the per-instance means."""
+    daemons = []
     try:
-        for i in range(n):
-            home = f"{root}/{i}"
-            for d in ("run", "state", "config"):
-                os.makedirs(f"{home}/{d}", mode=0o700)
-            bus, address = private_bus(home)
-            procs.append(bus)
-            env = {"PATH": "/usr/bin:/bin", "HOME": home, "XDG_RUNTIME_DIR": f"{home}/run",
-                   "XDG_STATE_HOME": f"{home}/state", "XDG_CONFIG_HOME": f"{home}/config",
-                   "DBUS_SESSION_BUS_ADDRESS": address}
-            d = subprocess.Popen([bin_dir + "/appearanced"], env=env, stderr=subprocess.DEVNULL)
-            procs.append(d)
-            daemons.append((d, env))
-        deadline = time.time() + 60
-        for d, env in daemons:
-            while subprocess.run([bin_dir + "/appearancectl", "get"], env=env, capture_output=True,
-                                 timeout=10).returncode:
-                if d.poll() is not None or time.time() > deadline:
-                    raise SystemExit(f"an instance of {bin_dir} did not answer")
-                time.sleep(0.05)
+        for _ in range(n):
+            daemons.append(Daemon(bin_dir, bus=True, prefix="appearanced-instances-", runtime="run"))
         time.sleep(settle)
-        samples = [private_kib(d.pid) for d, _ in daemons]
+        samples = [private_kib(d.p.pid) for d in daemons]
         mean = {k: sum(s[k] for s in samples) / n for k in samples[0]}
-        return {**mean, "first_instance_anonymous_by_mapping": anonymous_by_mapping(daemons[0][0].pid)}
+        return {**mean, "first_instance_anonymous_by_mapping": anonymous_by_mapping(daemons[0].p.pid)}
     finally:
-        for p in reversed(procs):
-            p.terminate()
-        for p in procs:
-            try:
-                p.wait(10)
-            except subprocess.TimeoutExpired:
-                p.kill()
-        shutil.rmtree(root, ignore_errors=True)
+        for d in daemons:
+            d.close()
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin-dir", required=True)
-    ap.add_argument("--also", action="append", default=[], metavar="LABEL=DIR", help="more builds, in turn with this one")
+    ap = arguments(also=True)
     ap.add_argument("--instances", type=int, default=20)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--settle", type=float, default=1, help="seconds after every instance answered, before measuring")
-    ap.add_argument("--out", required=True)
     a = ap.parse_args()
-    builds = bench_builds(a.bin_dir, a.also)
+    bins = builds(a.bin_dir, a.also)
     subprocess.run(["sync"], timeout=120)
-    runs = {b: [] for b in builds}
-    for rep in range(a.reps):
-        for label, bin_dir in builds.items():
-            runs[label].append(run(bin_dir, a.instances, a.settle))
-            print(f"instances: {label}: repetition {rep + 1}: {runs[label][-1]}", file=sys.stderr, flush=True)
-    R = {"builds": builds, "instances": a.instances, "runs": runs,
-         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+    runs = in_turn(bins, a.reps, lambda _, bin_dir: run(bin_dir, a.instances, a.settle), logger("instances"))
+    R = {"builds": bins, "instances": a.instances, "runs": runs, "date": now(),
          "median": {b: {k: median([r[k] for r in rs]) for k in ("private", "anonymous")} for b, rs in runs.items()}}
     lines = [f"# Private memory per instance ({a.instances} instances, mean, {a.settle:g} s after they answered; "
              f"median of {a.reps} runs)", "",

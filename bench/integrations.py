@@ -9,53 +9,42 @@ the `set` was sent; and, for the daemon with ten, the moment the last of them ha
 method polled until every one's `runs` went up), minus the same start. Prints the figures (p50/p99/max) and
 writes integrations.json to --out when given.
 """
-import argparse
 import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import bench  # noqa: E402  (write_json)
-import hostile  # noqa: E402  (request, Subscriber, percentiles)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench  # noqa: E402
+import hostile  # noqa: E402  (percentiles)
 
 TEN = ["gtk", "qt", "neovim", "vim", "tmux", "kitty", "foot", "alacritty", "emacs", "vscode"]
 
 
-class Instance:
+class Instance(bench.Daemon):
+    """A daemon in a private HOME and XDG dirs (the integrations' files go there) with `enabled` enabled."""
+
     def __init__(self, bin_dir, enabled):
-        self.root = tempfile.mkdtemp(prefix="appearanced-bench-integrations-")
-        for d in ("home", "runtime", "state", "config", "data"):
-            os.makedirs(os.path.join(self.root, d), mode=0o700, exist_ok=True)
-        self.env = {"PATH": "/usr/bin:/bin", "HOME": self.root + "/home", "XDG_RUNTIME_DIR": self.root + "/runtime",
-                    "XDG_STATE_HOME": self.root + "/state", "XDG_CONFIG_HOME": self.root + "/config",
-                    "XDG_DATA_HOME": self.root + "/data", "XDG_DATA_DIRS": self.root + "/data",
-                    "TMUX_TMPDIR": self.root + "/runtime", "TMPDIR": self.root + "/runtime",
-                    "DBUS_SESSION_BUS_ADDRESS": f"unix:path={self.root}/no-bus",
-                    "APPEARANCED_INTEGRATIONS_DIR": os.path.join(os.path.dirname(HERE), "integrations")}
-        self.socket = self.root + "/runtime/appearanced/socket"
-        self.p = subprocess.Popen([bin_dir + "/appearanced"], env=self.env, stderr=subprocess.DEVNULL)
-        deadline = time.time() + 20
-        while hostile.socket_get(self.socket, timeout=1) is None:
-            if time.time() > deadline:
-                raise SystemExit("appearanced did not start")
-            time.sleep(0.05)
+        super().__init__(bin_dir, prefix="appearanced-bench-integrations-", start=False)
+        r = self.root
+        for d in ("home", "data"):
+            os.makedirs(os.path.join(r, d), mode=0o700)
+        self.env.update({"HOME": r + "/home", "XDG_DATA_HOME": r + "/data", "XDG_DATA_DIRS": r + "/data",
+                         "TMUX_TMPDIR": r + "/runtime", "TMPDIR": r + "/runtime",
+                         "APPEARANCED_INTEGRATIONS_DIR": os.path.join(bench.REPO, "integrations")})
+        self.start()
         self.enabled = enabled
         if enabled:
-            _, reply = hostile.request(self.socket, json.dumps(
+            _, reply = bench.request(self.socket, json.dumps(
                 {"jsonrpc": "2.0", "id": 1, "method": "integrations", "params": {"enable": enabled}}).encode() + b"\n")
             if not reply or "result" not in reply:
                 raise SystemExit(f"enabling failed: {reply}")
             self.wait_runs({n: 0 for n in enabled}, time.time() + 30)
-        self.sub = hostile.Subscriber(self.socket)
+        self.sub = bench.Subscriber(self.socket)
         self.mode = "light"
 
     def runs(self):
-        _, reply = hostile.request(self.socket, b'{"jsonrpc":"2.0","id":2,"method":"integrations"}\n')
+        _, reply = bench.request(self.socket, b'{"jsonrpc":"2.0","id":2,"method":"integrations"}\n')
         return {i["name"]: (i["runs"], (i.get("last") or {}).get("result")) for i in reply["result"]["integrations"]}
 
     def wait_runs(self, before, deadline):
@@ -70,31 +59,26 @@ class Instance:
     def round(self):
         self.mode = "dark" if self.mode == "light" else "light"
         before = {n: r for n, (r, _) in self.runs().items()} if self.enabled else {}
-        count = len(self.sub.stamps) + 1
+        count = len(self.sub.changes) + 1
         t0 = time.perf_counter()
-        t_reply, _ = hostile.request(self.socket, b'{"jsonrpc":"2.0","id":3,"method":"set","params":{"override":"%s"}}\n'
-                                     % self.mode.encode())
-        t_note = self.sub.wait_change(count)
-        if t_reply is None or t_note is None:
+        t_reply, _ = bench.request(self.socket, bench.set_line(self.mode, 3))
+        note = self.sub.wait_change(count)
+        if t_reply is None or note is None:
             raise SystemExit("a set or its notification was lost")
         last = results = None
         if self.enabled:
             t_last, results = self.wait_runs(before, time.time() + 30)
             last = (t_last - t0) * 1000
-        return (t_note - t0) * 1000, last, results
+        return (note[0] - t0) * 1000, last, results
 
     def close(self):
         self.sub.close()
-        self.p.terminate()
-        self.p.wait()
-        shutil.rmtree(self.root, ignore_errors=True)
+        super().close()
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin-dir", required=True)
+    ap = bench.arguments(out=False)
     ap.add_argument("--rounds", type=int, default=40)
-    ap.add_argument("--out")
     a = ap.parse_args()
     bin_dir = os.path.abspath(a.bin_dir)
     none, ten = Instance(bin_dir, []), Instance(bin_dir, TEN)
@@ -115,7 +99,6 @@ def main():
     finally:
         none.close()
         ten.close()
-    print(json.dumps(result, indent=2))
     bench.write_json(a.out, "integrations", result)
 
 

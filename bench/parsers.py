@@ -3,13 +3,15 @@
 `appearanced --check --config FILE` (parse or refuse, then exit), 20 runs each, beside a one-line config: the
 difference of the medians is the parse. Writes parsers.json to --out.
 """
-import argparse
-import json
 import os
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import arguments, write_json  # noqa: E402
 
 MIB = (1 << 20) - 64  # just under the 1 MiB limit on config files
 
@@ -38,9 +40,7 @@ def run(binary, path, env):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin-dir", required=True)
-    ap.add_argument("--out", required=True)
+    ap = arguments()
     ap.add_argument("--runs", type=int, default=20)
     a = ap.parse_args()
     root = tempfile.mkdtemp(prefix="appearanced-bench-parsers-")
@@ -60,9 +60,7 @@ def main():
     base = results[0]["median_ms"]
     for r in results:
         r["parse_ms"] = round(r["median_ms"] - base, 2)
-    os.makedirs(a.out, exist_ok=True)
-    with open(os.path.join(a.out, "parsers.json"), "w") as f:
-        json.dump(results, f, indent=2)
+    write_json(a.out, "parsers", results, echo=False)
     for r in results:
         print(f"{r['shape']:34} {r['bytes']:>9} B  median {r['median_ms']:7.2f} ms  parse {r['parse_ms']:7.2f} ms  exit {r['exit']}  {r['said']}")
 

@@ -10,34 +10,23 @@
 
 Writes portal_read.csv, adw_latency.csv and portal_backend.json to --out. Run by `make bench`.
 """
-import argparse
-import json
 import os
 import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
-import bench  # noqa: E402  (the one portal stack: bench.Stack)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench  # noqa: E402
+from bench import arguments, logger, pct, write_json  # noqa: E402
 
-
-def log(*a):
-    print("bench (portal backend):", *a, file=sys.stderr, flush=True)
-
-
-def pct(samples, p):
-    s = sorted(samples)
-    return s[max(0, min(len(s) - 1, int(round(p / 100 * len(s) + 0.5)) - 1))]
+log = logger("bench (portal backend)")
 
 
 def Stack(bin_dir, desktop, portals, gtk4=False):
     """bench.py's portal stack for one desktop shape (its .portal files only), with appearanced on it."""
     st = bench.Stack(bin_dir, desktop=desktop, portals=portals)
-    if "gtk" in portals or gtk4:
-        st.start_broadway("/usr/bin/gtk4-broadwayd" if gtk4 else "/usr/bin/broadwayd")
-    _, st.env["DBUS_SESSION_BUS_ADDRESS"] = st.start_bus("bus")
+    st.start_session(light=False, broadway=("/usr/bin/gtk4-broadwayd" if gtk4 else "/usr/bin/broadwayd")
+                     if "gtk" in portals or gtk4 else None)
     st.start_daemon()
     return st
 
@@ -123,11 +112,7 @@ def adw_latency(bin_dir, n):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin-dir", required=True)
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--quick", action="store_true")
-    a = ap.parse_args()
+    a = arguments(quick=True).parse_args()
     os.makedirs(a.out, exist_ok=True)
     n_read, n_adw = (100, 20) if a.quick else (1000, 200)
 
@@ -143,16 +128,14 @@ def main():
     with open(os.path.join(a.out, "adw_latency.csv"), "w") as f:
         f.write("ms\n" + "".join(f"{ms:.4f}\n" for ms in adw))
 
-    median = lambda s: pct(s, 50)
+    median = lambda s: pct(s, 50)  # noqa: E731
     result = {
         "portal_read_ms": {"appearanced": {"median": median(ours), "p99": pct(ours, 99)},
                            "gtk": {"median": median(gtk), "p99": pct(gtk, 99)},
                            "ratio_median": median(ours) / median(gtk)},
         "set_to_libadwaita_ms": {"median": median(adw), "p99": pct(adw, 99), "n": len(adw)},
     }
-    with open(os.path.join(a.out, "portal_backend.json"), "w") as f:
-        json.dump(result, f, indent=2)
-    print(json.dumps(result, indent=2))
+    write_json(a.out, "portal_backend", result)
 
 
 if __name__ == "__main__":

@@ -150,10 +150,21 @@ static pid_t spawn(char *const argv[], int quiet) {
     return pid;
 }
 
-// Waits until every subscriber fd has data (one event per fd per round); `direct`, when not NULL, is a
-// libdbus connection (epoll index n) whose SettingChanged stamps t0 when `stamp` is set (otherwise what it
-// receives is drained).
-static int round_wait(int ep, int *fds, int n, DBusConnection *direct, int stamp, int64_t *t0, int64_t *first, int64_t *last) {
+// An epoll set of the n fds, each with its index as data.
+static int epoll_of(int *fds, int n) {
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    for (int i = 0; i < n; i++) {
+        struct epoll_event e = {.events = EPOLLIN, .data.u32 = (uint32_t)i};
+        if (epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &e) != 0) die("epoll_ctl");
+    }
+    return ep;
+}
+
+// Waits until every subscriber fd has a complete `changed` line (with `any`: any data; one event per fd per
+// round); `direct`, when not NULL, is a libdbus connection (epoll index n) whose SettingChanged stamps t0 when
+// `stamp` is set (otherwise what it receives is drained).
+static int round_wait(int ep, int *fds, int n, DBusConnection *direct, int stamp, int64_t *t0, int64_t *first,
+                      int64_t *last, int any) {
     static unsigned char *seen;
     static int seen_n;
     if (seen_n < n) { free(seen); seen = calloc((size_t)n, 1); seen_n = n; }
@@ -185,7 +196,7 @@ static int round_wait(int ep, int *fds, int n, DBusConnection *direct, int stamp
             if (r <= 0) continue;
             int64_t t = now();
             // A subscriber has the notification once its line is complete and says "changed".
-            if (!seen[idx] && memmem(buf, (size_t)r, "\"changed\"", 9) && memchr(buf, '\n', (size_t)r)) {
+            if (!seen[idx] && (any || (memmem(buf, (size_t)r, "\"changed\"", 9) && memchr(buf, '\n', (size_t)r)))) {
                 seen[idx] = 1; got++;
                 if (!*first) *first = t;
                 *last = t;
@@ -199,18 +210,16 @@ static int cmd_sock(const char *path, int n, int rounds, const char *trigger) {
     int mixed = strcmp(trigger, "mixed") == 0;
     if (!mixed && strcmp(trigger, "portal") != 0 && strcmp(trigger, "set") != 0) { fprintf(stderr, "trigger: portal, set or mixed\n"); return 64; }
     DBusConnection *direct = NULL;
-    int ep = epoll_create1(EPOLL_CLOEXEC);
     if (mixed || strcmp(trigger, "portal") == 0) {
         direct = bus_open(NULL);
         bus_match(direct, "type='signal',interface='org.freedesktop.portal.Settings',member='SettingChanged',"
                           "arg0='org.freedesktop.appearance',arg1='color-scheme'");
-        struct epoll_event e = {.events = EPOLLIN, .data.u32 = (uint32_t)n};
-        epoll_ctl(ep, EPOLL_CTL_ADD, bus_fd(direct), &e);
     }
     int *fds = subscribe_n(path, n);
-    for (int i = 0; i < n; i++) {
-        struct epoll_event e = {.events = EPOLLIN, .data.u32 = (uint32_t)i};
-        if (epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &e) != 0) die("epoll_ctl");
+    int ep = epoll_of(fds, n);
+    if (direct) {
+        struct epoll_event e = {.events = EPOLLIN, .data.u32 = (uint32_t)n};
+        epoll_ctl(ep, EPOLL_CTL_ADD, bus_fd(direct), &e);
     }
     int ctl = connect_unix(path);
     char buf[4096];
@@ -236,7 +245,7 @@ static int cmd_sock(const char *path, int n, int rounds, const char *trigger) {
             t0 = now();
             write_all(ctl, req);
         }
-        int ok = round_wait(ep, fds, n, direct, portal, &t0, &first, &last);
+        int ok = round_wait(ep, fds, n, direct, portal, &t0, &first, &last, 0);
         if (child) waitpid(child, NULL, 0);
         if (!portal) read_line(ctl, buf, sizeof buf);
         if (!ok) {
@@ -313,16 +322,12 @@ static int cmd_floor(int n, int rounds, int bytes, int uring) {
         _exit(0);
     }
     for (int i = 0; i < n; i++) close(out[i]);
-    int ep = epoll_create1(EPOLL_CLOEXEC);
-    for (int i = 0; i < n; i++) {
-        struct epoll_event e = {.events = EPOLLIN, .data.u32 = (uint32_t)i};
-        if (epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &e) != 0) die("epoll_ctl");
-    }
+    int ep = epoll_of(fds, n);
     printf("round,t0,first,last\n");
     for (int r = 0; r < rounds; r++) {
         int64_t t0 = now(), first, last;
         if (write(go[1], "x", 1) != 1) die("write");
-        if (!round_wait(ep, fds, n, NULL, 0, &t0, &first, &last)) exit(3);
+        if (!round_wait(ep, fds, n, NULL, 0, &t0, &first, &last, 0)) exit(3);
         printf("%d,%lld,%lld,%lld\n", r, (long long)t0, (long long)first, (long long)last);
         fflush(stdout);
         usleep(20000);
@@ -333,47 +338,26 @@ static int cmd_floor(int n, int rounds, int bytes, int uring) {
 }
 
 static int cmd_dbus(const char *address, int n, int rounds) {
-    int ep = epoll_create1(EPOLL_CLOEXEC);
     int *fds = calloc((size_t)n, sizeof(int));
-    DBusConnection **conns = calloc((size_t)n, sizeof *conns);
     for (int i = 0; i < n; i++) {
-        conns[i] = bus_open(address);
-        bus_match(conns[i], "type='signal',interface='org.example.Bench',member='Changed'");
-        fds[i] = bus_fd(conns[i]);
+        DBusConnection *c = bus_open(address);
+        bus_match(c, "type='signal',interface='org.example.Bench',member='Changed'");
+        fds[i] = bus_fd(c);
     }
     DBusConnection *emitter = bus_open(address);
-    for (int i = 0; i < n; i++) {
-        drain(fds[i]);  // NameAcquired and anything else that came after registration
-        struct epoll_event e = {.events = EPOLLIN, .data.u32 = (uint32_t)i};
-        if (epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &e) != 0) die("epoll_ctl");
-    }
+    for (int i = 0; i < n; i++) drain(fds[i]);  // NameAcquired and anything else that came after registration
+    int ep = epoll_of(fds, n);
     printf("round,t0,first,last\n");
-    static unsigned char *seen;
-    seen = calloc((size_t)n, 1);
-    char buf[65536];
     for (int r = 0; r < rounds; r++) {
-        memset(seen, 0, (size_t)n);
         DBusMessage *m = dbus_message_new_signal("/org/example/Bench", "org.example.Bench", "Changed");
         const char *s = r % 2 == 0 ? "dark" : "light";
         dbus_message_append_args(m, DBUS_TYPE_STRING, &s, DBUS_TYPE_INVALID);
-        int64_t t0 = now();
+        int64_t t0 = now(), first, last;
         dbus_connection_send(emitter, m, NULL);
         dbus_connection_flush(emitter);
         dbus_message_unref(m);
-        int got = 0;
-        int64_t first = 0, last = 0;
-        struct epoll_event ev[256];
-        while (got < n) {
-            int k = epoll_wait(ep, ev, 256, 5000);
-            if (k == 0) { fprintf(stderr, "dbus round timed out: %d/%d\n", got, n); exit(3); }
-            for (int i = 0; i < k; i++) {
-                int idx = (int)ev[i].data.u32;
-                ssize_t rr = recv(fds[idx], buf, sizeof buf, MSG_DONTWAIT);
-                if (rr <= 0) continue;
-                int64_t t = now();
-                if (!seen[idx]) { seen[idx] = 1; got++; if (!first) first = t; last = t; }
-            }
-        }
+        // Any data is the signal: the listeners' connections carry nothing else.
+        if (!round_wait(ep, fds, n, NULL, 0, &t0, &first, &last, 1)) exit(3);
         printf("%d,%lld,%lld,%lld\n", r, (long long)t0, (long long)first, (long long)last);
         fflush(stdout);
         usleep(20000);
@@ -384,11 +368,7 @@ static int cmd_dbus(const char *address, int n, int rounds) {
 
 static int cmd_hold(const char *path, int n) {
     int *fds = subscribe_n(path, n);
-    int ep = epoll_create1(EPOLL_CLOEXEC);
-    for (int i = 0; i < n; i++) {
-        struct epoll_event e = {.events = EPOLLIN, .data.u32 = (uint32_t)i};
-        if (epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &e) != 0) die("epoll_ctl");
-    }
+    int ep = epoll_of(fds, n);
     struct epoll_event e = {.events = EPOLLIN, .data.u32 = (uint32_t)n};
     epoll_ctl(ep, EPOLL_CTL_ADD, 0, &e);
     printf("ready\n");
@@ -488,31 +468,6 @@ static DBusMessage *mode_get(void) {
     return m;
 }
 
-static volatile sig_atomic_t flood_stop;
-static void on_term(int sig) { (void)sig; flood_stop = 1; }
-
-static int cmd_busflood(const char *address, double seconds, int window) {
-    signal(SIGTERM, on_term);  // SIGTERM ends the flood early, with the figures printed
-    DBusConnection *c = bus_open(address);
-    long answered = 0, errors = 0;
-    for (int i = 0; i < window; i++) { DBusMessage *m = mode_get(); dbus_connection_send(c, m, NULL); dbus_message_unref(m); }
-    int64_t end = now() + (int64_t)(seconds * 1e9);
-    while (now() < end && !flood_stop) {
-        if (!dbus_connection_read_write(c, 100)) { fprintf(stderr, "busflood: disconnected\n"); exit(2); }
-        DBusMessage *reply;
-        while ((reply = dbus_connection_pop_message(c))) {
-            int type = dbus_message_get_type(reply);
-            if (type == DBUS_MESSAGE_TYPE_METHOD_RETURN || type == DBUS_MESSAGE_TYPE_ERROR) {
-                if (type == DBUS_MESSAGE_TYPE_ERROR) errors++; else answered++;
-                DBusMessage *m = mode_get(); dbus_connection_send(c, m, NULL); dbus_message_unref(m);
-            }
-            dbus_message_unref(reply);
-        }
-    }
-    printf("%ld,%ld,%.3f\n", answered, errors, seconds);
-    return 0;
-}
-
 static DBusMessage *toggle(void) {
     DBusMessage *m = dbus_message_new_method_call("io.github.appearanced.Appearance1", "/io/github/appearanced/Appearance1",
                                                   "io.github.appearanced.Appearance1", "Toggle");
@@ -523,23 +478,32 @@ static DBusMessage *toggle(void) {
     return m;
 }
 
-static int cmd_bustoggle(const char *address, long count, int window, double seconds) {
+static volatile sig_atomic_t calls_stop;
+static void on_term(int sig) { (void)sig; calls_stop = 1; }
+
+// One bus connection keeps `window` calls made by `make` outstanding, a new one for each reply, until `count`
+// are answered (count < 0: no bound), `seconds` pass or SIGTERM comes (with the figures printed); prints calls
+// answered, errors and seconds; with `report`, the first error's name to stderr.
+static int bus_calls(const char *what, DBusMessage *(*make)(void), const char *address, long count, int window,
+                     double seconds, int report) {
+    signal(SIGTERM, on_term);
     DBusConnection *c = bus_open(address);
     long answered = 0, errors = 0, sent = 0;
     int64_t t0 = now(), end = t0 + (int64_t)(seconds * 1e9);
-    for (; sent < window && sent < count; sent++) { DBusMessage *m = toggle(); dbus_connection_send(c, m, NULL); dbus_message_unref(m); }
-    while (answered + errors < sent && now() < end) {
-        if (!dbus_connection_read_write(c, 100)) { fprintf(stderr, "bustoggle: disconnected\n"); exit(2); }
+    for (; sent < window && (count < 0 || sent < count); sent++) {
+        DBusMessage *m = make(); dbus_connection_send(c, m, NULL); dbus_message_unref(m);
+    }
+    while ((count < 0 || answered + errors < sent) && now() < end && !calls_stop) {
+        if (!dbus_connection_read_write(c, 100)) { fprintf(stderr, "%s: disconnected\n", what); exit(2); }
         DBusMessage *reply;
         while ((reply = dbus_connection_pop_message(c))) {
             int type = dbus_message_get_type(reply);
             if (type == DBUS_MESSAGE_TYPE_METHOD_RETURN || type == DBUS_MESSAGE_TYPE_ERROR) {
-                if (type == DBUS_MESSAGE_TYPE_ERROR) {
-                    if (errors++ == 0) fprintf(stderr, "bustoggle: %s\n", dbus_message_get_error_name(reply));
-                } else {
-                    answered++;
+                if (type == DBUS_MESSAGE_TYPE_METHOD_RETURN) answered++;
+                else if (errors++ == 0 && report) fprintf(stderr, "%s: %s\n", what, dbus_message_get_error_name(reply));
+                if ((count < 0 || sent < count) && now() < end) {
+                    DBusMessage *m = make(); dbus_connection_send(c, m, NULL); dbus_message_unref(m); sent++;
                 }
-                if (sent < count && now() < end) { DBusMessage *m = toggle(); dbus_connection_send(c, m, NULL); dbus_message_unref(m); sent++; }
             }
             dbus_message_unref(reply);
         }
@@ -564,8 +528,10 @@ int main(int argc, char **argv) {
     if (argc >= 3 && !strcmp(argv[1], "readrtt")) return cmd_readrtt(atoi(argv[2]));
     if (argc >= 6 && !strcmp(argv[1], "startup") && !strcmp(argv[4], "--")) return cmd_startup(argv[2], atoi(argv[3]), argv + 5);
     if (argc >= 5 && !strcmp(argv[1], "setload")) return cmd_setload(argv[2], atoi(argv[3]), atof(argv[4]));
-    if (argc >= 5 && !strcmp(argv[1], "busflood")) return cmd_busflood(argv[2], atof(argv[3]), atoi(argv[4]));
-    if (argc >= 6 && !strcmp(argv[1], "bustoggle")) return cmd_bustoggle(argv[2], atol(argv[3]), atoi(argv[4]), atof(argv[5]));
+    if (argc >= 5 && !strcmp(argv[1], "busflood"))
+        return bus_calls("busflood", mode_get, argv[2], -1, atoi(argv[4]), atof(argv[3]), 0);
+    if (argc >= 6 && !strcmp(argv[1], "bustoggle"))
+        return bus_calls("bustoggle", toggle, argv[2], atol(argv[3]), atoi(argv[4]), atof(argv[5]), 1);
     fprintf(stderr, "usage: see the comment at the top of bench/probe.c\n");
     return 64;
 }

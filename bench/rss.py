@@ -11,39 +11,25 @@ exec to its first answered `get` (median; the socket asked every 0.2 ms by a Pyt
 
     python3 bench/rss.py --bin-dir DIR [--also LABEL=DIR ...] [--reps 3] --out out/bench
 """
-import argparse
 import os
-import signal
-import socket
 import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-from bench import Hold, Stack, builds as bench_builds, median, rss, write_report  # noqa: E402
-from hostile import build_probe  # noqa: E402
-from change_latency import start_session, use  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import (GET_LINE, Hold, Stack, arguments, build_probe, builds, in_turn, logger, median,  # noqa: E402
+                   medians, now, on_sigterm_exit, proc_status, request, rss, smaps_rollup, wait_until, write_report)
+from change_latency import start_session  # noqa: E402
 
 COUNTS = (1000, 10000)
-
-
-def log(*a):
-    print("rss:", *a, file=sys.stderr, flush=True)
+log = logger("rss")
 
 
 def detail(pid):
     """Threads, and the idle daemon's memory split into anonymous (heap, stacks) and file-backed pages."""
-    out = {}
-    for line in open(f"/proc/{pid}/status"):
-        if line.startswith("Threads:"):
-            out["threads"] = int(line.split()[1])
-    for line in open(f"/proc/{pid}/smaps_rollup"):
-        parts = line.split()
-        if parts[0] in ("Anonymous:", "Rss:"):
-            out[parts[0].rstrip(":").lower() + "_kib"] = int(parts[1])
-    out["file_kib"] = out.get("rss_kib", 0) - out.get("anonymous_kib", 0)
-    return out
+    m = smaps_rollup(pid)
+    return {"threads": proc_status(pid, "Threads")["Threads"], "rss_kib": m["Rss"], "anonymous_kib": m["Anonymous"],
+            "file_kib": m["Rss"] - m["Anonymous"]}
 
 
 def start(st):
@@ -53,47 +39,32 @@ def start(st):
     with open(config, "w") as f:
         f.write('[desktop]\nfollow = "off"\n')
     try:
-        use(st, st.bin_dir)
+        st.use(st.bin_dir)
     except SystemExit as e:
         if 'unknown table "desktop"' not in str(e):
             raise
         st.procs.remove(st.daemon)
         st.daemon = None
         open(config, "w").close()
-        use(st, st.bin_dir)
+        st.use(st.bin_dir)
 
 
 def startup_ms(st, runs):
     """Exec to the first `get` answered, median of `runs` fresh daemons: the socket is asked every 0.2 ms
     (a Python client, no process per attempt)."""
     times = []
-    request = b'{"jsonrpc":"2.0","id":1,"method":"get"}\n'
     for _ in range(runs):
-        if st.daemon is not None:
-            st.daemon.terminate()
-            st.daemon.wait()
-            st.procs.remove(st.daemon)
+        st.stop_daemon()
         t0 = time.perf_counter()
         st.daemon = st.spawn([st.bin_dir + "/appearanced"], stderr=subprocess.DEVNULL)
-        deadline = t0 + 20
-        while True:
-            try:
-                with socket.socket(socket.AF_UNIX) as c:
-                    c.settimeout(5)
-                    c.connect(st.socket)
-                    c.sendall(request)
-                    if b'"result"' in c.recv(4096):
-                        break
-            except OSError:
-                pass
-            if time.perf_counter() > deadline:
-                raise SystemExit("appearanced did not answer")
-            time.sleep(0.0002)
+        wait_until(lambda: "result" in (request(st.socket, GET_LINE)[1] or {}), "appearanced did not answer",
+                   pause=0.0002)
         times.append((time.perf_counter() - t0) * 1000)
     return median(times)
 
 
-def measure(st, probe, startup_runs):
+def measure(st, bin_dir, probe, startup_runs):
+    st.bin_dir = bin_dir
     start(st)
     startup = startup_ms(st, startup_runs)
     start(st)
@@ -112,31 +83,22 @@ def measure(st, probe, startup_runs):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin-dir", required=True)
-    ap.add_argument("--also", action="append", default=[], metavar="LABEL=DIR",
-                    help="more builds, measured in turn with this one")
+    ap = arguments(also=True)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--startup-runs", type=int, default=10, help="fresh daemons timed to their first answer, per repetition")
-    ap.add_argument("--out", required=True)
     a = ap.parse_args()
-    builds = bench_builds(a.bin_dir, a.also)
+    bins = builds(a.bin_dir, a.also)
     probe = build_probe("rss")
-    R = {"builds": builds, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "runs": {b: [] for b in builds}}
+    R = {"builds": bins, "date": now()}
     st = Stack(a.bin_dir)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    on_sigterm_exit()
     try:
         start_session(st, probe)
-        for rep in range(a.reps):
-            for label, bin_dir in builds.items():
-                st.bin_dir = bin_dir
-                R["runs"][label].append(measure(st, probe, a.startup_runs))
-                log(f"{label}: repetition {rep + 1}: {R['runs'][label][-1]}")
+        R["runs"] = in_turn(bins, a.reps, lambda _, bin_dir: measure(st, bin_dir, probe, a.startup_runs), log)
     finally:
         st.close()
         os.unlink(probe)
-    R["median"] = {b: {what: {k: median([run[what][k] for run in runs]) for k in runs[0][what]}
-                       for what in runs[0]} for b, runs in R["runs"].items()}
+    R["median"] = {b: medians(runs) for b, runs in R["runs"].items()}
     write_report(a.out, "rss", R, summary(R))
 
 

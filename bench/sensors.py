@@ -34,18 +34,13 @@ Writes sensors.json, sensors.md and sensors-latency.csv to --out.
     python3 bench/sensors.py --bin-dir DIR [--seconds 60] [--reps 9] [--idle-daemons 3] [--rounds 400]
         [--portal-rounds 400] --out out/bench
 """
-import argparse
 import json
 import os
-import queue
 import random
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -93,23 +88,12 @@ if len(sys.argv) > 1 and sys.argv[0].endswith("sensors.py") and sys.argv[1] == "
     stand_in(sys.argv[2:])
     sys.exit(0)
 
-from bench import idle_delta, median, pct, proc_counters, rss, tmpfs_dir, write_csv, write_report  # noqa: E402
+import bench  # noqa: E402
+from bench import (idle_delta, load, logger, median, now, on_sigterm_exit, private_bus,  # noqa: E402
+                   proc_counters, rss, tmpfs_dir, write_csv, write_report)
 from rss import detail  # noqa: E402
 
-
-def log(*a):
-    print("sensors:", *a, file=sys.stderr, flush=True)
-
-
-def bus_config(path, kind, address):
-    """A private dbus-daemon's config: no service files (nothing is activated), anyone may own any name."""
-    with open(path, "w") as f:
-        f.write(f"""<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig><type>{kind}</type><listen>{address}</listen><auth>EXTERNAL</auth>
-<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/>
-</policy></busconfig>
-""")
+log = logger("sensors")
 
 
 class Service:
@@ -184,13 +168,9 @@ class Room:
         self.services["light"].send(f"light {self.level}")
 
     def bus(self, kind):
-        address = f"unix:path={self.root}/{kind}-bus"
-        bus_config(f"{self.root}/{kind}.conf", kind, address)
-        p = subprocess.Popen(["/usr/bin/dbus-daemon", f"--config-file={self.root}/{kind}.conf", "--nofork", "--nopidfile",
-                              "--print-address=1"], stdout=subprocess.PIPE, stderr=open(f"{self.root}/{kind}.log", "w"),
-                             text=True)
+        p, address = private_bus(self.root, f"{kind}-bus", kind, (), stderr=open(f"{self.root}/{kind}.log", "w"))
         self.buses.append(p)
-        if not p.stdout.readline().strip():
+        if not address:
             raise SystemExit(f"the {kind} bus did not start")
         return address
 
@@ -273,9 +253,7 @@ class Room:
         self.stop()
         for s in self.services.values():
             s.close()
-        for p in self.buses:
-            p.terminate()
-            p.wait()
+        bench.stop(*self.buses)
         shutil.rmtree(self.root, ignore_errors=True)
         if getattr(self, "runtime", None):
             shutil.rmtree(self.runtime, ignore_errors=True)
@@ -315,61 +293,24 @@ def idle(rooms, seconds, settle, settle_max):
     return out
 
 
-class Subscriber(threading.Thread):
-    """A socket subscriber in a thread blocked in recv: each complete `changed` line is put on `lines` with the
-    CLOCK_MONOTONIC time (ns) of the recv that completed it, and its mode."""
-
-    def __init__(self, path):
-        super().__init__(daemon=True)
-        self.s = socket.socket(socket.AF_UNIX)
-        self.s.connect(path)
-        self.s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"subscribe"}\n')
-        self.buf = b""
-        while b"\n" not in self.buf:
-            self.buf += self.s.recv(65536)
-        first, self.buf = self.buf.split(b"\n", 1)
-        self.mode = json.loads(first)["result"]["mode"]
-        self.lines = queue.Queue()
-
-    def run(self):
-        while True:
-            try:
-                data = self.s.recv(65536)
-            except OSError:
-                return
-            t = time.monotonic_ns()
-            if not data:
-                return
-            self.buf += data
-            while b"\n" in self.buf:
-                line, self.buf = self.buf.split(b"\n", 1)
-                msg = json.loads(line)
-                if msg.get("method") == "changed":
-                    self.lines.put((t, msg["params"]["mode"]))
-
-    def close(self):
-        self.s.shutdown(socket.SHUT_RDWR)
-        self.s.close()
-
-
 def sensor_block(room, sub, rounds, samples, lost):
     """`rounds` changes of the light across both thresholds: emission stamp to the subscriber's `changed`."""
     light = room.services["light"]
     for _ in range(rounds):
         want = "light" if sub.mode == "dark" else "dark"
+        count = len(sub.changes) + 1
         stamps = light.send("light 500" if want == "light" else "light 5")
-        try:
-            t, mode = sub.lines.get(timeout=5)
-        except queue.Empty:
+        got = sub.wait_change(count)
+        if got is None:
             lost.append("no changed within 5 s")
             log("no changed within 5 s; status:", room.status())
             sub.mode = room.status()["mode"]
             continue
-        sub.mode = mode
+        t, mode = got
         if mode != want or len(stamps) != 1:
             lost.append(f"{mode} for {want}, {len(stamps)} emissions")
             continue
-        samples.append((t - stamps[0]) / 1e6)
+        samples.append((t * 1e9 - stamps[0]) / 1e6)
         time.sleep(random.uniform(0.015, 0.025))  # nothing left to settle; apart, so each round starts idle
 
 
@@ -381,16 +322,11 @@ def portal_block(st, probe, rounds, samples, lost):
 
 
 def stats(samples):
-    if not samples:
-        return None
-    return {"n": len(samples), "p50_ms": round(median(samples), 3), "p90_ms": round(pct(samples, 90), 3),
-            "p99_ms": round(pct(samples, 99), 3), "max_ms": round(max(samples), 3)}
+    return bench.stats(samples, (50, 90, 99), unit="_ms", digits=3, top=True)
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin-dir", required=True)
-    ap.add_argument("--out", required=True)
+    ap = bench.arguments()
     ap.add_argument("--seconds", type=float, default=60, help="the idle window")
     ap.add_argument("--settle", type=float, default=30, help="seconds without a switch before the idle window")
     ap.add_argument("--settle-max", type=float, default=120)
@@ -401,9 +337,8 @@ def main():
     ap.add_argument("--block", type=int, default=50, help="rounds per block when the two paths alternate")
     a = ap.parse_args()
     bin_dir = os.path.abspath(a.bin_dir)
-    R = {"bin_dir": bin_dir, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-         "load_before": open("/proc/loadavg").read().split()[:3], "nproc": os.cpu_count()}
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    R = {"bin_dir": bin_dir, "date": now(), "load_before": load(), "nproc": os.cpu_count()}
+    on_sigterm_exit()
     rooms, st, probe = [], None, None
     try:
         # --idle-daemons rooms of each config, all side by side for the idle window; the idle RSS's repetitions
@@ -463,16 +398,13 @@ def main():
         rooms.append(Room(bin_dir, LATENCY, "latency"))
         lat = rooms[0]
         lat.start()
-        sub = Subscriber(lat.socket)
-        sub.start()
+        sub = bench.Subscriber(lat.socket)
         if a.portal_rounds:
-            from bench import Stack
-            from change_latency import start_session, use
-            from hostile import build_probe
-            probe = build_probe("sensors")
-            st = Stack(bin_dir)
+            from change_latency import start_session
+            probe = bench.build_probe("sensors")
+            st = bench.Stack(bin_dir)
             start_session(st, probe)
-            use(st, bin_dir)
+            st.use(bin_dir)
         sensor, portal, lost = [], [], {"sensor": [], "portal": []}
         s_left, p_left = a.rounds, a.portal_rounds if st else 0
         while s_left or p_left:
@@ -499,7 +431,7 @@ def main():
             st.close()
         if probe:
             os.unlink(probe)
-    R["load_after"] = open("/proc/loadavg").read().split()[:3]
+    R["load_after"] = load()
     write_report(a.out, "sensors", R, summary(R))
 
 
@@ -524,7 +456,7 @@ def summary(R):
         o.append(f"\nVmRSS idle, each fresh daemon ({name}): " + ", ".join(f"{x:.2f}{m}" for x, m in each) + " MiB")
         after = sorted((d["VmRSS_after_kib"] / 1024, "*" if d.get("late_change") else "")
                        for k, d in R["idle_daemons"].items() if k.rsplit(" ", 1)[0] == name)
-        o.append(f"after the window: " + ", ".join(f"{x:.2f}{m}" for x, m in after) + " MiB")
+        o.append("after the window: " + ", ".join(f"{x:.2f}{m}" for x, m in after) + " MiB")
     o.append("\n(*: the sensor's first change came after the daemon let its start-up's code pages go)")
     for kind, b in R["rss_by_order"].items():
         if b["VmRSS"] is not None:

@@ -12,7 +12,6 @@ temporary file, fsync, rename over, fsync the folder), as fast as it can; the ra
 `perf stat` (fsyncs and sends): how many `set`s a save covers, how many times a save's change is told to each
 subscriber. Writes set_throughput.json to --out.
 """
-import argparse
 import json
 import os
 import signal
@@ -22,9 +21,8 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-from hostile import Daemon, build_probe  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import Daemon, Hold, arguments, build_probe, builds, write_json  # noqa: E402
 
 
 # The size of the daemon's state.json after a `set` with no apps ({"override":"dark"} and a newline).
@@ -35,10 +33,7 @@ def one_round(bin_dir, probe, clients, seconds, subscribers, counts=None):
     """`set`s per second; with `counts` (a dict), also the daemon's saves and sends, counted by `perf stat`."""
     d = Daemon(bin_dir)
     try:
-        hold = subprocess.Popen([probe, "hold", d.socket, str(subscribers)], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, text=True, env=d.env)
-        if hold.stdout.readline().strip() != "ready":
-            raise SystemExit(f"hold {subscribers} failed")
+        hold = Hold(d, probe, subscribers)
         stat = None
         if counts is not None:
             stat = subprocess.Popen(["perf", "stat", "-x,", "-o", d.root + "/perf-stat", "-e",
@@ -54,8 +49,7 @@ def one_round(bin_dir, probe, clients, seconds, subscribers, counts=None):
             if stat:
                 stat.send_signal(signal.SIGINT)
                 stat.wait(timeout=60)
-            hold.stdin.close()
-            hold.wait(timeout=60)
+            hold.close()
         if stat:
             # Two fsyncs a save (the file, its folder); one send a subscriber told, besides the replies.
             n = {line.split(",")[2]: int(line.split(",")[0]) for line in open(d.root + "/perf-stat")
@@ -99,10 +93,7 @@ def atomic_writes(seconds, size):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin-dir", required=True)
-    ap.add_argument("--baseline-bin-dir", help="another build, measured in alternating rounds")
-    ap.add_argument("--out", required=True)
+    ap = arguments(baseline="another build, measured in alternating rounds")
     ap.add_argument("--clients", type=int, default=10)
     ap.add_argument("--seconds", type=float, default=5)
     ap.add_argument("--rounds", type=int, default=3)
@@ -110,19 +101,17 @@ def main():
                     help="one more round of each build under `perf stat`: sets a save, subscribers told a save")
     a = ap.parse_args()
     probe = build_probe("set")
-    builds = {"this build": a.bin_dir}
-    if a.baseline_bin_dir:
-        builds["baseline"] = a.baseline_bin_dir
-    rates = {label: [] for label in builds}
+    bins = builds(a.bin_dir, baseline=a.baseline_bin_dir)
+    rates = {label: [] for label in bins}
     peer = []
     try:
         for _ in range(a.rounds):
-            for label, bin_dir in builds.items():
+            for label, bin_dir in bins.items():
                 rates[label].append(one_round(bin_dir, probe, a.clients, a.seconds, 1000))
             peer.append(atomic_writes(a.seconds, STATE_BYTES))
-        counts = {label: {} for label in builds} if a.count_saves else {}
+        counts = {label: {} for label in bins} if a.count_saves else {}
         for label, c in counts.items():
-            one_round(builds[label], probe, a.clients, a.seconds, 1000, c)
+            one_round(bins[label], probe, a.clients, a.seconds, 1000, c)
     finally:
         os.unlink(probe)
     result = {"clients": a.clients, "subscribers": 1000, "seconds": a.seconds, "rounds": a.rounds,
@@ -131,9 +120,7 @@ def main():
               "peer_atomic_writes_per_second": {"median": statistics.median(peer), "rounds": peer},
               "ratio_to_peer": {label: statistics.median(r) / statistics.median(peer) for label, r in rates.items()},
               "counted_under_perf": counts}
-    os.makedirs(a.out, exist_ok=True)
-    with open(os.path.join(a.out, "set_throughput.json"), "w") as f:
-        json.dump(result, f, indent=1)
+    write_json(a.out, "set_throughput", result, indent=1, echo=False)
     print(f"peer: one writer's atomic durable writes of {STATE_BYTES} bytes: median {statistics.median(peer):.0f}/s "
           f"(rounds: {', '.join(f'{x:.0f}' for x in peer)})")
     for label, r in rates.items():

@@ -6,10 +6,8 @@ started fresh with the desktop light, then `gsettings` switches the desktop dark
 but for the two header values the bus and the moment decide: the serial and the sender's unique name.
 Exits 1 when the builds' signals differ, and prints the first difference.
 """
-import argparse
 import os
 import struct
-import subprocess
 import sys
 import time
 
@@ -72,9 +70,7 @@ def path_of(m):
 def capture(bin_dir, changes):
     st = bench.Stack(os.path.abspath(bin_dir))
     try:
-        st.start_broadway()
-        _, st.env["DBUS_SESSION_BUS_ADDRESS"] = st.start_bus("bus")
-        st.gsettings("prefer-light")
+        st.start_session()
         st.start_daemon()
         dump = open(os.path.join(st.root, "monitor.bin"), "wb")
         rules = [f"type='signal',path='{p}'" for p in PATHS]
@@ -84,11 +80,8 @@ def capture(bin_dir, changes):
         for _ in range(changes):
             mode = "dark" if mode == "light" else "light"
             st.gsettings("prefer-" + mode)
-            deadline = time.time() + 10
-            while st.ctl("get").stdout.strip() != mode:
-                if time.time() > deadline:
-                    raise SystemExit(f"{bin_dir}: the daemon did not follow the desktop to {mode}")
-                time.sleep(0.05)
+            bench.wait_until(lambda: st.ctl("get").stdout.strip() == mode,
+                             f"{bin_dir}: the daemon did not follow the desktop to {mode}", timeout=10)
             time.sleep(0.3)  # the portal's second signal and the daemon's signals, all of them
         mon.terminate()
         mon.wait()
@@ -100,8 +93,7 @@ def capture(bin_dir, changes):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin-dir", required=True)
+    ap = bench.arguments(out=None)
     ap.add_argument("--baseline-bin-dir", required=True)
     ap.add_argument("--changes", type=int, default=6)
     a = ap.parse_args()

@@ -16,9 +16,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import rss  # noqa: E402  (start: a fresh daemon of st.bin_dir)
-from bench import Stack  # noqa: E402
+from bench import Stack, build_probe  # noqa: E402
 from change_latency import start_session  # noqa: E402
-from hostile import build_probe  # noqa: E402
 
 
 def sections(binary):

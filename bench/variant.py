@@ -97,14 +97,18 @@ def copy(name):
     return dest
 
 
+def swift_build(cwd, *extra, timeout=3600):
+    """`swift build` in `cwd`, release with the static Swift runtime (and `extra`); returns its bin directory.
+    The build's progress goes to stderr: stdout is the bin directory alone (for "$(... variant.py NAME)")."""
+    args = ["swift", "build", *FLAGS, *extra]
+    subprocess.run(args, cwd=cwd, stdout=sys.stderr, check=True, timeout=timeout)
+    return subprocess.run(args + ["--show-bin-path"], cwd=cwd, capture_output=True, text=True, check=True,
+                          timeout=600).stdout.strip()
+
+
 def build(name, product=None, timeout=3600):
     """Builds variant NAME (release, static Swift runtime; one product if given) and returns its bin directory."""
-    src = copy(name)
-    args = ["swift", "build", *FLAGS] + (["--product", product] if product else [])
-    # The build's progress goes to stderr: stdout is the bin directory alone (for "$(... variant.py NAME)").
-    subprocess.run(args, cwd=src, stdout=sys.stderr, check=True, timeout=timeout)
-    return subprocess.run(args + ["--show-bin-path"], cwd=src, capture_output=True, text=True, check=True,
-                          timeout=600).stdout.strip()
+    return swift_build(copy(name), *(["--product", product] if product else []), timeout=timeout)
 
 
 def main():
