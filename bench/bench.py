@@ -275,7 +275,7 @@ def stop(*procs):
 class Daemon:
     """A release appearanced in a sandbox of its own (runtime, state and config folders in a temporary
     directory) with no bus, or with `bus` a private session bus (no portal on it: the daemon is its own source)
-    where it serves its D-Bus face. `config` is its config.toml, `hook` an executable hooks.d/chatty, `env`
+    where it serves its D-Bus service. `config` is its config.toml, `hook` an executable hooks.d/chatty, `env`
     overrides its environment (None: unset), `pin` {"daemon": CPUs, "flood": CPUs} its and the bus's affinity.
     With start=False, start() starts it."""
 

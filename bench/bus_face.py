@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""appearanced's D-Bus face against the portal (docs/benchmarks.md, "The D-Bus face"), on bench.py's stack
+"""appearanced's D-Bus service against the portal (docs/benchmarks.md, "The D-Bus service and the integrations"), on bench.py's stack
 (a private session bus, the real xdg-desktop-portal with its GTK backend on a broadway display, appearanced
 on the same bus): the command-line tools a script would use, run interleaved in one loop (each round in a
 rotated order), exec to exit each:

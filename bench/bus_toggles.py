@@ -5,7 +5,7 @@ flood of D-Bus toggles"), optionally beside other builds in the same run.
 For each build in turn, repeated --reps times so that the builds alternate: a fresh release daemon in a sandbox
 of its own (XDG_RUNTIME_DIR, XDG_STATE_HOME and XDG_CONFIG_HOME in a temporary directory, no portal, no
 desktop to follow) on a private session bus with the session bus's own limit on pending replies (session.conf:
-50,000 a connection). bench/probe.c's `bustoggle` keeps --window Toggle({}) calls to the D-Bus face
+50,000 a connection). bench/probe.c's `bustoggle` keeps --window Toggle({}) calls to the D-Bus service
 outstanding on one connection (a new one for each answer) until the next of --marks toggles is answered, each
 leg bounded by --seconds. At every mark, and --idle seconds after the last one, the daemon's VmRSS and VmHWM
 (/proc/PID/status) and smaps_rollup's Anonymous and Private_Dirty; the first mark, 0, is the fresh daemon

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Fan-out against dbus-daemon and against the floor (docs/benchmarks.md, "Fan-out against its floor").
+"""Fan-out against dbus-daemon and against the floor (docs/benchmarks.md, "Fan-out and durable sets at the floor").
 
 In one run, in alternating repetitions: a release appearanced with no bus (its own source) and N subscribers,
 told of a `set` (probe `sock … set`, stamped before the request is written); a private dbus-daemon relaying

@@ -6,7 +6,7 @@ release appearanced with no bus:
 - victim: `appearancectl get` p50/p99 while one client streams 64 KiB duplicate-key lines.
 Writes hostile.json to --out.
 --bus-flood: the same victim's view with appearanced on a private session bus, idle and while a peer keeps 64
-Properties.Get calls to its D-Bus face outstanding (bench/probe.c busflood).
+Properties.Get calls to its D-Bus service outstanding (bench/probe.c busflood).
 --big-call instead: appearanced as the portal's Settings backend on a private session bus (dbus-daemon with
 the standard session config's limits: messages up to 1e9 bytes), one `ReadAll` of --big-mb MB of namespaces
 (an `as` of 11-byte strings; or, with --big-signature ay, of bytes: the wrong type) sent to it; reports the daemon's RSS (before, peak, after), the `get` latency while
@@ -207,7 +207,7 @@ class Flood:
 
 
 class BusFlood:
-    """A peer flooding appearanced's D-Bus face: bench/probe.c keeps `window` Properties.Get(Mode) calls
+    """A peer flooding appearanced's D-Bus service: bench/probe.c keeps `window` Properties.Get(Mode) calls
     outstanding on one bus connection, a new one for each answer, until `seconds` or close()."""
 
     def __init__(self, address, seconds, window=64):
@@ -403,7 +403,7 @@ def main():
     ap.add_argument("--pin", action="store_true",
                     help="appearanced and the victim on the first CPU, the bus and the bus flooder on the others")
     ap.add_argument("--bus-flood", action="store_true",
-                    help="fairness: a peer flooding the D-Bus face (and its control: the same daemon on a bus, idle)")
+                    help="fairness: a peer flooding the D-Bus service (and its control: the same daemon on a bus, idle)")
     ap.add_argument("--gets", type=int, default=500, help="victim gets per fairness measurement")
     ap.add_argument("--sets", type=int, default=20, help="sets (subscriber delays) per fairness measurement")
     ap.add_argument("--reps", type=int, default=3, help="repetitions of each fairness scenario, builds alternating")

@@ -22,10 +22,10 @@
 //   probe setload SOCKET CLIENTS SECONDS     CLIENTS processes, each on one connection, send `set`
 //       (dark/light alternately) and wait for each reply; prints the total replies and seconds.
 //   probe busflood ADDRESS SECONDS WINDOW    one bus connection keeps WINDOW calls of Properties.Get(Mode) to
-//       appearanced's D-Bus face outstanding for SECONDS (a new call for each reply); prints calls answered,
+//       appearanced's D-Bus service outstanding for SECONDS (a new call for each reply); prints calls answered,
 //       errors and seconds.
 //   probe bustoggle ADDRESS COUNT WINDOW SECONDS   one bus connection keeps WINDOW calls of Toggle({}) to
-//       appearanced's D-Bus face outstanding until COUNT are answered (or SECONDS pass): a new call for each
+//       appearanced's D-Bus service outstanding until COUNT are answered (or SECONDS pass): a new call for each
 //       reply; prints calls answered, errors and seconds.
 #define _GNU_SOURCE
 #include <dbus/dbus.h>

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""`set` throughput (docs/benchmarks.md, "set throughput"): CLIENTS connections each send `set` (dark and light
+"""`set` throughput (docs/benchmarks.md, "Fan-out and durable sets at the floor"): CLIENTS connections each send `set` (dark and light
 alternately) and wait for each reply, while 1,000 subscribers listen, on a release appearanced with no bus
 (bench/probe.c `setload` and `hold`). With --baseline-bin-dir, a second build runs in alternating rounds of the
 same run, so the two figures share the machine's load.
