@@ -27,8 +27,7 @@ import class TestSupport.TemporaryDirectory
     /// gets its own app's state, the palette when it asked, and the same bytes as the others of its kind.
     @Test func aPassOverMixedSubscribersTellsEachItsOwn() throws {
         let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let kinds: [(app: String?, palette: Bool)] = [(nil, false), ("B", false), (nil, true), ("B", true), ("C", false), (nil, false), ("C", true)]
         let clients = try kinds.map { kind in
             let c = try RawClient(s.socket)
@@ -60,8 +59,7 @@ import class TestSupport.TemporaryDirectory
         defer { portal.stop() }
         let s = try Sandbox()
         s.env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         #expect(try s.ctl("set", "dark", "--app", "A").out == "dark\n")
         let everyone = try Self.subscribe(s, app: nil), a = try Self.subscribe(s, app: "A"), b = try Self.subscribe(s, app: "B")
 
@@ -114,8 +112,7 @@ import class TestSupport.TemporaryDirectory
         // 4,096 overrides already: one more is refused and nothing changes.
         let apps = (0..<4096).map { #""a\#($0)":"dark""# }.joined(separator: ",")
         try s.write(#"{"override":"system","apps":{\#(apps)}}"#, to: s.stateFile)
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let r = try s.run(Bin.ctl, ["set", "dark", "--app", "one-more"])
         #expect(r.status == 65 && r.err.contains("too many app overrides (the limit is 4096)"), "\(r.err)")
         #expect(try s.ctl("set", "light", "--app", "a1").status == 0)   // changing an existing one is fine

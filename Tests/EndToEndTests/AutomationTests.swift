@@ -25,8 +25,7 @@ import class TestSupport.TemporaryDirectory
 
     @Test func theScheduleSwitchesAtItsTime() throws {
         let (s, offset) = try Self.sandbox(at: 19 * 3600 - 8, config: Self.fixed)   // 18:59:52: time to start first
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let w = try Child(Bin.ctl, ["watch", "--json"], env: s.env)
         defer { w.stop() }
         let first = try w.waitForLines(1)[0]
@@ -45,8 +44,7 @@ import class TestSupport.TemporaryDirectory
     /// the event that would have made the mode ("dark-at" of last night).
     @Test func aScheduleSetUpIsLoggedAsSuch() throws {
         let (s, _) = try Self.sandbox(at: 5 * 3600 + 30 * 60, config: "")
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         #expect(try s.ctl("get").out == "light\n")
         try s.write(Self.fixed, to: s.configFile)
         #expect(try s.ctl("reload").status == 0)
@@ -61,7 +59,6 @@ import class TestSupport.TemporaryDirectory
         let system = try await PrivateBus(in: dir, name: "system")
         s.env["DBUS_SYSTEM_BUS_ADDRESS"] = system.address
         let d = try s.startDaemon()
-        defer { d.stop() }
         #expect(try s.ctl("get").out == "light\n")
         // Suspend at noon, wake at 20:00: the clock jumps, no timer has fired yet.
         _ = try s.run("/usr/bin/dbus-send", ["--bus=\(system.address)", "--type=signal", "/org/freedesktop/login1",
@@ -77,7 +74,6 @@ import class TestSupport.TemporaryDirectory
     @Test func untilNextEndsAtTheNextScheduleTransition() throws {
         let (s, _) = try Self.sandbox(at: 19 * 3600 - 8, config: Self.fixed)
         let d = try s.startDaemon()
-        defer { d.stop() }
         let toggled = try s.ctl("toggle", "--until-next", "--json").out
         #expect(toggled.contains(#""mode":"dark""#) && toggled.contains(#""source":"temporary""#)
                 && toggled.contains(#""temporary":{"mode":"dark","until":"next"}"#), "\(toggled)")
@@ -89,8 +85,7 @@ import class TestSupport.TemporaryDirectory
         // It is gone from the state file too: a restart does not bring it back.
         d.stop()
         _ = try d.waitForExit()
-        let again = try s.startDaemon()
-        defer { again.stop() }
+        try s.startDaemon()
         #expect(try s.ctl("get", "--json").out.contains(#""temporary":null"#))
     }
 
@@ -102,7 +97,6 @@ import class TestSupport.TemporaryDirectory
         let s = try Sandbox()
         s.env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
         let d = try s.startDaemon()
-        defer { d.stop() }
         #expect(try s.ctl("set", "light", "--until-next").out == "light\n")
         try await portal.send("set 1")   // the same value again: not a change of the desktop's mind
         #expect(try s.ctl("get", "--json").out.contains(#""source":"temporary""#))
@@ -150,8 +144,7 @@ import class TestSupport.TemporaryDirectory
 
     @Test func theLogNamesTheClientThatSetTheOverride() throws {
         let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let c = try Child(Bin.ctl, ["set", "dark"], env: s.env)
         let pid = c.pid
         #expect(try c.waitForEnd() == 0)
@@ -182,7 +175,6 @@ import class TestSupport.TemporaryDirectory
         let r = try s.run(Bin.daemon, ["--check"])
         #expect(r.status == 78 && r.err.contains("config.toml:2: schedule.latitude: 95.0 is outside -90…90"), "\(r.err)")
         let d = try s.startDaemon()
-        defer { d.stop() }
         try d.waitForStderr("config.toml:2: schedule.latitude: 95.0 is outside -90…90; using the defaults until it is fixed")
     }
 }

@@ -217,8 +217,7 @@ import Testing
         let s = try Sandbox()
         let bus = try FaceBus(s)
         defer { bus.close() }
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        try s.startDaemon()
         try waitUntil("the name to be owned") { try Self.status(s).hasPrefix("bus:         \(Self.name);") }
         let monitor = try Monitor(s, Self.name)
         defer { monitor.stop() }
@@ -249,8 +248,7 @@ import Testing
         let s = try Sandbox()
         let bus = try FaceBus(s)
         defer { bus.close() }
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        try s.startDaemon()
         try waitUntil("darkman's name to be owned") { try Self.status(s).hasSuffix("; \(Self.darkman)") }
 
         let shipped = try String(contentsOfFile: Self.repo + "/dbus/\(Self.darkman).xml", encoding: .utf8)
@@ -299,7 +297,6 @@ import Testing
         let holder = try Self.holdName(Self.darkman, on: bus, s)
         defer { holder.stop(SIGKILL); _ = try? holder.waitForExit() }
         let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
         try waitUntil("status to say darkman's name is held; have: \((try? Self.status(s)) ?? "")") {
             try Self.status(s) == "bus:         \(Self.name); not \(Self.darkman): darkman (or another process) holds it"
         }
@@ -331,8 +328,7 @@ import Testing
         defer { bus.close() }
         let holder = try Self.holdName(Self.name, on: bus, s)
         defer { holder.stop(SIGKILL); _ = try? holder.waitForExit() }
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        try s.startDaemon()
         try waitUntil("status to say the name is held; have: \((try? Self.status(s)) ?? "")") {
             try Self.status(s).hasPrefix("bus:         not \(Self.name): another process owns it (taken when it lets it go)")
         }
@@ -352,8 +348,7 @@ import Testing
         try waitUntil("the trial to answer") {
             try s.run(Bin.ctl, ["--socket", s.root + "/trial.sock", "get"]).status == 0
         }
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        try s.startDaemon()
         try waitUntil("the session's daemon to own both names") { try Self.status(s) == "bus:         \(Self.name); \(Self.darkman)" }
     }
 
@@ -386,7 +381,6 @@ import Testing
         let s = try Sandbox()
         var bus = try FaceBus(s)
         let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
         try waitUntil("both names to be owned") { try Self.status(s) == "bus:         \(Self.name); \(Self.darkman)" }
         bus.close()
         try waitUntil("status to say the bus is gone") { try Self.status(s).hasPrefix("bus:         not on the bus") }

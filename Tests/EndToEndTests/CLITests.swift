@@ -5,8 +5,7 @@ import Testing
 @Suite struct DaemonAndCLITests {
     @Test func getSetToggleAndStatus() throws {
         let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         #expect(try s.ctl("get") == (0, "light\n", ""))
         #expect(try s.ctl("set", "dark").out == "dark\n")
         #expect(try s.ctl("get").out == "dark\n")
@@ -25,8 +24,7 @@ import Testing
 
     @Test func watchPrintsCurrentThenEachRealChange() throws {
         let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let w = try Child(Bin.ctl, ["watch"], env: s.env)
         defer { w.stop() }
         #expect(try w.waitForLines(1) == ["light"])
@@ -42,8 +40,7 @@ import Testing
 
     @Test func watchJSONCarriesPrevious() throws {
         let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let w = try Child(Bin.ctl, ["watch", "--json"], env: s.env)
         defer { w.stop() }
         _ = try w.waitForLines(1)
@@ -113,8 +110,7 @@ import Testing
 
     @Test func rejectedRequestExits65() throws {
         let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         // Make the state directory unwritable: the override cannot be saved, so it is not applied.
         try FileManager.default.createDirectory(atPath: s.root + "/state/appearanced", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: s.stateFile, withIntermediateDirectories: true)
@@ -143,7 +139,6 @@ import Testing
         let s = try Sandbox()
         try s.write(content, to: s.stateFile)
         let d = try s.startDaemon()
-        defer { d.stop() }
         #expect(try s.ctl("get", "--json").out.contains(#""override":"system""#))
         try d.waitForStderr("\(s.stateFile) is not a valid state file")
         #expect(d.stderr.contains("kept it as \(s.stateFile).corrupt"))
@@ -155,7 +150,6 @@ import Testing
         let s = try Sandbox()
         try FileManager.default.createDirectory(atPath: s.stateFile, withIntermediateDirectories: true)
         let d = try s.startDaemon()
-        defer { d.stop() }
         try d.waitForStderr("cannot be read")
         var isDir: ObjCBool = false
         #expect(FileManager.default.fileExists(atPath: s.stateFile + ".corrupt", isDirectory: &isDir) && isDir.boolValue)
@@ -168,7 +162,6 @@ import Testing
         try FileManager.default.createDirectory(atPath: s.root + "/state/appearanced", withIntermediateDirectories: true)
         #expect(mkfifo(s.stateFile, 0o600) == 0)
         let d = try s.startDaemon()
-        defer { d.stop() }
         try d.waitForStderr("\(s.stateFile) cannot be read")
         #expect(FileManager.default.fileExists(atPath: s.stateFile + ".corrupt"))
         #expect(try s.ctl("set", "dark").status == 0)
@@ -185,8 +178,7 @@ import Testing
 
     @Test func secondInstanceRefusesAndLeavesTheFirstAlone() throws {
         let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let r = try s.run(Bin.daemon, [])
         #expect(r.status == 1)
         #expect(r.err.contains("already running on \(s.socket)"), "\(r.err)")
@@ -195,8 +187,7 @@ import Testing
 
     @Test func socketAndDirectoryArePrivate() throws {
         let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         _ = try s.ctl("set", "dark")
         func mode(_ p: String) throws -> Int {
             (try FileManager.default.attributesOfItem(atPath: p)[.posixPermissions] as? Int) ?? -1
@@ -220,7 +211,6 @@ import Testing
     func peerWithAnotherUIDIsRejected() throws {
         let s = try Sandbox()
         let d = try s.startDaemon()
-        defer { d.stop() }
         // Let nobody reach the socket through the file system, so only SO_PEERCRED stands in the way.
         chmod(s.root, 0o755); chmod(s.root + "/runtime", 0o755)
         chmod(s.root + "/runtime/appearanced", 0o755); chmod(s.socket, 0o777)

@@ -190,7 +190,6 @@ import Testing
         let s = try Sandbox()
         try s.write("in the way\n", to: s.root + "/state/appearanced")
         let d = try s.startDaemon()
-        defer { d.stop() }
         try d.waitForStderr("could not write the change log \(Self.logFile(s)) (")
         let e = try Self.entries(s)
         #expect(e.count == 1 && e[0].to == .light, "\(e)")
@@ -200,8 +199,7 @@ import Testing
     /// A trial instance (`--state-dir`) keeps its own log in its own directory; the session's is untouched.
     @Test func aTrialInstanceHasItsOwnLog() throws {
         let s = try Sandbox()
-        let session = try s.startDaemon()
-        defer { session.stop() }
+        try s.startDaemon()
         #expect(try s.ctl("set", "dark").status == 0)
         let dir = s.root + "/trial"
         let socket = s.root + "/trial.sock"

@@ -62,7 +62,6 @@ final class ChangeLog: @unchecked Sendable {
     @Test func stateSetToggleAndStatus() async throws {
         let s = try Sandbox()
         let d = try s.startDaemon()
-        defer { d.stop() }
         let client = try await AppearanceClient(socketPath: s.socket)
         #expect(client.socketPath == s.socket)
 
@@ -90,8 +89,7 @@ final class ChangeLog: @unchecked Sendable {
 
     @Test func changesStartWithTheStateThenEachChangeWithPrevious() async throws {
         let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let client = try await AppearanceClient(socketPath: s.socket)
         let log = ChangeLog.start(client)
         #expect(try await log.wait(count: 1) == ["initial light"])
@@ -179,8 +177,7 @@ final class ChangeLog: @unchecked Sendable {
         // A reconnecting subscription started while nothing listens reports that first.
         let waiting = ChangeLog.start(client)
         #expect(try await waiting.wait(count: 1) == ["lost"])
-        let d2 = try s.startDaemon()
-        defer { d2.stop() }
+        try s.startDaemon()
         #expect(try await waiting.wait(count: 3) == ["lost", "reconnected", "initial light"])
     }
 }
@@ -190,8 +187,7 @@ final class ChangeLog: @unchecked Sendable {
 @Suite(.timeLimit(.minutes(2))) struct DeadlineTests {
     @Test func aBlockingConnectionWaitsForChangesPastItsBound() async throws {
         let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let c = try AppearanceConnection(socketPath: s.socket, timeout: 0.2)
         #expect(try c.subscribe().mode == .light)
         try await Task.sleep(for: .milliseconds(600))  // three bounds with nothing to say
@@ -202,8 +198,7 @@ final class ChangeLog: @unchecked Sendable {
 
     @Test func aSubscriptionWaitsForChangesPastItsBound() async throws {
         let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let client = try await AppearanceClient(socketPath: s.socket, timeout: 0.2)
         let log = ChangeLog.start(client)
         #expect(try await log.wait(count: 1) == ["initial light"])

@@ -138,8 +138,7 @@ import Testing
         for name in ["alpha", "beta", "gamma"] {
             try HookTests.script(s, s.root + "/config/appearanced/integrations/" + name, "[ \"$1\" = available ] && echo found; exit 0")
         }
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         #expect(try s.ctl("integrations", "enable", "beta").status == 0)
         #expect(try s.ctl("completions", "list", "integrations").out == "alpha\ngamma\n")
         #expect(try s.ctl("completions", "list", "enabled-integrations").out == "beta\n")

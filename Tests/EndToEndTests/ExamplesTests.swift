@@ -38,7 +38,6 @@ enum Repo {
         let python = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") ? "/usr/bin/python3" : "python3"
         let s = try Sandbox()
         let d = try s.startDaemon()
-        defer { d.stop() }
         // It finds the socket as docs/protocol.md says: here through XDG_RUNTIME_DIR.
         let py = try Child("/usr/bin/env", [python, Repo.examples + "/python/subscribe.py"], env: s.env)
         defer { py.stop() }
@@ -61,7 +60,6 @@ enum Repo {
     @Test func socatOneLiners() throws {
         let s = try Sandbox()
         let d = try s.startDaemon()
-        defer { d.stop() }
         let script = Repo.examples + "/socat.sh"
         func reply(_ args: String...) throws -> String {
             let r = try s.run(script, args)

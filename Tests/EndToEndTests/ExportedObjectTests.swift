@@ -97,8 +97,7 @@ import Testing
         let bus = try Face.FaceBus(s)
         defer { bus.close() }
         try s.write("darkman-dbus = false\n", to: s.configFile)
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        try s.startDaemon()
         try waitUntil("the own name to be owned") { try Face.status(s).hasPrefix("bus:         \(Face.name);") }
         let get = ["string:\(Face.darkman)", "string:Mode"]
         #expect(try Self.send(s, Face.name, Face.darkmanPath, "\(Self.properties).Get", get).hasPrefix("Error org.freedesktop.DBus.Error.UnknownMethod"))

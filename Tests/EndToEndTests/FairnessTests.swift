@@ -63,8 +63,7 @@ import Testing
 
     @Test func aFlooderThatReadsItsRepliesHoldsNoOneBack() throws {
         let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let subscriber = try RawClient(s.socket)
         try subscriber.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"# + "\n")
         #expect(try subscriber.line()?.contains(#""mode":"light""#) == true)
@@ -90,8 +89,7 @@ import Testing
 
     @Test func twoFloodersAndAVictimEachGetTheirTurn() throws {
         let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let floods = try (0..<2).map { _ in try ReadingFlooder(s.socket) }
         defer { floods.forEach { $0.end() } }
         for f in floods { try f.waitUntilFlowing() }

@@ -77,8 +77,7 @@ import class TestSupport.Subprocess
         let s = try Self.sandbox()
         let bus = try SystemBus(s)
         let geoclue = try await FakeGeoClue(s, bus)
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        try s.startDaemon()
         try waitUntil("the client to start; status: \((try? Self.detail(s)) ?? "")") { try Self.detail(s).contains("waiting for a first fix") }
         let waiting = try s.ctl("schedule")
         #expect(waiting.out.hasPrefix("no place yet: GeoClue: started (city accuracy), waiting for a first fix"), "\(waiting)")
@@ -137,7 +136,6 @@ import class TestSupport.Subprocess
         let bus = try SystemBus(s)
         let geoclue = try await FakeGeoClue(s, bus)
         let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
         try waitUntil("the client to start") { try Self.detail(s).contains("waiting for a first fix") }
         try await geoclue.send("fix 40.71 -74.01")  // New York: 00:47, night
         try waitUntil("New York's night") { try s.ctl("get").out == "dark\n" }
@@ -163,8 +161,7 @@ import class TestSupport.Subprocess
         let s = try Self.sandbox("location = \"geoclue\"\nlight-at = \"07:00\"\n")
         let bus = try SystemBus(s)
         let geoclue = try await FakeGeoClue(s, bus, mode: mode)
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        try s.startDaemon()
         try waitUntil("the refusal in status; status: \((try? Self.detail(s)) ?? "")") { try Self.detail(s).contains("GeoClue: refused") }
         let detail = try Self.detail(s)
         #expect(detail.hasPrefix("GeoClue: refused (") && detail.hasSuffix(says), "\(detail)")
@@ -181,8 +178,7 @@ import class TestSupport.Subprocess
     @Test func absentThenPresentAndNoBusAtAll() async throws {
         let s = try Self.sandbox()
         let bus = try SystemBus(s)
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        try s.startDaemon()
         try waitUntil("status to say GeoClue is absent; status: \((try? Self.detail(s)) ?? "")") {
             try Self.detail(s).contains("GeoClue: not on the system bus (org.freedesktop.GeoClue2: org.freedesktop.DBus.Error.ServiceUnknown)")
         }
@@ -195,7 +191,6 @@ import class TestSupport.Subprocess
         let none = try Self.sandbox()
         none.env["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=\(none.root)/no-system-bus"
         let lone = try none.startDaemon()
-        defer { lone.stop(); _ = try? lone.waitForExit() }
         try waitUntil("status to say there is no system bus; status: \((try? Self.detail(none)) ?? "")") {
             try Self.detail(none).hasPrefix("GeoClue: no system bus: ")
         }
@@ -217,8 +212,7 @@ import class TestSupport.Subprocess
         do {
             let bus = try SystemBus(s)
             let geoclue = try await FakeGeoClue(s, bus)
-            let d = try s.startDaemon()
-            defer { d.stop(); _ = try? d.waitForExit() }
+            try s.startDaemon()
             try waitUntil("the client to start") { try Self.detail(s).contains("waiting for a first fix") }
             try await geoclue.send("fix 40.4168 -3.7038")
             try waitUntil("the place kept in \(cache)") { FileManager.default.fileExists(atPath: cache) }
@@ -246,8 +240,7 @@ import class TestSupport.Subprocess
         let s = try Self.sandbox()
         let bus = try SystemBus(s)
         let geoclue = try await FakeGeoClue(s, bus, mode: "silent")
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        try s.startDaemon()
         try waitUntil("status to say it waits; status: \((try? Self.detail(s)) ?? "")") { try Self.detail(s) == "GeoClue: waiting for an answer to GetClient" }
         #expect(try s.ctl("get").out == "light\n")
         #expect(try s.ctl("schedule").out == "no place yet: GeoClue: waiting for an answer to GetClient\n")
@@ -259,8 +252,7 @@ import class TestSupport.Subprocess
         let s = try Self.sandbox("latitude = 52.52\nlongitude = 13.4\n")
         let bus = try SystemBus(s)
         let geoclue = try await FakeGeoClue(s, bus)
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        try s.startDaemon()
         let place = try Self.location(s)
         #expect(place["source"] as? String == "config" && place["detail"] is NSNull, "\(place)")
         #expect(try await geoclue.send("clients") == ["clients 0"])
@@ -287,8 +279,7 @@ import class TestSupport.Subprocess
             let r = try s.run("/usr/bin/busctl", ["--address=\(bus.address)", "list", "--no-pager"])
             return r.out.contains("org.freedesktop.GeoClue2")
         }
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        try s.startDaemon()
         try waitUntil("status to say it waits; status: \((try? Self.detail(s)) ?? "")") {
             try Self.detail(s) == "GeoClue: waiting for an answer to GetClient"
         }
@@ -304,8 +295,7 @@ import class TestSupport.Subprocess
         let s = try Self.sandbox("latitude = 1\nlongitude = 2\n")
         var bus: SystemBus? = try SystemBus(s)
         var geoclue: FakeGeoClue? = try await FakeGeoClue(s, bus!)
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        try s.startDaemon()
         #expect(try await geoclue!.send("clients") == ["clients 0"])
         try s.write("[schedule]\nlocation = \"geoclue\"\n", to: s.configFile)
         #expect(try s.ctl("reload").status == 0)

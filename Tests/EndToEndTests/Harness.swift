@@ -38,6 +38,8 @@ func waitUntil(_ what: @autoclosure () -> String, timeout: Double = 20, _ condit
 final class Sandbox: @unchecked Sendable {
     let root: String
     var env: [String: String]
+    /// The daemons `startDaemon` started: stopped (and waited for) when the sandbox goes, at the test's end.
+    private var daemons: [Child] = []
 
     init() throws {
         var template = Array((NSTemporaryDirectory() + "appearanced-test-XXXXXX").utf8CString)
@@ -59,7 +61,10 @@ final class Sandbox: @unchecked Sendable {
         ]
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: root) }
+    deinit {
+        for d in daemons { d.stop(); _ = try? d.waitForExit() }
+        try? FileManager.default.removeItem(atPath: root)
+    }
 
     var socket: String { root + "/runtime/appearanced/socket" }
     var stateFile: String { root + "/state/appearanced/state.json" }
@@ -165,9 +170,11 @@ final class Child: @unchecked Sendable {
 }
 
 extension Sandbox {
-    /// Starts appearanced and waits until its socket answers.
+    /// Starts appearanced and waits until its socket answers; the sandbox stops it at the test's end.
+    @discardableResult
     func startDaemon(_ args: [String] = []) throws -> Child {
         let d = try Child(Bin.daemon, args, env: env)
+        daemons.append(d)
         try waitUntil("the daemon to answer on \(socket); stderr: \(d.stderr)") {
             guard d.isRunning else { throw TimedOut(description: "the daemon exited: \(d.stderr)") }
             return (try? ctl("get"))?.status == 0

@@ -16,8 +16,7 @@ import let TestSupport.underSanitizer
 
     @Test func aClientStreamingRequestsHoldsNoOneBack() throws {
         let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         // 64 KiB lines full of duplicate keys (the costliest to parse), streamed without end.
         let pairs = String(repeating: #""a":1,"#, count: 10_900)
         let line = Array(#"{"jsonrpc":"2.0","id":1,"method":"get","params":{\#(pairs)"b":2}}"#.utf8.prefix(65_000)) + [0x0A]
@@ -42,7 +41,6 @@ import let TestSupport.underSanitizer
     @Test func pipeliningWithoutReadingStaysWithinItsMemory() throws {
         let s = try Sandbox()
         let d = try s.startDaemon()
-        defer { d.stop() }
         let request = Array(#"{"jsonrpc":"2.0","id":1,"method":"status"}"#.utf8) + [0x0A]
         let burst = Array((0..<1_500).map { _ in request }.joined())
         var clients: [RawClient] = []
@@ -62,7 +60,6 @@ import let TestSupport.underSanitizer
         let s = try Sandbox()
         try s.write("max-connections = 3\n", to: s.configFile)
         let d = try s.startDaemon()
-        defer { d.stop() }
         let held = try (0..<3).map { _ in try RawClient(s.socket) }
         try held[0].send(#"{"jsonrpc":"2.0","id":1,"method":"get"}"# + "\n")
         #expect(try held[0].line()?.contains(#""mode":"light""#) == true)
@@ -80,7 +77,6 @@ import let TestSupport.underSanitizer
         let s = try Sandbox()
         try s.write("default-mode = \"dark\"\n", to: s.configFile)
         let d = try s.startDaemon()
-        defer { d.stop() }
         unlink(s.configFile)
         #expect(mkfifo(s.configFile, 0o600) == 0)
         kill(d.pid, SIGHUP)
@@ -91,7 +87,6 @@ import let TestSupport.underSanitizer
         let r = try s.run(Bin.daemon, ["--check"])
         #expect(r.status == 78 && r.err.contains("is not a regular file"), "\(r.err)")
         let again = try s.startDaemon()
-        defer { again.stop() }
         try again.waitForStderr("is not a regular file (a FIFO, a device or a socket); only regular files are read; using the defaults until it is fixed")
         #expect(try s.ctl("get").out == "light\n")  // the defaults' mode: answering, nothing hung
     }
@@ -111,7 +106,6 @@ import let TestSupport.underSanitizer
         try s.write("default-mode = \"dark\"\n", to: s.configFile)
         #expect(try s.run(Bin.daemon, ["--check"]).out.hasPrefix("ok: config \(s.configFile)"))
         let d = try s.startDaemon()
-        defer { d.stop() }
         try s.write(Array(repeating: "a", count: 60_000).joined(separator: ".") + " = 1\n", to: s.configFile)
         kill(d.pid, SIGHUP)
         try d.waitForStderr("a dotted key of more than 64 parts; keeping the previous configuration")
@@ -155,7 +149,6 @@ import let TestSupport.underSanitizer
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         try s.write("left by a killed instance", to: dir + "/state.json.tmp-99999")
         let d = try s.startDaemon()
-        defer { d.stop() }
         #expect(!FileManager.default.fileExists(atPath: dir + "/state.json.tmp-99999"))
         let victim = s.root + "/victim"
         try s.write("precious\n", to: victim)

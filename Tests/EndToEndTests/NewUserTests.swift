@@ -43,7 +43,6 @@ import Testing
         let s = try Sandbox()
         try s.write("default-mode = \"dark\"\n", to: s.configFile)
         let d = try s.startDaemon()
-        defer { d.stop() }
         let status = try s.ctl("status").out
         #expect(status.contains("mode:        dark (the default: the desktop gives no answer)"), "\(status)")
         #expect(status.contains("config:      \(s.configFile)\n"), "\(status)")

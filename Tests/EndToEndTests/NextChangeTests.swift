@@ -56,7 +56,6 @@ import Testing
     @Test func aSkippedChangeDoesNotHappenAndTheOneAfterDoes() throws {
         let (s, day) = try Self.sandbox(at: 12 * 3600)
         let d = try s.startDaemon()
-        defer { d.stop() }
         let r = try s.ctl("skip")
         #expect(r.status == 0 && r.out.contains("skipped: dark at ") && r.out.contains(" 19:00, dark-at (then dark at "), "\(r)")
         let next = try #require(try Self.events(s).first)
@@ -81,15 +80,13 @@ import Testing
 
     @Test func refusedWithoutAChangeComingOrPastTheOneAfter() throws {
         let (none, _) = try Self.sandbox(at: 12 * 3600, schedule: false)
-        let d = try none.startDaemon()
-        defer { d.stop() }
+        try none.startDaemon()
         for args in [["postpone", "30m"], ["skip"]] {
             let r = try none.run(Bin.ctl, args)
             #expect(r.status == 65 && r.err.contains("no automatic change is coming in the next days"), "\(args): \(r)")
         }
         let (s, _) = try Self.sandbox(at: 12 * 3600)
-        let e = try s.startDaemon()
-        defer { e.stop() }
+        try s.startDaemon()
         let far = try s.ctl("postpone", "13h")
         #expect(far.status == 65 && far.err.contains("that would put dark past the change after it (light at "), "\(far)")
         for bad in ["0", "abc", "2d", "1x"] {
@@ -104,8 +101,7 @@ import Testing
         let (s, day) = try Self.sandbox(at: 12 * 3600)
         let bus = try BusFaceTests.FaceBus(s)
         defer { bus.close() }
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         try waitUntil("the face's name") { try s.ctl("status").out.contains("bus:         io.github.appearanced.Appearance1") }
         let m = BusFaceTests.name + "."
         let r = try BusFaceTests.call(s, m + "Postpone", ["{'for': <uint32 1800>}"])

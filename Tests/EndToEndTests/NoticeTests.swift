@@ -85,7 +85,6 @@ import class TestSupport.Subprocess
         defer { bus.close() }
         let server = try await FakeServer(s)
         let d = try s.startDaemon()
-        defer { d.stop() }
         // 18:50: ten minutes away, no notice yet.
         try Self.waitStatus(s, "5m before an automatic change, Postpone 30m: none showing")
         #expect(server.notices.isEmpty)
@@ -114,7 +113,6 @@ import class TestSupport.Subprocess
         defer { bus.close() }
         let server = try await FakeServer(s)
         let d = try s.startDaemon()
-        defer { d.stop() }
         let n = try server.waitNotices(1)[0]
         let id = Self.id(n), daemon = try #require(n["sender"] as? String)
         try await server.send("forge \(daemon) \(id) postpone")  // from another connection, straight to the daemon
@@ -136,7 +134,6 @@ import class TestSupport.Subprocess
         try s.write(Self.config() + "postpone-by = \"12h\"\n", to: s.configFile)
         let server = try await FakeServer(s)
         let d = try s.startDaemon()
-        defer { d.stop() }
         let n = try server.waitNotices(1)[0]
         #expect(n["actions"] as? [String] == ["postpone", "Postpone 12 hours", "skip", "Skip"], "\(n)")
         try await server.send("invoke \(Self.id(n)) postpone")
@@ -157,7 +154,6 @@ import class TestSupport.Subprocess
         defer { bus.close() }
         let server = try await FakeServer(s)
         let d = try s.startDaemon()
-        defer { d.stop() }
         let first = try server.waitNotices(1)[0]
         #expect(first["summary"] as? String == "Dark mode at 19:00")
         #expect(try s.ctl("postpone", "5m").status == 0)
@@ -217,7 +213,6 @@ import class TestSupport.Subprocess
         let (s, _, bus) = try Self.sandbox(at: 18 * 3600 + 56 * 60)
         defer { bus.close() }
         let d = try s.startDaemon()
-        defer { d.stop() }
         try Self.waitStatus(s, "none showing: no notification server on the session bus (org.freedesktop.Notifications: org.freedesktop.DBus.Error.ServiceUnknown)")
         #expect(try s.ctl("get").out == "light\n")
         #expect(try s.ctl("status").out.contains("schedule:    light until 19:00 (dark-at: dark)"))
@@ -258,8 +253,7 @@ import class TestSupport.Subprocess
         try s.write(Self.config() + "postpone-by = \"45m\"\n", to: s.configFile)
         let good = try s.run(Bin.daemon, ["--check"])
         #expect(good.status == 0 && good.out.hasPrefix("ok: config \(s.configFile)"), "\(good)")
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         #expect(try Self.notices(s).hasPrefix("notices:     5m before an automatic change, Postpone 45m: "))
         for (line, problem) in [("notify-before = \"5 minutes\"", "automatic.notify-before: invalid duration \"5 minutes\", expected a duration such as \"5m\", \"30m\" or \"1h30m\" (units d, h, m, s), from 1s to 12h"),
                                 ("notify-before = 300", "automatic.notify-before: expected a duration such as \"5m\", \"30m\" or \"1h30m\" (units d, h, m, s), from 1s to 12h, got 300"),
@@ -279,8 +273,7 @@ import class TestSupport.Subprocess
         let (s, _, bus) = try Self.sandbox(at: 18 * 3600 + 56 * 60)
         defer { bus.close() }
         let server = try await FakeServer(s)
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let first = try server.waitNotices(1)[0]
         #expect(try s.ctl("set", "dark").status == 0)  // dark already: the change to dark changes nothing
         try server.waitClose(Self.id(first))

@@ -31,8 +31,7 @@ import Testing
         #expect(sample.count > 1, "README.md's status sample is empty")
 
         let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let r = try s.ctl("status")
         #expect(r.status == 0, "\(r.err)")
         let real = r.out.split(separator: "\n").map(String.init)

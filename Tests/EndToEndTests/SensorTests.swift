@@ -56,8 +56,7 @@ import class TestSupport.PrivateBus
         let bus = try GeoClueTests.SystemBus(s)
         let light = try await FakeService(s, bus, "light")
         try await light.send("light 12")
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        try s.startDaemon()
         try waitUntil("dark from the sensor; status: \((try? Self.status(s)) ?? [:])", timeout: 20) { try Self.source(s) == "light-sensor" && Self.mode(s) == "dark" }
         #expect(try Self.field(s, "automatic").hasPrefix("the light sensor decides (dark)"))
         #expect(try Self.field(s, "lightSensor") == "12 lux: dark (below 40)")
@@ -78,8 +77,7 @@ import class TestSupport.PrivateBus
         let bus = try GeoClueTests.SystemBus(s)
         let light = try await FakeService(s, bus, "light")
         try await light.send("light 5")
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        try s.startDaemon()
         try waitUntil("dark", timeout: 20) { try Self.mode(s) == "dark" }
         try await light.send("light 900")
         try waitUntil("the change waiting out its delay", timeout: 20) { try Self.field(s, "lightSensor").contains("light in ") }
@@ -96,8 +94,7 @@ import class TestSupport.PrivateBus
         let bus = try GeoClueTests.SystemBus(s)
         let light = try await FakeService(s, bus, "light")
         try await light.send("light 10")
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        try s.startDaemon()
         try waitUntil("dark", timeout: 20) { try Self.mode(s) == "dark" }
         #expect(try s.ctl("set", "light").status == 0)
         try await Self.waitForClaims(light, 0)
@@ -124,7 +121,6 @@ import class TestSupport.PrivateBus
         let power = try await FakeService(s, bus, "power")
         try await light.send("light 200")
         let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
         try waitUntil("light", timeout: 20) { try Self.source(s) == "light-sensor" }
         try await light.send("raw LightLevel d nan")
         try waitUntil("nan refused", timeout: 20) { try Self.field(s, "lightSensor").hasPrefix("refused: the sensor proxy's LightLevel is nan") }
@@ -153,8 +149,7 @@ import class TestSupport.PrivateBus
         let light = try await FakeService(s, bus, "light")
         let power = try await FakeService(s, bus, "power")
         try await light.send("light 900")
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        try s.startDaemon()
         try waitUntil("light from the sensor", timeout: 20) { try Self.source(s) == "light-sensor" && Self.mode(s) == "light" }
         #expect(try Self.field(s, "power") == "on AC")
         try await power.send("battery yes")
@@ -174,8 +169,7 @@ import class TestSupport.PrivateBus
         let power = try await FakeService(s, bus, "power")
         let login = try await FakeService(s, bus, "login")
         try await power.send("battery yes")
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        try s.startDaemon()
         try waitUntil("dark at once at start", timeout: 20) { try Self.mode(s) == "dark" && Self.field(s, "idle") == "active" }
         try await power.send("battery no")
         try waitUntil("the change held", timeout: 20) { try Self.field(s, "automatic").hasSuffix("waiting for idle") }
@@ -210,7 +204,6 @@ import class TestSupport.PrivateBus
         let power = try await FakeService(s, bus, "power")
         let login = try await FakeService(s, bus, "login")
         let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
         try waitUntil("active", timeout: 20) { try Self.field(s, "idle") == "active" }
         try await power.send("battery yes")
         try waitUntil("held", timeout: 20) { try Self.field(s, "automatic").hasSuffix("waiting for idle") }
@@ -231,8 +224,7 @@ import class TestSupport.PrivateBus
         let s = try Self.sandbox(Self.lightConfig + "[automatic]\nwait-for-idle = true\n")
         let bus = try GeoClueTests.SystemBus(s)
         let login = try await FakeService(s, bus, "login")
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        try s.startDaemon()
         try waitUntil("active", timeout: 20) { try Self.field(s, "idle") == "active" && Self.mode(s) == "light" }
         let light = try await FakeService(s, bus, "light")
         try await light.send("light 12")
@@ -252,8 +244,7 @@ import class TestSupport.PrivateBus
         let light = try await FakeService(s, bus, "light")
         let power = try await FakeService(s, bus, "power")
         try await light.send("light 60")
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        try s.startDaemon()
         try waitUntil("the band: the default", timeout: 20) { try Self.field(s, "lightSensor").hasPrefix("60 lux: between") }
         #expect(try Self.source(s) == "default")
         try s.write("[light-sensor]\ndark-below = 100\nlight-above = 200\n[power]\non-battery = \"dark\"\n", to: s.configFile)
@@ -273,8 +264,7 @@ import class TestSupport.PrivateBus
         let bus = try GeoClueTests.SystemBus(s)
         let power = try await FakeService(s, bus, "power")
         let login = try await FakeService(s, bus, "login", ["--no-display"])
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        try s.startDaemon()
         try waitUntil("no session said", timeout: 20) { try Self.field(s, "idle").hasPrefix("no session: no graphical session for this user") }
         try await power.send("battery yes")
         try waitUntil("applied at once", timeout: 20) { try Self.mode(s) == "dark" }
@@ -305,7 +295,6 @@ import class TestSupport.PrivateBus
         let login = try await FakeService(s, bus, "login")
         try await light.send("light 12")
         let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
         try waitUntil("all three followed", timeout: 20) {
             try Self.source(s) == "light-sensor" && Self.field(s, "power") == "on AC" && Self.field(s, "idle") == "active"
         }

@@ -95,7 +95,6 @@ extension RawClient {
         let s = try Sandbox()
         s.env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
         let d = try s.startDaemon()
-        defer { d.stop() }
         let stat = ProcStat(pid: d.pid)
         let idle = stat.rssKiB
 
@@ -126,8 +125,7 @@ extension RawClient {
     @Test func changesDuringALargeFanOutReachEveryone() throws {
         Stress.raiseFileLimit()
         let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let clients = try (0..<(12 * 32 + 1)).map { _ in try RawClient(s.socket) }
         for c in clients { try c.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"# + "\n") }
         for c in clients { #expect(try c.line()?.contains(#""mode":"light""#) == true) }
@@ -146,7 +144,6 @@ extension RawClient {
     @Test func nonReaderAmongReaders() throws {
         let s = try Sandbox()
         let d = try s.startDaemon()
-        defer { d.stop() }
         let stat = ProcStat(pid: d.pid)
         let stuck = try RawClient(s.socket)
         try stuck.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"# + "\n")
@@ -175,8 +172,7 @@ extension RawClient {
         var portal = try await FakePortal(bus: bus, directory: dir, version: .v2, colorScheme: 1)
         let s = try Sandbox()
         s.env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         var worst = 0.0
         for i in 0..<Stress.portalRestarts {
             portal.stop()
@@ -234,8 +230,7 @@ extension RawClient {
         let portal = try await FakePortal(bus: bus, directory: dir, version: .v2, colorScheme: 2)
         let s = try Sandbox()
         s.env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let apps = Stress.full ? 100 : 10
         let probe = try AppearanceConnection(socketPath: s.socket)
         for a in stride(from: 0, to: apps, by: 10) {
@@ -283,7 +278,6 @@ extension RawClient {
         let s = try Sandbox()
         s.env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
         let d = try s.startDaemon()
-        defer { d.stop() }
         let w = try Child(Bin.ctl, ["watch"], env: s.env)
         defer { w.stop() }
         #expect(try w.waitForLines(1) == ["dark"])
@@ -367,7 +361,6 @@ extension RawClient {
         Stress.raiseFileLimit()
         let s = try Sandbox()
         let d = try s.startDaemon()
-        defer { d.stop() }
         let stat = ProcStat(pid: d.pid)
         let probe = try AppearanceConnection(socketPath: s.socket)
         _ = try probe.state()
@@ -391,7 +384,6 @@ extension RawClient {
     @Test func connectDisconnectCycles() throws {
         let s = try Sandbox()
         let d = try s.startDaemon()
-        defer { d.stop() }
         let stat = ProcStat(pid: d.pid)
         _ = try s.ctl("get")
         let fds = stat.fds

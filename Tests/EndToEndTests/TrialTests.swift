@@ -19,8 +19,7 @@ import Testing
     func theReadmesTrialTouchesNothingOfTheSession() throws {
         let s = try Sandbox()
         s.env["TMPDIR"] = s.root
-        let session = try s.startDaemon()
-        defer { session.stop() }
+        try s.startDaemon()
         #expect(try s.ctl("set", "light").status == 0)
         let saved = try Data(contentsOf: URL(fileURLWithPath: s.stateFile))
         // A hook of the user's that leaves a mark when it runs.
@@ -72,8 +71,7 @@ import Testing
         let s = try Sandbox()
         let own = try s.run(Bin.daemon, ["--state-dir", s.root + "/state/appearanced/", "--socket", s.root + "/t.sock"])
         #expect(own.status == 64 && own.err.contains("is the session daemon's own state folder"), "\(own)")
-        let session = try s.startDaemon()
-        defer { session.stop() }
+        try s.startDaemon()
         let dir = s.root + "/trial"
         let first = try Child(Bin.daemon, ["--state-dir", dir], env: s.env)
         defer { first.stop() }
