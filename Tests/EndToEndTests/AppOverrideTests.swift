@@ -26,8 +26,7 @@ import class TestSupport.TemporaryDirectory
     /// One change told to subscribers of several apps, with and without the palette, in mixed order: each
     /// gets its own app's state, the palette when it asked, and the same bytes as the others of its kind.
     @Test func aPassOverMixedSubscribersTellsEachItsOwn() throws {
-        let s = try Sandbox()
-        try s.startDaemon()
+        let s = try Sandbox.started()
         let kinds: [(app: String?, palette: Bool)] = [(nil, false), ("B", false), (nil, true), ("B", true), ("C", false), (nil, false), ("C", true)]
         let clients = try kinds.map { kind in
             let c = try RawClient(s.socket)

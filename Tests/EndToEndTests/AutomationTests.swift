@@ -143,8 +143,7 @@ import class TestSupport.TemporaryDirectory
     }
 
     @Test func theLogNamesTheClientThatSetTheOverride() throws {
-        let s = try Sandbox()
-        try s.startDaemon()
+        let s = try Sandbox.started()
         let c = try Child(Bin.ctl, ["set", "dark"], env: s.env)
         let pid = c.pid
         #expect(try c.waitForEnd() == 0)

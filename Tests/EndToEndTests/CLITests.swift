@@ -4,8 +4,7 @@ import Testing
 /// The built binaries, run as a user would, with no session bus: the daemon is its own source.
 @Suite struct DaemonAndCLITests {
     @Test func getSetToggleAndStatus() throws {
-        let s = try Sandbox()
-        try s.startDaemon()
+        let s = try Sandbox.started()
         #expect(try s.ctl("get") == (0, "light\n", ""))
         #expect(try s.ctl("set", "dark").out == "dark\n")
         #expect(try s.ctl("get").out == "dark\n")
@@ -23,8 +22,7 @@ import Testing
     }
 
     @Test func watchPrintsCurrentThenEachRealChange() throws {
-        let s = try Sandbox()
-        try s.startDaemon()
+        let s = try Sandbox.started()
         let w = try Child(Bin.ctl, ["watch"], env: s.env)
         defer { w.stop() }
         #expect(try w.waitForLines(1) == ["light"])
@@ -39,8 +37,7 @@ import Testing
     }
 
     @Test func watchJSONCarriesPrevious() throws {
-        let s = try Sandbox()
-        try s.startDaemon()
+        let s = try Sandbox.started()
         let w = try Child(Bin.ctl, ["watch", "--json"], env: s.env)
         defer { w.stop() }
         _ = try w.waitForLines(1)
@@ -109,8 +106,7 @@ import Testing
     }
 
     @Test func rejectedRequestExits65() throws {
-        let s = try Sandbox()
-        try s.startDaemon()
+        let s = try Sandbox.started()
         // Make the state directory unwritable: the override cannot be saved, so it is not applied.
         try FileManager.default.createDirectory(atPath: s.root + "/state/appearanced", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: s.stateFile, withIntermediateDirectories: true)
@@ -177,8 +173,7 @@ import Testing
     }
 
     @Test func secondInstanceRefusesAndLeavesTheFirstAlone() throws {
-        let s = try Sandbox()
-        try s.startDaemon()
+        let s = try Sandbox.started()
         let r = try s.run(Bin.daemon, [])
         #expect(r.status == 1)
         #expect(r.err.contains("already running on \(s.socket)"), "\(r.err)")
@@ -186,8 +181,7 @@ import Testing
     }
 
     @Test func socketAndDirectoryArePrivate() throws {
-        let s = try Sandbox()
-        try s.startDaemon()
+        let s = try Sandbox.started()
         _ = try s.ctl("set", "dark")
         func mode(_ p: String) throws -> Int {
             (try FileManager.default.attributesOfItem(atPath: p)[.posixPermissions] as? Int) ?? -1

@@ -198,8 +198,7 @@ import Testing
 
     /// A trial instance (`--state-dir`) keeps its own log in its own directory; the session's is untouched.
     @Test func aTrialInstanceHasItsOwnLog() throws {
-        let s = try Sandbox()
-        try s.startDaemon()
+        let s = try Sandbox.started()
         #expect(try s.ctl("set", "dark").status == 0)
         let dir = s.root + "/trial"
         let socket = s.root + "/trial.sock"

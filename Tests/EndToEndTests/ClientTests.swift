@@ -88,8 +88,7 @@ final class ChangeLog: @unchecked Sendable {
     }
 
     @Test func changesStartWithTheStateThenEachChangeWithPrevious() async throws {
-        let s = try Sandbox()
-        try s.startDaemon()
+        let s = try Sandbox.started()
         let client = try await AppearanceClient(socketPath: s.socket)
         let log = ChangeLog.start(client)
         #expect(try await log.wait(count: 1) == ["initial light"])
@@ -186,8 +185,7 @@ final class ChangeLog: @unchecked Sendable {
 /// for changes for as long as it takes. Each test has a deadline of its own.
 @Suite(.timeLimit(.minutes(2))) struct DeadlineTests {
     @Test func aBlockingConnectionWaitsForChangesPastItsBound() async throws {
-        let s = try Sandbox()
-        try s.startDaemon()
+        let s = try Sandbox.started()
         let c = try AppearanceConnection(socketPath: s.socket, timeout: 0.2)
         #expect(try c.subscribe().mode == .light)
         try await Task.sleep(for: .milliseconds(600))  // three bounds with nothing to say
@@ -197,8 +195,7 @@ final class ChangeLog: @unchecked Sendable {
     }
 
     @Test func aSubscriptionWaitsForChangesPastItsBound() async throws {
-        let s = try Sandbox()
-        try s.startDaemon()
+        let s = try Sandbox.started()
         let client = try await AppearanceClient(socketPath: s.socket, timeout: 0.2)
         let log = ChangeLog.start(client)
         #expect(try await log.wait(count: 1) == ["initial light"])

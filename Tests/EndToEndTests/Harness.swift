@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import class TestSupport.PrivateBus
 
 /// Runs the built binaries as a user would, each test in its own directory tree and environment.
 /// Nothing here sleeps and hopes: every wait has a condition and a deadline, and fails with what it saw.
@@ -38,8 +39,8 @@ func waitUntil(_ what: @autoclosure () -> String, timeout: Double = 20, _ condit
 final class Sandbox: @unchecked Sendable {
     let root: String
     var env: [String: String]
-    /// The daemons `startDaemon` started: stopped (and waited for) when the sandbox goes, at the test's end.
-    private var daemons: [Child] = []
+    /// The daemons and buses started in it: stopped (and waited for), last first, when the sandbox goes.
+    private var children: [Child] = []
 
     init() throws {
         var template = Array((NSTemporaryDirectory() + "appearanced-test-XXXXXX").utf8CString)
@@ -62,13 +63,19 @@ final class Sandbox: @unchecked Sendable {
     }
 
     deinit {
-        for d in daemons { d.stop(); _ = try? d.waitForExit() }
+        for c in children.reversed() { c.stop(); _ = try? c.waitForExit() }
         try? FileManager.default.removeItem(atPath: root)
     }
 
     var socket: String { root + "/runtime/appearanced/socket" }
     var stateFile: String { root + "/state/appearanced/state.json" }
     var configFile: String { root + "/config/appearanced/config.toml" }
+
+    /// Keeps `child` to stop at the sandbox's end.
+    func adopt(_ child: Child) -> Child {
+        children.append(child)
+        return child
+    }
 
     func write(_ text: String, to path: String) throws {
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
@@ -173,12 +180,43 @@ extension Sandbox {
     /// Starts appearanced and waits until its socket answers; the sandbox stops it at the test's end.
     @discardableResult
     func startDaemon(_ args: [String] = []) throws -> Child {
-        let d = try Child(Bin.daemon, args, env: env)
-        daemons.append(d)
+        let d = adopt(try Child(Bin.daemon, args, env: env))
         try waitUntil("the daemon to answer on \(socket); stderr: \(d.stderr)") {
             guard d.isRunning else { throw TimedOut(description: "the daemon exited: \(d.stderr)") }
             return (try? ctl("get"))?.status == 0
         }
         return d
+    }
+
+    /// A new sandbox with a daemon started in it.
+    static func started(_ args: [String] = []) throws -> Sandbox {
+        let s = try Sandbox()
+        try s.startDaemon(args)
+        return s
+    }
+}
+
+/// A dbus-daemon of the sandbox's own, nothing activatable but `serviceDir`: its session bus, or its system bus
+/// (DBUS_SYSTEM_BUS_ADDRESS). Stopped by `close()` or at the sandbox's end.
+final class SandboxBus {
+    let child: Child
+    let address: String
+
+    init(_ s: Sandbox, system: Bool = false, serviceDir: String? = nil) throws {
+        let name = system ? "systembus" : "facebus"
+        address = "unix:path=\(s.root)/\(name)"
+        let extra = system ? "" : "  <limit name=\"max_replies_per_connection\">50000</limit>\n"
+            + (serviceDir.map { "  <servicedir>\($0)</servicedir>\n" } ?? "")
+        try s.write(PrivateBus.config(type: system ? "system" : "session", listen: address, extra: extra), to: s.root + "/\(name).conf")
+        try? FileManager.default.removeItem(atPath: s.root + "/" + name)  // left by a bus stopped before
+        s.env[system ? "DBUS_SYSTEM_BUS_ADDRESS" : "DBUS_SESSION_BUS_ADDRESS"] = address
+        child = s.adopt(try Child("/usr/bin/dbus-daemon", ["--config-file=\(s.root)/\(name).conf", "--nofork", "--nopidfile", "--print-address=1"],
+                                  env: s.env))
+        try waitUntil("dbus-daemon's address; stderr: \(child.stderr)") { !child.lines.isEmpty }
+    }
+
+    func close() {
+        child.stop(SIGTERM)
+        _ = try? child.waitForExit(timeout: 10)
     }
 }

@@ -15,8 +15,7 @@ import let TestSupport.underSanitizer
     }
 
     @Test func aClientStreamingRequestsHoldsNoOneBack() throws {
-        let s = try Sandbox()
-        try s.startDaemon()
+        let s = try Sandbox.started()
         // 64 KiB lines full of duplicate keys (the costliest to parse), streamed without end.
         let pairs = String(repeating: #""a":1,"#, count: 10_900)
         let line = Array(#"{"jsonrpc":"2.0","id":1,"method":"get","params":{\#(pairs)"b":2}}"#.utf8.prefix(65_000)) + [0x0A]

@@ -91,8 +91,7 @@ import Testing
     /// None found: the listing and an enable say how to get them.
     @Test(.timeLimit(.minutes(1)))
     func noneFoundSaysHowToGetThem() throws {
-        let s = try Sandbox()
-        try s.startDaemon()
+        let s = try Sandbox.started()
         let list = try s.ctl("integrations", "list")
         #expect(list.status == 0 && list.out.hasPrefix("no integrations found: the shipped ones come with the package, or with `make install PREFIX=~/.local` "
             + "in the source tree; `make run` there runs the daemon with the checkout's integrations/"), "\(list)")

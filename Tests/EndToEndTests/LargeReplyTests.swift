@@ -36,8 +36,7 @@ import let AppearanceProtocol.maxReplyLength
 
     @Test func twoThousandLongAppIDsAreListed() throws {
         let count = 2_000
-        let s = try Sandbox()
-        try s.startDaemon()
+        let s = try Sandbox.started()
         try Self.makeOverrides(s, count: count)
 
         let plain = try s.ctl("apps")

@@ -45,8 +45,7 @@ import Testing
     /// 65, and the previous config stays in force.
     @Test(.timeLimit(.minutes(1)))
     func reloadSaysWhatItReadOrWhatIsWrong() throws {
-        let s = try Sandbox()
-        try s.startDaemon()
+        let s = try Sandbox.started()
         try s.write("default-mode = \"dark\"\n", to: s.configFile)
         let ok = try s.ctl("reload")
         #expect(ok.status == 0 && ok.out == "reloaded \(s.configFile)\n", "\(ok)")
@@ -184,7 +183,8 @@ import Testing
             let stack = try RealPortalStack(s)
             defer { stack.close() }
             try stack.gsettings("prefer-dark")
-            try s.startDaemon()
+            let d = try s.startDaemon()
+            defer { d.stop() }  // before the stack closes
             try waitUntil("the daemon to read dark from the portal") { try s.ctl("get").out == "dark\n" }
             try waitUntil("the document portal to mount \(root)/runtime/doc") { mounted(root + "/runtime/doc") }
         }

@@ -99,8 +99,7 @@ import Testing
     /// The D-Bus face's Postpone and Skip: the socket's words and checks, answered with the schedule.
     @Test func postponeAndSkipOnDBus() throws {
         let (s, day) = try Self.sandbox(at: 12 * 3600)
-        let bus = try BusFaceTests.FaceBus(s)
-        defer { bus.close() }
+        _ = try SandboxBus(s)
         try s.startDaemon()
         try waitUntil("the face's name") { try s.ctl("status").out.contains("bus:         io.github.appearanced.Appearance1") }
         let m = BusFaceTests.name + "."

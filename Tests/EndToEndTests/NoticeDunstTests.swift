@@ -83,8 +83,7 @@ struct NoticeDunstTests {
     }
 
     @Test func dunstShowsTheNoticeAndItsButtonsPostponeAndSkip() throws {
-        let (s, day, bus) = try NoticeTests.sandbox(at: 18 * 3600 + 56 * 60)
-        defer { bus.close() }
+        let (s, day) = try NoticeTests.sandbox(at: 18 * 3600 + 56 * 60)
         let display = try Display(s)
         defer { display.close() }
         let dunst = try Dunst(s, display: display)

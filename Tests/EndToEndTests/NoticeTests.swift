@@ -56,10 +56,11 @@ import class TestSupport.Subprocess
     }
 
     /// A sandbox with its own session bus, at `time` seconds after the next UTC midnight, notices on.
-    static func sandbox(at time: Int64, before: String = "5m") throws -> (Sandbox, day: Int64, BusFaceTests.FaceBus) {
+    static func sandbox(at time: Int64, before: String = "5m") throws -> (Sandbox, day: Int64) {
         let (s, day) = try NextChangeTests.sandbox(at: time)
         try s.write(config(before: before), to: s.configFile)
-        return (s, day, try BusFaceTests.FaceBus(s))
+        _ = try SandboxBus(s)
+        return (s, day)
     }
 
     static func id(_ notice: [String: Any]) -> Int { notice["id"] as? Int ?? -1 }
@@ -81,8 +82,7 @@ import class TestSupport.Subprocess
     }
 
     @Test func theNoticeComesOnTimeAndItsPostponeButtonPostpones() async throws {
-        let (s, day, bus) = try Self.sandbox(at: 18 * 3600 + 50 * 60)
-        defer { bus.close() }
+        let (s, day) = try Self.sandbox(at: 18 * 3600 + 50 * 60)
         let server = try await FakeServer(s)
         let d = try s.startDaemon()
         // 18:50: ten minutes away, no notice yet.
@@ -109,8 +109,7 @@ import class TestSupport.Subprocess
 
     /// Only the notice's own signals count: from the server that showed it, with its id, of the right types.
     @Test func onlyItsOwnNoticesSignalsCount() async throws {
-        let (s, _, bus) = try Self.sandbox(at: 18 * 3600 + 56 * 60)
-        defer { bus.close() }
+        let (s, _) = try Self.sandbox(at: 18 * 3600 + 56 * 60)
         let server = try await FakeServer(s)
         let d = try s.startDaemon()
         let n = try server.waitNotices(1)[0]
@@ -129,8 +128,7 @@ import class TestSupport.Subprocess
 
     /// A button the daemon refuses (Postpone past the change after it) is said in the notice, which stays.
     @Test func aRefusedButtonSaysWhy() async throws {
-        let (s, _, bus) = try Self.sandbox(at: 18 * 3600 + 56 * 60)
-        defer { bus.close() }
+        let (s, _) = try Self.sandbox(at: 18 * 3600 + 56 * 60)
         try s.write(Self.config() + "postpone-by = \"12h\"\n", to: s.configFile)
         let server = try await FakeServer(s)
         let d = try s.startDaemon()
@@ -150,8 +148,7 @@ import class TestSupport.Subprocess
     /// appearancectl's postpone and skip while the notice shows: it follows the change (updated in place where it
     /// is still near, closed where not), comes back with a cancel, and goes when the change happens.
     @Test func postponeAndSkipFromTheCommandLineMoveOrCloseIt() async throws {
-        let (s, day, bus) = try Self.sandbox(at: 18 * 3600 + 50 * 60, before: "30m")
-        defer { bus.close() }
+        let (s, day) = try Self.sandbox(at: 18 * 3600 + 50 * 60, before: "30m")
         let server = try await FakeServer(s)
         let d = try s.startDaemon()
         let first = try server.waitNotices(1)[0]
@@ -178,8 +175,7 @@ import class TestSupport.Subprocess
     /// the next start shows it again; a server that leaves and another that comes are followed; a notice the user
     /// closed stays closed, until its change moves.
     @Test func restartsOfTheDaemonAndOfTheServer() async throws {
-        let (s, _, bus) = try Self.sandbox(at: 18 * 3600 + 56 * 60)
-        defer { bus.close() }
+        let (s, _) = try Self.sandbox(at: 18 * 3600 + 56 * 60)
         let server = try await FakeServer(s)
         var d = try s.startDaemon()
         let first = try server.waitNotices(1)[0]
@@ -210,8 +206,7 @@ import class TestSupport.Subprocess
     /// No server: nothing is sent and nothing else changes, `status` says so. A server without buttons gets a notice
     /// naming the commands; odd answers are said and followed; a trial instance sends none.
     @Test func withoutAServerOrWithAnOddOne() async throws {
-        let (s, _, bus) = try Self.sandbox(at: 18 * 3600 + 56 * 60)
-        defer { bus.close() }
+        let (s, _) = try Self.sandbox(at: 18 * 3600 + 56 * 60)
         let d = try s.startDaemon()
         try Self.waitStatus(s, "none showing: no notification server on the session bus (org.freedesktop.Notifications: org.freedesktop.DBus.Error.ServiceUnknown)")
         #expect(try s.ctl("get").out == "light\n")
@@ -270,8 +265,7 @@ import class TestSupport.Subprocess
     /// A change that changes nothing (an override hides the schedule) has no notice; once it would change the
     /// mode again, the notice comes.
     @Test func noNoticeForAChangeThatChangesNothing() async throws {
-        let (s, _, bus) = try Self.sandbox(at: 18 * 3600 + 56 * 60)
-        defer { bus.close() }
+        let (s, _) = try Self.sandbox(at: 18 * 3600 + 56 * 60)
         let server = try await FakeServer(s)
         try s.startDaemon()
         let first = try server.waitNotices(1)[0]

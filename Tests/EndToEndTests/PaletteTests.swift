@@ -129,8 +129,7 @@ extension RawClient {
     }
 
     @Test func anEmptyPaletteSaysWhy() throws {
-        let s = try Sandbox()
-        try s.startDaemon()
+        let s = try Sandbox.started()
         let r = try s.run(Bin.ctl, ["color", "fill.bg"])
         #expect(r.status == 65)
         #expect(r.err.contains(#"unknown token "fill.bg" (the palette is empty: "#) && r.err.contains("no such file"), "\(r.err)")

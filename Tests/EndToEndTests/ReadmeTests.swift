@@ -30,8 +30,7 @@ import Testing
         let sample = try Self.statusSample()
         #expect(sample.count > 1, "README.md's status sample is empty")
 
-        let s = try Sandbox()
-        try s.startDaemon()
+        let s = try Sandbox.started()
         let r = try s.ctl("status")
         #expect(r.status == 0, "\(r.err)")
         let real = r.out.split(separator: "\n").map(String.init)

@@ -29,8 +29,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(1)))
     func noScheduleNoObject() throws {
-        let s = try Sandbox()
-        try s.startDaemon()
+        let s = try Sandbox.started()
         let status = try Self.object(try s.ctl("status", "--json").out)
         #expect(status["scheduleView"] == nil && status["schedule"] == nil, "\(status)")
     }

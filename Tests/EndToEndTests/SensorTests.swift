@@ -8,7 +8,7 @@ import class TestSupport.PrivateBus
 /// and logind's session (IdleHint, LockedHint, PrepareForSleep), with the built daemon and appearancectl.
 @Suite(.serialized) struct SensorTests {
     final class FakeService: StandIn {
-        init(_ s: Sandbox, _ bus: GeoClueTests.SystemBus, _ service: String, _ options: [String] = []) async throws {
+        init(_ s: Sandbox, _ bus: SandboxBus, _ service: String, _ options: [String] = []) async throws {
             try await super.init(s, script: "fake-sensors.py", name: "fake \(service)", arguments: [bus.address, "--service", service] + options)
         }
     }
@@ -53,7 +53,7 @@ import class TestSupport.PrivateBus
     /// thresholds leaves it to the default; `log` gives the cause; status names what decides.
     @Test func theLightInTheRoomDecides() async throws {
         let s = try Self.sandbox(Self.lightConfig)
-        let bus = try GeoClueTests.SystemBus(s)
+        let bus = try SandboxBus(s, system: true)
         let light = try await FakeService(s, bus, "light")
         try await light.send("light 12")
         try s.startDaemon()
@@ -74,7 +74,7 @@ import class TestSupport.PrivateBus
     /// A flicker across a threshold shorter than the delay changes nothing.
     @Test func aFlickerChangesNothing() async throws {
         let s = try Self.sandbox("[light-sensor]\ndelay = \"1h\"\n")
-        let bus = try GeoClueTests.SystemBus(s)
+        let bus = try SandboxBus(s, system: true)
         let light = try await FakeService(s, bus, "light")
         try await light.send("light 5")
         try s.startDaemon()
@@ -91,7 +91,7 @@ import class TestSupport.PrivateBus
     /// the proxy gone and back: the default, then the sensor at once.
     @Test func theSensorIsClaimedOnlyWhileItCanDecideAndFollowedAcrossLoss() async throws {
         let s = try Self.sandbox(Self.lightConfig)
-        let bus = try GeoClueTests.SystemBus(s)
+        let bus = try SandboxBus(s, system: true)
         let light = try await FakeService(s, bus, "light")
         try await light.send("light 10")
         try s.startDaemon()
@@ -116,7 +116,7 @@ import class TestSupport.PrivateBus
     /// Values that are no level are refused with a message naming them; a vendor unit is shown as such.
     @Test func badValuesAreRefusedAndAVendorUnitIsRaw() async throws {
         let s = try Self.sandbox(Self.lightConfig + "[power]\non-battery = \"dark\"\n")
-        let bus = try GeoClueTests.SystemBus(s)
+        let bus = try SandboxBus(s, system: true)
         let light = try await FakeService(s, bus, "light")
         let power = try await FakeService(s, bus, "power")
         try await light.send("light 200")
@@ -145,7 +145,7 @@ import class TestSupport.PrivateBus
     /// On battery the power rule wins over the sensor (which is released), at once on plug and unplug.
     @Test func onBatteryThePowerRuleDecides() async throws {
         let s = try Self.sandbox(Self.lightConfig + "[power]\non-battery = \"dark\"\n")
-        let bus = try GeoClueTests.SystemBus(s)
+        let bus = try SandboxBus(s, system: true)
         let light = try await FakeService(s, bus, "light")
         let power = try await FakeService(s, bus, "power")
         try await light.send("light 900")
@@ -165,7 +165,7 @@ import class TestSupport.PrivateBus
     /// at resume; at start it is applied at once, and the user's own changes never wait.
     @Test func automaticChangesWaitForIdle() async throws {
         let s = try Self.sandbox("[power]\non-battery = \"dark\"\n[automatic]\nwait-for-idle = true\n")
-        let bus = try GeoClueTests.SystemBus(s)
+        let bus = try SandboxBus(s, system: true)
         let power = try await FakeService(s, bus, "power")
         let login = try await FakeService(s, bus, "login")
         try await power.send("battery yes")
@@ -200,7 +200,7 @@ import class TestSupport.PrivateBus
     /// held change as LockedHint does.
     @Test func aSessionsBadHintIsRefusedAndLockReleases() async throws {
         let s = try Self.sandbox("[power]\non-battery = \"dark\"\n[automatic]\nwait-for-idle = true\n")
-        let bus = try GeoClueTests.SystemBus(s)
+        let bus = try SandboxBus(s, system: true)
         let power = try await FakeService(s, bus, "power")
         let login = try await FakeService(s, bus, "login")
         let d = try s.startDaemon()
@@ -222,7 +222,7 @@ import class TestSupport.PrivateBus
     /// (the sensor coming after the session), and the log says so without a delay.
     @Test func aFirstLevelIsNotHeldForIdle() async throws {
         let s = try Self.sandbox(Self.lightConfig + "[automatic]\nwait-for-idle = true\n")
-        let bus = try GeoClueTests.SystemBus(s)
+        let bus = try SandboxBus(s, system: true)
         let login = try await FakeService(s, bus, "login")
         try s.startDaemon()
         try waitUntil("active", timeout: 20) { try Self.field(s, "idle") == "active" && Self.mode(s) == "light" }
@@ -240,7 +240,7 @@ import class TestSupport.PrivateBus
     /// A reload with new thresholds judges the last level at once, and a new power rule applies on battery at once.
     @Test func aReloadJudgesTheLastLevelAndTheRuleAgain() async throws {
         let s = try Self.sandbox(Self.lightConfig + "[power]\non-battery = \"dark\"\n")
-        let bus = try GeoClueTests.SystemBus(s)
+        let bus = try SandboxBus(s, system: true)
         let light = try await FakeService(s, bus, "light")
         let power = try await FakeService(s, bus, "power")
         try await light.send("light 60")
@@ -261,7 +261,7 @@ import class TestSupport.PrivateBus
     /// Without a session in logind nothing waits, and status says so.
     @Test func withoutASessionNothingWaits() async throws {
         let s = try Self.sandbox("[power]\non-battery = \"dark\"\n[automatic]\nwait-for-idle = true\n")
-        let bus = try GeoClueTests.SystemBus(s)
+        let bus = try SandboxBus(s, system: true)
         let power = try await FakeService(s, bus, "power")
         let login = try await FakeService(s, bus, "login", ["--no-display"])
         try s.startDaemon()
@@ -289,7 +289,7 @@ import class TestSupport.PrivateBus
         let dir = try TemporaryDirectory()
         let session = try await PrivateBus(in: dir)
         s.env["DBUS_SESSION_BUS_ADDRESS"] = session.address
-        let bus = try GeoClueTests.SystemBus(s)
+        let bus = try SandboxBus(s, system: true)
         let light = try await FakeService(s, bus, "light")
         let power = try await FakeService(s, bus, "power")
         let login = try await FakeService(s, bus, "login")
@@ -324,7 +324,7 @@ import class TestSupport.PrivateBus
     func theStandInsServeTheRealInterfaces(_ service: String, _ name: String, _ path: String, _ interface: String,
                                            _ real: String) async throws {
         let s = try Self.sandbox("")
-        let bus = try GeoClueTests.SystemBus(s)
+        let bus = try SandboxBus(s, system: true)
         let standIn = try await FakeService(s, bus, service)
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/interface-members.py").path
         let declared = try s.run("/usr/bin/python3", [script, interface, real])

@@ -36,8 +36,7 @@ final class RawClient {
 
 @Suite struct SocketBehaviourTests {
     @Test func overLongLineGetsAnErrorThenTheConnectionCloses() throws {
-        let s = try Sandbox()
-        try s.startDaemon()
+        let s = try Sandbox.started()
         let c = try RawClient(s.socket)
         try c.send(String(repeating: "a", count: maxLineLength + 10))
         let reply = try #require(try c.line())
@@ -48,8 +47,7 @@ final class RawClient {
     }
 
     @Test func badRequestsGetErrorsAndTheConnectionStaysUsable() throws {
-        let s = try Sandbox()
-        try s.startDaemon()
+        let s = try Sandbox.started()
         let c = try RawClient(s.socket)
         try c.send("{oops\n")
         #expect(try c.line()?.contains(#""code":-32700"#) == true)
@@ -64,8 +62,7 @@ final class RawClient {
     }
 
     @Test func halfALineThenHangUpIsHarmless() throws {
-        let s = try Sandbox()
-        try s.startDaemon()
+        let s = try Sandbox.started()
         do {
             let c = try RawClient(s.socket)
             try c.send(#"{"jsonrpc":"2.0","id":1,"met"#)
@@ -74,8 +71,7 @@ final class RawClient {
     }
 
     @Test func halfCloseStillGetsItsReplies() throws {
-        let s = try Sandbox()
-        try s.startDaemon()
+        let s = try Sandbox.started()
         // Like `echo '{…}' | socat - UNIX-CONNECT:…`: write, shut the write side, then read.
         let c = try RawClient(s.socket)
         try c.send(#"{"jsonrpc":"2.0","id":1,"method":"get"}"# + "\n" + #"{"jsonrpc":"2.0","id":2,"method":"get"}"#)
@@ -88,8 +84,7 @@ final class RawClient {
     /// Rule 5: a subscriber that never reads holds nobody back and is coalesced; when it reads again it gets
     /// the newest state with the previous mode it knew.
     @Test func slowSubscriberIsCoalescedAndNeverBlocksOthers() throws {
-        let s = try Sandbox()
-        try s.startDaemon()
+        let s = try Sandbox.started()
         let slow = try RawClient(s.socket)
         var rcv: Int32 = 4096  // a small receive buffer fills quickly
         setsockopt(slow.fd, SOL_SOCKET, SO_RCVBUF, &rcv, socklen_t(MemoryLayout<Int32>.size))

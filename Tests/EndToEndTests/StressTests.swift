@@ -124,8 +124,7 @@ extension RawClient {
     /// a time): every subscriber ends on the last state, each told a change from what it knew (docs/decisions.md).
     @Test func changesDuringALargeFanOutReachEveryone() throws {
         Stress.raiseFileLimit()
-        let s = try Sandbox()
-        try s.startDaemon()
+        let s = try Sandbox.started()
         let clients = try (0..<(12 * 32 + 1)).map { _ in try RawClient(s.socket) }
         for c in clients { try c.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"# + "\n") }
         for c in clients { #expect(try c.line()?.contains(#""mode":"light""#) == true) }

@@ -8,8 +8,7 @@ func fileLines(_ path: String) -> [String] {
 
 @Suite struct WatchExecTests {
     @Test func theCommandGetsTheModeInItsEnvironment() throws {
-        let s = try Sandbox()
-        try s.startDaemon()
+        let s = try Sandbox.started()
         let log = s.root + "/runs"
         s.env["APPEARANCE"] = "stale"  // replaced, not duplicated
         let w = try Child(Bin.ctl, ["watch", "--exec", "sh", "-c",
@@ -28,8 +27,7 @@ func fileLines(_ path: String) -> [String] {
     }
 
     @Test func noInitialRunsOnlyOnChanges() throws {
-        let s = try Sandbox()
-        try s.startDaemon()
+        let s = try Sandbox.started()
         let log = s.root + "/runs"
         let w = try Child(Bin.ctl, ["watch", "--no-initial", "--exec", "sh", "-c", #"echo "$APPEARANCE" >> "$0""#, log],
                           env: s.env)
@@ -42,8 +40,7 @@ func fileLines(_ path: String) -> [String] {
     }
 
     @Test func runsNeverOverlapAndTheLastRunSeesTheFinalState() throws {
-        let s = try Sandbox()
-        try s.startDaemon()
+        let s = try Sandbox.started()
         let log = s.root + "/runs"
         let w = try Child(Bin.ctl, ["watch", "--exec", "sh", "-c",
                                     #"echo "start $APPEARANCE" >> "$0"; sleep 0.02; echo "end $APPEARANCE" >> "$0""#, log],
@@ -74,8 +71,7 @@ func fileLines(_ path: String) -> [String] {
     }
 
     @Test func aFailingCommandIsReportedAndWatchingGoesOn() throws {
-        let s = try Sandbox()
-        try s.startDaemon()
+        let s = try Sandbox.started()
         let log = s.root + "/runs"
         let w = try Child(Bin.ctl, ["watch", "--exec", "sh", "-c", #"echo "$APPEARANCE" >> "$0"; exit 3"#, log], env: s.env)
         defer { w.stop() }
