@@ -88,7 +88,6 @@ import class TestSupport.TemporaryDirectory
     @Test func appOverridesPersistAcrossAKillAndAreListed() throws {
         let s = try Sandbox()
         var d = try s.startDaemon()
-        defer { d.stop() }
         #expect(try s.ctl("apps").out.isEmpty)
         for i in 0..<30 { #expect(try s.ctl("set", i % 2 == 0 ? "dark" : "light", "--app", "app\(i)").status == 0) }
         d.stop(SIGKILL)

@@ -117,7 +117,6 @@ import class TestSupport.TemporaryDirectory
         s.env["APPEARANCED_TEST_CLOCK_FILE"] = s.root + "/clock-offset"
         try s.write("0\n", to: s.root + "/clock-offset")
         var d = try s.startDaemon()
-        defer { d.stop() }
         let set = try s.ctl("set", "dark", "--for", "1h", "--json").out
         #expect(set.contains(#""source":"temporary""#), "\(set)")
         // SIGKILL: the temporary override was durable before the reply, with its expiry.

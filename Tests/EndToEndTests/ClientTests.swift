@@ -117,7 +117,6 @@ final class ChangeLog: @unchecked Sendable {
     @Test func reconnectsAfterTheDaemonIsKilledAndYieldsOnlyWhatChanged() async throws {
         let s = try Sandbox()
         var d = try s.startDaemon()
-        defer { d.stop() }
         let client = try await AppearanceClient(socketPath: s.socket)
         let log = ChangeLog.start(client)
         try await log.wait(count: 1)

@@ -107,7 +107,6 @@ import Testing
         d.stop()
         _ = try d.waitForExit()
         d = try s.startDaemon()
-        defer { d.stop() }
         #expect(try s.ctl("get").out == "dark\n")  // the override, not GNOME's (appearanced's) value
         #expect(try s.ctl("set", "system").out == "light\n", "\(d.stderr) \((try? String(contentsOfFile: s.root + "/state/appearanced/desktop.json", encoding: .utf8)) ?? "no desktop.json")")
         try waitUntil("GNOME to get 'default' back after the restart") { try Self.gsettingsValue(stack) == "'default'" }

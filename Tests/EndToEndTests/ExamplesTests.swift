@@ -13,7 +13,6 @@ enum Repo {
     @Test func swiftExample() throws {
         let s = try Sandbox()
         var d = try s.startDaemon()
-        defer { d.stop() }
         let app = try Child(Bin.dir + "/appearance-example", ["--socket", s.socket], env: s.env)
         defer { app.stop() }
         #expect(try app.waitForLines(2) == ["appearanced 0.1.0 (protocol 8), system: unavailable", "now light"])

@@ -21,6 +21,12 @@ import class TestSupport.Subprocess
         return s
     }
 
+    /// The same, with a system bus of its own.
+    static func sandboxAndBus(_ schedule: String = "location = \"geoclue\"\n") throws -> (Sandbox, SandboxBus) {
+        let s = try sandbox(schedule)
+        return (s, try SandboxBus(s, system: true))
+    }
+
     static func object(_ text: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "\(text)")
     }
@@ -38,8 +44,7 @@ import class TestSupport.Subprocess
     /// shown with its source and age, kept rounded in location.json; a second fix far away plans again. The
     /// client the daemon made asked for city accuracy, its name and thresholds below which GeoClue keeps quiet.
     @Test func aFixPlansTheScheduleForThePlaceAndTheClientAsksForLittle() async throws {
-        let s = try Self.sandbox()
-        let bus = try SandboxBus(s, system: true)
+        let (s, bus) = try Self.sandboxAndBus()
         let geoclue = try await FakeGeoClue(s, bus)
         try s.startDaemon()
         try waitUntil("the client to start; status: \((try? Self.detail(s)) ?? "")") { try Self.detail(s).contains("waiting for a first fix") }
@@ -120,8 +125,7 @@ import class TestSupport.Subprocess
     @Test(arguments: [("deny", "no location agent allows appearanced; without one (GNOME and KDE run theirs), start /usr/libexec/geoclue-2.0/demos/agent, or add to /etc/geoclue/geoclue.conf:\n[appearanced]\nallowed=true\nsystem=false\nusers=\nthen restart geoclue"),
                       ("disabled", "location services are off for this user; turn them on in the desktop's privacy settings")])
     func aRefusalSaysWhatAllowsIt(mode: String, says: String) async throws {
-        let s = try Self.sandbox("location = \"geoclue\"\nlight-at = \"07:00\"\n")
-        let bus = try SandboxBus(s, system: true)
+        let (s, bus) = try Self.sandboxAndBus("location = \"geoclue\"\nlight-at = \"07:00\"\n")
         let geoclue = try await FakeGeoClue(s, bus, mode: mode)
         try s.startDaemon()
         try waitUntil("the refusal in status; status: \((try? Self.detail(s)) ?? "")") { try Self.detail(s).contains("GeoClue: refused") }
@@ -137,8 +141,7 @@ import class TestSupport.Subprocess
     /// No GeoClue on the bus: status says so; when it comes, the daemon asks it at once (NameOwnerChanged, no
     /// polling) and plans with its fix. No system bus at all: status says that.
     @Test func absentThenPresentAndNoBusAtAll() async throws {
-        let s = try Self.sandbox()
-        let bus = try SandboxBus(s, system: true)
+        let (s, bus) = try Self.sandboxAndBus()
         try s.startDaemon()
         try waitUntil("status to say GeoClue is absent; status: \((try? Self.detail(s)) ?? "")") {
             try Self.detail(s).contains("GeoClue: not on the system bus (org.freedesktop.GeoClue2: org.freedesktop.DBus.Error.ServiceUnknown)")
@@ -190,7 +193,6 @@ import class TestSupport.Subprocess
 
         try s.write("{\"latitude\": 400, \"longitude\": 0, \"time\": 1}\n", to: cache)
         d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
         #expect(try Self.location(s)["source"] is NSNull)
         #expect(FileManager.default.fileExists(atPath: cache + ".corrupt"))
         try d.waitForStderr("location.json is not a valid location file: a coordinate or the time is out of range")
@@ -198,8 +200,7 @@ import class TestSupport.Subprocess
 
     /// GeoClue never answers: the daemon answers `get` and `status` says what it is waiting for.
     @Test func aSilentGeoClueKeepsNothingWaiting() async throws {
-        let s = try Self.sandbox()
-        let bus = try SandboxBus(s, system: true)
+        let (s, bus) = try Self.sandboxAndBus()
         let geoclue = try await FakeGeoClue(s, bus, mode: "silent")
         try s.startDaemon()
         try waitUntil("status to say it waits; status: \((try? Self.detail(s)) ?? "")") { try Self.detail(s) == "GeoClue: waiting for an answer to GetClient" }
@@ -210,8 +211,7 @@ import class TestSupport.Subprocess
 
     /// A typed place wins: GeoClue is not asked; both at once is a config error naming both keys.
     @Test func aTypedPlaceWinsAndBothAtOnceIsAnError() async throws {
-        let s = try Self.sandbox("latitude = 52.52\nlongitude = 13.4\n")
-        let bus = try SandboxBus(s, system: true)
+        let (s, bus) = try Self.sandboxAndBus("latitude = 52.52\nlongitude = 13.4\n")
         let geoclue = try await FakeGeoClue(s, bus)
         try s.startDaemon()
         let place = try Self.location(s)
@@ -230,8 +230,7 @@ import class TestSupport.Subprocess
     /// GetClient until an agent of the user's registers, so the daemon says it is waiting, and answers `get`.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/libexec/geoclue"), "needs geoclue-2.0 (`make deps-test`)"))
     func theRealGeoClueWithoutAnAgentKeepsUsWaiting() throws {
-        let s = try Self.sandbox()
-        let bus = try SandboxBus(s, system: true)
+        let (s, bus) = try Self.sandboxAndBus()
         // -t 0: no exit when idle; nothing reaches the network (no client is ever started).
         let geoclue = try Child("/usr/libexec/geoclue", ["-t", "0"], env: s.env)
         defer { geoclue.stop(); _ = try? geoclue.waitForExit() }

@@ -100,7 +100,6 @@ import TestSupport
         d.stop()
         _ = try d.waitForEnd()
         d = try s.startDaemon()
-        defer { d.stop() }
         try waitUntil("the start-up run; \(HookTests.lines(record))") { HookTests.lines(record).count == 3 }
         #expect(HookTests.lines(record)[2].hasPrefix("apply dark 1 app=rec prev= ") && HookTests.lines(record)[2].hasSuffix("cause=start"))
     }

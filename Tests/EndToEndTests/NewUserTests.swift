@@ -7,7 +7,6 @@ import Testing
     func watchFollowsTheDaemonAcrossARestart(json: Bool) throws {
         let s = try Sandbox()
         var d = try s.startDaemon()
-        defer { d.stop() }
         let w = try Child(Bin.ctl, json ? ["watch", "--json"] : ["watch"], env: s.env)
         defer { w.stop() }
         #expect(try w.waitForLines(1).count == 1)

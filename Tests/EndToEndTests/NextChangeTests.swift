@@ -34,7 +34,6 @@ import Testing
         d.stop()
         _ = try d.waitForExit()
         d = try s.startDaemon()
-        defer { d.stop() }
         #expect(try s.ctl("schedule", "--days", "1").out.contains("19:45  dark   dark-at (postponed from 19:00)"))
         // 19:44:58: still light; at 19:45 the change comes, logged with its postponement; the word is over.
         try Self.moveClock(s, to: day + 19 * 3600 + 45 * 60 - 2)

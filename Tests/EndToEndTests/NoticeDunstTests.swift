@@ -89,7 +89,6 @@ struct NoticeDunstTests {
         let dunst = try Dunst(s, display: display)
         defer { dunst.close() }
         var d = try s.startDaemon()
-        defer { d.stop() }
         try dunst.waitDisplayed(s, 1)
         try NoticeTests.waitStatus(s, "showing \"Dark mode at 19:00\"")
         // Postpone, from dunst's menu: 19:30, and the notice goes (19:30 is not near).

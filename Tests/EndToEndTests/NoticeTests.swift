@@ -185,7 +185,6 @@ import class TestSupport.Subprocess
         _ = try d.waitForExit()
         try server.waitClose(Self.id(first))
         d = try s.startDaemon()
-        defer { d.stop() }
         let second = try server.waitNotices(2)[1]
         #expect(second["summary"] as? String == "Dark mode at 19:00" && second["replaces"] as? Int == 0, "\(second)")
         try await server.quit()

@@ -21,6 +21,12 @@ import class TestSupport.PrivateBus
         return s
     }
 
+    /// The same, with a system bus of its own.
+    static func sandboxAndBus(_ config: String) throws -> (Sandbox, SandboxBus) {
+        let s = try sandbox(config)
+        return (s, try SandboxBus(s, system: true))
+    }
+
     static func status(_ s: Sandbox) throws -> [String: Any] {
         let r = try s.ctl("status", "--json")
         guard r.status == 0 else { throw TimedOut(description: "status --json failed: \(r)") }
@@ -52,8 +58,7 @@ import class TestSupport.PrivateBus
     /// The first level decides at once; a new side decides once it has lasted the delay; the band between the
     /// thresholds leaves it to the default; `log` gives the cause; status names what decides.
     @Test func theLightInTheRoomDecides() async throws {
-        let s = try Self.sandbox(Self.lightConfig)
-        let bus = try SandboxBus(s, system: true)
+        let (s, bus) = try Self.sandboxAndBus(Self.lightConfig)
         let light = try await FakeService(s, bus, "light")
         try await light.send("light 12")
         try s.startDaemon()
@@ -73,8 +78,7 @@ import class TestSupport.PrivateBus
 
     /// A flicker across a threshold shorter than the delay changes nothing.
     @Test func aFlickerChangesNothing() async throws {
-        let s = try Self.sandbox("[light-sensor]\ndelay = \"1h\"\n")
-        let bus = try SandboxBus(s, system: true)
+        let (s, bus) = try Self.sandboxAndBus("[light-sensor]\ndelay = \"1h\"\n")
         let light = try await FakeService(s, bus, "light")
         try await light.send("light 5")
         try s.startDaemon()
@@ -90,8 +94,7 @@ import class TestSupport.PrivateBus
     /// The sensor is claimed only while it can decide: an override releases it, `set system` claims it again;
     /// the proxy gone and back: the default, then the sensor at once.
     @Test func theSensorIsClaimedOnlyWhileItCanDecideAndFollowedAcrossLoss() async throws {
-        let s = try Self.sandbox(Self.lightConfig)
-        let bus = try SandboxBus(s, system: true)
+        let (s, bus) = try Self.sandboxAndBus(Self.lightConfig)
         let light = try await FakeService(s, bus, "light")
         try await light.send("light 10")
         try s.startDaemon()
@@ -115,8 +118,7 @@ import class TestSupport.PrivateBus
 
     /// Values that are no level are refused with a message naming them; a vendor unit is shown as such.
     @Test func badValuesAreRefusedAndAVendorUnitIsRaw() async throws {
-        let s = try Self.sandbox(Self.lightConfig + "[power]\non-battery = \"dark\"\n")
-        let bus = try SandboxBus(s, system: true)
+        let (s, bus) = try Self.sandboxAndBus(Self.lightConfig + "[power]\non-battery = \"dark\"\n")
         let light = try await FakeService(s, bus, "light")
         let power = try await FakeService(s, bus, "power")
         try await light.send("light 200")
@@ -144,8 +146,7 @@ import class TestSupport.PrivateBus
 
     /// On battery the power rule wins over the sensor (which is released), at once on plug and unplug.
     @Test func onBatteryThePowerRuleDecides() async throws {
-        let s = try Self.sandbox(Self.lightConfig + "[power]\non-battery = \"dark\"\n")
-        let bus = try SandboxBus(s, system: true)
+        let (s, bus) = try Self.sandboxAndBus(Self.lightConfig + "[power]\non-battery = \"dark\"\n")
         let light = try await FakeService(s, bus, "light")
         let power = try await FakeService(s, bus, "power")
         try await light.send("light 900")
@@ -164,8 +165,7 @@ import class TestSupport.PrivateBus
     /// With wait-for-idle, an automatic change waits while the session is active and comes on idle, on lock and
     /// at resume; at start it is applied at once, and the user's own changes never wait.
     @Test func automaticChangesWaitForIdle() async throws {
-        let s = try Self.sandbox("[power]\non-battery = \"dark\"\n[automatic]\nwait-for-idle = true\n")
-        let bus = try SandboxBus(s, system: true)
+        let (s, bus) = try Self.sandboxAndBus("[power]\non-battery = \"dark\"\n[automatic]\nwait-for-idle = true\n")
         let power = try await FakeService(s, bus, "power")
         let login = try await FakeService(s, bus, "login")
         try await power.send("battery yes")
@@ -199,8 +199,7 @@ import class TestSupport.PrivateBus
     /// A session whose hints are not booleans is refused by name; nothing waits then. The Lock signal releases a
     /// held change as LockedHint does.
     @Test func aSessionsBadHintIsRefusedAndLockReleases() async throws {
-        let s = try Self.sandbox("[power]\non-battery = \"dark\"\n[automatic]\nwait-for-idle = true\n")
-        let bus = try SandboxBus(s, system: true)
+        let (s, bus) = try Self.sandboxAndBus("[power]\non-battery = \"dark\"\n[automatic]\nwait-for-idle = true\n")
         let power = try await FakeService(s, bus, "power")
         let login = try await FakeService(s, bus, "login")
         let d = try s.startDaemon()
@@ -221,8 +220,7 @@ import class TestSupport.PrivateBus
     /// A first level is how the room is, not a change: it decides at once even while the session is in use
     /// (the sensor coming after the session), and the log says so without a delay.
     @Test func aFirstLevelIsNotHeldForIdle() async throws {
-        let s = try Self.sandbox(Self.lightConfig + "[automatic]\nwait-for-idle = true\n")
-        let bus = try SandboxBus(s, system: true)
+        let (s, bus) = try Self.sandboxAndBus(Self.lightConfig + "[automatic]\nwait-for-idle = true\n")
         let login = try await FakeService(s, bus, "login")
         try s.startDaemon()
         try waitUntil("active", timeout: 20) { try Self.field(s, "idle") == "active" && Self.mode(s) == "light" }
@@ -239,8 +237,7 @@ import class TestSupport.PrivateBus
 
     /// A reload with new thresholds judges the last level at once, and a new power rule applies on battery at once.
     @Test func aReloadJudgesTheLastLevelAndTheRuleAgain() async throws {
-        let s = try Self.sandbox(Self.lightConfig + "[power]\non-battery = \"dark\"\n")
-        let bus = try SandboxBus(s, system: true)
+        let (s, bus) = try Self.sandboxAndBus(Self.lightConfig + "[power]\non-battery = \"dark\"\n")
         let light = try await FakeService(s, bus, "light")
         let power = try await FakeService(s, bus, "power")
         try await light.send("light 60")
@@ -260,8 +257,7 @@ import class TestSupport.PrivateBus
 
     /// Without a session in logind nothing waits, and status says so.
     @Test func withoutASessionNothingWaits() async throws {
-        let s = try Self.sandbox("[power]\non-battery = \"dark\"\n[automatic]\nwait-for-idle = true\n")
-        let bus = try SandboxBus(s, system: true)
+        let (s, bus) = try Self.sandboxAndBus("[power]\non-battery = \"dark\"\n[automatic]\nwait-for-idle = true\n")
         let power = try await FakeService(s, bus, "power")
         let login = try await FakeService(s, bus, "login", ["--no-display"])
         try s.startDaemon()
@@ -323,8 +319,7 @@ import class TestSupport.PrivateBus
     ])
     func theStandInsServeTheRealInterfaces(_ service: String, _ name: String, _ path: String, _ interface: String,
                                            _ real: String) async throws {
-        let s = try Self.sandbox("")
-        let bus = try SandboxBus(s, system: true)
+        let (s, bus) = try Self.sandboxAndBus("")
         let standIn = try await FakeService(s, bus, service)
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/interface-members.py").path
         let declared = try s.run("/usr/bin/python3", [script, interface, real])

@@ -199,7 +199,6 @@ extension RawClient {
         let s = try Sandbox()
         s.env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
         let d = try s.startDaemon(["--log-level", "debug"])  // later reconnect attempts log at debug level
-        defer { d.stop() }
         #expect(try s.ctl("get").out == "dark\n")
         let stat = ProcStat(pid: d.pid)
         portal.stop()

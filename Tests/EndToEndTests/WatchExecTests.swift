@@ -92,7 +92,6 @@ func fileLines(_ path: String) -> [String] {
     @Test func theWatchFollowsTheDaemonAcrossARestart() throws {
         let s = try Sandbox()
         var d = try s.startDaemon()
-        defer { d.stop() }
         let log = s.root + "/runs"
         let w = try Child(Bin.ctl, ["watch", "--exec", "sh", "-c", #"echo "$APPEARANCE" >> "$0""#, log], env: s.env)
         defer { w.stop() }
