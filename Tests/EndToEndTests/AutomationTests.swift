@@ -26,8 +26,7 @@ import class TestSupport.TemporaryDirectory
     @Test func theScheduleSwitchesAtItsTime() throws {
         let (s, offset) = try Self.sandbox(at: 19 * 3600 - 8, config: Self.fixed)   // 18:59:52: time to start first
         try s.startDaemon()
-        let w = try Child(Bin.ctl, ["watch", "--json"], env: s.env)
-        defer { w.stop() }
+        let w = try s.start(Bin.ctl, ["watch", "--json"])
         let first = try w.waitForLines(1)[0]
         #expect(first.contains(#""mode":"light""#) && first.contains(#""source":"schedule""#), "\(first)")
         let status = try s.ctl("status").out
@@ -133,8 +132,7 @@ import class TestSupport.TemporaryDirectory
         #expect(try s.ctl("get", "--json").out.contains(#""source":"default""#))
 
         // A short one ends by its own timer while the daemon runs.
-        let w = try Child(Bin.ctl, ["watch"], env: s.env)
-        defer { w.stop() }
+        let w = try s.start(Bin.ctl, ["watch"])
         #expect(try w.waitForLines(1) == ["light"])
         #expect(try s.ctl("set", "dark", "--for", "1s").out == "dark\n")
         #expect(try w.waitForLines(3) == ["light", "dark", "light"])

@@ -23,8 +23,7 @@ import Testing
 
     @Test func watchPrintsCurrentThenEachRealChange() throws {
         let s = try Sandbox.started()
-        let w = try Child(Bin.ctl, ["watch"], env: s.env)
-        defer { w.stop() }
+        let w = try s.start(Bin.ctl, ["watch"])
         #expect(try w.waitForLines(1) == ["light"])
         _ = try s.ctl("set", "dark")
         #expect(try w.waitForLines(2) == ["light", "dark"])
@@ -38,8 +37,7 @@ import Testing
 
     @Test func watchJSONCarriesPrevious() throws {
         let s = try Sandbox.started()
-        let w = try Child(Bin.ctl, ["watch", "--json"], env: s.env)
-        defer { w.stop() }
+        let w = try s.start(Bin.ctl, ["watch", "--json"])
         _ = try w.waitForLines(1)
         _ = try s.ctl("toggle")
         let lines = try w.waitForLines(2)
@@ -57,8 +55,7 @@ import Testing
         s.env["DBUS_SESSION_BUS_ADDRESS"] = nil
         s.env["XDG_RUNTIME_DIR"] = nil
         s.env["APPEARANCED_SOCKET"] = s.root + "/runtime/s"
-        let d = try Child(Bin.daemon, ["--log-level", "debug"], env: s.env)
-        defer { d.stop() }
+        let d = try s.start(Bin.daemon, ["--log-level", "debug"])
         try waitUntil("the daemon to answer") { (try? s.ctl("get"))?.out == "light\n" }
         #expect(try s.ctl("status").out.contains("neither DBUS_SESSION_BUS_ADDRESS nor XDG_RUNTIME_DIR is set"))
         try d.waitForStderr("the daemon is its own source")
@@ -193,8 +190,7 @@ import Testing
     @Test func explicitSocketOptionAndEnvironment() throws {
         let s = try Sandbox()
         let path = s.root + "/custom.sock"
-        let d = try Child(Bin.daemon, ["--socket", path], env: s.env)
-        defer { d.stop() }
+        try s.start(Bin.daemon, ["--socket", path])
         try waitUntil("socket at \(path)") { (try? s.ctl("--socket", path, "get"))?.status == 0 }
         s.env["APPEARANCED_SOCKET"] = path
         #expect(try s.ctl("get").out == "light\n")

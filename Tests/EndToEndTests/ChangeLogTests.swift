@@ -196,8 +196,7 @@ import Testing
         #expect(try s.ctl("set", "dark").status == 0)
         let dir = s.root + "/trial"
         let socket = s.root + "/trial.sock"
-        let trial = try Child(Bin.daemon, ["--state-dir", dir, "--socket", socket], env: s.env)
-        defer { trial.stop() }
+        let trial = try s.start(Bin.daemon, ["--state-dir", dir, "--socket", socket])
         try waitUntil("the trial to answer; stderr: \(trial.stderr)") { (try? s.ctl("--socket", socket, "get"))?.status == 0 }
         #expect(try s.ctl("--socket", socket, "set", "dark").status == 0)
         try waitUntil("the trial's log file") { (try? Self.fileEntries(dir + "/log.jsonl"))?.count == 2 }

@@ -13,8 +13,7 @@ enum Repo {
     @Test func swiftExample() throws {
         let s = try Sandbox()
         var d = try s.startDaemon()
-        let app = try Child(Bin.dir + "/appearance-example", ["--socket", s.socket], env: s.env)
-        defer { app.stop() }
+        let app = try s.start(Bin.dir + "/appearance-example", ["--socket", s.socket])
         #expect(try app.waitForLines(2) == ["appearanced 0.1.0 (protocol 8), system: unavailable", "now light"])
         _ = try s.ctl("toggle")
         #expect(try app.waitForLines(3).last == "light -> dark")
@@ -28,8 +27,7 @@ enum Repo {
         #expect(app.lines.count == 6)
 
         // `toggle` first, through the environment's socket.
-        let once = try Child(Bin.dir + "/appearance-example", ["toggle"], env: s.env)
-        defer { once.stop() }
+        let once = try s.start(Bin.dir + "/appearance-example", ["toggle"])
         #expect(try once.waitForLines(3) == ["toggled to dark", "appearanced 0.1.0 (protocol 8), system: unavailable", "now dark"])
     }
 
@@ -38,8 +36,7 @@ enum Repo {
         let s = try Sandbox()
         let d = try s.startDaemon()
         // It finds the socket as docs/protocol.md says: here through XDG_RUNTIME_DIR.
-        let py = try Child("/usr/bin/env", [python, Repo.examples + "/python/subscribe.py"], env: s.env)
-        defer { py.stop() }
+        let py = try s.start("/usr/bin/env", [python, Repo.examples + "/python/subscribe.py"])
         #expect(try py.waitForLines(1) == ["now light"])
         _ = try s.ctl("set", "dark")
         _ = try s.ctl("set", "light")
@@ -66,8 +63,7 @@ enum Repo {
             return r.out
         }
         #expect(try reply("get").hasPrefix(#"{"jsonrpc":"2.0","id":1,"result":{"mode":"light","darkMode":false,"#))
-        let sub = try Child(script, ["subscribe"], env: s.env)
-        defer { sub.stop() }
+        let sub = try s.start(script, ["subscribe"])
         #expect(try sub.waitForLines(1)[0].contains(#""id":1,"result":{"mode":"light""#))
         #expect(try reply("set", "dark").contains(#""result":{"mode":"dark","darkMode":true,"system":"unavailable","override":"dark""#))
         #expect(try reply("toggle").contains(#""mode":"light""#))

@@ -39,8 +39,8 @@ func waitUntil(_ what: @autoclosure () -> String, timeout: Double = 20, _ condit
 final class Sandbox: @unchecked Sendable {
     let root: String
     var env: [String: String]
-    /// The daemons and buses started in it: stopped (and waited for), last first, when the sandbox goes.
-    private var children: [Child] = []
+    /// What ends with the sandbox, last first: the daemons, buses and clients started in it, and `atEnd`'s.
+    private var ends: [() -> Void] = []
 
     init() throws {
         var template = Array((NSTemporaryDirectory() + "appearanced-test-XXXXXX").utf8CString)
@@ -63,7 +63,7 @@ final class Sandbox: @unchecked Sendable {
     }
 
     deinit {
-        for c in children.reversed() { c.stop(); _ = try? c.waitForExit() }
+        for end in ends.reversed() { end() }
         try? FileManager.default.removeItem(atPath: root)
     }
 
@@ -71,10 +71,22 @@ final class Sandbox: @unchecked Sendable {
     var stateFile: String { root + "/state/appearanced/state.json" }
     var configFile: String { root + "/config/appearanced/config.toml" }
 
-    /// Keeps `child` to stop at the sandbox's end.
+    /// Runs `end` when the sandbox goes, at the test's end.
+    func atEnd(_ end: @escaping () -> Void) { ends.append(end) }
+
+    /// Stops `child` at the sandbox's end: SIGTERM, then SIGKILL after 10 s.
     func adopt(_ child: Child) -> Child {
-        children.append(child)
+        atEnd {
+            child.stop()
+            if (try? child.waitForExit(timeout: 10)) == nil { child.stop(SIGKILL) }
+        }
         return child
+    }
+
+    /// Starts `exe` in the sandbox's environment, to be stopped at the sandbox's end.
+    @discardableResult
+    func start(_ exe: String, _ args: [String]) throws -> Child {
+        adopt(try Child(exe, args, env: env))
     }
 
     func write(_ text: String, to path: String) throws {

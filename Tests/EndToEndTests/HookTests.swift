@@ -91,8 +91,7 @@ import Testing
         try Self.script(s, s.root + "/config/appearanced/hooks.d/hang",
                         "[ \"$APPEARANCE\" = dark ] || exit 0\nsleep 1000 &\necho $! >> \(pids)\necho $$ >> \(pids)\nsleep 1000\n")
         let d = try s.startDaemon()
-        let w = try Child(Bin.ctl, ["watch"], env: s.env)
-        defer { w.stop() }
+        let w = try s.start(Bin.ctl, ["watch"])
         #expect(try w.waitForLines(1) == ["light"])
         // The hook starts and hangs; the reply and the notification do not wait for it.
         #expect(try s.ctl("set", "dark").out == "dark\n")

@@ -116,8 +116,7 @@ import let TestSupport.underSanitizer
         let s = try Sandbox()
         let project = s.root + "/project"
         try s.write("my notes\n", to: project + "/mode")
-        let d = try Child(Bin.daemon, ["--socket", project + "/sock"], env: s.env)
-        defer { d.stop() }
+        let d = try s.start(Bin.daemon, ["--socket", project + "/sock"])
         try waitUntil("the daemon on \(project)/sock") { (try? s.ctl("--socket", project + "/sock", "set", "dark"))?.status == 0 }
         #expect(try String(contentsOfFile: project + "/mode", encoding: .utf8) == "my notes\n")
         d.stop()

@@ -197,8 +197,7 @@ import TestSupport
         let record = try Self.recorder(s)
         let trial = s.root + "/trial"
         let socket = s.root + "/trial.sock"
-        let d = try Child(Bin.daemon, ["--socket", socket, "--state-dir", trial], env: s.env)
-        defer { d.stop() }
+        let d = try s.start(Bin.daemon, ["--socket", socket, "--state-dir", trial])
         try waitUntil("the trial daemon; \(d.stderr)") { (try? s.run(Bin.ctl, ["--socket", socket, "get"]))?.status == 0 }
         let r = try s.run(Bin.ctl, ["--socket", socket, "integrations", "enable", "rec"])
         #expect(r.status == 0 && r.out == "rec: enabled; not run: this instance runs none (a trial instance: --state-dir without --hooks)\n", "\(r)")

@@ -7,8 +7,7 @@ import Testing
     func watchFollowsTheDaemonAcrossARestart(json: Bool) throws {
         let s = try Sandbox()
         var d = try s.startDaemon()
-        let w = try Child(Bin.ctl, json ? ["watch", "--json"] : ["watch"], env: s.env)
-        defer { w.stop() }
+        let w = try s.start(Bin.ctl, json ? ["watch", "--json"] : ["watch"])
         #expect(try w.waitForLines(1).count == 1)
         #expect(try s.ctl("set", "dark").status == 0)
         _ = try w.waitForLines(2)
@@ -31,8 +30,7 @@ import Testing
     @Test func exitOnDisconnectKeepsTheOldBehaviour() throws {
         let s = try Sandbox()
         let d = try s.startDaemon()
-        let w = try Child(Bin.ctl, ["watch", "--exit-on-disconnect"], env: s.env)
-        defer { w.stop() }
+        let w = try s.start(Bin.ctl, ["watch", "--exit-on-disconnect"])
         _ = try w.waitForLines(1)
         d.stop()
         #expect(try w.waitForExit() == 69)

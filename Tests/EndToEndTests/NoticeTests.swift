@@ -233,8 +233,7 @@ import class TestSupport.Subprocess
         let server = try await FakeServer(s, mode: "ok")
         let sender = try #require(try server.waitNotices(1)[0]["sender"] as? String)
         let dir = s.root + "/trial"
-        let trial = try Child(Bin.daemon, ["--state-dir", dir], env: s.env)
-        defer { trial.stop() }
+        let trial = try s.start(Bin.daemon, ["--state-dir", dir])
         try waitUntil("the trial to answer; stderr: \(trial.stderr)") { try s.run(Bin.ctl, ["--socket", dir + "/socket", "get"]).status == 0 }
         #expect(try Self.notices(s, socket: dir + "/socket") == "notices:     off (trial instance: the session's daemon sends them)")
         #expect(server.notices.allSatisfy { $0["sender"] as? String == sender }, "\(server.notices)")

@@ -196,8 +196,7 @@ final class SignalRecorder: @unchecked Sendable {
         let status = try s.ctl("status").out
         #expect(status.contains("system:      no-preference (portal v1"), "\(status)")
 
-        let w = try Child(Bin.ctl, ["watch"], env: s.env)
-        defer { w.stop() }
+        let w = try s.start(Bin.ctl, ["watch"])
         #expect(try w.waitForLines(1) == ["light"])
 
         try stack.gsettings("prefer-dark")

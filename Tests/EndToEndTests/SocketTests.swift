@@ -137,8 +137,7 @@ extension Override {
         try s.write("default-mode = \"dark\"\n", to: s.configFile)
         let d = try s.startDaemon()
         #expect(try s.ctl("get").out == "dark\n")
-        let w = try Child(Bin.ctl, ["watch"], env: s.env)
-        defer { w.stop() }
+        let w = try s.start(Bin.ctl, ["watch"])
         #expect(try w.waitForLines(1) == ["dark"])
         try s.write("default-mode = \"light\"\n", to: s.configFile)
         kill(d.pid, SIGHUP)

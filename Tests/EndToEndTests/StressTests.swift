@@ -276,8 +276,7 @@ extension RawClient {
         let s = try Sandbox()
         s.env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
         let d = try s.startDaemon()
-        let w = try Child(Bin.ctl, ["watch"], env: s.env)
-        defer { w.stop() }
+        let w = try s.start(Bin.ctl, ["watch"])
         #expect(try w.waitForLines(1) == ["dark"])
         let fdsBefore = ProcStat(pid: d.pid).fds
         var expected = ["dark"]
