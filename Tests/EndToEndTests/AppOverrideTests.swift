@@ -90,8 +90,7 @@ import class TestSupport.TemporaryDirectory
         var d = try s.startDaemon()
         #expect(try s.ctl("apps").out.isEmpty)
         for i in 0..<30 { #expect(try s.ctl("set", i % 2 == 0 ? "dark" : "light", "--app", "app\(i)").status == 0) }
-        d.stop(SIGKILL)
-        _ = try d.waitForExit()
+        try d.end(SIGKILL)
         d = try s.startDaemon()
         let lines = try s.ctl("apps").out.split(separator: "\n")
         #expect(lines.count == 30 && lines.contains("app0\tdark") && lines.contains("app29\tlight"), "\(lines)")

@@ -82,8 +82,7 @@ import class TestSupport.TemporaryDirectory
             return state.contains(#""source":"schedule""#) && state.contains(#""temporary":null"#)
         }
         // It is gone from the state file too: a restart does not bring it back.
-        d.stop()
-        _ = try d.waitForExit()
+        try d.end()
         try s.startDaemon()
         #expect(try s.ctl("get", "--json").out.contains(#""temporary":null"#))
     }
@@ -119,14 +118,12 @@ import class TestSupport.TemporaryDirectory
         let set = try s.ctl("set", "dark", "--for", "1h", "--json").out
         #expect(set.contains(#""source":"temporary""#), "\(set)")
         // SIGKILL: the temporary override was durable before the reply, with its expiry.
-        d.stop(SIGKILL)
-        _ = try d.waitForExit()
+        try d.end(SIGKILL)
         d = try s.startDaemon()
         let after = try s.ctl("get", "--json").out
         #expect(after.contains(#""mode":"dark""#) && after.contains(#""source":"temporary""#), "\(after)")
         // Two hours later (a restart after the machine was off): it has ended.
-        d.stop()
-        _ = try d.waitForExit()
+        try d.end()
         try s.write("7200\n", to: s.root + "/clock-offset")
         d = try s.startDaemon()
         #expect(try s.ctl("get", "--json").out.contains(#""source":"default""#))

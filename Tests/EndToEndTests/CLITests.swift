@@ -119,8 +119,7 @@ import Testing
         let s = try Sandbox()
         let d = try s.startDaemon()
         #expect(try s.ctl("set", "dark").status == 0)
-        d.stop(SIGKILL)
-        _ = try d.waitForExit()
+        try d.end(SIGKILL)
         try s.startDaemon()  // the stale socket of the killed instance is replaced
         #expect(try s.ctl("get").out == "dark\n")
         #expect(try String(contentsOfFile: s.stateFile, encoding: .utf8) == "{\"override\":\"dark\"}\n")

@@ -122,8 +122,7 @@ final class ChangeLog: @unchecked Sendable {
         try await log.wait(count: 1)
 
         // Killed and restarted with the same state: lost, reconnected, and no state element.
-        d.stop(SIGKILL)
-        _ = try d.waitForExit()
+        try d.end(SIGKILL)
         #expect(try await log.wait(count: 2) == ["initial light", "lost"])
         d = try s.startDaemon()
         #expect(try await log.wait(count: 3) == ["initial light", "lost", "reconnected"])
@@ -133,8 +132,7 @@ final class ChangeLog: @unchecked Sendable {
         #expect(try await log.wait(count: 5) == ["initial light", "lost", "reconnected", "dark<-light", "light<-dark"])
 
         // Killed; while it is down the mode changes (the default becomes dark): reconnected, then the change.
-        d.stop(SIGKILL)
-        _ = try d.waitForExit()
+        try d.end(SIGKILL)
         try await log.wait(count: 6)
         try s.write("default-mode = \"dark\"\n", to: s.configFile)
         d = try s.startDaemon()
@@ -164,8 +162,7 @@ final class ChangeLog: @unchecked Sendable {
         let client = try await AppearanceClient(socketPath: s.socket)
         let log = ChangeLog.start(client, reconnect: false)
         try await log.wait(count: 1)
-        d.stop(SIGTERM)
-        _ = try d.waitForExit()
+        try d.end(SIGTERM)
         let ended = try await log.wait(count: 2)
         #expect(ended.last?.hasPrefix("threw: lost the connection to appearanced on \(s.socket)") == true, "\(ended)")
         await #expect(throws: AppearanceError.self) { try await client.state() }

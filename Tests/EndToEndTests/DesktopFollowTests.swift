@@ -104,8 +104,7 @@ import Testing
         // Kept across a restart: the daemon stopped while GNOME shows its write.
         #expect(try s.ctl("set", "dark").out == "dark\n")
         try waitUntil("GNOME to be dark again") { try Self.gsettingsValue(stack) == "'prefer-dark'" }
-        d.stop()
-        _ = try d.waitForExit()
+        try d.end()
         d = try s.startDaemon()
         #expect(try s.ctl("get").out == "dark\n")  // the override, not GNOME's (appearanced's) value
         #expect(try s.ctl("set", "system").out == "light\n", "\(d.stderr) \((try? String(contentsOfFile: s.root + "/state/appearanced/desktop.json", encoding: .utf8)) ?? "no desktop.json")")

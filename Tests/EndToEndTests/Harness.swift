@@ -177,6 +177,9 @@ final class Child: @unchecked Sendable {
 
     func stop(_ sig: Int32 = SIGTERM) { process.signal(sig) }
 
+    /// `stop`, then waits for the exit.
+    func end(_ sig: Int32 = SIGTERM) throws { stop(sig); _ = try waitForExit() }
+
     /// Waits for the process to exit and returns its status (a signal's number for a killed process).
     func waitForExit(timeout: Double = 20) throws -> Int32 {
         var status: Int32?

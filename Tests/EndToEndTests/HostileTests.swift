@@ -81,8 +81,7 @@ import let TestSupport.underSanitizer
         kill(d.pid, SIGHUP)
         try d.waitForStderr("config.toml: is not a regular file (a FIFO, a device or a socket); only regular files are read; keeping the previous configuration")
         #expect(try s.ctl("get").out == "dark\n")   // alive, answering, the old config in force
-        d.stop()
-        _ = try d.waitForExit()
+        try d.end()
         let r = try s.run(Bin.daemon, ["--check"])
         #expect(r.status == 78 && r.err.contains("is not a regular file"), "\(r.err)")
         let again = try s.startDaemon()
@@ -97,8 +96,7 @@ import let TestSupport.underSanitizer
         let start = try s.startDaemon()
         try start.waitForStderr("config.toml:1:69: arrays and inline tables nested deeper than 64 levels")
         #expect(try s.ctl("get").out == "light\n")
-        start.stop()
-        _ = try start.waitForExit()
+        try start.end()
         let check = try s.run(Bin.daemon, ["--check"])
         #expect(check.status == 78 && check.err.contains("nested deeper than 64 levels"))
 
@@ -119,8 +117,7 @@ import let TestSupport.underSanitizer
         let d = try s.start(Bin.daemon, ["--socket", project + "/sock"])
         try waitUntil("the daemon on \(project)/sock") { (try? s.ctl("--socket", project + "/sock", "set", "dark"))?.status == 0 }
         #expect(try String(contentsOfFile: project + "/mode", encoding: .utf8) == "my notes\n")
-        d.stop()
-        _ = try d.waitForExit()
+        try d.end()
         #expect(try String(contentsOfFile: project + "/mode", encoding: .utf8) == "my notes\n")
     }
 

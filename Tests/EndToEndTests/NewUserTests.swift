@@ -11,8 +11,7 @@ import Testing
         #expect(try w.waitForLines(1).count == 1)
         #expect(try s.ctl("set", "dark").status == 0)
         _ = try w.waitForLines(2)
-        d.stop()
-        _ = try d.waitForExit()
+        try d.end()
         try w.waitForStderr("waiting for it")
         d = try s.startDaemon()                      // the override survived: still dark, so no new line
         try w.waitForStderr("reconnected to appearanced")

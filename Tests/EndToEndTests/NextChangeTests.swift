@@ -31,8 +31,7 @@ import Testing
         #expect(next["time"] as? Int == Int(day + 19 * 3600 + 45 * 60) && next["postponedFrom"] as? Int == Int(day + 19 * 3600), "\(next)")
         #expect(try s.ctl("status").out.contains("schedule:    light until 19:45 (dark-at: dark postponed from 19:00)"))
         // Kept across a restart (state.json).
-        d.stop()
-        _ = try d.waitForExit()
+        try d.end()
         d = try s.startDaemon()
         #expect(try s.ctl("schedule", "--days", "1").out.contains("19:45  dark   dark-at (postponed from 19:00)"))
         // 19:44:58: still light; at 19:45 the change comes, logged with its postponement; the word is over.

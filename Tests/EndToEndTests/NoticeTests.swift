@@ -181,8 +181,7 @@ import class TestSupport.Subprocess
         let first = try server.waitNotices(1)[0]
         let calls = try Self.appStateCalls(s, count: 2000)
         defer { calls.stop(SIGKILL); _ = try? calls.waitForExit() }
-        d.stop()
-        _ = try d.waitForExit()
+        try d.end()
         try server.waitClose(Self.id(first))
         d = try s.startDaemon()
         let second = try server.waitNotices(2)[1]

@@ -327,8 +327,7 @@ extension RawClient {
             }
             worker.start()
             usleep(UInt32.random(in: 0...3_000))  // a random moment to kill, not a wait for a condition
-            d.stop(SIGKILL)
-            _ = try d.waitForExit()
+            try d.end(SIGKILL)
             kills += 1
             try waitUntil("the writer thread to notice") { worker.isFinished }
             let events = recorder.all
@@ -338,8 +337,7 @@ extension RawClient {
             }
             let d2 = try s.startDaemon()
             let json = try s.ctl("get", "--json").out
-            d2.stop(SIGKILL)
-            _ = try d2.waitForExit()
+            try d2.end(SIGKILL)
             let allowed = [acknowledged] + (inFlight.map { [$0] } ?? [])
             #expect(allowed.contains { json.contains(#""override":"\#($0.rawValue)""#) }, "got \(json), allowed \(allowed)")
             if let text = FileManager.default.contents(atPath: s.stateFile) {

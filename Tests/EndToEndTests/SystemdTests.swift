@@ -95,8 +95,7 @@ final class NotifyListener {
         #expect(try String(contentsOfFile: modeFile, encoding: .utf8) == "dark\n")
         let attrs = try FileManager.default.attributesOfItem(atPath: modeFile)
         #expect(attrs[.posixPermissions] as? Int == 0o644)
-        d.stop(SIGTERM)
-        _ = try d.waitForExit()
+        try d.end(SIGTERM)
         #expect(!FileManager.default.fileExists(atPath: modeFile))
     }
 }

@@ -88,8 +88,7 @@ func fileLines(_ path: String) -> [String] {
         let log = s.root + "/runs"
         let w = try s.start(Bin.ctl, ["watch", "--exec", "sh", "-c", #"echo "$APPEARANCE" >> "$0""#, log])
         try waitUntil("the initial run") { fileLines(log) == ["light"] }
-        d.stop(SIGKILL)
-        _ = try d.waitForExit()
+        try d.end(SIGKILL)
         try w.waitForStderr("lost the connection to appearanced")
         try s.write("default-mode = \"dark\"\n", to: s.configFile)
         d = try s.startDaemon()
