@@ -277,6 +277,19 @@ class Claims:
         return len(self.holders.get(sensor, {}))
 
 
+def claim_methods(interface, name, sensor):
+    """The methods ClaimNAME and ReleaseNAME of `interface`, which claim and release `sensor` for their caller."""
+    def claim(self, sender=None):
+        self.claims.claim(sensor, sender)
+
+    def release(self, sender=None):
+        self.claims.release(sensor, sender)
+
+    claim.__name__, release.__name__ = "Claim" + name, "Release" + name
+    method = dbus.service.method(interface, in_signature="", out_signature="", sender_keyword="sender")
+    return method(claim), method(release)
+
+
 class SensorProxy(Served):
     def __init__(self, conn, args):
         super().__init__(conn, PROXY_PATH, "gdbus")
@@ -321,29 +334,9 @@ class SensorProxy(Served):
             self.claims.drop("light")
             self.change(PROXY, {"HasAmbientLight": dbus.Boolean(False)})
 
-    @dbus.service.method(PROXY, in_signature="", out_signature="", sender_keyword="sender")
-    def ClaimAccelerometer(self, sender=None):
-        self.claims.claim("accel", sender)
-
-    @dbus.service.method(PROXY, in_signature="", out_signature="", sender_keyword="sender")
-    def ReleaseAccelerometer(self, sender=None):
-        self.claims.release("accel", sender)
-
-    @dbus.service.method(PROXY, in_signature="", out_signature="", sender_keyword="sender")
-    def ClaimLight(self, sender=None):
-        self.claims.claim("light", sender)
-
-    @dbus.service.method(PROXY, in_signature="", out_signature="", sender_keyword="sender")
-    def ReleaseLight(self, sender=None):
-        self.claims.release("light", sender)
-
-    @dbus.service.method(PROXY, in_signature="", out_signature="", sender_keyword="sender")
-    def ClaimProximity(self, sender=None):
-        self.claims.claim("proximity", sender)
-
-    @dbus.service.method(PROXY, in_signature="", out_signature="", sender_keyword="sender")
-    def ReleaseProximity(self, sender=None):
-        self.claims.release("proximity", sender)
+    ClaimAccelerometer, ReleaseAccelerometer = claim_methods(PROXY, "Accelerometer", "accel")
+    ClaimLight, ReleaseLight = claim_methods(PROXY, "Light", "light")
+    ClaimProximity, ReleaseProximity = claim_methods(PROXY, "Proximity", "proximity")
 
 
 class Compass(Served):
@@ -353,13 +346,7 @@ class Compass(Served):
         self.declare(COMPASS, "HasCompass", "b", False)
         self.declare(COMPASS, "CompassHeading", "d", 0.0)
 
-    @dbus.service.method(COMPASS, in_signature="", out_signature="", sender_keyword="sender")
-    def ClaimCompass(self, sender=None):
-        self.claims.claim("compass", sender)
-
-    @dbus.service.method(COMPASS, in_signature="", out_signature="", sender_keyword="sender")
-    def ReleaseCompass(self, sender=None):
-        self.claims.release("compass", sender)
+    ClaimCompass, ReleaseCompass = claim_methods(COMPASS, "Compass", "compass")
 
 
 def light_service(conn, args):
