@@ -207,8 +207,6 @@ def main():
             conn.release_name(NAME)
         elif cmd == "acquire":
             own(conn, NAME)
-        elif cmd == "quit":
-            loop.quit()
         else:
             raise ValueError("unknown command " + cmd)
 

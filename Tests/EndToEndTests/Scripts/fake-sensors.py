@@ -849,8 +849,6 @@ def main():
             value = parse_raw(rest[1], rest[2:])
             interface = next((i for i, names in target.props.items() if prop in names), None)
             target.change(interface or next(iter(target.props)), {prop: value})
-        elif cmd == "quit":
-            loop.quit()
         elif not run_service(cmd, rest):
             raise ValueError("unknown command " + cmd)
 

@@ -19,7 +19,7 @@ def own(conn, name):
 
 def serve_commands(conn, name, loop, run, out):
     """Owns `name` on `conn` (None: not yet), prints "ready", and runs `loop` with each line of stdin given to
-    `run` as its words; the end of stdin ends the loop."""
+    `run` as its words, but "quit", which ends the loop as the end of stdin does."""
     pending = b""
 
     def on_stdin(fd, condition):
@@ -35,7 +35,10 @@ def serve_commands(conn, name, loop, run, out):
             if not words:
                 continue
             try:
-                run(words)
+                if words[0] == "quit":  # every stand-in's command: exit (as on end of stdin)
+                    loop.quit()
+                else:
+                    run(words)
                 conn.flush()  # the command's signals are on the bus before the test hears "ok"
                 out("ok")
             except Exception as e:  # report and keep serving: the test decides what a failure means
