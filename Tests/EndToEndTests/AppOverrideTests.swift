@@ -1,8 +1,6 @@
 import Foundation
 import Testing
 import class TestSupport.FakePortal
-import class TestSupport.PrivateBus
-import class TestSupport.TemporaryDirectory
 
 /// Per-app overrides on the real daemon with the fake portal.
 @Suite struct AppOverrideEndToEndTests {
@@ -52,12 +50,7 @@ import class TestSupport.TemporaryDirectory
     }
 
     @Test func eachSubscriberIsToldOfItsOwnAppOnly() async throws {
-        let dir = try TemporaryDirectory()
-        let bus = try await PrivateBus(in: dir)
-        let portal = try await FakePortal(bus: bus, directory: dir, colorScheme: 2)
-        defer { portal.stop() }
-        let s = try Sandbox()
-        s.env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+        let (s, portal) = try await Sandbox.withFakePortal(colorScheme: 2)
         try s.startDaemon()
         #expect(try s.ctl("set", "dark", "--app", "A").out == "dark\n")
         let everyone = try Self.subscribe(s, app: nil), a = try Self.subscribe(s, app: "A"), b = try Self.subscribe(s, app: "B")

@@ -88,12 +88,7 @@ import class TestSupport.TemporaryDirectory
     }
 
     @Test func untilNextEndsWhenTheDesktopChangesItsValue() async throws {
-        let dir = try TemporaryDirectory()
-        let bus = try await PrivateBus(in: dir)
-        let portal = try await FakePortal(bus: bus, directory: dir, colorScheme: 1)
-        defer { portal.stop() }
-        let s = try Sandbox()
-        s.env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+        let (s, portal) = try await Sandbox.withFakePortal(colorScheme: 1)
         let d = try s.startDaemon()
         #expect(try s.ctl("set", "light", "--until-next").out == "light\n")
         try await portal.send("set 1")   // the same value again: not a change of the desktop's mind

@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 import TestSupport
-import class TestSupport.PrivateBus
 
 /// Runs the built binaries as a user would, each test in its own directory tree and environment.
 /// Nothing here sleeps and hopes: every wait has a condition and a deadline, and fails with what it saw.
@@ -201,6 +200,18 @@ extension Sandbox {
             return (try? ctl("get"))?.status == 0
         }
         return d
+    }
+
+    /// A new sandbox whose session bus is a private one with the fake portal on it; both end with the sandbox.
+    static func withFakePortal(_ version: FakePortal.Version = .v2, colorScheme: UInt32,
+                               traits: [String] = []) async throws -> (Sandbox, FakePortal) {
+        let dir = try TemporaryDirectory()
+        let bus = try await PrivateBus(in: dir)
+        let portal = try await FakePortal(bus: bus, directory: dir, version: version, colorScheme: colorScheme, traits: traits)
+        let s = try Sandbox()
+        s.env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+        s.atEnd { portal.stop(); bus.stop(); withExtendedLifetime(dir) {} }
+        return (s, portal)
     }
 
     /// A new sandbox with a daemon started in it.

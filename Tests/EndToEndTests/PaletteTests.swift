@@ -2,8 +2,6 @@ import AppearanceKit
 import Foundation
 import Testing
 import class TestSupport.FakePortal
-import class TestSupport.PrivateBus
-import class TestSupport.TemporaryDirectory
 
 // Traits, palette, resolve and the palette commands of appearancectl against the real daemon.
 // Golden files live in Golden/; run with APPEARANCED_UPDATE_GOLDEN=1 to rewrite them after a deliberate change.
@@ -182,13 +180,7 @@ extension RawClient {
 @Suite struct TraitsAndPaletteSubscriberTests {
     /// A trait change reaches only subscribers that asked for traits (or whose palette it changes).
     @Test func perSubscriberFiltering() async throws {
-        let dir = try TemporaryDirectory()
-        let bus = try await PrivateBus(in: dir)
-        let portal = try await FakePortal(bus: bus, directory: dir, version: .v2, colorScheme: 2,
-                                          traits: ["--contrast", "0", "--reduced-motion", "0"])
-        defer { portal.stop(); bus.stop() }
-        let s = try Sandbox()
-        s.env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+        let (s, portal) = try await Sandbox.withFakePortal(.v2, colorScheme: 2, traits: ["--contrast", "0", "--reduced-motion", "0"])
         try s.installShippedPalette()
         try s.startDaemon()
         try waitUntil("the traits read") { try s.ctl("get", "--json").out.contains(#""contrast":"normal""#) }

@@ -89,11 +89,7 @@ extension RawClient {
     /// state, nobody is dropped.
     @Test func manySubscribersManyFlips() async throws {
         Stress.raiseFileLimit()
-        let dir = try TemporaryDirectory()
-        let bus = try await PrivateBus(in: dir)
-        let portal = try await FakePortal(bus: bus, directory: dir, version: .v2, colorScheme: 2)
-        let s = try Sandbox()
-        s.env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+        let (s, portal) = try await Sandbox.withFakePortal(.v2, colorScheme: 2)
         let d = try s.startDaemon()
         let stat = ProcStat(pid: d.pid)
         let idle = stat.rssKiB
@@ -223,11 +219,7 @@ extension RawClient {
     /// subscriber ends on its own app's state (forced dark ones never moved), nobody is dropped.
     @Test func subscribersOverManyAppsConverge() async throws {
         Stress.raiseFileLimit()
-        let dir = try TemporaryDirectory()
-        let bus = try await PrivateBus(in: dir)
-        let portal = try await FakePortal(bus: bus, directory: dir, version: .v2, colorScheme: 2)
-        let s = try Sandbox()
-        s.env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+        let (s, portal) = try await Sandbox.withFakePortal(.v2, colorScheme: 2)
         try s.startDaemon()
         let apps = Stress.full ? 100 : 10
         let probe = try AppearanceConnection(socketPath: s.socket)
