@@ -8,9 +8,8 @@ import TestSupport
 
 @Suite struct PortalSentryTests {
     @Test func readsAPortalV2WithReadOne() async throws {
-        let rig = try await SentryRig(portal: .v2, colorScheme: 1)
+        let rig = try await SentryRig(portal: .v2, colorScheme: 1, started: true)
         defer { rig.close() }
-        rig.startSentry()
         try await rig.expect(.dark, "portal v2")
         try await rig.portal!.send("set 2")
         try await rig.expect(.light, "portal v2")
@@ -20,9 +19,8 @@ import TestSupport
     }
 
     @Test func fallsBackToReadOnAPortalV1() async throws {
-        let rig = try await SentryRig(portal: .v1, colorScheme: 1)
+        let rig = try await SentryRig(portal: .v1, colorScheme: 1, started: true)
         defer { rig.close() }
-        rig.startSentry()
         // Read wraps the value twice: the sentry must unwrap both variants to see the uint32.
         let first = try await rig.expect(.dark)
         #expect(first.detail == "portal v1 (Read fallback)")
@@ -33,18 +31,16 @@ import TestSupport
     }
 
     @Test func portalAbsentAtStartThenAppearing() async throws {
-        let rig = try await SentryRig(portal: .v2, colorScheme: 1, ownName: false)
+        let rig = try await SentryRig(portal: .v2, colorScheme: 1, ownName: false, started: true)
         defer { rig.close() }
-        rig.startSentry()
         try await rig.expect(.unavailable, "no portal on the session bus (org.freedesktop.portal.Desktop: org.freedesktop.DBus.Error.ServiceUnknown)")
         try await rig.portal!.send("acquire")
         try await rig.expect(.dark, "portal v2")
     }
 
     @Test func portalRestartedWithAnotherValueAndVersion() async throws {
-        let rig = try await SentryRig(portal: .v2, colorScheme: 1)
+        let rig = try await SentryRig(portal: .v2, colorScheme: 1, started: true)
         defer { rig.close() }
-        rig.startSentry()
         try await rig.expect(.dark, "portal v2")
         rig.portal!.stop()
         try await rig.expect(.unavailable, "portal left the bus")
@@ -54,9 +50,8 @@ import TestSupport
     }
 
     @Test func releasedNameIsUnavailableUntilReacquired() async throws {
-        let rig = try await SentryRig(portal: .v2, colorScheme: 2)
+        let rig = try await SentryRig(portal: .v2, colorScheme: 2, started: true)
         defer { rig.close() }
-        rig.startSentry()
         try await rig.expect(.light, "portal v2")
         try await rig.portal!.send("release")
         try await rig.expect(.unavailable, "portal left the bus")
@@ -66,9 +61,8 @@ import TestSupport
     }
 
     @Test func duplicateSignalsAreReReadAndReportTheStoredValue() async throws {
-        let rig = try await SentryRig(portal: .v2, colorScheme: 0)
+        let rig = try await SentryRig(portal: .v2, colorScheme: 0, started: true)
         defer { rig.close() }
-        rig.startSentry()
         try await rig.expect(.noPreference)
         let start = rig.mark
         try await rig.portal!.send("dup 1")
@@ -84,9 +78,8 @@ import TestSupport
     /// behind them: every pass must be followed by the next without waiting for more input, or the reply
     /// would never be dispatched.
     @Test func aBurstOfSignalsIsFollowedToTheStoredValue() async throws {
-        let rig = try await SentryRig(portal: .v2, colorScheme: 0)
+        let rig = try await SentryRig(portal: .v2, colorScheme: 0, started: true)
         defer { rig.close() }
-        rig.startSentry()
         try await rig.expect(.noPreference)
         let readsBefore = try await rig.portal!.reads()
         try await rig.portal!.send("burst 1 200")
@@ -100,9 +93,8 @@ import TestSupport
     }
 
     @Test func aSignalWhoseValueReadDoesNotReturnReportsTheStoredValue() async throws {
-        let rig = try await SentryRig(portal: .v2, colorScheme: 1)
+        let rig = try await SentryRig(portal: .v2, colorScheme: 1, started: true)
         defer { rig.close() }
-        rig.startSentry()
         try await rig.expect(.dark)
         let start = rig.mark
         // 1.16 forwards a lower-priority backend's signal: its value (2, light) must not count.
@@ -115,9 +107,8 @@ import TestSupport
     }
 
     @Test func signalsForOtherNamespacesAndKeysAreNotFollowed() async throws {
-        let rig = try await SentryRig(portal: .v2, colorScheme: 0)
+        let rig = try await SentryRig(portal: .v2, colorScheme: 0, started: true)
         defer { rig.close() }
-        rig.startSentry()
         try await rig.expect(.noPreference)
         let start = rig.mark
         let readsBefore = try await rig.portal!.reads()
@@ -137,9 +128,8 @@ import TestSupport
         ("u 7", "7, which is not 0, 1 or 2"),
     ])
     func aValueOfTheWrongTypeIsNoPreferenceAndAWarning(value: String, warning: String) async throws {
-        let rig = try await SentryRig(portal: .v2, colorScheme: 1)
+        let rig = try await SentryRig(portal: .v2, colorScheme: 1, started: true)
         defer { rig.close() }
-        rig.startSentry()
         try await rig.expect(.dark)
         try await rig.portal!.send("set-type \(value)")
         try await rig.expect(.noPreference)
@@ -150,9 +140,8 @@ import TestSupport
     }
 
     @Test func wrongTypeThroughTheV1DoubleVariant() async throws {
-        let rig = try await SentryRig(portal: .v1, colorScheme: 1)
+        let rig = try await SentryRig(portal: .v1, colorScheme: 1, started: true)
         defer { rig.close() }
-        rig.startSentry()
         try await rig.expect(.dark)
         try await rig.portal!.send("set-type s prefer-dark")
         try await rig.expect(.noPreference, "portal v1")
@@ -160,9 +149,8 @@ import TestSupport
     }
 
     @Test func notFoundIsUnavailable() async throws {
-        let rig = try await SentryRig(portal: .v2, colorScheme: 1)
+        let rig = try await SentryRig(portal: .v2, colorScheme: 1, started: true)
         defer { rig.close() }
-        rig.startSentry()
         try await rig.expect(.dark)
         try await rig.portal!.send("notfound")
         try await rig.portal!.send("signal 1")
@@ -184,9 +172,8 @@ import TestSupport
     }
 
     @Test func noBusAtStartThenTheBusAppears() async throws {
-        let rig = try await SentryRig(bus: false)
+        let rig = try await SentryRig(bus: false, started: true)
         defer { rig.close() }
-        rig.startSentry()
         try await rig.expect(.unavailable, "no session bus: ")
         // The sentry retries with back-off; a bus (and a portal) at that address must be found.
         try await rig.startBus()
@@ -196,9 +183,8 @@ import TestSupport
     }
 
     @Test func busLostThenBack() async throws {
-        let rig = try await SentryRig(portal: .v2, colorScheme: 2)
+        let rig = try await SentryRig(portal: .v2, colorScheme: 2, started: true)
         defer { rig.close() }
-        rig.startSentry()
         try await rig.expect(.light)
         rig.portal!.stop()
         rig.bus!.stop()
@@ -209,9 +195,8 @@ import TestSupport
     }
 
     @Test func stopEndsReadings() async throws {
-        let rig = try await SentryRig(portal: .v2, colorScheme: 1)
+        let rig = try await SentryRig(portal: .v2, colorScheme: 1, started: true)
         defer { rig.close() }
-        rig.startSentry()
         try await rig.expect(.dark)
         rig.queue.sync { rig.sentry!.stop() }
         let count = rig.readings.count

@@ -9,9 +9,8 @@ import TestSupport
 @Suite struct PortalTraitsTests {
     @Test func v2WithEveryKey() async throws {
         let rig = try await SentryRig(portal: .v2, colorScheme: 1,
-                                      traits: ["--contrast", "1", "--reduced-motion", "1", "--accent", "0.2 0.5 1.0"])
+                                      traits: ["--contrast", "1", "--reduced-motion", "1", "--accent", "0.2 0.5 1.0"], started: true)
         defer { rig.close() }
-        rig.startSentry()
         // The first reading already carries every trait: the sentry reports once all keys have been read.
         let first = try await rig.expect(.dark, "portal v2")
         #expect(first.traits == Traits(contrast: .high, reducedMotion: true, accentColor: Color(51, 128, 255)))
@@ -31,9 +30,8 @@ import TestSupport
 
     @Test(arguments: [FakePortal.Version.v1, .v2])
     func noTraitKeysAreUnavailable(version: FakePortal.Version) async throws {
-        let rig = try await SentryRig(portal: version, colorScheme: 2)
+        let rig = try await SentryRig(portal: version, colorScheme: 2, started: true)
         defer { rig.close() }
-        rig.startSentry()
         let first = try await rig.expect(.light)
         #expect(first.traits == .unavailable)
         // NotFound is how an older portal says it has no such key: not worth a warning.
@@ -41,9 +39,8 @@ import TestSupport
     }
 
     @Test func v1ReadsTraitsThroughRead() async throws {
-        let rig = try await SentryRig(portal: .v1, colorScheme: 1, traits: ["--contrast", "1"])
+        let rig = try await SentryRig(portal: .v1, colorScheme: 1, traits: ["--contrast", "1"], started: true)
         defer { rig.close() }
-        rig.startSentry()
         let first = try await rig.expect(.dark, "portal v1 (Read fallback)")
         #expect(first.traits == Traits(contrast: .high))
         try await rig.portal!.send("motion 1")
@@ -57,9 +54,8 @@ import TestSupport
     ])
     func wrongTypesAreUnsetAndAWarning(command: String, warning: String) async throws {
         let rig = try await SentryRig(portal: .v2, colorScheme: 1,
-                                      traits: ["--contrast", "1", "--reduced-motion", "1", "--accent", "1 0 0"])
+                                      traits: ["--contrast", "1", "--reduced-motion", "1", "--accent", "1 0 0"], started: true)
         defer { rig.close() }
-        rig.startSentry()
         try await rig.expectTraits("every trait") { $0.contrast == .high && $0.reducedMotion == true && $0.accentColor != nil }
         try await rig.portal!.send("trait-type \(command)")
         let key = String(command.split(separator: " ")[0])
@@ -76,9 +72,8 @@ import TestSupport
 
     @Test(arguments: ["-1 -1 -1", "0.5 1.5 0", "2 2 2"])
     func anAccentOutsideZeroToOneIsUnset(components: String) async throws {
-        let rig = try await SentryRig(portal: .v2, colorScheme: 1, traits: ["--accent", "0 1 0"])
+        let rig = try await SentryRig(portal: .v2, colorScheme: 1, traits: ["--accent", "0 1 0"], started: true)
         defer { rig.close() }
-        rig.startSentry()
         try await rig.expectTraits("a green accent") { $0.accentColor == Color(0, 255, 0) }
         try await rig.portal!.send("accent \(components)")
         try await rig.expectTraits("no accent") { $0.accentColor == nil }
@@ -87,9 +82,8 @@ import TestSupport
     }
 
     @Test func eachTraitSignalRereadsOnlyItsKey() async throws {
-        let rig = try await SentryRig(portal: .v2, colorScheme: 0, traits: ["--contrast", "0"])
+        let rig = try await SentryRig(portal: .v2, colorScheme: 0, traits: ["--contrast", "0"], started: true)
         defer { rig.close() }
-        rig.startSentry()
         try await rig.expect(.noPreference)
         let before = try await rig.portal!.reads()
         try await rig.portal!.send("contrast 1")
@@ -98,9 +92,8 @@ import TestSupport
     }
 
     @Test func portalLeavingLosesTheTraits() async throws {
-        let rig = try await SentryRig(portal: .v2, colorScheme: 1, traits: ["--contrast", "1"])
+        let rig = try await SentryRig(portal: .v2, colorScheme: 1, traits: ["--contrast", "1"], started: true)
         defer { rig.close() }
-        rig.startSentry()
         try await rig.expectTraits("high contrast") { $0.contrast == .high }
         try await rig.portal!.send("release")
         let gone = try await rig.expect(.unavailable, "portal left the bus")

@@ -24,8 +24,9 @@ final class SentryRig: @unchecked Sendable {
     /// Readings before this index have been looked at by `expect`.
     private(set) var mark = 0
 
+    /// `started`: the sentry is started once the bus and portal are up.
     init(bus withBus: Bool = true, portal version: FakePortal.Version? = .v2, colorScheme: UInt32 = 0,
-         ownName: Bool = true, traits: [String] = []) async throws {
+         ownName: Bool = true, traits: [String] = [], started: Bool = false) async throws {
         directory = try TemporaryDirectory(prefix: "apd-bus")
         if withBus {
             try await startBus()
@@ -34,6 +35,7 @@ final class SentryRig: @unchecked Sendable {
                                               colorScheme: colorScheme, ownName: ownName, traits: traits)
             }
         }
+        if started { startSentry() }
     }
 
     var address: String { "unix:path=" + directory.file("bus") }

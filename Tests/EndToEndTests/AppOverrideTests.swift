@@ -1,8 +1,6 @@
 import Foundation
 import Testing
 import class TestSupport.FakePortal
-import class TestSupport.PrivateBus
-import class TestSupport.TemporaryDirectory
 
 /// Per-app overrides on the real daemon with the fake portal.
 @Suite struct AppOverrideEndToEndTests {
@@ -26,9 +24,7 @@ import class TestSupport.TemporaryDirectory
     /// One change told to subscribers of several apps, with and without the palette, in mixed order: each
     /// gets its own app's state, the palette when it asked, and the same bytes as the others of its kind.
     @Test func aPassOverMixedSubscribersTellsEachItsOwn() throws {
-        let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        let s = try Sandbox.started()
         let kinds: [(app: String?, palette: Bool)] = [(nil, false), ("B", false), (nil, true), ("B", true), ("C", false), (nil, false), ("C", true)]
         let clients = try kinds.map { kind in
             let c = try RawClient(s.socket)
@@ -54,14 +50,8 @@ import class TestSupport.TemporaryDirectory
     }
 
     @Test func eachSubscriberIsToldOfItsOwnAppOnly() async throws {
-        let dir = try TemporaryDirectory()
-        let bus = try await PrivateBus(in: dir)
-        let portal = try await FakePortal(bus: bus, directory: dir, colorScheme: 2)
-        defer { portal.stop() }
-        let s = try Sandbox()
-        s.env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        let (s, portal) = try await Sandbox.withFakePortal(colorScheme: 2)
+        try s.startDaemon()
         #expect(try s.ctl("set", "dark", "--app", "A").out == "dark\n")
         let everyone = try Self.subscribe(s, app: nil), a = try Self.subscribe(s, app: "A"), b = try Self.subscribe(s, app: "B")
 
@@ -91,11 +81,9 @@ import class TestSupport.TemporaryDirectory
     @Test func appOverridesPersistAcrossAKillAndAreListed() throws {
         let s = try Sandbox()
         var d = try s.startDaemon()
-        defer { d.stop() }
         #expect(try s.ctl("apps").out.isEmpty)
         for i in 0..<30 { #expect(try s.ctl("set", i % 2 == 0 ? "dark" : "light", "--app", "app\(i)").status == 0) }
-        d.stop(SIGKILL)
-        _ = try d.waitForExit()
+        try d.end(SIGKILL)
         d = try s.startDaemon()
         let lines = try s.ctl("apps").out.split(separator: "\n")
         #expect(lines.count == 30 && lines.contains("app0\tdark") && lines.contains("app29\tlight"), "\(lines)")
@@ -114,8 +102,7 @@ import class TestSupport.TemporaryDirectory
         // 4,096 overrides already: one more is refused and nothing changes.
         let apps = (0..<4096).map { #""a\#($0)":"dark""# }.joined(separator: ",")
         try s.write(#"{"override":"system","apps":{\#(apps)}}"#, to: s.stateFile)
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let r = try s.run(Bin.ctl, ["set", "dark", "--app", "one-more"])
         #expect(r.status == 65 && r.err.contains("too many app overrides (the limit is 4096)"), "\(r.err)")
         #expect(try s.ctl("set", "light", "--app", "a1").status == 0)   // changing an existing one is fine

@@ -11,69 +11,17 @@ import Testing
     static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
 
-    /// A dbus-daemon with nothing activatable but `serviceDir` (no real portal): the sandbox's session bus.
-    final class FaceBus {
-        let child: Child
-        let address: String
-
-        init(_ s: Sandbox, serviceDir: String? = nil) throws {
-            address = "unix:path=\(s.root)/facebus"
-            let config = """
-                <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-                 "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-                <busconfig>
-                  <type>session</type>
-                  <listen>\(address)</listen>
-                  <auth>EXTERNAL</auth>
-                  <limit name="max_replies_per_connection">50000</limit>
-                \(serviceDir.map { "  <servicedir>\($0)</servicedir>\n" } ?? "")  <policy context="default">
-                    <allow send_destination="*" eavesdrop="true"/>
-                    <allow eavesdrop="true"/>
-                    <allow own="*"/>
-                  </policy>
-                </busconfig>
-
-                """
-            try s.write(config, to: s.root + "/facebus.conf")
-            s.env["DBUS_SESSION_BUS_ADDRESS"] = address
-            child = try Child("/usr/bin/dbus-daemon", ["--config-file=\(s.root)/facebus.conf", "--nofork", "--nopidfile", "--print-address=1"],
-                              env: s.env)
-            try waitUntil("dbus-daemon's address; stderr: \(child.stderr)") { !child.lines.isEmpty }
-        }
-
-        func close() {
-            child.stop(SIGTERM)
-            _ = try? child.waitForExit(timeout: 10)
-        }
-    }
-
-    /// A sandbox whose session bus is a FaceBus, and a daemon on it that owns both names.
+    /// A sandbox whose session bus is a SandboxBus, and a daemon on it that owns both names.
     final class Served {
         let sandbox: Sandbox
-        let bus: FaceBus
+        let bus: SandboxBus
         let daemon: Child
 
         init() throws {
             sandbox = try Sandbox()
-            bus = try FaceBus(sandbox)
-            do {
-                daemon = try sandbox.startDaemon()
-            } catch {
-                bus.close()
-                throw error
-            }
-            do {
-                try waitUntil("both names to be owned") { try AppearanceServiceTests.status(sandbox) == "bus:         \(AppearanceServiceTests.name); \(AppearanceServiceTests.darkman)" }
-            } catch {
-                close()
-                throw error
-            }
-        }
-
-        func close() {
-            daemon.stop()
-            _ = try? daemon.waitForExit()
-            bus.close()
+            bus = try SandboxBus(sandbox)
+            daemon = try sandbox.startDaemon()
+            try waitUntil("both names to be owned") { try AppearanceServiceTests.status(sandbox) == "bus:         \(AppearanceServiceTests.name); \(AppearanceServiceTests.darkman)" }
         }
     }
 
@@ -123,7 +71,6 @@ import Testing
     /// or on the socket) sees the write. One client process, back to back, many times.
     @Test func aReadAfterAnAnsweredWriteSeesIt() throws {
         let served = try Served()
-        defer { served.close() }
         let s = served.sandbox
         let script = """
             import dbus, json, socket, sys
@@ -154,7 +101,6 @@ import Testing
 
     @Test func introspectionGetSetToggleWithEveryOptionAndNamedErrors() throws {
         let served = try Served()
-        defer { served.close() }
         let s = served.sandbox
 
         let shipped = try String(contentsOfFile: Self.repo + "/dbus/\(Self.name).xml", encoding: .utf8)
@@ -215,10 +161,8 @@ import Testing
 
     @Test func propertiesChangedOncePerRealChangeAndNeverForANoOp() throws {
         let s = try Sandbox()
-        let bus = try FaceBus(s)
-        defer { bus.close() }
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        _ = try SandboxBus(s)
+        try s.startDaemon()
         try waitUntil("the name to be owned") { try Self.status(s).hasPrefix("bus:         \(Self.name);") }
         let monitor = try Monitor(s, Self.name)
         defer { monitor.stop() }
@@ -247,10 +191,8 @@ import Testing
 
     @Test func darkmansInterfaceReadSetRefusedAndModeChanged() throws {
         let s = try Sandbox()
-        let bus = try FaceBus(s)
-        defer { bus.close() }
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        _ = try SandboxBus(s)
+        try s.startDaemon()
         try waitUntil("darkman's name to be owned") { try Self.status(s).hasSuffix("; \(Self.darkman)") }
 
         let shipped = try String(contentsOfFile: Self.repo + "/dbus/\(Self.darkman).xml", encoding: .utf8)
@@ -279,7 +221,7 @@ import Testing
     }
 
     /// Another process that holds `name` on `bus` (DO_NOT_QUEUE) until it is killed; it owns it when this returns.
-    static func holdName(_ name: String, on bus: FaceBus, _ s: Sandbox) throws -> Child {
+    static func holdName(_ name: String, on bus: SandboxBus, _ s: Sandbox) throws -> Child {
         let holder = try Child("/usr/bin/python3", ["-c", """
             bus, signal, sys = __import__("dbus.bus").bus, __import__("signal"), __import__("sys")
             b = bus.BusConnection(sys.argv[1])
@@ -293,13 +235,11 @@ import Testing
 
     @Test func darkmansNameHeldElsewhereIsNotFoughtForAndTheKeyTurnsItOff() throws {
         let s = try Sandbox()
-        let bus = try FaceBus(s)
-        defer { bus.close() }
+        let bus = try SandboxBus(s)
         // Another process holds darkman's name first.
         let holder = try Self.holdName(Self.darkman, on: bus, s)
         defer { holder.stop(SIGKILL); _ = try? holder.waitForExit() }
         let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
         try waitUntil("status to say darkman's name is held; have: \((try? Self.status(s)) ?? "")") {
             try Self.status(s) == "bus:         \(Self.name); not \(Self.darkman): darkman (or another process) holds it"
         }
@@ -327,12 +267,10 @@ import Testing
     /// the daemon takes it (NameOwnerChanged), as it does darkman's.
     @Test func ourNameHeldElsewhereIsTakenOnceItIsFree() throws {
         let s = try Sandbox()
-        let bus = try FaceBus(s)
-        defer { bus.close() }
+        let bus = try SandboxBus(s)
         let holder = try Self.holdName(Self.name, on: bus, s)
         defer { holder.stop(SIGKILL); _ = try? holder.waitForExit() }
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        try s.startDaemon()
         try waitUntil("status to say the name is held; have: \((try? Self.status(s)) ?? "")") {
             try Self.status(s).hasPrefix("bus:         not \(Self.name): another process owns it (taken when it lets it go)")
         }
@@ -345,15 +283,13 @@ import Testing
     /// it, has both.
     @Test func aTrialTakesNoNameOnTheBus() throws {
         let s = try Sandbox()
-        let bus = try FaceBus(s)
-        defer { bus.close() }
+        _ = try SandboxBus(s)
         let trial = try Child(Bin.daemon, ["--state-dir", s.root + "/trial", "--socket", s.root + "/trial.sock"], env: s.env)
         defer { trial.stop(); _ = try? trial.waitForExit() }
         try waitUntil("the trial to answer") {
             try s.run(Bin.ctl, ["--socket", s.root + "/trial.sock", "get"]).status == 0
         }
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        try s.startDaemon()
         try waitUntil("the session's daemon to own both names") { try Self.status(s) == "bus:         \(Self.name); \(Self.darkman)" }
     }
 
@@ -362,8 +298,7 @@ import Testing
         let services = s.root + "/services"
         let template = try String(contentsOfFile: Self.repo + "/dbus/\(Self.name).service", encoding: .utf8)
         try s.write(template.replacingOccurrences(of: "@bindir@", with: Bin.dir), to: services + "/\(Self.name).service")
-        let bus = try FaceBus(s, serviceDir: services)
-        defer { bus.close() }
+        _ = try SandboxBus(s, serviceDir: services)
         #expect(try s.ctl("get").status != 0)  // nothing runs yet
 
         let r = try Self.call(s, "\(Self.name).Get", ["{}"])
@@ -384,15 +319,12 @@ import Testing
     /// a flood of calls from a peer meanwhile does not keep the socket's clients waiting for good.
     @Test func theFaceFollowsTheBusAcrossItsLossAndAFloodOfCalls() throws {
         let s = try Sandbox()
-        var bus = try FaceBus(s)
+        var bus = try SandboxBus(s)
         let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
         try waitUntil("both names to be owned") { try Self.status(s) == "bus:         \(Self.name); \(Self.darkman)" }
         bus.close()
         try waitUntil("status to say the bus is gone") { try Self.status(s).hasPrefix("bus:         not on the bus") }
-        try? FileManager.default.removeItem(atPath: s.root + "/facebus")
-        bus = try FaceBus(s)
-        defer { bus.close() }
+        bus = try SandboxBus(s)
         try waitUntil("both names to be owned again") { try Self.status(s) == "bus:         \(Self.name); \(Self.darkman)" }
         #expect(try Self.call(s, "\(Self.name).Set", ["dark", "{}"]).ok)
         #expect(try Self.gdbus(s, Self.darkman, Self.darkmanPath, "org.freedesktop.DBus.Properties.Get", [Self.darkman, "Mode"]).out == "(<'dark'>,)\n")

@@ -25,10 +25,8 @@ import class TestSupport.TemporaryDirectory
 
     @Test func theScheduleSwitchesAtItsTime() throws {
         let (s, offset) = try Self.sandbox(at: 19 * 3600 - 8, config: Self.fixed)   // 18:59:52: time to start first
-        let d = try s.startDaemon()
-        defer { d.stop() }
-        let w = try Child(Bin.ctl, ["watch", "--json"], env: s.env)
-        defer { w.stop() }
+        try s.startDaemon()
+        let w = try s.start(Bin.ctl, ["watch", "--json"])
         let first = try w.waitForLines(1)[0]
         #expect(first.contains(#""mode":"light""#) && first.contains(#""source":"schedule""#), "\(first)")
         let status = try s.ctl("status").out
@@ -45,8 +43,7 @@ import class TestSupport.TemporaryDirectory
     /// the event that would have made the mode ("dark-at" of last night).
     @Test func aScheduleSetUpIsLoggedAsSuch() throws {
         let (s, _) = try Self.sandbox(at: 5 * 3600 + 30 * 60, config: "")
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         #expect(try s.ctl("get").out == "light\n")
         try s.write(Self.fixed, to: s.configFile)
         #expect(try s.ctl("reload").status == 0)
@@ -61,7 +58,6 @@ import class TestSupport.TemporaryDirectory
         let system = try await PrivateBus(in: dir, name: "system")
         s.env["DBUS_SYSTEM_BUS_ADDRESS"] = system.address
         let d = try s.startDaemon()
-        defer { d.stop() }
         #expect(try s.ctl("get").out == "light\n")
         // Suspend at noon, wake at 20:00: the clock jumps, no timer has fired yet.
         _ = try s.run("/usr/bin/dbus-send", ["--bus=\(system.address)", "--type=signal", "/org/freedesktop/login1",
@@ -77,7 +73,6 @@ import class TestSupport.TemporaryDirectory
     @Test func untilNextEndsAtTheNextScheduleTransition() throws {
         let (s, _) = try Self.sandbox(at: 19 * 3600 - 8, config: Self.fixed)
         let d = try s.startDaemon()
-        defer { d.stop() }
         let toggled = try s.ctl("toggle", "--until-next", "--json").out
         #expect(toggled.contains(#""mode":"dark""#) && toggled.contains(#""source":"temporary""#)
                 && toggled.contains(#""temporary":{"mode":"dark","until":"next"}"#), "\(toggled)")
@@ -87,22 +82,14 @@ import class TestSupport.TemporaryDirectory
             return state.contains(#""source":"schedule""#) && state.contains(#""temporary":null"#)
         }
         // It is gone from the state file too: a restart does not bring it back.
-        d.stop()
-        _ = try d.waitForExit()
-        let again = try s.startDaemon()
-        defer { again.stop() }
+        try d.end()
+        try s.startDaemon()
         #expect(try s.ctl("get", "--json").out.contains(#""temporary":null"#))
     }
 
     @Test func untilNextEndsWhenTheDesktopChangesItsValue() async throws {
-        let dir = try TemporaryDirectory()
-        let bus = try await PrivateBus(in: dir)
-        let portal = try await FakePortal(bus: bus, directory: dir, colorScheme: 1)
-        defer { portal.stop() }
-        let s = try Sandbox()
-        s.env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+        let (s, portal) = try await Sandbox.withFakePortal(colorScheme: 1)
         let d = try s.startDaemon()
-        defer { d.stop() }
         #expect(try s.ctl("set", "light", "--until-next").out == "light\n")
         try await portal.send("set 1")   // the same value again: not a change of the desktop's mind
         #expect(try s.ctl("get", "--json").out.contains(#""source":"temporary""#))
@@ -123,25 +110,21 @@ import class TestSupport.TemporaryDirectory
         s.env["APPEARANCED_TEST_CLOCK_FILE"] = s.root + "/clock-offset"
         try s.write("0\n", to: s.root + "/clock-offset")
         var d = try s.startDaemon()
-        defer { d.stop() }
         let set = try s.ctl("set", "dark", "--for", "1h", "--json").out
         #expect(set.contains(#""source":"temporary""#), "\(set)")
         // SIGKILL: the temporary override was durable before the reply, with its expiry.
-        d.stop(SIGKILL)
-        _ = try d.waitForExit()
+        try d.end(SIGKILL)
         d = try s.startDaemon()
         let after = try s.ctl("get", "--json").out
         #expect(after.contains(#""mode":"dark""#) && after.contains(#""source":"temporary""#), "\(after)")
         // Two hours later (a restart after the machine was off): it has ended.
-        d.stop()
-        _ = try d.waitForExit()
+        try d.end()
         try s.write("7200\n", to: s.root + "/clock-offset")
         d = try s.startDaemon()
         #expect(try s.ctl("get", "--json").out.contains(#""source":"default""#))
 
         // A short one ends by its own timer while the daemon runs.
-        let w = try Child(Bin.ctl, ["watch"], env: s.env)
-        defer { w.stop() }
+        let w = try s.start(Bin.ctl, ["watch"])
         #expect(try w.waitForLines(1) == ["light"])
         #expect(try s.ctl("set", "dark", "--for", "1s").out == "dark\n")
         #expect(try w.waitForLines(3) == ["light", "dark", "light"])
@@ -149,9 +132,7 @@ import class TestSupport.TemporaryDirectory
     }
 
     @Test func theLogNamesTheClientThatSetTheOverride() throws {
-        let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        let s = try Sandbox.started()
         let c = try Child(Bin.ctl, ["set", "dark"], env: s.env)
         let pid = c.pid
         #expect(try c.waitForEnd() == 0)
@@ -182,7 +163,6 @@ import class TestSupport.TemporaryDirectory
         let r = try s.run(Bin.daemon, ["--check"])
         #expect(r.status == 78 && r.err.contains("config.toml:2: schedule.latitude: 95.0 is outside -90…90"), "\(r.err)")
         let d = try s.startDaemon()
-        defer { d.stop() }
         try d.waitForStderr("config.toml:2: schedule.latitude: 95.0 is outside -90…90; using the defaults until it is fixed")
     }
 }

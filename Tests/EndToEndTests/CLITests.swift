@@ -4,9 +4,7 @@ import Testing
 /// The built binaries, run as a user would, with no session bus: the daemon is its own source.
 @Suite struct DaemonAndCLITests {
     @Test func getSetToggleAndStatus() throws {
-        let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        let s = try Sandbox.started()
         #expect(try s.ctl("get") == (0, "light\n", ""))
         #expect(try s.ctl("set", "dark").out == "dark\n")
         #expect(try s.ctl("get").out == "dark\n")
@@ -24,11 +22,8 @@ import Testing
     }
 
     @Test func watchPrintsCurrentThenEachRealChange() throws {
-        let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
-        let w = try Child(Bin.ctl, ["watch"], env: s.env)
-        defer { w.stop() }
+        let s = try Sandbox.started()
+        let w = try s.start(Bin.ctl, ["watch"])
         #expect(try w.waitForLines(1) == ["light"])
         _ = try s.ctl("set", "dark")
         #expect(try w.waitForLines(2) == ["light", "dark"])
@@ -41,11 +36,8 @@ import Testing
     }
 
     @Test func watchJSONCarriesPrevious() throws {
-        let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
-        let w = try Child(Bin.ctl, ["watch", "--json"], env: s.env)
-        defer { w.stop() }
+        let s = try Sandbox.started()
+        let w = try s.start(Bin.ctl, ["watch", "--json"])
         _ = try w.waitForLines(1)
         _ = try s.ctl("toggle")
         let lines = try w.waitForLines(2)
@@ -63,8 +55,7 @@ import Testing
         s.env["DBUS_SESSION_BUS_ADDRESS"] = nil
         s.env["XDG_RUNTIME_DIR"] = nil
         s.env["APPEARANCED_SOCKET"] = s.root + "/runtime/s"
-        let d = try Child(Bin.daemon, ["--log-level", "debug"], env: s.env)
-        defer { d.stop() }
+        let d = try s.start(Bin.daemon, ["--log-level", "debug"])
         try waitUntil("the daemon to answer") { (try? s.ctl("get"))?.out == "light\n" }
         #expect(try s.ctl("status").out.contains("neither DBUS_SESSION_BUS_ADDRESS nor XDG_RUNTIME_DIR is set"))
         try d.waitForStderr("the daemon is its own source")
@@ -112,9 +103,7 @@ import Testing
     }
 
     @Test func rejectedRequestExits65() throws {
-        let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        let s = try Sandbox.started()
         // Make the state directory unwritable: the override cannot be saved, so it is not applied.
         try FileManager.default.createDirectory(atPath: s.root + "/state/appearanced", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: s.stateFile, withIntermediateDirectories: true)
@@ -130,10 +119,8 @@ import Testing
         let s = try Sandbox()
         let d = try s.startDaemon()
         #expect(try s.ctl("set", "dark").status == 0)
-        d.stop(SIGKILL)
-        _ = try d.waitForExit()
-        let d2 = try s.startDaemon()  // the stale socket of the killed instance is replaced
-        defer { d2.stop() }
+        try d.end(SIGKILL)
+        try s.startDaemon()  // the stale socket of the killed instance is replaced
         #expect(try s.ctl("get").out == "dark\n")
         #expect(try String(contentsOfFile: s.stateFile, encoding: .utf8) == "{\"override\":\"dark\"}\n")
     }
@@ -143,7 +130,6 @@ import Testing
         let s = try Sandbox()
         try s.write(content, to: s.stateFile)
         let d = try s.startDaemon()
-        defer { d.stop() }
         #expect(try s.ctl("get", "--json").out.contains(#""override":"system""#))
         try d.waitForStderr("\(s.stateFile) is not a valid state file")
         #expect(d.stderr.contains("kept it as \(s.stateFile).corrupt"))
@@ -155,7 +141,6 @@ import Testing
         let s = try Sandbox()
         try FileManager.default.createDirectory(atPath: s.stateFile, withIntermediateDirectories: true)
         let d = try s.startDaemon()
-        defer { d.stop() }
         try d.waitForStderr("cannot be read")
         var isDir: ObjCBool = false
         #expect(FileManager.default.fileExists(atPath: s.stateFile + ".corrupt", isDirectory: &isDir) && isDir.boolValue)
@@ -168,7 +153,6 @@ import Testing
         try FileManager.default.createDirectory(atPath: s.root + "/state/appearanced", withIntermediateDirectories: true)
         #expect(mkfifo(s.stateFile, 0o600) == 0)
         let d = try s.startDaemon()
-        defer { d.stop() }
         try d.waitForStderr("\(s.stateFile) cannot be read")
         #expect(FileManager.default.fileExists(atPath: s.stateFile + ".corrupt"))
         #expect(try s.ctl("set", "dark").status == 0)
@@ -184,9 +168,7 @@ import Testing
     }
 
     @Test func secondInstanceRefusesAndLeavesTheFirstAlone() throws {
-        let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        let s = try Sandbox.started()
         let r = try s.run(Bin.daemon, [])
         #expect(r.status == 1)
         #expect(r.err.contains("already running on \(s.socket)"), "\(r.err)")
@@ -194,9 +176,7 @@ import Testing
     }
 
     @Test func socketAndDirectoryArePrivate() throws {
-        let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        let s = try Sandbox.started()
         _ = try s.ctl("set", "dark")
         func mode(_ p: String) throws -> Int {
             (try FileManager.default.attributesOfItem(atPath: p)[.posixPermissions] as? Int) ?? -1
@@ -209,8 +189,7 @@ import Testing
     @Test func explicitSocketOptionAndEnvironment() throws {
         let s = try Sandbox()
         let path = s.root + "/custom.sock"
-        let d = try Child(Bin.daemon, ["--socket", path], env: s.env)
-        defer { d.stop() }
+        try s.start(Bin.daemon, ["--socket", path])
         try waitUntil("socket at \(path)") { (try? s.ctl("--socket", path, "get"))?.status == 0 }
         s.env["APPEARANCED_SOCKET"] = path
         #expect(try s.ctl("get").out == "light\n")
@@ -220,7 +199,6 @@ import Testing
     func peerWithAnotherUIDIsRejected() throws {
         let s = try Sandbox()
         let d = try s.startDaemon()
-        defer { d.stop() }
         // Let nobody reach the socket through the file system, so only SO_PEERCRED stands in the way.
         chmod(s.root, 0o755); chmod(s.root + "/runtime", 0o755)
         chmod(s.root + "/runtime/appearanced", 0o755); chmod(s.socket, 0o777)

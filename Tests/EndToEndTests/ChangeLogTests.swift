@@ -36,7 +36,6 @@ import Testing
         #expect(try c.waitForEnd() == 0)
         try Self.stopped(d)
         d = try s.startDaemon()
-        defer { d.stop() }
         let e = try Self.entries(s)
         #expect(e.count == 2, "\(e)")  // the restart in dark (the override) is no change
         #expect(e.first?.from == nil && e.first?.to == .light && e.first?.cause.hasPrefix("start: light") == true, "\(e)")
@@ -56,7 +55,6 @@ import Testing
         try Self.stopped(d)
         try s.write(#"{"override":"light"}"# + "\n", to: s.stateFile)
         d = try s.startDaemon()
-        defer { d.stop() }
         let e = try Self.entries(s)
         #expect(e.count == 3, "\(e)")
         #expect(e.last?.from == .dark && e.last?.to == .light && e.last?.source == .override, "\(e)")
@@ -79,7 +77,6 @@ import Testing
         try Self.stopped(d)
         #expect(try Self.fileEntries(Self.logFile(s)) == e)
         d = try s.startDaemon()
-        defer { d.stop() }
         #expect(try Self.entries(s) == e)
     }
 
@@ -117,7 +114,6 @@ import Testing
         s.env["APPEARANCED_APP"] = nil
         try Self.stopped(d)
         d = try s.startDaemon()
-        defer { d.stop() }
         #expect(try Self.entries(s) == e)
     }
 
@@ -156,7 +152,6 @@ import Testing
         #expect(try s.ctl("set", "dark").status == 0)
         try Self.stopped(d)
         d = try s.startDaemon()
-        defer { d.stop() }
         #expect(try Self.entries(s).map(\.to) == [.light, .dark])
         #expect(!d.stderr.contains("corrupt"), "\(d.stderr)")
     }
@@ -175,7 +170,6 @@ import Testing
         h.write(Data(#"{"time":1780000000,"from":"dark","to":"li"#.utf8))
         h.closeFile()
         d = try s.startDaemon()
-        defer { d.stop() }
         try d.waitForStderr("\(path): left out an incomplete last line")
         #expect(try Self.entries(s) == before)
         #expect(!FileManager.default.fileExists(atPath: path + ".corrupt"))
@@ -190,7 +184,6 @@ import Testing
         let s = try Sandbox()
         try s.write("in the way\n", to: s.root + "/state/appearanced")
         let d = try s.startDaemon()
-        defer { d.stop() }
         try d.waitForStderr("could not write the change log \(Self.logFile(s)) (")
         let e = try Self.entries(s)
         #expect(e.count == 1 && e[0].to == .light, "\(e)")
@@ -199,14 +192,11 @@ import Testing
 
     /// A trial instance (`--state-dir`) keeps its own log in its own directory; the session's is untouched.
     @Test func aTrialInstanceHasItsOwnLog() throws {
-        let s = try Sandbox()
-        let session = try s.startDaemon()
-        defer { session.stop() }
+        let s = try Sandbox.started()
         #expect(try s.ctl("set", "dark").status == 0)
         let dir = s.root + "/trial"
         let socket = s.root + "/trial.sock"
-        let trial = try Child(Bin.daemon, ["--state-dir", dir, "--socket", socket], env: s.env)
-        defer { trial.stop() }
+        let trial = try s.start(Bin.daemon, ["--state-dir", dir, "--socket", socket])
         try waitUntil("the trial to answer; stderr: \(trial.stderr)") { (try? s.ctl("--socket", socket, "get"))?.status == 0 }
         #expect(try s.ctl("--socket", socket, "set", "dark").status == 0)
         try waitUntil("the trial's log file") { (try? Self.fileEntries(dir + "/log.jsonl"))?.count == 2 }
@@ -246,7 +236,6 @@ import Testing
         #expect(file.count == 1_100, "\(file.count)")
         #expect(Array(file.suffix(1_000)) == shown)
         d = try s.startDaemon()
-        defer { d.stop() }
         #expect(try Self.entries(s) == shown)
     }
 }

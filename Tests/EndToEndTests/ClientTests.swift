@@ -62,7 +62,6 @@ final class ChangeLog: @unchecked Sendable {
     @Test func stateSetToggleAndStatus() async throws {
         let s = try Sandbox()
         let d = try s.startDaemon()
-        defer { d.stop() }
         let client = try await AppearanceClient(socketPath: s.socket)
         #expect(client.socketPath == s.socket)
 
@@ -89,9 +88,7 @@ final class ChangeLog: @unchecked Sendable {
     }
 
     @Test func changesStartWithTheStateThenEachChangeWithPrevious() async throws {
-        let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        let s = try Sandbox.started()
         let client = try await AppearanceClient(socketPath: s.socket)
         let log = ChangeLog.start(client)
         #expect(try await log.wait(count: 1) == ["initial light"])
@@ -120,14 +117,12 @@ final class ChangeLog: @unchecked Sendable {
     @Test func reconnectsAfterTheDaemonIsKilledAndYieldsOnlyWhatChanged() async throws {
         let s = try Sandbox()
         var d = try s.startDaemon()
-        defer { d.stop() }
         let client = try await AppearanceClient(socketPath: s.socket)
         let log = ChangeLog.start(client)
         try await log.wait(count: 1)
 
         // Killed and restarted with the same state: lost, reconnected, and no state element.
-        d.stop(SIGKILL)
-        _ = try d.waitForExit()
+        try d.end(SIGKILL)
         #expect(try await log.wait(count: 2) == ["initial light", "lost"])
         d = try s.startDaemon()
         #expect(try await log.wait(count: 3) == ["initial light", "lost", "reconnected"])
@@ -137,8 +132,7 @@ final class ChangeLog: @unchecked Sendable {
         #expect(try await log.wait(count: 5) == ["initial light", "lost", "reconnected", "dark<-light", "light<-dark"])
 
         // Killed; while it is down the mode changes (the default becomes dark): reconnected, then the change.
-        d.stop(SIGKILL)
-        _ = try d.waitForExit()
+        try d.end(SIGKILL)
         try await log.wait(count: 6)
         try s.write("default-mode = \"dark\"\n", to: s.configFile)
         d = try s.startDaemon()
@@ -168,8 +162,7 @@ final class ChangeLog: @unchecked Sendable {
         let client = try await AppearanceClient(socketPath: s.socket)
         let log = ChangeLog.start(client, reconnect: false)
         try await log.wait(count: 1)
-        d.stop(SIGTERM)
-        _ = try d.waitForExit()
+        try d.end(SIGTERM)
         let ended = try await log.wait(count: 2)
         #expect(ended.last?.hasPrefix("threw: lost the connection to appearanced on \(s.socket)") == true, "\(ended)")
         await #expect(throws: AppearanceError.self) { try await client.state() }
@@ -179,8 +172,7 @@ final class ChangeLog: @unchecked Sendable {
         // A reconnecting subscription started while nothing listens reports that first.
         let waiting = ChangeLog.start(client)
         #expect(try await waiting.wait(count: 1) == ["lost"])
-        let d2 = try s.startDaemon()
-        defer { d2.stop() }
+        try s.startDaemon()
         #expect(try await waiting.wait(count: 3) == ["lost", "reconnected", "initial light"])
     }
 }
@@ -189,9 +181,7 @@ final class ChangeLog: @unchecked Sendable {
 /// for changes for as long as it takes. Each test has a deadline of its own.
 @Suite(.timeLimit(.minutes(2))) struct DeadlineTests {
     @Test func aBlockingConnectionWaitsForChangesPastItsBound() async throws {
-        let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        let s = try Sandbox.started()
         let c = try AppearanceConnection(socketPath: s.socket, timeout: 0.2)
         #expect(try c.subscribe().mode == .light)
         try await Task.sleep(for: .milliseconds(600))  // three bounds with nothing to say
@@ -201,9 +191,7 @@ final class ChangeLog: @unchecked Sendable {
     }
 
     @Test func aSubscriptionWaitsForChangesPastItsBound() async throws {
-        let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        let s = try Sandbox.started()
         let client = try await AppearanceClient(socketPath: s.socket, timeout: 0.2)
         let log = ChangeLog.start(client)
         #expect(try await log.wait(count: 1) == ["initial light"])

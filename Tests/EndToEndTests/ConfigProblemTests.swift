@@ -9,8 +9,7 @@ import Testing
     func getCarriesTheProblemUntilTheConfigIsFixed() throws {
         let s = try Sandbox()
         try s.write("default-mode = \"dark\"\nhooks = maybe\n", to: s.configFile)
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let json = try s.ctl("get", "--json")
         #expect(json.status == 0, "\(json)")
         #expect(json.out.contains(#""configProblem":"\#(s.configFile):2:"#) && json.out.contains("using the defaults until it is fixed"), "\(json.out)")

@@ -62,7 +62,6 @@ import Testing
         s.env["XDG_DATA_HOME"] = s.root + "/data"
         s.env["XDG_DATA_DIRS"] = s.root + "/data-dirs"
         var d = try s.startDaemon()
-        defer { d.stop() }
         let docSide = Normalizer(root: "$T"), daemonSide = Normalizer(root: s.root)
         var connections: [String: RawClient] = [:]
         var done = Set<String>()

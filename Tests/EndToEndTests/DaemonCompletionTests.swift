@@ -35,6 +35,7 @@ import Testing
     }
 
     /// A daemon with the palette above and two app overrides.
+    @discardableResult
     static func daemon(_ s: Sandbox) throws -> Child {
         try s.write(palette, to: s.root + "/config/appearanced/palette.toml")
         let d = try s.startDaemon()
@@ -90,8 +91,7 @@ import Testing
 
     @Test func bashOffersTheDaemonsTokensAndApps() throws {
         let s = try Self.sandbox()
-        let d = try Self.daemon(s)
-        defer { d.stop() }
+        try Self.daemon(s)
         #expect(try Self.bash(s, ["color", ""]).words == Self.colors)
         #expect(try Self.bash(s, ["color", "fill."]).words == ["fill.bg", "fill.fg"])
         #expect(try Self.bash(s, ["asset", ""]).words == ["wallpaper"])
@@ -110,8 +110,7 @@ import Testing
 
     @Test func fishOffersTheDaemonsTokensAndApps() throws {
         let s = try Self.sandbox()
-        let d = try Self.daemon(s)
-        defer { d.stop() }
+        try Self.daemon(s)
         #expect(try Self.fish(s, "appearancectl color ").words == Self.colors)
         #expect(try Self.fish(s, "appearancectl asset ").words == ["wallpaper"])
         #expect(try Self.fish(s, "appearancectl toggle --app ").words == ["kitty", "org.gnome.TextEditor"])
@@ -121,8 +120,7 @@ import Testing
 
     @Test func zshOffersTheDaemonsTokens() throws {
         let s = try Self.sandbox()
-        let d = try Self.daemon(s)
-        defer { d.stop() }
+        try Self.daemon(s)
         #expect(try Self.zsh(s, command: "color").words == Self.colors)
         #expect(try Self.zsh(s, command: "asset").words == ["wallpaper"])
         #expect(try Self.zsh(s, command: "color", socket: s.root + "/elsewhere").words.isEmpty)
@@ -138,8 +136,7 @@ import Testing
         for name in ["alpha", "beta", "gamma"] {
             try HookTests.script(s, s.root + "/config/appearanced/integrations/" + name, "[ \"$1\" = available ] && echo found; exit 0")
         }
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         #expect(try s.ctl("integrations", "enable", "beta").status == 0)
         #expect(try s.ctl("completions", "list", "integrations").out == "alpha\ngamma\n")
         #expect(try s.ctl("completions", "list", "enabled-integrations").out == "beta\n")
@@ -187,8 +184,7 @@ import Testing
     /// The hidden list command is what the scripts call; it is in neither the help nor the completions.
     @Test func theListIsHidden() throws {
         let s = try Self.sandbox()
-        let d = try Self.daemon(s)
-        defer { d.stop() }
+        try Self.daemon(s)
         #expect(try s.ctl("completions", "list", "colors").out.split(separator: "\n").map(String.init) == ["fill.bg", "fill.fg", "text.desc"])
         #expect(try s.ctl("completions", "list", "apps").out == "kitty\norg.gnome.TextEditor\n")
         #expect(try s.ctl("completions", "list", "tokens").status == 64)

@@ -18,7 +18,6 @@ import Testing
         // GTK 3 apps read gtk-theme: the configured pair is written with the color-scheme.
         try s.write("[desktop]\ngtk-theme-light = \"Adwaita\"\ngtk-theme-dark = \"Adwaita-dark\"\n", to: s.configFile)
         let d = try s.startDaemon()
-        defer { d.stop() }
         // A libadwaita app, which reads the portal (GNOME's own backend behind it), not appearanced's socket.
         let app = try stack.startLibadwaitaApp()
         defer { app.stop(SIGKILL) }
@@ -65,7 +64,6 @@ import Testing
         try s.write("[schedule]\nlight-at = \"07:00\"\ndark-at = \"19:00\"\n", to: s.configFile)
         try stack.gsettings("default")
         let d = try s.startDaemon()
-        defer { d.stop() }
         #expect(try s.ctl("get").out == "light\n")
         // 19:00: the schedule writes GNOME's dark.
         try waitUntil("the schedule to make GNOME dark") { try Self.gsettingsValue(stack) == "'prefer-dark'" }
@@ -106,10 +104,8 @@ import Testing
         // Kept across a restart: the daemon stopped while GNOME shows its write.
         #expect(try s.ctl("set", "dark").out == "dark\n")
         try waitUntil("GNOME to be dark again") { try Self.gsettingsValue(stack) == "'prefer-dark'" }
-        d.stop()
-        _ = try d.waitForExit()
+        try d.end()
         d = try s.startDaemon()
-        defer { d.stop() }
         #expect(try s.ctl("get").out == "dark\n")  // the override, not GNOME's (appearanced's) value
         #expect(try s.ctl("set", "system").out == "light\n", "\(d.stderr) \((try? String(contentsOfFile: s.root + "/state/appearanced/desktop.json", encoding: .utf8)) ?? "no desktop.json")")
         try waitUntil("GNOME to get 'default' back after the restart") { try Self.gsettingsValue(stack) == "'default'" }
@@ -126,7 +122,6 @@ import Testing
         defer { stack.close() }
         try stack.gsettings("default")
         let d = try s.startDaemon()
-        defer { d.stop() }
         #expect(try s.ctl("set", "dark").out == "dark\n")
         try waitUntil("GNOME to be dark") { try Self.gsettingsValue(stack) == "'prefer-dark'" }
         try d.waitForStderr("desktop: dark is the echo of appearanced's write")
@@ -173,7 +168,6 @@ import Testing
         _ = try Self.recordingTools(s, then: #"echo "Could not find theme \"$1\". The theme should be one of the following options: BreezeDark""# + "\n")
         try s.write("[desktop]\nfollow = \"kde\"\nkde-dark = \"NoSuchScheme\"\n", to: s.configFile)
         let d = try s.startDaemon()
-        defer { d.stop() }
         #expect(try s.ctl("set", "dark").out == "dark\n")
         try waitUntil("the failure in status") {
             try s.ctl("status").out.contains(#"last: dark, failed: plasma-apply-colorscheme: Could not find theme "NoSuchScheme""#)
@@ -188,7 +182,6 @@ import Testing
         let record = try Self.recordingTools(s, then: "exec sleep 600\n")
         try s.write("[desktop]\nfollow = \"kde\"\n", to: s.configFile)
         let d = try s.startDaemon()
-        defer { d.stop() }
         #expect(try s.ctl("set", "dark").out == "dark\n")   // answered while the tool hangs
         try waitUntil("the tool to start") { (try? String(contentsOfFile: record, encoding: .utf8)) != nil }
         #expect(try s.ctl("get").out == "dark\n")
@@ -204,8 +197,7 @@ import Testing
         let s = try Sandbox()
         let record = try Self.recordingTools(s)
         try s.write("[desktop]\nfollow = \"kde\"\nkde-dark = \"MyDark\"\n", to: s.configFile)
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         #expect(try s.ctl("set", "dark").out == "dark\n")
         try waitUntil("the dark scheme applied") { (try? String(contentsOfFile: record, encoding: .utf8)) == "plasma-apply-colorscheme MyDark\n" }
         #expect(try s.ctl("set", "light").out == "light\n")
@@ -223,8 +215,7 @@ import Testing
         let s = try Sandbox()
         let record = try Self.recordingTools(s)
         try s.write("[desktop]\nfollow = \"kde\"\nkde-look-and-feel-dark = \"org.kde.breezedark.desktop\"\n", to: s.configFile)
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         #expect(try s.ctl("set", "dark").out == "dark\n")
         try waitUntil("the dark look-and-feel applied") {
             (try? String(contentsOfFile: record, encoding: .utf8)) == "plasma-apply-lookandfeel --apply org.kde.breezedark.desktop\n"
@@ -244,7 +235,6 @@ import Testing
         s.env["PATH"] = "/nonexistent"
         try s.write("[desktop]\nfollow = \"kde\"\n", to: s.configFile)
         let d = try s.startDaemon()
-        defer { d.stop() }
         #expect(try s.run(Bin.ctl, ["set", "dark"]).status == 0)
         try waitUntil("the failure in status") {
             try s.run(Bin.ctl, ["status"]).out.contains("last: dark, failed: plasma-apply-colorscheme: cannot run: No such file or directory")
@@ -277,8 +267,7 @@ struct KDERealToolTests {
         // ~/.config/kdedefaults, which Plasma's session reads through XDG_CONFIG_DIRS.
         s.env["XDG_CONFIG_DIRS"] = s.root + "/config/kdedefaults:/etc/xdg"
         try s.write("[desktop]\nfollow = \"kde\"\nkde-look-and-feel-dark = \"org.kde.breezedark.desktop\"\n", to: s.configFile)
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         #expect(try Self.currentScheme(s) == "BreezeLight")
         #expect(try s.ctl("set", "dark").out == "dark\n")
         try waitUntil("the write to end") { try s.ctl("status").out.contains("1 write, last: dark") }
@@ -296,7 +285,6 @@ struct KDERealToolTests {
         s.env["QT_QPA_PLATFORM"] = "offscreen"
         try s.write("[desktop]\nfollow = \"kde\"\nkde-dark = \"NoSuchScheme\"\nkde-look-and-feel-light = \"org.example.none\"\n", to: s.configFile)
         let d = try s.startDaemon()
-        defer { d.stop() }
         #expect(try s.ctl("set", "dark").out == "dark\n")
         try waitUntil("the unknown scheme in status") {
             try s.ctl("status").out.contains(#"last: dark, failed: plasma-apply-colorscheme: Could not find theme "NoSuchScheme""#)

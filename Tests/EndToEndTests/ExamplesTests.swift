@@ -13,14 +13,11 @@ enum Repo {
     @Test func swiftExample() throws {
         let s = try Sandbox()
         var d = try s.startDaemon()
-        defer { d.stop() }
-        let app = try Child(Bin.dir + "/appearance-example", ["--socket", s.socket], env: s.env)
-        defer { app.stop() }
+        let app = try s.start(Bin.dir + "/appearance-example", ["--socket", s.socket])
         #expect(try app.waitForLines(2) == ["appearanced 0.1.0 (protocol 8), system: unavailable", "now light"])
         _ = try s.ctl("toggle")
         #expect(try app.waitForLines(3).last == "light -> dark")
-        d.stop(SIGKILL)
-        _ = try d.waitForExit()
+        try d.end(SIGKILL)
         #expect(try app.waitForLines(4).last?.hasPrefix("lost: lost the connection to appearanced on \(s.socket)") == true)
         d = try s.startDaemon()
         #expect(try app.waitForLines(5).last == "reconnected")
@@ -29,8 +26,7 @@ enum Repo {
         #expect(app.lines.count == 6)
 
         // `toggle` first, through the environment's socket.
-        let once = try Child(Bin.dir + "/appearance-example", ["toggle"], env: s.env)
-        defer { once.stop() }
+        let once = try s.start(Bin.dir + "/appearance-example", ["toggle"])
         #expect(try once.waitForLines(3) == ["toggled to dark", "appearanced 0.1.0 (protocol 8), system: unavailable", "now dark"])
     }
 
@@ -38,10 +34,8 @@ enum Repo {
         let python = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") ? "/usr/bin/python3" : "python3"
         let s = try Sandbox()
         let d = try s.startDaemon()
-        defer { d.stop() }
         // It finds the socket as docs/protocol.md says: here through XDG_RUNTIME_DIR.
-        let py = try Child("/usr/bin/env", [python, Repo.examples + "/python/subscribe.py"], env: s.env)
-        defer { py.stop() }
+        let py = try s.start("/usr/bin/env", [python, Repo.examples + "/python/subscribe.py"])
         #expect(try py.waitForLines(1) == ["now light"])
         _ = try s.ctl("set", "dark")
         _ = try s.ctl("set", "light")
@@ -61,7 +55,6 @@ enum Repo {
     @Test func socatOneLiners() throws {
         let s = try Sandbox()
         let d = try s.startDaemon()
-        defer { d.stop() }
         let script = Repo.examples + "/socat.sh"
         func reply(_ args: String...) throws -> String {
             let r = try s.run(script, args)
@@ -69,8 +62,7 @@ enum Repo {
             return r.out
         }
         #expect(try reply("get").hasPrefix(#"{"jsonrpc":"2.0","id":1,"result":{"mode":"light","darkMode":false,"#))
-        let sub = try Child(script, ["subscribe"], env: s.env)
-        defer { sub.stop() }
+        let sub = try s.start(script, ["subscribe"])
         #expect(try sub.waitForLines(1)[0].contains(#""id":1,"result":{"mode":"light""#))
         #expect(try reply("set", "dark").contains(#""result":{"mode":"dark","darkMode":true,"system":"unavailable","override":"dark""#))
         #expect(try reply("toggle").contains(#""mode":"light""#))

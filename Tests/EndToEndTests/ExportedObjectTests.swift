@@ -15,7 +15,6 @@ import Testing
 
     @Test func refusalsHaveOneVocabularyOnEveryObject() throws {
         let served = try Service.Served()
-        defer { served.close() }
         let s = served.sandbox
         let (own, dm) = ((Service.name, Service.path), (Service.darkman, Service.darkmanPath))
         let cases: [((String, String), String, [String], String)] = [
@@ -58,7 +57,6 @@ import Testing
     /// interface goes to the object's own method of that name; Peer is libdbus's.
     @Test func introspectAndCallsWithoutAnInterface() throws {
         let served = try Service.Served()
-        defer { served.close() }
         let s = served.sandbox
         let ownXML = try String(contentsOfFile: Service.repo + "/dbus/\(Service.name).xml", encoding: .utf8)
         let darkmanXML = try String(contentsOfFile: Service.repo + "/dbus/\(Service.darkman).xml", encoding: .utf8)
@@ -82,7 +80,6 @@ import Testing
     /// A call that expects no reply is carried out all the same: darkman's Set from dbus-send without --print-reply.
     @Test func aCallThatExpectsNoReplyIsCarriedOut() throws {
         let served = try Service.Served()
-        defer { served.close() }
         let s = served.sandbox
         let r = try s.run("/usr/bin/dbus-send", ["--session", "--type=method_call", "--dest=\(Service.darkman)", Service.darkmanPath, "\(Self.properties).Set",
                                                  "string:\(Service.darkman)", "string:Mode", "variant:string:dark"])
@@ -94,11 +91,9 @@ import Testing
     /// darkman's object is answered only while its name is wanted: with darkman-dbus = false libdbus refuses calls to it.
     @Test func darkmansObjectIsAnsweredOnlyWhileItsNameIsWanted() throws {
         let s = try Sandbox()
-        let bus = try Service.FaceBus(s)
-        defer { bus.close() }
+        _ = try SandboxBus(s)
         try s.write("darkman-dbus = false\n", to: s.configFile)
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        try s.startDaemon()
         try waitUntil("the own name to be owned") { try Service.status(s).hasPrefix("bus:         \(Service.name);") }
         let get = ["string:\(Service.darkman)", "string:Mode"]
         #expect(try Self.send(s, Service.name, Service.darkmanPath, "\(Self.properties).Get", get).hasPrefix("Error org.freedesktop.DBus.Error.UnknownMethod"))

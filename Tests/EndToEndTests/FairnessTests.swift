@@ -62,9 +62,7 @@ import Testing
     }
 
     @Test func aFlooderThatReadsItsRepliesHoldsNoOneBack() throws {
-        let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        let s = try Sandbox.started()
         let subscriber = try RawClient(s.socket)
         try subscriber.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"# + "\n")
         #expect(try subscriber.line()?.contains(#""mode":"light""#) == true)
@@ -89,9 +87,7 @@ import Testing
     }
 
     @Test func twoFloodersAndAVictimEachGetTheirTurn() throws {
-        let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        let s = try Sandbox.started()
         let floods = try (0..<2).map { _ in try ReadingFlooder(s.socket) }
         defer { floods.forEach { $0.end() } }
         for f in floods { try f.waitUntilFlowing() }

@@ -6,45 +6,9 @@ import class TestSupport.Subprocess
 /// real dbus-daemon of the test's own (given to appearanced as DBUS_SYSTEM_BUS_ADDRESS); GeoClue is the
 /// project's fake (Scripts/fake-geoclue.py), which can refuse, stay silent or be absent.
 @Suite struct GeoClueTests {
-    /// A dbus-daemon standing in for the system bus, nothing activatable.
-    final class SystemBus {
-        let child: Child
-        let address: String
-
-        init(_ s: Sandbox) throws {
-            address = "unix:path=\(s.root)/systembus"
-            let config = """
-                <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-                 "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-                <busconfig>
-                  <type>system</type>
-                  <listen>\(address)</listen>
-                  <auth>EXTERNAL</auth>
-                  <policy context="default">
-                    <allow send_destination="*" eavesdrop="true"/>
-                    <allow eavesdrop="true"/>
-                    <allow own="*"/>
-                  </policy>
-                </busconfig>
-
-                """
-            try s.write(config, to: s.root + "/systembus.conf")
-            try? FileManager.default.removeItem(atPath: s.root + "/systembus")  // left by a bus stopped before
-            s.env["DBUS_SYSTEM_BUS_ADDRESS"] = address
-            child = try Child("/usr/bin/dbus-daemon", ["--config-file=\(s.root)/systembus.conf", "--nofork", "--nopidfile", "--print-address=1"],
-                              env: s.env)
-            try waitUntil("dbus-daemon's address; stderr: \(child.stderr)") { !child.lines.isEmpty }
-        }
-
-        deinit {
-            child.stop(SIGTERM)
-            _ = try? child.waitForExit(timeout: 10)
-        }
-    }
-
     /// The fake GeoClue on `bus`, driven command by command (see the script's docstring).
     final class FakeGeoClue: StandIn {
-        init(_ s: Sandbox, _ bus: SystemBus, mode: String = "ok") async throws {
+        init(_ s: Sandbox, _ bus: SandboxBus, mode: String = "ok") async throws {
             try await super.init(s, script: "fake-geoclue.py", name: "fake GeoClue (\(mode))", arguments: [bus.address, "--mode", mode])
         }
     }
@@ -55,6 +19,12 @@ import class TestSupport.Subprocess
         s.env["TZ"] = "UTC"
         try s.write("[schedule]\n" + schedule, to: s.configFile)
         return s
+    }
+
+    /// The same, with a system bus of its own.
+    static func sandboxAndBus(_ schedule: String = "location = \"geoclue\"\n") throws -> (Sandbox, SandboxBus) {
+        let s = try sandbox(schedule)
+        return (s, try SandboxBus(s, system: true))
     }
 
     static func object(_ text: String) throws -> [String: Any] {
@@ -74,11 +44,9 @@ import class TestSupport.Subprocess
     /// shown with its source and age, kept rounded in location.json; a second fix far away plans again. The
     /// client the daemon made asked for city accuracy, its name and thresholds below which GeoClue keeps quiet.
     @Test func aFixPlansTheScheduleForThePlaceAndTheClientAsksForLittle() async throws {
-        let s = try Self.sandbox()
-        let bus = try SystemBus(s)
+        let (s, bus) = try Self.sandboxAndBus()
         let geoclue = try await FakeGeoClue(s, bus)
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        try s.startDaemon()
         try waitUntil("the client to start; status: \((try? Self.detail(s)) ?? "")") { try Self.detail(s).contains("waiting for a first fix") }
         let waiting = try s.ctl("schedule")
         #expect(waiting.out.hasPrefix("no place yet: GeoClue: started (city accuracy), waiting for a first fix"), "\(waiting)")
@@ -122,7 +90,6 @@ import class TestSupport.Subprocess
         let sydney = try #require(try Self.object(try s.ctl("schedule", "--json").out)["events"] as? [[String: Any]])
         #expect(sydney.map { $0["time"] as? Int } != events.map { $0["time"] as? Int }, "\(sydney)")
         #expect(try await geoclue.send("clients") == ["clients 1"])
-        withExtendedLifetime(bus) {}
     }
 
     /// A storm of fixes between far places (New York in the night, Tokyo in the afternoon): the mode does not
@@ -134,10 +101,9 @@ import class TestSupport.Subprocess
         let real = Int64(Date().timeIntervalSince1970)
         let then: Int64 = real / 86_400 * 86_400 + 5 * 3600 + 47 * 60  // today 05:47 UTC
         try s.write("\(then - real)\n", to: s.root + "/clock-offset")
-        let bus = try SystemBus(s)
+        let bus = try SandboxBus(s, system: true)
         let geoclue = try await FakeGeoClue(s, bus)
         let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
         try waitUntil("the client to start") { try Self.detail(s).contains("waiting for a first fix") }
         try await geoclue.send("fix 40.71 -74.01")  // New York: 00:47, night
         try waitUntil("New York's night") { try s.ctl("get").out == "dark\n" }
@@ -152,7 +118,6 @@ import class TestSupport.Subprocess
         let detail = try Self.detail(s)
         #expect(detail.contains("; the newest place is planned with at "), "\(detail)")
         try d.waitForStderr("GeoClue gave another new place within 5 min of the last: the schedule follows the newest at ")
-        withExtendedLifetime(bus) {}
     }
 
     /// GeoClue refuses for want of an agent: status names the cause and the geoclue.conf stanza that allows it;
@@ -160,11 +125,9 @@ import class TestSupport.Subprocess
     @Test(arguments: [("deny", "no location agent allows appearanced; without one (GNOME and KDE run theirs), start /usr/libexec/geoclue-2.0/demos/agent, or add to /etc/geoclue/geoclue.conf:\n[appearanced]\nallowed=true\nsystem=false\nusers=\nthen restart geoclue"),
                       ("disabled", "location services are off for this user; turn them on in the desktop's privacy settings")])
     func aRefusalSaysWhatAllowsIt(mode: String, says: String) async throws {
-        let s = try Self.sandbox("location = \"geoclue\"\nlight-at = \"07:00\"\n")
-        let bus = try SystemBus(s)
+        let (s, bus) = try Self.sandboxAndBus("location = \"geoclue\"\nlight-at = \"07:00\"\n")
         let geoclue = try await FakeGeoClue(s, bus, mode: mode)
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        try s.startDaemon()
         try waitUntil("the refusal in status; status: \((try? Self.detail(s)) ?? "")") { try Self.detail(s).contains("GeoClue: refused") }
         let detail = try Self.detail(s)
         #expect(detail.hasPrefix("GeoClue: refused (") && detail.hasSuffix(says), "\(detail)")
@@ -173,16 +136,13 @@ import class TestSupport.Subprocess
         #expect(try s.ctl("schedule").out.hasPrefix("no place yet: GeoClue: refused ("))
         #expect(try s.ctl("get").status == 0)
         #expect(try await geoclue.send("clients") == ["clients 1"])
-        withExtendedLifetime(bus) {}
     }
 
     /// No GeoClue on the bus: status says so; when it comes, the daemon asks it at once (NameOwnerChanged, no
     /// polling) and plans with its fix. No system bus at all: status says that.
     @Test func absentThenPresentAndNoBusAtAll() async throws {
-        let s = try Self.sandbox()
-        let bus = try SystemBus(s)
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        let (s, bus) = try Self.sandboxAndBus()
+        try s.startDaemon()
         try waitUntil("status to say GeoClue is absent; status: \((try? Self.detail(s)) ?? "")") {
             try Self.detail(s).contains("GeoClue: not on the system bus (org.freedesktop.GeoClue2: org.freedesktop.DBus.Error.ServiceUnknown)")
         }
@@ -195,7 +155,6 @@ import class TestSupport.Subprocess
         let none = try Self.sandbox()
         none.env["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=\(none.root)/no-system-bus"
         let lone = try none.startDaemon()
-        defer { lone.stop(); _ = try? lone.waitForExit() }
         try waitUntil("status to say there is no system bus; status: \((try? Self.detail(none)) ?? "")") {
             try Self.detail(none).hasPrefix("GeoClue: no system bus: ")
         }
@@ -206,7 +165,6 @@ import class TestSupport.Subprocess
         }
         let said = lone.stderr.split(separator: "\n").filter { $0.contains("GeoClue") && $0.contains("no system bus") }
         #expect(said.count == 1 && said[0].contains("warning") && said[0].hasSuffix("; trying again in 1 s"), "\(lone.stderr)")
-        withExtendedLifetime(bus) {}
     }
 
     /// A restart uses the last fix (source "cache") while GeoClue is silent; a location.json that cannot be
@@ -215,27 +173,26 @@ import class TestSupport.Subprocess
         let s = try Self.sandbox()
         let cache = s.root + "/state/appearanced/location.json"
         do {
-            let bus = try SystemBus(s)
+            let bus = try SandboxBus(s, system: true)
+            defer { bus.close() }
             let geoclue = try await FakeGeoClue(s, bus)
             let d = try s.startDaemon()
-            defer { d.stop(); _ = try? d.waitForExit() }
+            defer { d.stop(); _ = try? d.waitForExit() }  // both gone before the restart below
             try waitUntil("the client to start") { try Self.detail(s).contains("waiting for a first fix") }
             try await geoclue.send("fix 40.4168 -3.7038")
             try waitUntil("the place kept in \(cache)") { FileManager.default.fileExists(atPath: cache) }
-            withExtendedLifetime(bus) {}
         }
-        let bus = try SystemBus(s)
+        let bus = try SandboxBus(s, system: true)
         let silent = try await FakeGeoClue(s, bus, mode: "silent")
         var d = try s.startDaemon()
         let place = try Self.location(s, from: "schedule")
         #expect(place["source"] as? String == "cache" && place["latitude"] as? Double == 40.42 && place["longitude"] as? Double == -3.7, "\(place)")
         #expect(try #require(try Self.object(try s.ctl("schedule", "--json").out)["events"] as? [Any]).count > 0)
         d.stop(); _ = try d.waitForExit()
-        withExtendedLifetime((bus, silent)) {}
+        withExtendedLifetime(silent) {}
 
         try s.write("{\"latitude\": 400, \"longitude\": 0, \"time\": 1}\n", to: cache)
         d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
         #expect(try Self.location(s)["source"] is NSNull)
         #expect(FileManager.default.fileExists(atPath: cache + ".corrupt"))
         try d.waitForStderr("location.json is not a valid location file: a coordinate or the time is out of range")
@@ -243,24 +200,20 @@ import class TestSupport.Subprocess
 
     /// GeoClue never answers: the daemon answers `get` and `status` says what it is waiting for.
     @Test func aSilentGeoClueKeepsNothingWaiting() async throws {
-        let s = try Self.sandbox()
-        let bus = try SystemBus(s)
+        let (s, bus) = try Self.sandboxAndBus()
         let geoclue = try await FakeGeoClue(s, bus, mode: "silent")
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        try s.startDaemon()
         try waitUntil("status to say it waits; status: \((try? Self.detail(s)) ?? "")") { try Self.detail(s) == "GeoClue: waiting for an answer to GetClient" }
         #expect(try s.ctl("get").out == "light\n")
         #expect(try s.ctl("schedule").out == "no place yet: GeoClue: waiting for an answer to GetClient\n")
-        withExtendedLifetime((bus, geoclue)) {}
+        withExtendedLifetime(geoclue) {}
     }
 
     /// A typed place wins: GeoClue is not asked; both at once is a config error naming both keys.
     @Test func aTypedPlaceWinsAndBothAtOnceIsAnError() async throws {
-        let s = try Self.sandbox("latitude = 52.52\nlongitude = 13.4\n")
-        let bus = try SystemBus(s)
+        let (s, bus) = try Self.sandboxAndBus("latitude = 52.52\nlongitude = 13.4\n")
         let geoclue = try await FakeGeoClue(s, bus)
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        try s.startDaemon()
         let place = try Self.location(s)
         #expect(place["source"] as? String == "config" && place["detail"] is NSNull, "\(place)")
         #expect(try await geoclue.send("clients") == ["clients 0"])
@@ -271,15 +224,13 @@ import class TestSupport.Subprocess
         try s.write("[schedule]\nlocation = \"gps\"\n", to: s.configFile)
         let bad = try s.run(Bin.daemon, ["--check"])
         #expect(bad.err.contains("\(s.configFile):2: schedule.location: unknown location \"gps\", expected \"geoclue\""), "\(bad)")
-        withExtendedLifetime(bus) {}
     }
 
     /// Debian's real GeoClue (geoclue-2.0) on the test's own system bus, with no location agent: it holds
     /// GetClient until an agent of the user's registers, so the daemon says it is waiting, and answers `get`.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/libexec/geoclue"), "needs geoclue-2.0 (`make deps-test`)"))
     func theRealGeoClueWithoutAnAgentKeepsUsWaiting() throws {
-        let s = try Self.sandbox()
-        let bus = try SystemBus(s)
+        let (s, bus) = try Self.sandboxAndBus()
         // -t 0: no exit when idle; nothing reaches the network (no client is ever started).
         let geoclue = try Child("/usr/libexec/geoclue", ["-t", "0"], env: s.env)
         defer { geoclue.stop(); _ = try? geoclue.waitForExit() }
@@ -287,14 +238,12 @@ import class TestSupport.Subprocess
             let r = try s.run("/usr/bin/busctl", ["--address=\(bus.address)", "list", "--no-pager"])
             return r.out.contains("org.freedesktop.GeoClue2")
         }
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        try s.startDaemon()
         try waitUntil("status to say it waits; status: \((try? Self.detail(s)) ?? "")") {
             try Self.detail(s) == "GeoClue: waiting for an answer to GetClient"
         }
         #expect(try s.ctl("get").out == "light\n")
         #expect(geoclue.isRunning, "\(geoclue.stderr)")
-        withExtendedLifetime(bus) {}
     }
 
     /// The system bus goes away and comes back at the same address: status says so, the place stays, and the
@@ -302,10 +251,9 @@ import class TestSupport.Subprocess
     /// starts the client; back to a typed place, the typed one is shown again.
     @Test func followsTheSystemBusAcrossItsLossAndAReload() async throws {
         let s = try Self.sandbox("latitude = 1\nlongitude = 2\n")
-        var bus: SystemBus? = try SystemBus(s)
-        var geoclue: FakeGeoClue? = try await FakeGeoClue(s, bus!)
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        var bus = try SandboxBus(s, system: true)
+        var geoclue: FakeGeoClue? = try await FakeGeoClue(s, bus)
+        try s.startDaemon()
         #expect(try await geoclue!.send("clients") == ["clients 0"])
         try s.write("[schedule]\nlocation = \"geoclue\"\n", to: s.configFile)
         #expect(try s.ctl("reload").status == 0)
@@ -314,14 +262,14 @@ import class TestSupport.Subprocess
         try waitUntil("the place") { (try Self.location(s)["source"] as? String) == "geoclue" }
 
         geoclue = nil
-        bus = nil
+        bus.close()
         try waitUntil("status to say the bus went away; status: \((try? Self.detail(s)) ?? "")") {
             try Self.detail(s).hasPrefix("GeoClue: the system bus went away; trying again in")
                 || Self.detail(s).hasPrefix("GeoClue: no system bus: ")
         }
         #expect(try Self.location(s)["latitude"] as? Double == 51.5)
-        bus = try SystemBus(s)
-        geoclue = try await FakeGeoClue(s, bus!)
+        bus = try SandboxBus(s, system: true)
+        geoclue = try await FakeGeoClue(s, bus)
         try waitUntil("a client on the new bus; status: \((try? Self.detail(s)) ?? "")") { try Self.detail(s).contains("waiting for a first fix") }
         try await geoclue!.send("fix 35.68 139.69")
         try waitUntil("the new place") { (try Self.location(s)["latitude"] as? Double) == 35.68 }
@@ -329,6 +277,6 @@ import class TestSupport.Subprocess
         try s.write("[schedule]\nlatitude = 1\nlongitude = 2\n", to: s.configFile)
         #expect(try s.ctl("reload").status == 0)
         #expect(try Self.location(s)["source"] as? String == "config")
-        withExtendedLifetime((bus, geoclue)) {}
+        withExtendedLifetime(geoclue) {}
     }
 }

@@ -6,9 +6,7 @@ import Testing
 @Suite struct GroupCommitTests {
     /// A client that pipelines a change and a query reads the change's reply first, and the query sees it.
     @Test func aClientReadsItsRepliesInOrder() throws {
-        let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        let s = try Sandbox.started()
         let c = try RawClient(s.socket)
         try c.send(#"{"jsonrpc":"2.0","id":1,"method":"set","params":{"override":"dark"}}"# + "\n"
                    + #"{"jsonrpc":"2.0","id":2,"method":"get"}"# + "\n"
@@ -23,9 +21,7 @@ import Testing
     /// Forty toggles from eight clients at once: each toggles the result of the one before it (an even number
     /// ends where it began), every reply is a state, and the state file holds the final override.
     @Test func concurrentTogglesComposeAndTheLastIsDurable() throws {
-        let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        let s = try Sandbox.started()
         #expect(try s.ctl("set", "dark").status == 0)
         let clients = try (0..<8).map { _ in try RawClient(s.socket) }
         for (i, c) in clients.enumerated() {
@@ -49,9 +45,7 @@ import Testing
     /// A subscriber sees the changes that one save made durable as notifications of real changes only, and
     /// ends on the final state.
     @Test func subscribersEndOnTheFinalState() throws {
-        let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        let s = try Sandbox.started()
         let w = try RawClient(s.socket)
         try w.send(#"{"jsonrpc":"2.0","id":0,"method":"subscribe"}"# + "\n")
         #expect(try w.line()?.contains(#""mode":"light""#) == true)

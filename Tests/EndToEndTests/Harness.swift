@@ -38,6 +38,8 @@ func waitUntil(_ what: @autoclosure () -> String, timeout: Double = 20, _ condit
 final class Sandbox: @unchecked Sendable {
     let root: String
     var env: [String: String]
+    /// What ends with the sandbox, last first: the daemons, buses and clients started in it, and `atEnd`'s.
+    private var ends: [() -> Void] = []
 
     init() throws {
         var template = Array((NSTemporaryDirectory() + "appearanced-test-XXXXXX").utf8CString)
@@ -59,11 +61,32 @@ final class Sandbox: @unchecked Sendable {
         ]
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: root) }
+    deinit {
+        for end in ends.reversed() { end() }
+        try? FileManager.default.removeItem(atPath: root)
+    }
 
     var socket: String { root + "/runtime/appearanced/socket" }
     var stateFile: String { root + "/state/appearanced/state.json" }
     var configFile: String { root + "/config/appearanced/config.toml" }
+
+    /// Runs `end` when the sandbox goes, at the test's end.
+    func atEnd(_ end: @escaping () -> Void) { ends.append(end) }
+
+    /// Stops `child` at the sandbox's end: SIGTERM, then SIGKILL after 10 s.
+    func adopt(_ child: Child) -> Child {
+        atEnd {
+            child.stop()
+            if (try? child.waitForExit(timeout: 10)) == nil { child.stop(SIGKILL) }
+        }
+        return child
+    }
+
+    /// Starts `exe` in the sandbox's environment, to be stopped at the sandbox's end.
+    @discardableResult
+    func start(_ exe: String, _ args: [String]) throws -> Child {
+        adopt(try Child(exe, args, env: env))
+    }
 
     func write(_ text: String, to path: String) throws {
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
@@ -153,6 +176,9 @@ final class Child: @unchecked Sendable {
 
     func stop(_ sig: Int32 = SIGTERM) { process.signal(sig) }
 
+    /// `stop`, then waits for the exit.
+    func end(_ sig: Int32 = SIGTERM) throws { stop(sig); _ = try waitForExit() }
+
     /// Waits for the process to exit and returns its status (a signal's number for a killed process).
     func waitForExit(timeout: Double = 20) throws -> Int32 {
         var status: Int32?
@@ -165,13 +191,58 @@ final class Child: @unchecked Sendable {
 }
 
 extension Sandbox {
-    /// Starts appearanced and waits until its socket answers.
+    /// Starts appearanced and waits until its socket answers; the sandbox stops it at the test's end.
+    @discardableResult
     func startDaemon(_ args: [String] = []) throws -> Child {
-        let d = try Child(Bin.daemon, args, env: env)
+        let d = adopt(try Child(Bin.daemon, args, env: env))
         try waitUntil("the daemon to answer on \(socket); stderr: \(d.stderr)") {
             guard d.isRunning else { throw TimedOut(description: "the daemon exited: \(d.stderr)") }
             return (try? ctl("get"))?.status == 0
         }
         return d
+    }
+
+    /// A new sandbox whose session bus is a private one with the fake portal on it; both end with the sandbox.
+    static func withFakePortal(_ version: FakePortal.Version = .v2, colorScheme: UInt32,
+                               traits: [String] = []) async throws -> (Sandbox, FakePortal) {
+        let dir = try TemporaryDirectory()
+        let bus = try await PrivateBus(in: dir)
+        let portal = try await FakePortal(bus: bus, directory: dir, version: version, colorScheme: colorScheme, traits: traits)
+        let s = try Sandbox()
+        s.env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+        s.atEnd { portal.stop(); bus.stop(); withExtendedLifetime(dir) {} }
+        return (s, portal)
+    }
+
+    /// A new sandbox with a daemon started in it.
+    static func started(_ args: [String] = []) throws -> Sandbox {
+        let s = try Sandbox()
+        try s.startDaemon(args)
+        return s
+    }
+}
+
+/// A dbus-daemon of the sandbox's own, nothing activatable but `serviceDir`: its session bus, or its system bus
+/// (DBUS_SYSTEM_BUS_ADDRESS). Stopped by `close()` or at the sandbox's end.
+final class SandboxBus {
+    let child: Child
+    let address: String
+
+    init(_ s: Sandbox, system: Bool = false, serviceDir: String? = nil) throws {
+        let name = system ? "systembus" : "facebus"
+        address = "unix:path=\(s.root)/\(name)"
+        let extra = system ? "" : "  <limit name=\"max_replies_per_connection\">50000</limit>\n"
+            + (serviceDir.map { "  <servicedir>\($0)</servicedir>\n" } ?? "")
+        try s.write(PrivateBus.config(type: system ? "system" : "session", listen: address, extra: extra), to: s.root + "/\(name).conf")
+        try? FileManager.default.removeItem(atPath: s.root + "/" + name)  // left by a bus stopped before
+        s.env[system ? "DBUS_SYSTEM_BUS_ADDRESS" : "DBUS_SESSION_BUS_ADDRESS"] = address
+        child = s.adopt(try Child("/usr/bin/dbus-daemon", ["--config-file=\(s.root)/\(name).conf", "--nofork", "--nopidfile", "--print-address=1"],
+                                  env: s.env))
+        try waitUntil("dbus-daemon's address; stderr: \(child.stderr)") { !child.lines.isEmpty }
+    }
+
+    func close() {
+        child.stop(SIGTERM)
+        _ = try? child.waitForExit(timeout: 10)
     }
 }

@@ -34,7 +34,6 @@ import Testing
     /// the daemon's, the save's and the change log's queues) all allocate from the one heap, before and after.
     @Test func theDaemonKeepsOneHeapThroughAFloodOfDBusToggles() throws {
         let served = try AppearanceServiceTests.Served()
-        defer { served.close() }
         let s = served.sandbox
         #expect(try Self.extraHeaps(served.daemon.pid) == 0)
         let before = try s.ctl("get").out

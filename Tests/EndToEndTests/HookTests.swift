@@ -37,7 +37,6 @@ import Testing
         try Self.script(s, data + "/dark-mode.d/25-not-executable", body("never"), executable: false)
         try Self.script(s, data + "/dark-mode.d/26-fails", "exit 3")
         let d = try s.startDaemon(["--log-level", "debug"])
-        defer { d.stop() }
         // At start, the light hooks run once for the current mode.
         try waitUntil("the start-up run; record: \(Self.lines(record))") { Self.lines(record).count == 2 }
         #expect(Self.lines(record) == ["home/10-light light 0 prev= cause=start", "hooks.d/15-both light 0 prev= cause=start"])
@@ -68,8 +67,7 @@ import Testing
         let record = s.root + "/record"
         try Self.script(s, s.root + "/config/appearanced/hooks.d/slow",
                         "echo \"start $APPEARANCE\" >> \(record)\nsleep 0.05\necho \"end $APPEARANCE\" >> \(record)")
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         try waitUntil("the start-up run") { Self.lines(record).count == 2 }
         var last = "light"
         for i in 0..<100 {
@@ -93,9 +91,7 @@ import Testing
         try Self.script(s, s.root + "/config/appearanced/hooks.d/hang",
                         "[ \"$APPEARANCE\" = dark ] || exit 0\nsleep 1000 &\necho $! >> \(pids)\necho $$ >> \(pids)\nsleep 1000\n")
         let d = try s.startDaemon()
-        defer { d.stop() }
-        let w = try Child(Bin.ctl, ["watch"], env: s.env)
-        defer { w.stop() }
+        let w = try s.start(Bin.ctl, ["watch"])
         #expect(try w.waitForLines(1) == ["light"])
         // The hook starts and hangs; the reply and the notification do not wait for it.
         #expect(try s.ctl("set", "dark").out == "dark\n")
@@ -119,8 +115,7 @@ import Testing
         let record = s.root + "/record"
         try s.write("hooks = false\n", to: s.configFile)
         try Self.script(s, s.root + "/config/appearanced/hooks.d/any", "echo ran >> \(record)")
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         #expect(try s.ctl("set", "dark").status == 0)
         #expect(try s.ctl("status").out.contains("hooks:       off (hooks = false)"))
         #expect(Self.lines(record).isEmpty)
@@ -169,7 +164,6 @@ import Testing
         try Self.script(s, s.root + "/config/appearanced/hooks.d/bulk",
                         "[ \"$APPEARANCE\" = dark ] || exit 0\nseq 1 1000000\nhead -c 3000000 /dev/zero | tr '\\0' x")
         let d = try s.startDaemon()
-        defer { d.stop() }
         #expect(try s.ctl("set", "dark").out == "dark\n")
         let get = try s.ctl("get")
         #expect(get.status == 0 && get.out == "dark\n", "\(get)")
@@ -230,7 +224,6 @@ import Testing
         try Self.script(s, sys2 + "/dark-mode.d/20-safe", "echo safe >> \(record)")
         #expect(chmod(sys1 + "/dark-mode.d", 0o777) == 0)
         let d = try s.startDaemon(["--log-level", "debug"])
-        defer { d.stop() }
         #expect(try s.ctl("set", "dark").status == 0)
         try waitUntil("the dark run; stderr: \(d.stderr)") { try s.ctl("status").out.contains(" for dark at") }
         let status = try s.ctl("status").out
@@ -247,7 +240,6 @@ import Testing
         try Self.script(s, hook, "echo open >> \(record)")
         #expect(chmod(hook, 0o757) == 0)
         let d = try s.startDaemon()
-        defer { d.stop() }
         try waitUntil("the start-up run; stderr: \(d.stderr)") { try s.ctl("status").out.contains("0 hooks for light at") }
         let status = try s.ctl("status").out
         #expect(status.contains("failed: open: \(hook) is writable by every user"), "\(status)")

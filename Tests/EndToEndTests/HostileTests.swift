@@ -15,9 +15,7 @@ import let TestSupport.underSanitizer
     }
 
     @Test func aClientStreamingRequestsHoldsNoOneBack() throws {
-        let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        let s = try Sandbox.started()
         // 64 KiB lines full of duplicate keys (the costliest to parse), streamed without end.
         let pairs = String(repeating: #""a":1,"#, count: 10_900)
         let line = Array(#"{"jsonrpc":"2.0","id":1,"method":"get","params":{\#(pairs)"b":2}}"#.utf8.prefix(65_000)) + [0x0A]
@@ -42,7 +40,6 @@ import let TestSupport.underSanitizer
     @Test func pipeliningWithoutReadingStaysWithinItsMemory() throws {
         let s = try Sandbox()
         let d = try s.startDaemon()
-        defer { d.stop() }
         let request = Array(#"{"jsonrpc":"2.0","id":1,"method":"status"}"#.utf8) + [0x0A]
         let burst = Array((0..<1_500).map { _ in request }.joined())
         var clients: [RawClient] = []
@@ -62,7 +59,6 @@ import let TestSupport.underSanitizer
         let s = try Sandbox()
         try s.write("max-connections = 3\n", to: s.configFile)
         let d = try s.startDaemon()
-        defer { d.stop() }
         let held = try (0..<3).map { _ in try RawClient(s.socket) }
         try held[0].send(#"{"jsonrpc":"2.0","id":1,"method":"get"}"# + "\n")
         #expect(try held[0].line()?.contains(#""mode":"light""#) == true)
@@ -80,18 +76,15 @@ import let TestSupport.underSanitizer
         let s = try Sandbox()
         try s.write("default-mode = \"dark\"\n", to: s.configFile)
         let d = try s.startDaemon()
-        defer { d.stop() }
         unlink(s.configFile)
         #expect(mkfifo(s.configFile, 0o600) == 0)
         kill(d.pid, SIGHUP)
         try d.waitForStderr("config.toml: is not a regular file (a FIFO, a device or a socket); only regular files are read; keeping the previous configuration")
         #expect(try s.ctl("get").out == "dark\n")   // alive, answering, the old config in force
-        d.stop()
-        _ = try d.waitForExit()
+        try d.end()
         let r = try s.run(Bin.daemon, ["--check"])
         #expect(r.status == 78 && r.err.contains("is not a regular file"), "\(r.err)")
         let again = try s.startDaemon()
-        defer { again.stop() }
         try again.waitForStderr("is not a regular file (a FIFO, a device or a socket); only regular files are read; using the defaults until it is fixed")
         #expect(try s.ctl("get").out == "light\n")  // the defaults' mode: answering, nothing hung
     }
@@ -103,15 +96,13 @@ import let TestSupport.underSanitizer
         let start = try s.startDaemon()
         try start.waitForStderr("config.toml:1:69: arrays and inline tables nested deeper than 64 levels")
         #expect(try s.ctl("get").out == "light\n")
-        start.stop()
-        _ = try start.waitForExit()
+        try start.end()
         let check = try s.run(Bin.daemon, ["--check"])
         #expect(check.status == 78 && check.err.contains("nested deeper than 64 levels"))
 
         try s.write("default-mode = \"dark\"\n", to: s.configFile)
         #expect(try s.run(Bin.daemon, ["--check"]).out.hasPrefix("ok: config \(s.configFile)"))
         let d = try s.startDaemon()
-        defer { d.stop() }
         try s.write(Array(repeating: "a", count: 60_000).joined(separator: ".") + " = 1\n", to: s.configFile)
         kill(d.pid, SIGHUP)
         try d.waitForStderr("a dotted key of more than 64 parts; keeping the previous configuration")
@@ -123,12 +114,10 @@ import let TestSupport.underSanitizer
         let s = try Sandbox()
         let project = s.root + "/project"
         try s.write("my notes\n", to: project + "/mode")
-        let d = try Child(Bin.daemon, ["--socket", project + "/sock"], env: s.env)
-        defer { d.stop() }
+        let d = try s.start(Bin.daemon, ["--socket", project + "/sock"])
         try waitUntil("the daemon on \(project)/sock") { (try? s.ctl("--socket", project + "/sock", "set", "dark"))?.status == 0 }
         #expect(try String(contentsOfFile: project + "/mode", encoding: .utf8) == "my notes\n")
-        d.stop()
-        _ = try d.waitForExit()
+        try d.end()
         #expect(try String(contentsOfFile: project + "/mode", encoding: .utf8) == "my notes\n")
     }
 
@@ -155,7 +144,6 @@ import let TestSupport.underSanitizer
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         try s.write("left by a killed instance", to: dir + "/state.json.tmp-99999")
         let d = try s.startDaemon()
-        defer { d.stop() }
         #expect(!FileManager.default.fileExists(atPath: dir + "/state.json.tmp-99999"))
         let victim = s.root + "/victim"
         try s.write("precious\n", to: victim)

@@ -62,7 +62,6 @@ import Testing
         let s = try Self.sandbox()
         try s.write("default-mode = \"dark\"\n[integrations.kitty]\ndarkk = \"x\"\n", to: s.configFile)
         let d = try s.startDaemon()
-        defer { d.stop() }
         try d.waitForStderr("\(s.configFile):3: integrations.kitty.darkk: unknown setting (kitty's settings: dark, light, socket, method, app); using the defaults until it is fixed")
         #expect(try s.ctl("get").out == "light\n")
         let status = try s.ctl("status").out
@@ -93,8 +92,7 @@ import Testing
                 """)
         }
         try s.write("[integrations.named]\ncolour = \"red\"\n", to: s.configFile)
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         try waitUntil("the start's config read") { (try? s.ctl("get"))?.status == 0 }
         #expect(HookTests.lines(asked) == ["named"])
         for _ in 0..<3 { #expect(try s.ctl("reload").status == 0) }

@@ -28,8 +28,7 @@ import TestSupport
         let s = try Sandbox()
         let record = try Self.recorder(s)
         try s.write("[integrations.rec]\ndark-color = \"navy\"\n", to: s.configFile)
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let listed = try s.ctl("integrations")
         #expect(listed.status == 0 && listed.out.contains("rec: off\n  program:  found: the recorder\n  changes:  records its runs"), "\(listed)")
         #expect(!FileManager.default.fileExists(atPath: record), "nothing runs before it is enabled")
@@ -70,8 +69,7 @@ import TestSupport
         let s = try Sandbox()
         let rec = try Self.recorder(s, name: "rec")
         let other = try Self.recorder(s, name: "other")
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         #expect(try s.ctl("integrations", "enable", "rec", "other").status == 0)
         #expect(HookTests.lines(rec).count == 1 && HookTests.lines(other).count == 1)
         // rec's app is kept dark: rec runs, other does not.
@@ -102,7 +100,6 @@ import TestSupport
         d.stop()
         _ = try d.waitForEnd()
         d = try s.startDaemon()
-        defer { d.stop() }
         try waitUntil("the start-up run; \(HookTests.lines(record))") { HookTests.lines(record).count == 3 }
         #expect(HookTests.lines(record)[2].hasPrefix("apply dark 1 app=rec prev= ") && HookTests.lines(record)[2].hasSuffix("cause=start"))
     }
@@ -112,7 +109,6 @@ import TestSupport
         let s = try Sandbox()
         _ = try Self.recorder(s, name: "broken", fail: true)
         let d = try s.startDaemon()
-        defer { d.stop() }
         let unknown = try s.ctl("integrations", "enable", "nosuch")
         #expect(unknown.status == 65 && unknown.err.contains(#"no integration named "nosuch" (found: broken; searched \#(s.root)/config/appearanced/integrations"#), "\(unknown)")
         let invalid = try s.ctl("integrations", "enable", "../x")
@@ -139,8 +135,7 @@ import TestSupport
     func aHungIntegrationDoesNotHangTheList() throws {
         let s = try Sandbox()
         try HookTests.script(s, s.root + "/config/appearanced/integrations/stuck", "exec >&- 2>&-\nexec sleep 60")
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let r = try s.ctl("integrations")
         #expect(r.status == 0 && r.out.contains("stuck: off\n  program:  unknown (\(s.root)/config/appearanced/integrations/stuck available did not answer within 2 s)"), "\(r)")
     }
@@ -164,8 +159,7 @@ import TestSupport
                 esac
                 """)
         }
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let r = try s.ctl("integrations")
         for name in ["one", "two", "three"] {
             #expect(r.out.contains("\(name): off\n  program:  found: with the others\n  changes:  waits for the others"), "\(r)")
@@ -178,8 +172,7 @@ import TestSupport
         let record = try Self.recorder(s)
         let dir = s.root + "/config/appearanced/integrations"
         chmod(dir, 0o777)
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let r = try s.ctl("integrations", "enable", "rec")
         #expect(r.status == 65 && r.out.contains("\(dir) is writable by every user; not run"), "\(r)")
         #expect(!FileManager.default.fileExists(atPath: record))
@@ -192,7 +185,6 @@ import TestSupport
         let file = s.root + "/state/appearanced/integrations.json"
         try s.write(#"{"enabled": "rec"}"#, to: file)
         let d = try s.startDaemon()
-        defer { d.stop() }
         try d.waitForStderr("\(file) is not a valid integrations file (expected {\"enabled\": [names]}); kept it as \(file).corrupt; no integration enabled")
         #expect(try String(contentsOfFile: file + ".corrupt", encoding: .utf8) == #"{"enabled": "rec"}"#)
         #expect(try s.ctl("integrations", "--json").out.contains(#""enabled":false"#))
@@ -205,8 +197,7 @@ import TestSupport
         let record = try Self.recorder(s)
         let trial = s.root + "/trial"
         let socket = s.root + "/trial.sock"
-        let d = try Child(Bin.daemon, ["--socket", socket, "--state-dir", trial], env: s.env)
-        defer { d.stop() }
+        let d = try s.start(Bin.daemon, ["--socket", socket, "--state-dir", trial])
         try waitUntil("the trial daemon; \(d.stderr)") { (try? s.run(Bin.ctl, ["--socket", socket, "get"]))?.status == 0 }
         let r = try s.run(Bin.ctl, ["--socket", socket, "integrations", "enable", "rec"])
         #expect(r.status == 0 && r.out == "rec: enabled; not run: this instance runs none (a trial instance: --state-dir without --hooks)\n", "\(r)")
@@ -228,8 +219,7 @@ import TestSupport
         let tmux = { (args: [String]) throws -> String in try s.run("/usr/bin/tmux", ["-L", "t"] + args).out }
         _ = try tmux(["-f", "/dev/null", "new-session", "-d"])
         defer { _ = try? tmux(["kill-server"]) }
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let r = try s.ctl("integrations", "enable", "tmux")
         #expect(r.status == 0, "\(r)")
         #expect(try tmux(["show", "-gv", "@appearance"]) == "light\n")

@@ -24,8 +24,7 @@ import Testing
         let s = try Sandbox()
         let (record, fail) = try Self.flaky(s)
         try s.write("", to: fail)
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let r = try s.ctl("integrations", "enable", "flaky")
         #expect(r.status == 65, "\(r)")
         #expect(r.out.hasPrefix("flaky: enabling failed; apply light at ")
@@ -61,8 +60,7 @@ import Testing
         let s = try Sandbox()
         s.env["APPEARANCED_INTEGRATIONS_DIR"] = Self.shipped
         let dir = s.root + "/config/alacritty"
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let refused = try s.ctl("integrations", "enable", "alacritty")
         #expect(refused.status == 65 && refused.out.isEmpty, "\(refused)")
         #expect(refused.err == "appearancectl: integrations enable: alacritty: not installed: alacritty\n"
@@ -83,8 +81,7 @@ import Testing
     func theWallpaperWithoutImagesIsLeftOff() throws {
         let s = try Sandbox()
         s.env["APPEARANCED_INTEGRATIONS_DIR"] = Self.shipped
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let r = try s.ctl("integrations", "enable", "--force", "wallpaper")
         #expect(r.status == 65 && r.out.contains("wallpaper: enabling failed; apply light at ")
                 && r.out.hasSuffix(": exit status 1: wallpaper: no image for light: set light = \"/path/to/image\" in [integrations.wallpaper]; left off (what it changed is restored)\n"), "\(r)")
@@ -94,9 +91,7 @@ import Testing
     /// None found: the listing and an enable say how to get them.
     @Test(.timeLimit(.minutes(1)))
     func noneFoundSaysHowToGetThem() throws {
-        let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        let s = try Sandbox.started()
         let list = try s.ctl("integrations", "list")
         #expect(list.status == 0 && list.out.hasPrefix("no integrations found: the shipped ones come with the package, or with `make install PREFIX=~/.local` "
             + "in the source tree; `make run` there runs the daemon with the checkout's integrations/"), "\(list)")

@@ -98,7 +98,6 @@ import TestSupport
         let path = s.root + "/config/kitty/kitty.conf"
         try s.write("# mine\n", to: path)
         let d = try s.startDaemon()
-        defer { d.stop() }
         #expect(try s.ctl("integrations", "enable", "kitty").status == 0)
         let applied = try String(contentsOfFile: path, encoding: .utf8)
         let damaged = applied.replacingOccurrences(of: "# <<< appearanced kitty <<<\n", with: "") + "font_size 13\n"

@@ -160,6 +160,16 @@ final class IntegrationRig: @unchecked Sendable {
     }
 }
 
+extension IntegrationRig {
+    /// `standIn` started in this rig's environment, once it has logged "ready"; ended with the rig's sandbox.
+    func startStandIn(_ program: String, version: String, log: String) throws -> Child {
+        let child = try Child(try standIn(program, version: version, log: log), [], env: env)
+        sandbox.atEnd { stopAndReap(child) }
+        try waitUntil("the stand-in to start") { read(log)?.contains("ready") == true }
+        return child
+    }
+}
+
 /// Ends a child the test started (SIGTERM, which the stand-ins handle, then SIGKILL) and reaps it.
 func stopAndReap(_ child: Child) {
     child.stop(SIGTERM)

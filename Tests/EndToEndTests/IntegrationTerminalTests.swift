@@ -31,10 +31,7 @@ import Testing
     @Test func kittyRunningGetsSIGUSR1() throws {
         let rig = try IntegrationRig()
         let log = rig.root + "/kitty.log"
-        let standIn = try rig.standIn("kitty", version: "kitty 0.26.5 created by Kovid Goyal", log: log)
-        let kitty = try Child(standIn, [], env: rig.env)
-        defer { stopAndReap(kitty) }
-        try waitUntil("the stand-in to start") { rig.read(log)?.contains("ready") == true }
+        let kitty = try rig.startStandIn("kitty", version: "kitty 0.26.5 created by Kovid Goyal", log: log)
         let r = try rig.run("kitty", "apply", mode: "dark")
         #expect(r.status == 0 && r.out.contains("kitty \(kitty.pid): reloading (dark)"), "\(r)")
         try waitUntil("SIGUSR1 in \(log)") { rig.read(log) == "ready\nUSR1\n" }
@@ -44,10 +41,7 @@ import Testing
     @Test func anOldKittyGetsNoSignal() throws {
         let rig = try IntegrationRig()
         let log = rig.root + "/kitty.log"
-        let standIn = try rig.standIn("kitty", version: "kitty 0.20.3 created by Kovid Goyal", log: log)
-        let kitty = try Child(standIn, [], env: rig.env)
-        defer { stopAndReap(kitty) }
-        try waitUntil("the stand-in to start") { rig.read(log)?.contains("ready") == true }
+        let kitty = try rig.startStandIn("kitty", version: "kitty 0.20.3 created by Kovid Goyal", log: log)
         let r = try rig.run("kitty", "apply", mode: "dark")
         #expect(r.status == 0 && r.out.contains("does not reload on SIGUSR1"), "\(r)")
         #expect(kitty.isRunning && rig.read(log) == "ready\n")
@@ -189,10 +183,7 @@ import Testing
     @Test func footRunningGetsTheSignalOfTheSet() throws {
         let rig = try IntegrationRig()
         let log = rig.root + "/foot.log"
-        let standIn = try rig.standIn("foot", version: "foot version: 1.23.1 +pgo +ime +graphemes -assertions", log: log)
-        let foot = try Child(standIn, [], env: rig.env)
-        defer { stopAndReap(foot) }
-        try waitUntil("the stand-in to start") { rig.read(log)?.contains("ready") == true }
+        let foot = try rig.startStandIn("foot", version: "foot version: 1.23.1 +pgo +ime +graphemes -assertions", log: log)
         var expected = "ready\n"
         for (mode, darkColors, signal, set) in [("dark", "colors", "USR1", 1), ("light", "colors", "USR2", 2),
                                                 ("dark", "colors2", "USR2", 2), ("light", "colors2", "USR1", 1)] {
@@ -211,10 +202,7 @@ import Testing
     @Test func anOldFootGetsNoSignal() throws {
         let rig = try IntegrationRig()
         let log = rig.root + "/foot.log"
-        let standIn = try rig.standIn("foot", version: "foot version: 1.13.1 +pgo +ime +graphemes -assertions", log: log)
-        let foot = try Child(standIn, [], env: rig.env)
-        defer { stopAndReap(foot) }
-        try waitUntil("the stand-in to start") { rig.read(log)?.contains("ready") == true }
+        let foot = try rig.startStandIn("foot", version: "foot version: 1.13.1 +pgo +ime +graphemes -assertions", log: log)
         let r = try rig.run("foot", "apply", mode: "dark")
         #expect(r.status == 0 && r.out.contains("cannot switch running windows"), "\(r)")
         #expect(foot.isRunning && rig.read(log) == "ready\n")
@@ -228,10 +216,7 @@ import Testing
     @Test func footFrom126GetsTheSetsWords() throws {
         let rig = try IntegrationRig()
         let log = rig.root + "/foot.log"
-        let standIn = try rig.standIn("foot", version: "foot version: 1.26.0 +pgo +ime +graphemes -assertions", log: log)
-        let foot = try Child(standIn, [], env: rig.env)
-        defer { stopAndReap(foot) }
-        try waitUntil("the stand-in to start") { rig.read(log)?.contains("ready") == true }
+        let foot = try rig.startStandIn("foot", version: "foot version: 1.26.0 +pgo +ime +graphemes -assertions", log: log)
         var expected = "ready\n"
         for (mode, darkColors, signal, word) in [("dark", "colors", "USR1", "dark"), ("light", "colors", "USR2", "light"),
                                                  ("dark", "colors2", "USR2", "light")] {

@@ -44,7 +44,6 @@ import TestSupport
         let s = try Sandbox()
         let (record, path) = try Self.setUp(s, culprit)
         let d = try s.startDaemon()
-        defer { d.stop() }
         let r = try s.ctl("integrations", "enable", "rec")
         #expect(r.status == 65 && r.out.contains("rec: enabling failed; apply light at ") && r.out.contains(": \(path) is writable by every user; not run; left off"), "\(r)")
         #expect(!FileManager.default.fileExists(atPath: record), "\(HookTests.lines(record))")
@@ -57,8 +56,7 @@ import TestSupport
     func theListAsksNothingOfAnIntegrationWhoseLibraryOthersCouldWrite(culprit: Culprit) throws {
         let s = try Sandbox()
         let (record, path) = try Self.setUp(s, culprit)
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let r = try s.ctl("integrations")
         #expect(r.status == 0 && r.out.contains("rec: off\n  program:  not run: \(path) is writable by every user\n"), "\(r)")
         #expect(!FileManager.default.fileExists(atPath: record), "\(HookTests.lines(record))")
@@ -74,8 +72,7 @@ import TestSupport
         let record = try IntegrationDaemonTests.recorder(s)
         let path = s.root + "/config/appearanced/integrations/rec"
         #expect(chmod(path, 0o777) == 0)
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let r = try s.ctl("integrations", "--json")
         #expect(r.status == 0 && r.out.contains(#""available":null,"availability":"not run: \#(path) is writable by every user""#), "\(r)")
         #expect(!FileManager.default.fileExists(atPath: record))
@@ -91,7 +88,6 @@ import TestSupport
         try HookTests.script(s, dir + "/.lib/helper.sh", "echo helper >> \(record)", executable: false)
         #expect(chmod(dir + "/.lib/helper.sh", 0o646) == 0)
         let d = try s.startDaemon()
-        defer { d.stop() }
         try waitUntil("the start-up run; stderr: \(d.stderr)") { try s.ctl("status").out.contains(" for light at") }
         let status = try s.ctl("status").out
         #expect(status.contains("failed: 10-theme: \(dir)/.lib/helper.sh is writable by every user"), "\(status)")

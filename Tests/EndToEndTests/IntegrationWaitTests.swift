@@ -32,8 +32,7 @@ import Testing
     func enableWaitsForASlowRunAndPrintsItsResult() throws {
         let s = try Sandbox()
         let (go, started, record) = try Self.slow(s)
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let ctl = try Child(Bin.ctl, ["integrations", "enable", "slow"], env: s.env)
         try waitUntil("the first run to start") { FileManager.default.fileExists(atPath: started) }
         // The run cannot end before the line below: appearancectl, told only when it ends, is still waiting.
@@ -55,8 +54,7 @@ import Testing
     func theDaemonAnswersAtTheWaitWithTheRunStillGoingAndWaitsForQueuedRuns() throws {
         let s = try Sandbox()
         let (go, started, record) = try Self.slow(s)
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let client = try RawClient(s.socket)
         let early = try client.request(#"{"jsonrpc":"2.0","id":1,"method":"integrations","params":{"enable":["slow"],"wait":1}}"#)
         #expect(early.contains(#""name":"slow""#) && early.contains(#""enabled":true,"app":"slow","runs":0,"last":null"#), "\(early)")
@@ -74,8 +72,7 @@ import Testing
     func aBadWaitIsRefusedNamingIt() throws {
         let s = try Sandbox()
         _ = try Self.slow(s)
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let client = try RawClient(s.socket)
         for (params, message) in [(#"{"enable":["slow"],"wait":0}"#, #"integrations: invalid \"wait\" 0, expected whole seconds from 1 to 3600"#),
                                   (#"{"enable":["slow"],"wait":"40"}"#, #"integrations: invalid \"wait\" \"40\", expected whole seconds from 1 to 3600"#),

@@ -36,9 +36,7 @@ import let AppearanceProtocol.maxReplyLength
 
     @Test func twoThousandLongAppIDsAreListed() throws {
         let count = 2_000
-        let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        let s = try Sandbox.started()
         try Self.makeOverrides(s, count: count)
 
         let plain = try s.ctl("apps")
@@ -77,8 +75,7 @@ import let AppearanceProtocol.maxReplyLength
         let s = try Sandbox()
         let (toml, names) = Self.palette(tokens: 3_000)
         try s.write(toml, to: s.paletteFile)
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
 
         let json = try s.ctl("palette")
         #expect(json.status == 0, "\(json.err)")
@@ -99,8 +96,7 @@ import let AppearanceProtocol.maxReplyLength
         let s = try Sandbox()
         let (toml, names) = Self.palette(tokens: 3_000)
         try s.write(toml, to: s.paletteFile)
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let client = try await AppearanceClient(socketPath: s.socket)
         let log = PaletteLog()
         let task = Task {

@@ -7,14 +7,11 @@ import Testing
     func watchFollowsTheDaemonAcrossARestart(json: Bool) throws {
         let s = try Sandbox()
         var d = try s.startDaemon()
-        defer { d.stop() }
-        let w = try Child(Bin.ctl, json ? ["watch", "--json"] : ["watch"], env: s.env)
-        defer { w.stop() }
+        let w = try s.start(Bin.ctl, json ? ["watch", "--json"] : ["watch"])
         #expect(try w.waitForLines(1).count == 1)
         #expect(try s.ctl("set", "dark").status == 0)
         _ = try w.waitForLines(2)
-        d.stop()
-        _ = try d.waitForExit()
+        try d.end()
         try w.waitForStderr("waiting for it")
         d = try s.startDaemon()                      // the override survived: still dark, so no new line
         try w.waitForStderr("reconnected to appearanced")
@@ -32,8 +29,7 @@ import Testing
     @Test func exitOnDisconnectKeepsTheOldBehaviour() throws {
         let s = try Sandbox()
         let d = try s.startDaemon()
-        let w = try Child(Bin.ctl, ["watch", "--exit-on-disconnect"], env: s.env)
-        defer { w.stop() }
+        let w = try s.start(Bin.ctl, ["watch", "--exit-on-disconnect"])
         _ = try w.waitForLines(1)
         d.stop()
         #expect(try w.waitForExit() == 69)
@@ -43,7 +39,6 @@ import Testing
         let s = try Sandbox()
         try s.write("default-mode = \"dark\"\n", to: s.configFile)
         let d = try s.startDaemon()
-        defer { d.stop() }
         let status = try s.ctl("status").out
         #expect(status.contains("mode:        dark (the default: the desktop gives no answer)"), "\(status)")
         #expect(status.contains("config:      \(s.configFile)\n"), "\(status)")

@@ -11,7 +11,6 @@ import Testing
         try s.write("default-mode = \"dark\"\n", to: dir + "/appearanced.toml")
         try s.write("[tokens]\n", to: dir + "/palette.toml")
         let d = try s.startDaemon()
-        defer { d.stop() }
         let hint = "found appearanced.toml; appearanced reads config.toml"
         let status = try s.ctl("status").out
         #expect(status.contains("config:      \(s.configFile): no such file (the defaults); \(hint)"), "\(status)")
@@ -23,8 +22,7 @@ import Testing
     func thePaletteAloneIsNoHint() throws {
         let s = try Sandbox()
         try s.write("[tokens]\n", to: s.root + "/config/appearanced/palette.toml")
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let status = try s.ctl("status").out
         #expect(status.contains("config:      \(s.configFile): no such file (the defaults)\n"), "\(status)")
     }
@@ -47,9 +45,7 @@ import Testing
     /// 65, and the previous config stays in force.
     @Test(.timeLimit(.minutes(1)))
     func reloadSaysWhatItReadOrWhatIsWrong() throws {
-        let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        let s = try Sandbox.started()
         try s.write("default-mode = \"dark\"\n", to: s.configFile)
         let ok = try s.ctl("reload")
         #expect(ok.status == 0 && ok.out == "reloaded \(s.configFile)\n", "\(ok)")
@@ -110,8 +106,7 @@ import Testing
     @Test(.timeLimit(.minutes(1)))
     func statusDatesTomorrowAndSaysTheOverrideHidesTheSchedule() throws {
         let (s, offset) = try AutomationTests.sandbox(at: 20 * 3600, config: AutomationTests.fixed)
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let schedule = "schedule:    dark until \(Self.day(after: offset, 1)) 07:00 (light-at: light)"
         let status = try s.ctl("status").out
         #expect(status.contains(schedule + "\n"), "\(status)")
@@ -127,8 +122,7 @@ import Testing
     @Test(.timeLimit(.minutes(1)))
     func untilNextSaysWhatWillEndIt() throws {
         let (s, _) = try AutomationTests.sandbox(at: 12 * 3600, config: AutomationTests.fixed)
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let r = try s.ctl("set", "dark", "--until-next")
         #expect(r.status == 0 && r.out == "dark\n", "\(r)")
         #expect(r.err.contains("dark until the schedule's next change at 19:00"), "\(r.err)")
@@ -136,8 +130,7 @@ import Testing
         #expect(j.status == 0 && j.out.hasPrefix("{") && j.out.split(separator: "\n").count == 1, "\(j)")
 
         let plain = try Sandbox()
-        let p = try plain.startDaemon()
-        defer { p.stop() }
+        try plain.startDaemon()
         let q = try plain.ctl("set", "dark", "--until-next")
         #expect(q.status == 0 && q.out == "dark\n", "\(q)")
         // No schedule and no desktop (no session bus): nothing automatic ends it, and it says so.
@@ -191,7 +184,7 @@ import Testing
             defer { stack.close() }
             try stack.gsettings("prefer-dark")
             let d = try s.startDaemon()
-            defer { d.stop() }
+            defer { d.stop() }  // before the stack closes
             try waitUntil("the daemon to read dark from the portal") { try s.ctl("get").out == "dark\n" }
             try waitUntil("the document portal to mount \(root)/runtime/doc") { mounted(root + "/runtime/doc") }
         }

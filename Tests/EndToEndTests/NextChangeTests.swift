@@ -31,10 +31,8 @@ import Testing
         #expect(next["time"] as? Int == Int(day + 19 * 3600 + 45 * 60) && next["postponedFrom"] as? Int == Int(day + 19 * 3600), "\(next)")
         #expect(try s.ctl("status").out.contains("schedule:    light until 19:45 (dark-at: dark postponed from 19:00)"))
         // Kept across a restart (state.json).
-        d.stop()
-        _ = try d.waitForExit()
+        try d.end()
         d = try s.startDaemon()
-        defer { d.stop() }
         #expect(try s.ctl("schedule", "--days", "1").out.contains("19:45  dark   dark-at (postponed from 19:00)"))
         // 19:44:58: still light; at 19:45 the change comes, logged with its postponement; the word is over.
         try Self.moveClock(s, to: day + 19 * 3600 + 45 * 60 - 2)
@@ -56,7 +54,6 @@ import Testing
     @Test func aSkippedChangeDoesNotHappenAndTheOneAfterDoes() throws {
         let (s, day) = try Self.sandbox(at: 12 * 3600)
         let d = try s.startDaemon()
-        defer { d.stop() }
         let r = try s.ctl("skip")
         #expect(r.status == 0 && r.out.contains("skipped: dark at ") && r.out.contains(" 19:00, dark-at (then dark at "), "\(r)")
         let next = try #require(try Self.events(s).first)
@@ -81,15 +78,13 @@ import Testing
 
     @Test func refusedWithoutAChangeComingOrPastTheOneAfter() throws {
         let (none, _) = try Self.sandbox(at: 12 * 3600, schedule: false)
-        let d = try none.startDaemon()
-        defer { d.stop() }
+        try none.startDaemon()
         for args in [["postpone", "30m"], ["skip"]] {
             let r = try none.run(Bin.ctl, args)
             #expect(r.status == 65 && r.err.contains("no automatic change is coming in the next days"), "\(args): \(r)")
         }
         let (s, _) = try Self.sandbox(at: 12 * 3600)
-        let e = try s.startDaemon()
-        defer { e.stop() }
+        try s.startDaemon()
         let far = try s.ctl("postpone", "13h")
         #expect(far.status == 65 && far.err.contains("that would put dark past the change after it (light at "), "\(far)")
         for bad in ["0", "abc", "2d", "1x"] {
@@ -102,10 +97,8 @@ import Testing
     /// The D-Bus service's Postpone and Skip: the socket's words and checks, answered with the schedule.
     @Test func postponeAndSkipOnDBus() throws {
         let (s, day) = try Self.sandbox(at: 12 * 3600)
-        let bus = try AppearanceServiceTests.FaceBus(s)
-        defer { bus.close() }
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        _ = try SandboxBus(s)
+        try s.startDaemon()
         try waitUntil("the service's name") { try s.ctl("status").out.contains("bus:         io.github.appearanced.Appearance1") }
         let m = AppearanceServiceTests.name + "."
         let r = try AppearanceServiceTests.call(s, m + "Postpone", ["{'for': <uint32 1800>}"])

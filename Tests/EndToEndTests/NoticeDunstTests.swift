@@ -83,14 +83,12 @@ struct NoticeDunstTests {
     }
 
     @Test func dunstShowsTheNoticeAndItsButtonsPostponeAndSkip() throws {
-        let (s, day, bus) = try NoticeTests.sandbox(at: 18 * 3600 + 56 * 60)
-        defer { bus.close() }
+        let (s, day) = try NoticeTests.sandbox(at: 18 * 3600 + 56 * 60)
         let display = try Display(s)
         defer { display.close() }
         let dunst = try Dunst(s, display: display)
         defer { dunst.close() }
         var d = try s.startDaemon()
-        defer { d.stop() }
         try dunst.waitDisplayed(s, 1)
         try NoticeTests.waitStatus(s, "showing \"Dark mode at 19:00\"")
         // Postpone, from dunst's menu: 19:30, and the notice goes (19:30 is not near).
@@ -103,8 +101,7 @@ struct NoticeDunstTests {
         try NextChangeTests.moveClock(s, to: day + 19 * 3600 + 26 * 60)
         kill(d.pid, SIGHUP)
         try dunst.waitDisplayed(s, 1)
-        d.stop()
-        _ = try d.waitForExit()
+        try d.end()
         try dunst.waitDisplayed(s, 0)
         d = try s.startDaemon()
         try dunst.waitDisplayed(s, 1)

@@ -56,10 +56,11 @@ import class TestSupport.Subprocess
     }
 
     /// A sandbox with its own session bus, at `time` seconds after the next UTC midnight, notices on.
-    static func sandbox(at time: Int64, before: String = "5m") throws -> (Sandbox, day: Int64, AppearanceServiceTests.FaceBus) {
+    static func sandbox(at time: Int64, before: String = "5m") throws -> (Sandbox, day: Int64) {
         let (s, day) = try NextChangeTests.sandbox(at: time)
         try s.write(config(before: before), to: s.configFile)
-        return (s, day, try AppearanceServiceTests.FaceBus(s))
+        _ = try SandboxBus(s)
+        return (s, day)
     }
 
     static func id(_ notice: [String: Any]) -> Int { notice["id"] as? Int ?? -1 }
@@ -81,11 +82,9 @@ import class TestSupport.Subprocess
     }
 
     @Test func theNoticeComesOnTimeAndItsPostponeButtonPostpones() async throws {
-        let (s, day, bus) = try Self.sandbox(at: 18 * 3600 + 50 * 60)
-        defer { bus.close() }
+        let (s, day) = try Self.sandbox(at: 18 * 3600 + 50 * 60)
         let server = try await FakeServer(s)
         let d = try s.startDaemon()
-        defer { d.stop() }
         // 18:50: ten minutes away, no notice yet.
         try Self.waitStatus(s, "5m before an automatic change, Postpone 30m: none showing")
         #expect(server.notices.isEmpty)
@@ -110,11 +109,9 @@ import class TestSupport.Subprocess
 
     /// Only the notice's own signals count: from the server that showed it, with its id, of the right types.
     @Test func onlyItsOwnNoticesSignalsCount() async throws {
-        let (s, _, bus) = try Self.sandbox(at: 18 * 3600 + 56 * 60)
-        defer { bus.close() }
+        let (s, _) = try Self.sandbox(at: 18 * 3600 + 56 * 60)
         let server = try await FakeServer(s)
         let d = try s.startDaemon()
-        defer { d.stop() }
         let n = try server.waitNotices(1)[0]
         let id = Self.id(n), daemon = try #require(n["sender"] as? String)
         try await server.send("forge \(daemon) \(id) postpone")  // from another connection, straight to the daemon
@@ -131,12 +128,10 @@ import class TestSupport.Subprocess
 
     /// A button the daemon refuses (Postpone past the change after it) is said in the notice, which stays.
     @Test func aRefusedButtonSaysWhy() async throws {
-        let (s, _, bus) = try Self.sandbox(at: 18 * 3600 + 56 * 60)
-        defer { bus.close() }
+        let (s, _) = try Self.sandbox(at: 18 * 3600 + 56 * 60)
         try s.write(Self.config() + "postpone-by = \"12h\"\n", to: s.configFile)
         let server = try await FakeServer(s)
         let d = try s.startDaemon()
-        defer { d.stop() }
         let n = try server.waitNotices(1)[0]
         #expect(n["actions"] as? [String] == ["postpone", "Postpone 12 hours", "skip", "Skip"], "\(n)")
         try await server.send("invoke \(Self.id(n)) postpone")
@@ -153,11 +148,9 @@ import class TestSupport.Subprocess
     /// appearancectl's postpone and skip while the notice shows: it follows the change (updated in place where it
     /// is still near, closed where not), comes back with a cancel, and goes when the change happens.
     @Test func postponeAndSkipFromTheCommandLineMoveOrCloseIt() async throws {
-        let (s, day, bus) = try Self.sandbox(at: 18 * 3600 + 50 * 60, before: "30m")
-        defer { bus.close() }
+        let (s, day) = try Self.sandbox(at: 18 * 3600 + 50 * 60, before: "30m")
         let server = try await FakeServer(s)
         let d = try s.startDaemon()
-        defer { d.stop() }
         let first = try server.waitNotices(1)[0]
         #expect(first["summary"] as? String == "Dark mode at 19:00")
         #expect(try s.ctl("postpone", "5m").status == 0)
@@ -182,18 +175,15 @@ import class TestSupport.Subprocess
     /// the next start shows it again; a server that leaves and another that comes are followed; a notice the user
     /// closed stays closed, until its change moves.
     @Test func restartsOfTheDaemonAndOfTheServer() async throws {
-        let (s, _, bus) = try Self.sandbox(at: 18 * 3600 + 56 * 60)
-        defer { bus.close() }
+        let (s, _) = try Self.sandbox(at: 18 * 3600 + 56 * 60)
         let server = try await FakeServer(s)
         var d = try s.startDaemon()
         let first = try server.waitNotices(1)[0]
         let calls = try Self.appStateCalls(s, count: 2000)
         defer { calls.stop(SIGKILL); _ = try? calls.waitForExit() }
-        d.stop()
-        _ = try d.waitForExit()
+        try d.end()
         try server.waitClose(Self.id(first))
         d = try s.startDaemon()
-        defer { d.stop() }
         let second = try server.waitNotices(2)[1]
         #expect(second["summary"] as? String == "Dark mode at 19:00" && second["replaces"] as? Int == 0, "\(second)")
         try await server.quit()
@@ -214,10 +204,8 @@ import class TestSupport.Subprocess
     /// No server: nothing is sent and nothing else changes, `status` says so. A server without buttons gets a notice
     /// naming the commands; odd answers are said and followed; a trial instance sends none.
     @Test func withoutAServerOrWithAnOddOne() async throws {
-        let (s, _, bus) = try Self.sandbox(at: 18 * 3600 + 56 * 60)
-        defer { bus.close() }
+        let (s, _) = try Self.sandbox(at: 18 * 3600 + 56 * 60)
         let d = try s.startDaemon()
-        defer { d.stop() }
         try Self.waitStatus(s, "none showing: no notification server on the session bus (org.freedesktop.Notifications: org.freedesktop.DBus.Error.ServiceUnknown)")
         #expect(try s.ctl("get").out == "light\n")
         #expect(try s.ctl("status").out.contains("schedule:    light until 19:00 (dark-at: dark)"))
@@ -244,8 +232,7 @@ import class TestSupport.Subprocess
         let server = try await FakeServer(s, mode: "ok")
         let sender = try #require(try server.waitNotices(1)[0]["sender"] as? String)
         let dir = s.root + "/trial"
-        let trial = try Child(Bin.daemon, ["--state-dir", dir], env: s.env)
-        defer { trial.stop() }
+        let trial = try s.start(Bin.daemon, ["--state-dir", dir])
         try waitUntil("the trial to answer; stderr: \(trial.stderr)") { try s.run(Bin.ctl, ["--socket", dir + "/socket", "get"]).status == 0 }
         #expect(try Self.notices(s, socket: dir + "/socket") == "notices:     off (trial instance: the session's daemon sends them)")
         #expect(server.notices.allSatisfy { $0["sender"] as? String == sender }, "\(server.notices)")
@@ -258,8 +245,7 @@ import class TestSupport.Subprocess
         try s.write(Self.config() + "postpone-by = \"45m\"\n", to: s.configFile)
         let good = try s.run(Bin.daemon, ["--check"])
         #expect(good.status == 0 && good.out.hasPrefix("ok: config \(s.configFile)"), "\(good)")
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         #expect(try Self.notices(s).hasPrefix("notices:     5m before an automatic change, Postpone 45m: "))
         for (line, problem) in [("notify-before = \"5 minutes\"", "automatic.notify-before: invalid duration \"5 minutes\", expected a duration such as \"5m\", \"30m\" or \"1h30m\" (units d, h, m, s), from 1s to 12h"),
                                 ("notify-before = 300", "automatic.notify-before: expected a duration such as \"5m\", \"30m\" or \"1h30m\" (units d, h, m, s), from 1s to 12h, got 300"),
@@ -276,11 +262,9 @@ import class TestSupport.Subprocess
     /// A change that changes nothing (an override hides the schedule) has no notice; once it would change the
     /// mode again, the notice comes.
     @Test func noNoticeForAChangeThatChangesNothing() async throws {
-        let (s, _, bus) = try Self.sandbox(at: 18 * 3600 + 56 * 60)
-        defer { bus.close() }
+        let (s, _) = try Self.sandbox(at: 18 * 3600 + 56 * 60)
         let server = try await FakeServer(s)
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let first = try server.waitNotices(1)[0]
         #expect(try s.ctl("set", "dark").status == 0)  // dark already: the change to dark changes nothing
         try server.waitClose(Self.id(first))

@@ -2,8 +2,6 @@ import AppearanceKit
 import Foundation
 import Testing
 import class TestSupport.FakePortal
-import class TestSupport.PrivateBus
-import class TestSupport.TemporaryDirectory
 
 // Traits, palette, resolve and the palette commands of appearancectl against the real daemon.
 // Golden files live in Golden/; run with APPEARANCED_UPDATE_GOLDEN=1 to rewrite them after a deliberate change.
@@ -46,8 +44,7 @@ extension RawClient {
     @Test func everyFormatMatchesItsGoldenFile() throws {
         let s = try Sandbox()
         try s.installShippedPalette()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         for format in ["json", "css", "sh", "gtk"] {
             try Golden.check("palette-light.\(format)", try s.ctlOK("palette", "--format", format))
             try Golden.check("palette-dark-high.\(format)", try s.ctlOK("palette", "--format=\(format)", "--mode", "dark", "--contrast", "high"))
@@ -75,8 +72,7 @@ extension RawClient {
     @Test func colorAndAssetFollowTheMode() throws {
         let s = try Sandbox()
         try s.installShippedPalette()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         #expect(try s.ctlOK("color", "fill.bg") == "#ffffff\n")
         #expect(try s.ctlOK("asset", "wallpaper") == "/usr/share/backgrounds/gnome/adwaita-l.jpg\n")
         _ = try s.ctlOK("set", "dark")
@@ -109,8 +105,7 @@ extension RawClient {
     func errors(args: [String], status: Int32, message: String) throws {
         let s = try Sandbox()
         try s.installShippedPalette()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let r = try s.run(Bin.ctl, args)
         #expect(r.status == status, "\(args): \(r.err)")
         #expect(r.err.contains(message), "\(args): \(r.err)")
@@ -120,8 +115,7 @@ extension RawClient {
     @Test func resolveOverTheSocket() throws {
         let s = try Sandbox()
         try s.installShippedPalette()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let c = try RawClient(s.socket)
         #expect(try c.request(#"{"jsonrpc":"2.0","id":1,"method":"resolve","params":{"tokens":["text.desc","wallpaper"],"mode":"dark"}}"#)
             == ##"{"jsonrpc":"2.0","id":1,"result":{"mode":"dark","contrast":"normal","colors":{"text.desc":"#ffffff99"},"assets":{"wallpaper":"/usr/share/backgrounds/gnome/adwaita-d.jpg"}}}"##)
@@ -133,9 +127,7 @@ extension RawClient {
     }
 
     @Test func anEmptyPaletteSaysWhy() throws {
-        let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        let s = try Sandbox.started()
         let r = try s.run(Bin.ctl, ["color", "fill.bg"])
         #expect(r.status == 65)
         #expect(r.err.contains(#"unknown token "fill.bg" (the palette is empty: "#) && r.err.contains("no such file"), "\(r.err)")
@@ -160,8 +152,7 @@ extension RawClient {
         #expect(try s.run(Bin.ctl, ["palette", "import", "--light", light, "--dark", dark, "-o", out]).status == 0)
         #expect(try String(contentsOfFile: out, encoding: .utf8) == r.out)
         try s.write("palette = \"\(out)\"\n", to: s.configFile)
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         #expect(try s.ctlOK("color", "PColorDivider") == "#00000014\n")
         #expect(try s.ctlOK("color", "PColorDivider", "--mode", "dark") == "#ffffff4d\n")
         #expect(try s.ctlOK("color", "PColorDesc", "--mode", "dark", "--format", "css") == "rgb(255 255 255 / 0.6)\n")
@@ -189,16 +180,9 @@ extension RawClient {
 @Suite struct TraitsAndPaletteSubscriberTests {
     /// A trait change reaches only subscribers that asked for traits (or whose palette it changes).
     @Test func perSubscriberFiltering() async throws {
-        let dir = try TemporaryDirectory()
-        let bus = try await PrivateBus(in: dir)
-        let portal = try await FakePortal(bus: bus, directory: dir, version: .v2, colorScheme: 2,
-                                          traits: ["--contrast", "0", "--reduced-motion", "0"])
-        defer { portal.stop(); bus.stop() }
-        let s = try Sandbox()
-        s.env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+        let (s, portal) = try await Sandbox.withFakePortal(.v2, colorScheme: 2, traits: ["--contrast", "0", "--reduced-motion", "0"])
         try s.installShippedPalette()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         try waitUntil("the traits read") { try s.ctl("get", "--json").out.contains(#""contrast":"normal""#) }
 
         let modeOnly = try RawClient(s.socket), traits = try RawClient(s.socket), palette = try RawClient(s.socket)
@@ -239,7 +223,6 @@ extension RawClient {
         let s = try Sandbox()
         try s.installShippedPalette()
         let d = try s.startDaemon()
-        defer { d.stop() }
         let sub = try RawClient(s.socket), plain = try RawClient(s.socket)
         let first = try sub.request(#"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"palette":true,"traits":true}}"#)
         #expect(first.contains(##""fill.bg":"#ffffff""##))
@@ -288,7 +271,6 @@ extension RawClient {
         let s = try Sandbox()
         #expect(!FileManager.default.fileExists(atPath: s.root + "/config/appearanced"))
         let d = try s.startDaemon()
-        defer { d.stop() }
         #expect(try s.ctl("color", "fill.bg").status != 0)
         let watches = Self.inotifyDescriptors(d.pid)
         try s.installShippedPalette()  // makes the folder, then writes the file (atomically: a rename)
@@ -312,8 +294,7 @@ extension RawClient {
     @Test func appearanceKitChangesWithPalette() async throws {
         let s = try Sandbox()
         try s.installShippedPalette()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let client = try await AppearanceClient(socketPath: s.socket)
         #expect(try await client.resolve(["fill.bg"], mode: .dark)["fill.bg"] == .color(Color(0x26, 0x26, 0x26)))
         #expect(try await client.palette(contrast: .high)["text.desc"] == .color(Color(0x26, 0x26, 0x26, alpha: 217)))

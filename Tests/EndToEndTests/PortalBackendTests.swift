@@ -25,7 +25,6 @@ import Testing
         let stack = try RealPortalStack(s, desktop: "sway", portals: ["appearanced"])
         defer { stack.close() }
         let d = try s.startDaemon(["--log-level", "debug"])
-        defer { d.stop() }
 
         let status = try s.ctl("status", "--json").out
         #expect(status.contains("serving as \(Self.backend): no other Settings backend for sway"), "\(status)")
@@ -65,8 +64,7 @@ import Testing
         let s = try Sandbox()
         let stack = try RealPortalStack(s, desktop: "sway", portals: ["appearanced"], gtk4: true)
         defer { stack.close() }
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
 
         let app = try stack.startLibadwaitaApp()
         defer { app.stop(SIGKILL) }
@@ -86,8 +84,7 @@ import Testing
         let stack = try RealPortalStack(s, desktop: "GNOME", portals: ["gtk", "appearanced"])
         defer { stack.close() }
         try stack.gsettings("default")
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         #expect(try s.ctl("status", "--json").out.contains("not serving: gtk.portal provides Settings for GNOME"))
         #expect(try stack.frontendRead() == "(<<uint32 0>>,)")
         // appearanced answers the frontend, but with nothing: it owns its name, so activation never waits.
@@ -118,7 +115,6 @@ import Testing
         try stack.gsettings("default")
         try s.write("portal-backend = \"on\"\n", to: s.configFile)
         let d = try s.startDaemon()
-        defer { d.stop() }
         try waitUntil("the daemon to serve and leave GNOME's switch alone") {
             let status = try s.ctl("status").out
             return status.contains("portal:      serving as \(Self.backend)") && status.contains("desktop:     off")
@@ -135,7 +131,6 @@ import Testing
         defer { stack.close() }
         try s.write("[accent]\ndefault = \"#3584E4\"\n", to: s.root + "/config/appearanced/palette.toml")
         let d = try s.startDaemon()
-        defer { d.stop() }
 
         // The introspection data matches the interface XML xdg-desktop-portal installs.
         let xml = try String(contentsOfFile: "/usr/share/dbus-1/interfaces/org.freedesktop.impl.portal.Settings.xml", encoding: .utf8)
@@ -239,7 +234,6 @@ import Testing
         let stack = try RealPortalStack(s, desktop: "sway", portals: ["appearanced"])
         defer { stack.close() }
         let d = try s.startDaemon()
-        defer { d.stop() }
         #expect(try Self.hostileCall(s, "readall-bytes", 16) == Self.invalidArgs + "ReadAll takes (as), not (ay)")
         #expect(try Self.hostileCall(s, "readall-pair", 4) == Self.invalidArgs + "ReadAll takes (as), not (ss)")
         #expect(try Self.hostileCall(s, "read-list", 2) == Self.invalidArgs + "Read takes (ss), not (as)")
@@ -252,7 +246,6 @@ import Testing
         let stack = try RealPortalStack(s, desktop: "sway", portals: ["appearanced"])
         defer { stack.close() }
         let d = try s.startDaemon()
-        defer { d.stop() }
         let readAllBounds = Self.invalidArgs + "ReadAll takes at most 256 namespaces, 16384 bytes in all"
         #expect(try Self.hostileCall(s, "readall-many", 256) == "reply dbus.Dictionary({}, signature=dbus.Signature('sa{sv}'))")
         #expect(try Self.hostileCall(s, "readall-many", 257) == readAllBounds)
@@ -272,7 +265,6 @@ import Testing
         let stack = try RealPortalStack(s, desktop: "sway", portals: ["appearanced"])
         defer { stack.close() }
         let d = try s.startDaemon()
-        defer { d.stop() }
         let before = try Self.residentKiB(d)
         #expect(try Self.hostileCall(s, "readall-many", 1_250_000)
                 == Self.invalidArgs + "ReadAll takes at most 256 namespaces, 16384 bytes in all")

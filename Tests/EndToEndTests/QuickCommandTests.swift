@@ -36,8 +36,9 @@ final class ScriptedDaemon: @unchecked Sendable {
     var lines: [String] { lock.withLock { got } }
 
     /// Stops serving: its loop sees the flag within 50 ms; a loop that has not ended 10 s later fails the test.
+    /// Once: the sandbox of `sandbox(_:)` stops it at its end too.
     func stop() {
-        lock.withLock { stopped = true }
+        guard !lock.withLock({ defer { stopped = true }; return stopped }) else { return }
         let ended = finished.wait(timeout: .now() + 10) == .success
         #expect(ended, "the scripted daemon's loop did not end")
         close(fd)
@@ -101,6 +102,7 @@ final class ScriptedDaemon: @unchecked Sendable {
         let dir = s.root + "/scripted"
         mkdir(dir, 0o700)
         let server = try ScriptedDaemon(in: dir, answer: answer)
+        s.atEnd { server.stop() }
         s.env["APPEARANCED_SOCKET"] = server.path
         return (s, server)
     }
@@ -108,7 +110,6 @@ final class ScriptedDaemon: @unchecked Sendable {
     @Test(arguments: ["light", "dark"])
     func aKnownReplyIsPrintedFromOneConnection(mode: String) throws {
         let (s, server) = try sandbox(.reply(Self.reply(mode)))
-        defer { server.stop() }
         #expect(try s.ctl("get") == (0, mode + "\n", ""))
         #expect(server.connections == 1)
         #expect(server.lines == [Self.request])
@@ -121,7 +122,6 @@ final class ScriptedDaemon: @unchecked Sendable {
     func anIncompleteReplyEndsAsTheGeneralClientEnds(command: [String]) throws {
         let short = #"{"jsonrpc":"2.0","id":1,"result":{"mode":"dark","darkMode":true}}"# + "\n"
         let (s, server) = try sandbox(.reply(short))
-        defer { server.stop() }
         let quick = try s.run(Bin.ctl, command)
         let general = try s.run(Bin.ctl, command + ["--json"])
         #expect(general.status == 76, "\(general)")  // EX_PROTOCOL: the general client checks every member
@@ -135,7 +135,6 @@ final class ScriptedDaemon: @unchecked Sendable {
         let long = Self.reply("dark").replacingOccurrences(of: #""temporary":null}}"#,
                                                           with: #""temporary":null,"future":""# + String(repeating: "x", count: 100_000) + #""}}"#)
         let (s, server) = try sandbox(.reply(long))
-        defer { server.stop() }
         #expect(try s.ctl("get") == (0, "dark\n", ""))
         #expect(server.connections == 1)
     }
@@ -157,7 +156,6 @@ final class ScriptedDaemon: @unchecked Sendable {
         #expect(server.connections == 1 && server.lines == [Self.request], "\(quick) \(server.lines)")
         server.stop()
         let (g, general) = try sandbox(answer)
-        defer { general.stop() }
         let slow = try g.ctl("get", "--json")
         #expect(general.connections == 1)
         #expect(quick.status != 0 && quick.status == slow.status, "\(quick) \(slow)")
@@ -169,7 +167,6 @@ final class ScriptedDaemon: @unchecked Sendable {
     func setSendsItsRequestOnceAndPrintsTheMode(mode: String) throws {
         let shown = mode == "system" ? "light" : mode
         let (s, server) = try sandbox(.reply(Self.reply(shown)))
-        defer { server.stop() }
         #expect(try s.ctl("set", mode) == (0, shown + "\n", ""))
         #expect(server.lines == [#"{"jsonrpc":"2.0","id":1,"method":"set","params":{"override":"\#(mode)"}}"#])
     }
@@ -188,7 +185,6 @@ final class ScriptedDaemon: @unchecked Sendable {
         #expect(server.lines == [#"{"jsonrpc":"2.0","id":1,"method":"toggle"}"#], "\(server.lines)")
         server.stop()
         let (g, general) = try sandbox(answer)
-        defer { general.stop() }
         let slow = try g.ctl("toggle", "--json")
         #expect(general.connections == 1)
         #expect(quick.status == slow.status, "\(quick) \(slow)")
@@ -200,7 +196,6 @@ final class ScriptedDaemon: @unchecked Sendable {
     @Test(arguments: [["get"], ["set", "light"], ["set", "dark"], ["set", "system"], ["toggle"]])
     func theFastPathSendsWhatTheGeneralClientSends(command: [String]) throws {
         let (s, server) = try sandbox(.reply(Self.reply("dark")))
-        defer { server.stop() }
         _ = try s.run(Bin.ctl, command)
         _ = try s.run(Bin.ctl, command + ["--json"])
         let lines = server.lines
@@ -210,7 +205,6 @@ final class ScriptedDaemon: @unchecked Sendable {
     /// An app in the environment changes what `get` asks: the general path, which names the app.
     @Test func anAppInTheEnvironmentIsAsked() throws {
         let (s, server) = try sandbox(.reply(Self.reply("dark")))
-        defer { server.stop() }
         s.env["APPEARANCED_APP"] = "org.example.Editor"
         #expect(try s.ctl("get") == (0, "dark\n", ""))
         #expect(server.connections == 1)
@@ -220,7 +214,6 @@ final class ScriptedDaemon: @unchecked Sendable {
     /// The socket trust rule holds on the fast path too: a directory anyone may write to is never asked.
     @Test func anUntrustedSocketIsNeverAsked() throws {
         let (s, server) = try sandbox(.reply(Self.reply("dark")))
-        defer { server.stop() }
         chmod(s.root + "/scripted", 0o777)
         let r = try s.ctl("get")
         #expect(r.status == 69 && r.err.contains("may be written by anyone (mode 777)"), "\(r)")
@@ -230,7 +223,6 @@ final class ScriptedDaemon: @unchecked Sendable {
     /// A daemon that never answers: the deadline's error at once, not a second wait on the general path.
     @Test func silenceEndsAtTheDeadlineOnce() throws {
         let (s, server) = try sandbox(.silence)
-        defer { server.stop() }
         let r = try s.ctl("get")
         #expect(r.status == 69)
         #expect(r.err.contains("appearanced did not answer on \(server.path) within 4 s"), "\(r.err)")

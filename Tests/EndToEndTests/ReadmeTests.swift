@@ -30,9 +30,7 @@ import Testing
         let sample = try Self.statusSample()
         #expect(sample.count > 1, "README.md's status sample is empty")
 
-        let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        let s = try Sandbox.started()
         let r = try s.ctl("status")
         #expect(r.status == 0, "\(r.err)")
         let real = r.out.split(separator: "\n").map(String.init)

@@ -182,8 +182,7 @@ import Testing
         try s.write(try String(contentsOfFile: Repo.root + "/config/palette.toml", encoding: .utf8),
                     to: home + "/.config/appearanced/palette.toml")
         try FileManager.default.createDirectory(atPath: home + "/.config/alacritty", withIntermediateDirectories: true)
-        let daemon = try s.startDaemon()
-        defer { daemon.stop() }
+        try s.startDaemon()
 
         let walk = Walk(s)
         var kinds: [String] = [], hooksShown = false

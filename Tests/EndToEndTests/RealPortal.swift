@@ -191,14 +191,12 @@ final class SignalRecorder: @unchecked Sendable {
         let stack = try RealPortalStack(s)
         defer { stack.close() }
         try stack.gsettings("default")
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
 
         let status = try s.ctl("status").out
         #expect(status.contains("system:      no-preference (portal v1"), "\(status)")
 
-        let w = try Child(Bin.ctl, ["watch"], env: s.env)
-        defer { w.stop() }
+        let w = try s.start(Bin.ctl, ["watch"])
         #expect(try w.waitForLines(1) == ["light"])
 
         try stack.gsettings("prefer-dark")
@@ -227,8 +225,7 @@ final class SignalRecorder: @unchecked Sendable {
         let stack = try RealPortalStack(s)
         defer { stack.close() }
         try stack.gsettings("prefer-dark")
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         // The first answer is already the desktop's: requests wait for the first reading.
         #expect(try s.ctl("get").out == "dark\n")
     }

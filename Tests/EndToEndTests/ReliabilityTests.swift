@@ -8,7 +8,6 @@ import Testing
     @Test func aClientsNameWithControlCharactersIsEscapedInTheLog() throws {
         let s = try Sandbox()
         let d = try s.startDaemon()
-        defer { d.stop() }
         let evil = s.root + "/x\u{1b}]0;pwn\u{7}"
         try FileManager.default.createSymbolicLink(atPath: evil, withDestinationPath: Bin.ctl)
         let r = try s.run(evil, ["set", "dark"])
@@ -25,7 +24,6 @@ import Testing
         let s = try Sandbox()
         s.env["TZ"] = "UTC"
         let d = try s.startDaemon()
-        defer { d.stop() }
         func shown(_ t: Date) -> String {
             let f = DateFormatter()
             f.locale = Locale(identifier: "en_US_POSIX")

@@ -12,8 +12,7 @@ import Testing
     func statusJSONHasTheScheduleAsAnObject() throws {
         let s = try Sandbox()
         try s.write("[schedule]\nlight-at = \"07:00\"\ndark-at = \"19:30\"\n", to: s.configFile)
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let status = try Self.object(try s.ctl("status", "--json").out)
         let view = try #require(status["scheduleView"] as? [String: Any], "\(status)")
         let schedule = try Self.object(try s.ctl("schedule", "--days", "2", "--json").out)
@@ -30,9 +29,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(1)))
     func noScheduleNoObject() throws {
-        let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        let s = try Sandbox.started()
         let status = try Self.object(try s.ctl("status", "--json").out)
         #expect(status["scheduleView"] == nil && status["schedule"] == nil, "\(status)")
     }

@@ -25,8 +25,7 @@ import Testing
 
     @Test func theNextChangesDayByDayAndWhatHidesThem() throws {
         let (s, day) = try Self.sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let r = try s.ctl("schedule", "--days", "2")
         #expect(r.status == 0, "\(r)")
         let today = Self.date(day), tomorrow = Self.date(day + 86_400), blank = String(repeating: " ", count: today.count)
@@ -47,8 +46,7 @@ import Testing
 
     @Test func withoutAScheduleItSaysHowToHaveOne() throws {
         let (s, _) = try Self.sandbox(schedule: false)
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         let r = try s.ctl("schedule")
         #expect(r.status == 0 && r.out.hasPrefix("no schedule: add [schedule] to the config"), "\(r)")
         let bad = try s.ctl("schedule", "--days", "0")

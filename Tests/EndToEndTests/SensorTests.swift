@@ -8,7 +8,7 @@ import class TestSupport.PrivateBus
 /// and logind's session (IdleHint, LockedHint, PrepareForSleep), with the built daemon and appearancectl.
 @Suite(.serialized) struct SensorTests {
     final class FakeService: StandIn {
-        init(_ s: Sandbox, _ bus: GeoClueTests.SystemBus, _ service: String, _ options: [String] = []) async throws {
+        init(_ s: Sandbox, _ bus: SandboxBus, _ service: String, _ options: [String] = []) async throws {
             try await super.init(s, script: "fake-sensors.py", name: "fake \(service)", arguments: [bus.address, "--service", service] + options)
         }
     }
@@ -19,6 +19,12 @@ import class TestSupport.PrivateBus
         s.env["XDG_SESSION_ID"] = nil
         try s.write(config, to: s.configFile)
         return s
+    }
+
+    /// The same, with a system bus of its own.
+    static func sandboxAndBus(_ config: String) throws -> (Sandbox, SandboxBus) {
+        let s = try sandbox(config)
+        return (s, try SandboxBus(s, system: true))
     }
 
     static func status(_ s: Sandbox) throws -> [String: Any] {
@@ -52,12 +58,10 @@ import class TestSupport.PrivateBus
     /// The first level decides at once; a new side decides once it has lasted the delay; the band between the
     /// thresholds leaves it to the default; `log` gives the cause; status names what decides.
     @Test func theLightInTheRoomDecides() async throws {
-        let s = try Self.sandbox(Self.lightConfig)
-        let bus = try GeoClueTests.SystemBus(s)
+        let (s, bus) = try Self.sandboxAndBus(Self.lightConfig)
         let light = try await FakeService(s, bus, "light")
         try await light.send("light 12")
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        try s.startDaemon()
         try waitUntil("dark from the sensor; status: \((try? Self.status(s)) ?? [:])", timeout: 20) { try Self.source(s) == "light-sensor" && Self.mode(s) == "dark" }
         #expect(try Self.field(s, "automatic").hasPrefix("the light sensor decides (dark)"))
         #expect(try Self.field(s, "lightSensor") == "12 lux: dark (below 40)")
@@ -74,12 +78,10 @@ import class TestSupport.PrivateBus
 
     /// A flicker across a threshold shorter than the delay changes nothing.
     @Test func aFlickerChangesNothing() async throws {
-        let s = try Self.sandbox("[light-sensor]\ndelay = \"1h\"\n")
-        let bus = try GeoClueTests.SystemBus(s)
+        let (s, bus) = try Self.sandboxAndBus("[light-sensor]\ndelay = \"1h\"\n")
         let light = try await FakeService(s, bus, "light")
         try await light.send("light 5")
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        try s.startDaemon()
         try waitUntil("dark", timeout: 20) { try Self.mode(s) == "dark" }
         try await light.send("light 900")
         try waitUntil("the change waiting out its delay", timeout: 20) { try Self.field(s, "lightSensor").contains("light in ") }
@@ -92,12 +94,10 @@ import class TestSupport.PrivateBus
     /// The sensor is claimed only while it can decide: an override releases it, `set system` claims it again;
     /// the proxy gone and back: the default, then the sensor at once.
     @Test func theSensorIsClaimedOnlyWhileItCanDecideAndFollowedAcrossLoss() async throws {
-        let s = try Self.sandbox(Self.lightConfig)
-        let bus = try GeoClueTests.SystemBus(s)
+        let (s, bus) = try Self.sandboxAndBus(Self.lightConfig)
         let light = try await FakeService(s, bus, "light")
         try await light.send("light 10")
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        try s.startDaemon()
         try waitUntil("dark", timeout: 20) { try Self.mode(s) == "dark" }
         #expect(try s.ctl("set", "light").status == 0)
         try await Self.waitForClaims(light, 0)
@@ -118,13 +118,11 @@ import class TestSupport.PrivateBus
 
     /// Values that are no level are refused with a message naming them; a vendor unit is shown as such.
     @Test func badValuesAreRefusedAndAVendorUnitIsRaw() async throws {
-        let s = try Self.sandbox(Self.lightConfig + "[power]\non-battery = \"dark\"\n")
-        let bus = try GeoClueTests.SystemBus(s)
+        let (s, bus) = try Self.sandboxAndBus(Self.lightConfig + "[power]\non-battery = \"dark\"\n")
         let light = try await FakeService(s, bus, "light")
         let power = try await FakeService(s, bus, "power")
         try await light.send("light 200")
         let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
         try waitUntil("light", timeout: 20) { try Self.source(s) == "light-sensor" }
         try await light.send("raw LightLevel d nan")
         try waitUntil("nan refused", timeout: 20) { try Self.field(s, "lightSensor").hasPrefix("refused: the sensor proxy's LightLevel is nan") }
@@ -148,13 +146,11 @@ import class TestSupport.PrivateBus
 
     /// On battery the power rule wins over the sensor (which is released), at once on plug and unplug.
     @Test func onBatteryThePowerRuleDecides() async throws {
-        let s = try Self.sandbox(Self.lightConfig + "[power]\non-battery = \"dark\"\n")
-        let bus = try GeoClueTests.SystemBus(s)
+        let (s, bus) = try Self.sandboxAndBus(Self.lightConfig + "[power]\non-battery = \"dark\"\n")
         let light = try await FakeService(s, bus, "light")
         let power = try await FakeService(s, bus, "power")
         try await light.send("light 900")
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        try s.startDaemon()
         try waitUntil("light from the sensor", timeout: 20) { try Self.source(s) == "light-sensor" && Self.mode(s) == "light" }
         #expect(try Self.field(s, "power") == "on AC")
         try await power.send("battery yes")
@@ -169,13 +165,11 @@ import class TestSupport.PrivateBus
     /// With wait-for-idle, an automatic change waits while the session is active and comes on idle, on lock and
     /// at resume; at start it is applied at once, and the user's own changes never wait.
     @Test func automaticChangesWaitForIdle() async throws {
-        let s = try Self.sandbox("[power]\non-battery = \"dark\"\n[automatic]\nwait-for-idle = true\n")
-        let bus = try GeoClueTests.SystemBus(s)
+        let (s, bus) = try Self.sandboxAndBus("[power]\non-battery = \"dark\"\n[automatic]\nwait-for-idle = true\n")
         let power = try await FakeService(s, bus, "power")
         let login = try await FakeService(s, bus, "login")
         try await power.send("battery yes")
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        try s.startDaemon()
         try waitUntil("dark at once at start", timeout: 20) { try Self.mode(s) == "dark" && Self.field(s, "idle") == "active" }
         try await power.send("battery no")
         try waitUntil("the change held", timeout: 20) { try Self.field(s, "automatic").hasSuffix("waiting for idle") }
@@ -205,12 +199,10 @@ import class TestSupport.PrivateBus
     /// A session whose hints are not booleans is refused by name; nothing waits then. The Lock signal releases a
     /// held change as LockedHint does.
     @Test func aSessionsBadHintIsRefusedAndLockReleases() async throws {
-        let s = try Self.sandbox("[power]\non-battery = \"dark\"\n[automatic]\nwait-for-idle = true\n")
-        let bus = try GeoClueTests.SystemBus(s)
+        let (s, bus) = try Self.sandboxAndBus("[power]\non-battery = \"dark\"\n[automatic]\nwait-for-idle = true\n")
         let power = try await FakeService(s, bus, "power")
         let login = try await FakeService(s, bus, "login")
         let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
         try waitUntil("active", timeout: 20) { try Self.field(s, "idle") == "active" }
         try await power.send("battery yes")
         try waitUntil("held", timeout: 20) { try Self.field(s, "automatic").hasSuffix("waiting for idle") }
@@ -228,11 +220,9 @@ import class TestSupport.PrivateBus
     /// A first level is how the room is, not a change: it decides at once even while the session is in use
     /// (the sensor coming after the session), and the log says so without a delay.
     @Test func aFirstLevelIsNotHeldForIdle() async throws {
-        let s = try Self.sandbox(Self.lightConfig + "[automatic]\nwait-for-idle = true\n")
-        let bus = try GeoClueTests.SystemBus(s)
+        let (s, bus) = try Self.sandboxAndBus(Self.lightConfig + "[automatic]\nwait-for-idle = true\n")
         let login = try await FakeService(s, bus, "login")
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        try s.startDaemon()
         try waitUntil("active", timeout: 20) { try Self.field(s, "idle") == "active" && Self.mode(s) == "light" }
         let light = try await FakeService(s, bus, "light")
         try await light.send("light 12")
@@ -247,13 +237,11 @@ import class TestSupport.PrivateBus
 
     /// A reload with new thresholds judges the last level at once, and a new power rule applies on battery at once.
     @Test func aReloadJudgesTheLastLevelAndTheRuleAgain() async throws {
-        let s = try Self.sandbox(Self.lightConfig + "[power]\non-battery = \"dark\"\n")
-        let bus = try GeoClueTests.SystemBus(s)
+        let (s, bus) = try Self.sandboxAndBus(Self.lightConfig + "[power]\non-battery = \"dark\"\n")
         let light = try await FakeService(s, bus, "light")
         let power = try await FakeService(s, bus, "power")
         try await light.send("light 60")
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        try s.startDaemon()
         try waitUntil("the band: the default", timeout: 20) { try Self.field(s, "lightSensor").hasPrefix("60 lux: between") }
         #expect(try Self.source(s) == "default")
         try s.write("[light-sensor]\ndark-below = 100\nlight-above = 200\n[power]\non-battery = \"dark\"\n", to: s.configFile)
@@ -269,12 +257,10 @@ import class TestSupport.PrivateBus
 
     /// Without a session in logind nothing waits, and status says so.
     @Test func withoutASessionNothingWaits() async throws {
-        let s = try Self.sandbox("[power]\non-battery = \"dark\"\n[automatic]\nwait-for-idle = true\n")
-        let bus = try GeoClueTests.SystemBus(s)
+        let (s, bus) = try Self.sandboxAndBus("[power]\non-battery = \"dark\"\n[automatic]\nwait-for-idle = true\n")
         let power = try await FakeService(s, bus, "power")
         let login = try await FakeService(s, bus, "login", ["--no-display"])
-        let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
+        try s.startDaemon()
         try waitUntil("no session said", timeout: 20) { try Self.field(s, "idle").hasPrefix("no session: no graphical session for this user") }
         try await power.send("battery yes")
         try waitUntil("applied at once", timeout: 20) { try Self.mode(s) == "dark" }
@@ -299,13 +285,12 @@ import class TestSupport.PrivateBus
         let dir = try TemporaryDirectory()
         let session = try await PrivateBus(in: dir)
         s.env["DBUS_SESSION_BUS_ADDRESS"] = session.address
-        let bus = try GeoClueTests.SystemBus(s)
+        let bus = try SandboxBus(s, system: true)
         let light = try await FakeService(s, bus, "light")
         let power = try await FakeService(s, bus, "power")
         let login = try await FakeService(s, bus, "login")
         try await light.send("light 12")
         let d = try s.startDaemon()
-        defer { d.stop(); _ = try? d.waitForExit() }
         try waitUntil("all three followed", timeout: 20) {
             try Self.source(s) == "light-sensor" && Self.field(s, "power") == "on AC" && Self.field(s, "idle") == "active"
         }
@@ -334,8 +319,7 @@ import class TestSupport.PrivateBus
     ])
     func theStandInsServeTheRealInterfaces(_ service: String, _ name: String, _ path: String, _ interface: String,
                                            _ real: String) async throws {
-        let s = try Self.sandbox("")
-        let bus = try GeoClueTests.SystemBus(s)
+        let (s, bus) = try Self.sandboxAndBus("")
         let standIn = try await FakeService(s, bus, service)
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/interface-members.py").path
         let declared = try s.run("/usr/bin/python3", [script, interface, real])

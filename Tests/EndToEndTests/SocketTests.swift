@@ -36,9 +36,7 @@ final class RawClient {
 
 @Suite struct SocketBehaviourTests {
     @Test func overLongLineGetsAnErrorThenTheConnectionCloses() throws {
-        let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        let s = try Sandbox.started()
         let c = try RawClient(s.socket)
         try c.send(String(repeating: "a", count: maxLineLength + 10))
         let reply = try #require(try c.line())
@@ -49,9 +47,7 @@ final class RawClient {
     }
 
     @Test func badRequestsGetErrorsAndTheConnectionStaysUsable() throws {
-        let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        let s = try Sandbox.started()
         let c = try RawClient(s.socket)
         try c.send("{oops\n")
         #expect(try c.line()?.contains(#""code":-32700"#) == true)
@@ -66,9 +62,7 @@ final class RawClient {
     }
 
     @Test func halfALineThenHangUpIsHarmless() throws {
-        let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        let s = try Sandbox.started()
         do {
             let c = try RawClient(s.socket)
             try c.send(#"{"jsonrpc":"2.0","id":1,"met"#)
@@ -77,9 +71,7 @@ final class RawClient {
     }
 
     @Test func halfCloseStillGetsItsReplies() throws {
-        let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        let s = try Sandbox.started()
         // Like `echo '{…}' | socat - UNIX-CONNECT:…`: write, shut the write side, then read.
         let c = try RawClient(s.socket)
         try c.send(#"{"jsonrpc":"2.0","id":1,"method":"get"}"# + "\n" + #"{"jsonrpc":"2.0","id":2,"method":"get"}"#)
@@ -92,9 +84,7 @@ final class RawClient {
     /// Rule 5: a subscriber that never reads holds nobody back and is coalesced; when it reads again it gets
     /// the newest state with the previous mode it knew.
     @Test func slowSubscriberIsCoalescedAndNeverBlocksOthers() throws {
-        let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        let s = try Sandbox.started()
         let slow = try RawClient(s.socket)
         var rcv: Int32 = 4096  // a small receive buffer fills quickly
         setsockopt(slow.fd, SOL_SOCKET, SO_RCVBUF, &rcv, socklen_t(MemoryLayout<Int32>.size))
@@ -146,10 +136,8 @@ extension Override {
         let s = try Sandbox()
         try s.write("default-mode = \"dark\"\n", to: s.configFile)
         let d = try s.startDaemon()
-        defer { d.stop() }
         #expect(try s.ctl("get").out == "dark\n")
-        let w = try Child(Bin.ctl, ["watch"], env: s.env)
-        defer { w.stop() }
+        let w = try s.start(Bin.ctl, ["watch"])
         #expect(try w.waitForLines(1) == ["dark"])
         try s.write("default-mode = \"light\"\n", to: s.configFile)
         kill(d.pid, SIGHUP)
@@ -169,7 +157,6 @@ extension Override {
         try s.write("{\"override\":\"dark\"}\n", to: s.stateFile)
         try s.write("# comment\ndefualt-mode = \"dark\"\n", to: s.configFile)
         let d = try s.startDaemon()
-        defer { d.stop() }
         try d.waitForStderr("\(s.configFile):2: unknown key \"defualt-mode\"")
         #expect(d.stderr.contains("; using the defaults until it is fixed"), "\(d.stderr)")
         #expect(try s.ctl("get").out == "dark\n")  // the override is still the user's: nothing was lost

@@ -47,7 +47,6 @@ final class FileHammer: @unchecked Sendable {
         let s = try Sandbox()
         let modeFile = s.root + "/runtime/appearanced/mode"
         let d = try s.startDaemon()
-        defer { d.stop() }
         #expect(try String(contentsOfFile: modeFile, encoding: .utf8) == "light\n")
 
         let subscriber = try RawClient(s.socket)

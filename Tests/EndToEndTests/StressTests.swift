@@ -89,13 +89,8 @@ extension RawClient {
     /// state, nobody is dropped.
     @Test func manySubscribersManyFlips() async throws {
         Stress.raiseFileLimit()
-        let dir = try TemporaryDirectory()
-        let bus = try await PrivateBus(in: dir)
-        let portal = try await FakePortal(bus: bus, directory: dir, version: .v2, colorScheme: 2)
-        let s = try Sandbox()
-        s.env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+        let (s, portal) = try await Sandbox.withFakePortal(.v2, colorScheme: 2)
         let d = try s.startDaemon()
-        defer { d.stop() }
         let stat = ProcStat(pid: d.pid)
         let idle = stat.rssKiB
 
@@ -125,9 +120,7 @@ extension RawClient {
     /// a time): every subscriber ends on the last state, each told a change from what it knew (docs/decisions.md).
     @Test func changesDuringALargeFanOutReachEveryone() throws {
         Stress.raiseFileLimit()
-        let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        let s = try Sandbox.started()
         let clients = try (0..<(12 * 32 + 1)).map { _ in try RawClient(s.socket) }
         for c in clients { try c.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"# + "\n") }
         for c in clients { #expect(try c.line()?.contains(#""mode":"light""#) == true) }
@@ -146,7 +139,6 @@ extension RawClient {
     @Test func nonReaderAmongReaders() throws {
         let s = try Sandbox()
         let d = try s.startDaemon()
-        defer { d.stop() }
         let stat = ProcStat(pid: d.pid)
         let stuck = try RawClient(s.socket)
         try stuck.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"# + "\n")
@@ -175,8 +167,7 @@ extension RawClient {
         var portal = try await FakePortal(bus: bus, directory: dir, version: .v2, colorScheme: 1)
         let s = try Sandbox()
         s.env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        try s.startDaemon()
         var worst = 0.0
         for i in 0..<Stress.portalRestarts {
             portal.stop()
@@ -204,7 +195,6 @@ extension RawClient {
         let s = try Sandbox()
         s.env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
         let d = try s.startDaemon(["--log-level", "debug"])  // later reconnect attempts log at debug level
-        defer { d.stop() }
         #expect(try s.ctl("get").out == "dark\n")
         let stat = ProcStat(pid: d.pid)
         portal.stop()
@@ -229,13 +219,8 @@ extension RawClient {
     /// subscriber ends on its own app's state (forced dark ones never moved), nobody is dropped.
     @Test func subscribersOverManyAppsConverge() async throws {
         Stress.raiseFileLimit()
-        let dir = try TemporaryDirectory()
-        let bus = try await PrivateBus(in: dir)
-        let portal = try await FakePortal(bus: bus, directory: dir, version: .v2, colorScheme: 2)
-        let s = try Sandbox()
-        s.env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        let (s, portal) = try await Sandbox.withFakePortal(.v2, colorScheme: 2)
+        try s.startDaemon()
         let apps = Stress.full ? 100 : 10
         let probe = try AppearanceConnection(socketPath: s.socket)
         for a in stride(from: 0, to: apps, by: 10) {
@@ -283,9 +268,7 @@ extension RawClient {
         let s = try Sandbox()
         s.env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
         let d = try s.startDaemon()
-        defer { d.stop() }
-        let w = try Child(Bin.ctl, ["watch"], env: s.env)
-        defer { w.stop() }
+        let w = try s.start(Bin.ctl, ["watch"])
         #expect(try w.waitForLines(1) == ["dark"])
         let fdsBefore = ProcStat(pid: d.pid).fds
         var expected = ["dark"]
@@ -336,8 +319,7 @@ extension RawClient {
             }
             worker.start()
             usleep(UInt32.random(in: 0...3_000))  // a random moment to kill, not a wait for a condition
-            d.stop(SIGKILL)
-            _ = try d.waitForExit()
+            try d.end(SIGKILL)
             kills += 1
             try waitUntil("the writer thread to notice") { worker.isFinished }
             let events = recorder.all
@@ -347,8 +329,7 @@ extension RawClient {
             }
             let d2 = try s.startDaemon()
             let json = try s.ctl("get", "--json").out
-            d2.stop(SIGKILL)
-            _ = try d2.waitForExit()
+            try d2.end(SIGKILL)
             let allowed = [acknowledged] + (inFlight.map { [$0] } ?? [])
             #expect(allowed.contains { json.contains(#""override":"\#($0.rawValue)""#) }, "got \(json), allowed \(allowed)")
             if let text = FileManager.default.contents(atPath: s.stateFile) {
@@ -367,7 +348,6 @@ extension RawClient {
         Stress.raiseFileLimit()
         let s = try Sandbox()
         let d = try s.startDaemon()
-        defer { d.stop() }
         let stat = ProcStat(pid: d.pid)
         let probe = try AppearanceConnection(socketPath: s.socket)
         _ = try probe.state()
@@ -391,7 +371,6 @@ extension RawClient {
     @Test func connectDisconnectCycles() throws {
         let s = try Sandbox()
         let d = try s.startDaemon()
-        defer { d.stop() }
         let stat = ProcStat(pid: d.pid)
         _ = try s.ctl("get")
         let fds = stat.fds

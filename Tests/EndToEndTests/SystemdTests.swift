@@ -43,8 +43,7 @@ final class NotifyListener {
         let s = try Sandbox()
         let notify = try NotifyListener(s.root + "/notify")
         s.env["NOTIFY_SOCKET"] = notify.path
-        let d = try Child(Bin.daemon, [], env: s.env)
-        defer { d.stop() }
+        let d = try s.start(Bin.daemon, [])
         let first = try notify.next()
         #expect(first.contains("READY=1"), "\(first)")
         #expect(first.contains("STATUS=light (default, "), "\(first)")
@@ -88,8 +87,7 @@ final class NotifyListener {
         let modeFile = s.root + "/runtime/appearanced/mode"
         let d = try s.startDaemon()
         #expect(try String(contentsOfFile: modeFile, encoding: .utf8) == "light\n")
-        let w = try Child(Bin.ctl, ["watch"], env: s.env)
-        defer { w.stop() }
+        let w = try s.start(Bin.ctl, ["watch"])
         _ = try w.waitForLines(1)
         _ = try s.ctl("toggle")
         _ = try w.waitForLines(2)
@@ -97,8 +95,7 @@ final class NotifyListener {
         #expect(try String(contentsOfFile: modeFile, encoding: .utf8) == "dark\n")
         let attrs = try FileManager.default.attributesOfItem(atPath: modeFile)
         #expect(attrs[.posixPermissions] as? Int == 0o644)
-        d.stop(SIGTERM)
-        _ = try d.waitForExit()
+        try d.end(SIGTERM)
         #expect(!FileManager.default.fileExists(atPath: modeFile))
     }
 }

@@ -19,8 +19,7 @@ import Testing
     func theReadmesTrialTouchesNothingOfTheSession() throws {
         let s = try Sandbox()
         s.env["TMPDIR"] = s.root
-        let session = try s.startDaemon()
-        defer { session.stop() }
+        try s.startDaemon()
         #expect(try s.ctl("set", "light").status == 0)
         let saved = try Data(contentsOf: URL(fileURLWithPath: s.stateFile))
         // A hook of the user's that leaves a mark when it runs.
@@ -51,8 +50,7 @@ import Testing
         let s = try Sandbox()
         s.env["APPEARANCED_SOCKET"] = s.socket  // even the socket the environment names is the session's
         let dir = s.root + "/trial"
-        let trial = try Child(Bin.daemon, ["--state-dir", dir], env: s.env)
-        defer { trial.stop() }
+        let trial = try s.start(Bin.daemon, ["--state-dir", dir])
         try waitUntil("the trial to answer on \(dir)/socket; stderr: \(trial.stderr)") {
             try s.run(Bin.ctl, ["--socket", dir + "/socket", "get"]).status == 0
         }
@@ -72,11 +70,9 @@ import Testing
         let s = try Sandbox()
         let own = try s.run(Bin.daemon, ["--state-dir", s.root + "/state/appearanced/", "--socket", s.root + "/t.sock"])
         #expect(own.status == 64 && own.err.contains("is the session daemon's own state folder"), "\(own)")
-        let session = try s.startDaemon()
-        defer { session.stop() }
+        try s.startDaemon()
         let dir = s.root + "/trial"
-        let first = try Child(Bin.daemon, ["--state-dir", dir], env: s.env)
-        defer { first.stop() }
+        let first = try s.start(Bin.daemon, ["--state-dir", dir])
         try waitUntil("the first trial to answer; stderr: \(first.stderr)") { try s.run(Bin.ctl, ["--socket", dir + "/socket", "get"]).status == 0 }
         let second = try s.run(Bin.daemon, ["--state-dir", dir, "--socket", s.root + "/second.sock"])
         #expect(second.status == 1 && second.err.contains("another appearanced instance uses the state folder \(dir)"), "\(second)")

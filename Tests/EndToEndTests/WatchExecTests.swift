@@ -8,15 +8,11 @@ func fileLines(_ path: String) -> [String] {
 
 @Suite struct WatchExecTests {
     @Test func theCommandGetsTheModeInItsEnvironment() throws {
-        let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        let s = try Sandbox.started()
         let log = s.root + "/runs"
         s.env["APPEARANCE"] = "stale"  // replaced, not duplicated
-        let w = try Child(Bin.ctl, ["watch", "--exec", "sh", "-c",
-                                    #"echo "$APPEARANCE $DARKMODE $(env | grep -c '^APPEARANCE=')" >> "$0""#, log],
-                          env: s.env)
-        defer { w.stop() }
+        let w = try s.start(Bin.ctl, ["watch", "--exec", "sh", "-c",
+                                      #"echo "$APPEARANCE $DARKMODE $(env | grep -c '^APPEARANCE=')" >> "$0""#, log])
         try waitUntil("the initial run; have \(fileLines(log)), stderr \(w.stderr)") { fileLines(log).count == 1 }
         _ = try s.ctl("set", "dark")
         try waitUntil("the run for dark; have \(fileLines(log))") { fileLines(log).count == 2 }
@@ -29,13 +25,9 @@ func fileLines(_ path: String) -> [String] {
     }
 
     @Test func noInitialRunsOnlyOnChanges() throws {
-        let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        let s = try Sandbox.started()
         let log = s.root + "/runs"
-        let w = try Child(Bin.ctl, ["watch", "--no-initial", "--exec", "sh", "-c", #"echo "$APPEARANCE" >> "$0""#, log],
-                          env: s.env)
-        defer { w.stop() }
+        let w = try s.start(Bin.ctl, ["watch", "--no-initial", "--exec", "sh", "-c", #"echo "$APPEARANCE" >> "$0""#, log])
         // Once the watch has subscribed (the daemon counts it), a change is its first run.
         try waitUntil("the watch to subscribe") { (try? s.ctl("status", "--json").out.contains(#""subscribers":1"#)) == true }
         _ = try s.ctl("toggle")
@@ -44,14 +36,10 @@ func fileLines(_ path: String) -> [String] {
     }
 
     @Test func runsNeverOverlapAndTheLastRunSeesTheFinalState() throws {
-        let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        let s = try Sandbox.started()
         let log = s.root + "/runs"
-        let w = try Child(Bin.ctl, ["watch", "--exec", "sh", "-c",
-                                    #"echo "start $APPEARANCE" >> "$0"; sleep 0.02; echo "end $APPEARANCE" >> "$0""#, log],
-                          env: s.env)
-        defer { w.stop() }
+        let w = try s.start(Bin.ctl, ["watch", "--exec", "sh", "-c",
+                                      #"echo "start $APPEARANCE" >> "$0"; sleep 0.02; echo "end $APPEARANCE" >> "$0""#, log])
         try waitUntil("the initial run; have \(fileLines(log))") { fileLines(log) == ["start light", "end light"] }
         // A burst of changes, while runs are in progress.
         let c = try RawClient(s.socket)
@@ -77,12 +65,9 @@ func fileLines(_ path: String) -> [String] {
     }
 
     @Test func aFailingCommandIsReportedAndWatchingGoesOn() throws {
-        let s = try Sandbox()
-        let d = try s.startDaemon()
-        defer { d.stop() }
+        let s = try Sandbox.started()
         let log = s.root + "/runs"
-        let w = try Child(Bin.ctl, ["watch", "--exec", "sh", "-c", #"echo "$APPEARANCE" >> "$0"; exit 3"#, log], env: s.env)
-        defer { w.stop() }
+        let w = try s.start(Bin.ctl, ["watch", "--exec", "sh", "-c", #"echo "$APPEARANCE" >> "$0"; exit 3"#, log])
         try w.waitForStderr("sh exited with status 3 (APPEARANCE=light)")
         _ = try s.ctl("set", "dark")
         try w.waitForStderr("sh exited with status 3 (APPEARANCE=dark)")
@@ -100,13 +85,10 @@ func fileLines(_ path: String) -> [String] {
     @Test func theWatchFollowsTheDaemonAcrossARestart() throws {
         let s = try Sandbox()
         var d = try s.startDaemon()
-        defer { d.stop() }
         let log = s.root + "/runs"
-        let w = try Child(Bin.ctl, ["watch", "--exec", "sh", "-c", #"echo "$APPEARANCE" >> "$0""#, log], env: s.env)
-        defer { w.stop() }
+        let w = try s.start(Bin.ctl, ["watch", "--exec", "sh", "-c", #"echo "$APPEARANCE" >> "$0""#, log])
         try waitUntil("the initial run") { fileLines(log) == ["light"] }
-        d.stop(SIGKILL)
-        _ = try d.waitForExit()
+        try d.end(SIGKILL)
         try w.waitForStderr("lost the connection to appearanced")
         try s.write("default-mode = \"dark\"\n", to: s.configFile)
         d = try s.startDaemon()

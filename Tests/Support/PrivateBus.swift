@@ -22,21 +22,7 @@ public final class PrivateBus: @unchecked Sendable {
         address = "unix:path=\(socketPath)"
         let services = serviceDirectories.map { "  <servicedir>\(xmlEscaped($0))</servicedir>\n" }.joined()
             + (standardSessionServices ? "  <standard_session_servicedirs/>\n" : "")
-        let config = """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig>
-              <type>session</type>
-              <listen>unix:path=\(xmlEscaped(socketPath))</listen>
-              <auth>EXTERNAL</auth>
-            \(services)  <policy context="default">
-                <allow send_destination="*" eavesdrop="true"/>
-                <allow eavesdrop="true"/>
-                <allow own="*"/>
-              </policy>
-            </busconfig>
-
-            """
+        let config = Self.config(listen: address, extra: services)
         let configPath = directory.file("\(name).conf")
         try config.write(toFile: configPath, atomically: true, encoding: .utf8)
         process = try Subprocess(name: "dbus-daemon (\(name))", executable: "/usr/bin/dbus-daemon",
@@ -44,6 +30,26 @@ public final class PrivateBus: @unchecked Sendable {
                                  environment: environment, stderrPath: directory.file("\(name).stderr"))
         // The address is printed once the socket is listening.
         try await process.nextLine("its address") { $0.hasPrefix("unix:") }
+    }
+
+    /// A bus config of `type` listening on `listen`, with `extra` lines (activation, limits) before the policy,
+    /// which lets anyone own any name, call anything and eavesdrop.
+    public static func config(type: String = "session", listen: String, extra: String = "") -> String {
+        """
+        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+        <busconfig>
+          <type>\(type)</type>
+          <listen>\(xmlEscaped(listen))</listen>
+          <auth>EXTERNAL</auth>
+        \(extra)  <policy context="default">
+            <allow send_destination="*" eavesdrop="true"/>
+            <allow eavesdrop="true"/>
+            <allow own="*"/>
+          </policy>
+        </busconfig>
+
+        """
     }
 
     /// Ends the daemon (SIGTERM, then SIGKILL). Clients see the bus disconnect; activated services exit.

@@ -44,6 +44,9 @@ import dbus.mainloop.glib
 import dbus.service
 from gi.repository import GLib
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "EndToEndTests", "Scripts"))
+from stand_in import serve_commands, own, out, Failure  # noqa: E402
+
 NAME = "org.freedesktop.portal.Desktop"
 PATH = "/org/freedesktop/portal/desktop"
 IFACE = "org.freedesktop.portal.Settings"
@@ -57,11 +60,6 @@ TYPES = {
     "y": lambda v, **kw: dbus.Byte(int(v), **kw), "d": lambda v, **kw: dbus.Double(float(v), **kw),
     "b": lambda v, **kw: dbus.Boolean(v in ("1", "true"), **kw),
 }
-
-
-class Failure(dbus.exceptions.DBusException):
-    def __init__(self, name, text):
-        super().__init__(text, name=name)
 
 
 class SettingsV1(dbus.service.Object):
@@ -155,15 +153,6 @@ def main():
         settings.traits["accent-color"] = accent_value(args.accent.split())
     loop = GLib.MainLoop()
 
-    def out(line):
-        sys.stdout.write(line + "\n")
-        sys.stdout.flush()
-
-    def acquire():
-        result = conn.request_name(NAME, dbus.bus.NAME_FLAG_DO_NOT_QUEUE)
-        if result not in (dbus.bus.REQUEST_NAME_REPLY_PRIMARY_OWNER, dbus.bus.REQUEST_NAME_REPLY_ALREADY_OWNER):
-            raise RuntimeError("could not own %s (request_name answered %d)" % (NAME, result))
-
     def emit(namespace, key, value):
         settings.SettingChanged(namespace, key, value)
 
@@ -217,39 +206,11 @@ def main():
         elif cmd == "release":
             conn.release_name(NAME)
         elif cmd == "acquire":
-            acquire()
-        elif cmd == "quit":
-            loop.quit()
+            own(conn, NAME)
         else:
             raise ValueError("unknown command " + cmd)
 
-    pending = b""
-
-    def on_stdin(fd, condition):
-        nonlocal pending
-        data = os.read(fd, 4096)
-        if not data:
-            loop.quit()
-            return False
-        pending += data
-        while b"\n" in pending:
-            line, pending = pending.split(b"\n", 1)
-            words = line.decode().split()
-            if not words:
-                continue
-            try:
-                run(words)
-                conn.flush()  # the signal is on the bus before the test hears "ok"
-                out("ok")
-            except Exception as e:  # report, keep serving: the test decides what a failure means
-                out("error %s" % e)
-        return True
-
-    if not args.no_acquire:
-        acquire()
-    GLib.io_add_watch(sys.stdin.fileno(), GLib.IO_IN | GLib.IO_HUP, on_stdin)
-    out("ready")
-    loop.run()
+    serve_commands(conn, None if args.no_acquire else NAME, loop, run, out)
 
 
 if __name__ == "__main__":

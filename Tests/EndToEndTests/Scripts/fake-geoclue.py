@@ -39,7 +39,24 @@ LOCATION = "org.freedesktop.GeoClue2.Location"
 PROPS = dbus.PROPERTIES_IFACE
 
 
-class Location(dbus.service.Object):
+class Props(dbus.service.Object):
+    """An object whose properties of `interface` are `values`, read with Get and GetAll."""
+    interface = None
+
+    @dbus.service.method(PROPS, in_signature="ss", out_signature="v")
+    def Get(self, interface, prop):
+        if interface != self.interface or prop not in self.values:
+            raise Failure("org.freedesktop.DBus.Error.UnknownProperty", "No such property " + prop)
+        return self.values[prop]
+
+    @dbus.service.method(PROPS, in_signature="s", out_signature="a{sv}")
+    def GetAll(self, interface):
+        return dbus.Dictionary(self.values if interface == self.interface else {}, signature="sv")
+
+
+class Location(Props):
+    interface = LOCATION
+
     def __init__(self, conn, path, lat, lon, seconds):
         super().__init__(conn, path)
         self.values = {
@@ -49,18 +66,10 @@ class Location(dbus.service.Object):
             "Timestamp": dbus.Struct((dbus.UInt64(seconds), dbus.UInt64(0)), signature="tt"),
         }
 
-    @dbus.service.method(PROPS, in_signature="ss", out_signature="v")
-    def Get(self, interface, prop):
-        if interface != LOCATION or prop not in self.values:
-            raise Failure("org.freedesktop.DBus.Error.UnknownProperty", "No such property " + prop)
-        return self.values[prop]
 
-    @dbus.service.method(PROPS, in_signature="s", out_signature="a{sv}")
-    def GetAll(self, interface):
-        return dbus.Dictionary(self.values if interface == LOCATION else {}, signature="sv")
+class Client(Props):
+    interface = CLIENT
 
-
-class Client(dbus.service.Object):
     def __init__(self, conn, path, owner, mode):
         super().__init__(conn, path)
         self.owner, self.mode = owner, mode
@@ -88,16 +97,6 @@ class Client(dbus.service.Object):
     @dbus.service.signal(CLIENT, signature="oo")
     def LocationUpdated(self, old, new):
         pass
-
-    @dbus.service.method(PROPS, in_signature="ss", out_signature="v")
-    def Get(self, interface, prop):
-        if interface != CLIENT or prop not in self.values:
-            raise Failure("org.freedesktop.DBus.Error.UnknownProperty", "No such property " + prop)
-        return self.values[prop]
-
-    @dbus.service.method(PROPS, in_signature="s", out_signature="a{sv}")
-    def GetAll(self, interface):
-        return dbus.Dictionary(self.values if interface == CLIENT else {}, signature="sv")
 
     @dbus.service.method(PROPS, in_signature="ssv", out_signature="")
     def Set(self, interface, prop, value):
@@ -175,8 +174,6 @@ def main():
                 out("prop %s %s" % (k, v))
         elif cmd == "clients":
             out("clients %d" % len(manager.clients))
-        elif cmd == "quit":
-            loop.quit()
         else:
             raise ValueError("unknown command " + cmd)
 

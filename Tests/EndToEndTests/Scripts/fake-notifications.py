@@ -132,8 +132,6 @@ def main():
             other.close()
         elif cmd == "showing":
             out("showing" + "".join(" %d" % n for n in sorted(server.open)))
-        elif cmd == "quit":
-            loop.quit()
         else:
             raise ValueError("unknown command " + cmd)
 

@@ -1,95 +1,54 @@
 #!/usr/bin/python3
-"""Stand-ins for the system services that report the room, the power and the session: iio-sensor-proxy (light),
-UPower (power) and systemd-logind (login), for fault injection in tests.
+"""Stand-ins for iio-sensor-proxy (light), UPower (power) and systemd-logind (login), for fault injection in tests.
 
-Run with Debian's /usr/bin/python3 (python3-dbus, python3-gi) as `fake-sensors.py ADDRESS --service SERVICE`,
-one process per service, so that a test can stop one and start it again (its name leaves the bus and comes
-back). It connects to the bus at ADDRESS (the test's private "system" bus), owns the service's real name and
-serves its real object paths, interfaces, property types and signals, with the real services' error names;
-every property change is sent as org.freedesktop.DBus.Properties.PropertiesChanged(interface, {changed}, []).
-Driven line by line on stdin; "ready" once the name is owned, then one "ok" (or "error <why>") per command,
-after its effects are on the bus. Every service takes:
+`fake-sensors.py ADDRESS --service SERVICE` (Debian's /usr/bin/python3 with python3-dbus, python3-gi), one process
+per service so that a test can stop one and start it again. On the bus at ADDRESS (the test's private "system" bus)
+it owns the service's real name and serves its real paths, interfaces, property types, signals and error names;
+a property change is sent as PropertiesChanged(interface, {changed}, []). Stand_in.py's command loop: "ready",
+then "ok" (or "error <why>") per stdin line, once its effects are on the bus. Every service takes:
 
-  raw [OBJECT.]PROP TYPE VALUE  set PROP to VALUE of D-Bus type TYPE (b d s u i t x o; VALUE parsed for it:
-                         "nan", "-inf", "-5" for d; yes/no/true/false/1/0 for b; s takes the rest of the line,
-                         which may be empty) and send PropertiesChanged with it at once, whatever the claims,
-                         for bad-value tests. PROP is on the service's main object (light: /net/hadess/SensorProxy,
-                         power: /org/freedesktop/UPower, login: the session) unless OBJECT says which (light:
-                         proxy, compass; power: upower, display, battery, ac; login: session, user, manager).
-                         A name the object did not have is added to it.
+  raw [OBJECT.]PROP TYPE VALUE  set PROP to VALUE of type TYPE (b d s u i t x o: "nan", "-inf", "-5" for d;
+                         yes/no/true/false/1/0 for b; s takes the rest of the line, maybe empty) and send it at
+                         once, whatever the claims (bad-value tests). On the main object unless OBJECT says (light:
+                         proxy, compass; power: upower, display, battery, ac; login: session, user, manager);
+                         an unknown PROP is added.
   quit                   exit (also on end of stdin)
 
---service light: net.hadess.SensorProxy at /net/hadess/SensorProxy (interface net.hadess.SensorProxy:
-HasAccelerometer b, AccelerometerOrientation s, HasAmbientLight b, LightLevelUnit s, LightLevel d, HasProximity b,
-ProximityNear b; ClaimAccelerometer, ReleaseAccelerometer, ClaimLight, ReleaseLight, ClaimProximity,
-ReleaseProximity) and /net/hadess/SensorProxy/Compass (net.hadess.SensorProxy.Compass: HasCompass b,
-CompassHeading d; ClaimCompass, ReleaseCompass), as iio-sensor-proxy 3.0 does. Claims are kept per sender; a
-second claim by the same sender is a success that changes nothing, a release without a claim too; a sender that
-leaves the bus loses its claims. As with the real proxy, LightLevel (and LightLevelUnit) follow the sensor only
-while at least one client holds a light claim: the first claim takes a reading (after the claim's reply), and
-a reading that changes nothing sends nothing; a change sends LightLevelUnit and LightLevel together. Until the
-first reading LightLevel is 0 and LightLevelUnit "lux" (the real proxy's start), unless --level/--unit say the
-sensor had been read already. Commands:
-
-  light LUX              the sensor's reading: LightLevel (with PropertiesChanged) while claimed, else kept
-                         for the next claim
-  unit lux|vendor        the sensor's unit: like a reading (applied and sent while claimed, else kept)
-  flood N LUX1 LUX2      N readings one after the other, alternating between LUX1 and LUX2 (each like `light`)
-  has-light yes|no       the sensor appears (HasAmbientLight true, sent with LightLevelUnit and LightLevel, then
-                         a reading if anyone claims) or goes away (HasAmbientLight false, and every light claim
-                         is dropped, as the real proxy does; it would also exit when no sensor is left: this
-                         one stays)
+--service light: net.hadess.SensorProxy at /net/hadess/SensorProxy and .../Compass, as iio-sensor-proxy 3.0.
+Claims are per sender (a second claim, or a release without one, succeeds and changes nothing; a sender that
+leaves loses its claims). LightLevel and LightLevelUnit follow the sensor only while a light claim is held: the
+first claim takes a reading after its reply; a reading that changes nothing sends nothing. Until then LightLevel
+is 0 and the unit "lux", unless --level/--unit say the sensor had been read.
+  light LUX              the sensor's reading: sent while claimed, else kept for the next claim
+  unit lux|vendor        the sensor's unit, like a reading
+  flood N LUX1 LUX2      N readings, alternating between LUX1 and LUX2
+  has-light yes|no       the sensor appears (HasAmbientLight with the unit and level, then a reading if claimed)
+                         or goes (HasAmbientLight false, light claims dropped; the real proxy would also exit)
   claims                 print "claims N": the clients holding a light claim now
-Options: --no-light (no sensor at start: HasAmbientLight false), --level LUX and --unit lux|vendor (the
-properties at start, as if a reading had been taken).
+Options: --no-light (no sensor at start), --level LUX, --unit lux|vendor.
 
---service power: org.freedesktop.UPower at /org/freedesktop/UPower (interface org.freedesktop.UPower:
-DaemonVersion s "0.99.20", OnBattery b, LidIsClosed b, LidIsPresent b; EnumerateDevices ao, GetDisplayDevice o,
-GetCriticalAction s "PowerOff"; signals DeviceAdded o, DeviceRemoved o), as UPower 0.99.20 does, with devices
-/org/freedesktop/UPower/devices/line_power_AC, .../battery_BAT0 and .../DisplayDevice
-(org.freedesktop.UPower.Device, every property of 0.99.20's; Refresh, GetHistory, GetStatistics). Commands:
+--service power: org.freedesktop.UPower as UPower 0.99.20, with devices line_power_AC, battery_BAT0 and
+DisplayDevice (every property of 0.99.20's org.freedesktop.UPower.Device).
+  battery yes|no         on battery or mains: the AC's Online, the battery's and DisplayDevice's State (2
+                         discharging, 1 charging), TimeToEmpty, TimeToFull, then OnBattery, each sent
+  lid open|closed        LidIsClosed (LidIsPresent true from then on)
+Options: --on-battery, --lid (a lid, open).
 
-  battery yes|no         on battery or on mains: the AC's Online, the battery's and DisplayDevice's State
-                         (2 discharging, 1 charging), TimeToEmpty and TimeToFull, then OnBattery, each
-                         with PropertiesChanged
-  lid open|closed        LidIsClosed (LidIsPresent is true after the first; --lid starts with a lid, open)
-Options: --on-battery (OnBattery true at start), --lid.
-
---service login: org.freedesktop.login1 at /org/freedesktop/login1 (org.freedesktop.login1.Manager: GetSession,
-GetSessionByPID, GetUser, GetUserByPID, ListSessions, ListUsers, ListInhibitors, Inhibit, LockSession,
-UnlockSession, LockSessions, UnlockSessions; signals PrepareForSleep, PrepareForShutdown, SessionNew,
-SessionRemoved, UserNew, UserRemoved; properties IdleHint, IdleSinceHint, IdleSinceHintMonotonic,
-BlockInhibited, DelayInhibited, InhibitDelayMaxUSec, PreparingForShutdown, PreparingForSleep, LidClosed,
-Docked, OnExternalPower, NCurrentSessions, NCurrentInhibitors), as systemd-logind 252 does, with the user
-/org/freedesktop/login1/user/_UID (this process's uid; org.freedesktop.login1.User: UID, GID, Name, Timestamp,
-TimestampMonotonic, RuntimePath, Service, Slice, Display (so), State, Sessions, IdleHint, IdleSinceHint,
-IdleSinceHintMonotonic, Linger) and one session, id "31" at /org/freedesktop/login1/session/_331 (the id
-escaped as logind's sd-bus does: a leading digit, like any byte but a-z, A-Z, 0-9, as _XX, so id "1" is at
-session/_31 and id "c2" at session/c2; org.freedesktop.login1.Session: Id, User (uo), Name, Timestamp,
-TimestampMonotonic, VTNr, Seat, TTY, Display, Remote, RemoteHost, RemoteUser, Service, Desktop, Scope, Leader,
-Audit, Type "wayland", Class "user", Active, State, IdleHint, IdleSinceHint, IdleSinceHintMonotonic,
-LockedHint; methods Activate, Lock, Unlock, SetIdleHint, SetLockedHint; signals Lock, Unlock). The convenience paths
-/org/freedesktop/login1/user/self, session/self and session/auto answer as the user and the session (signals
-are sent on the real paths only, as logind does); any other path under session/, user/ or seat/ (seat0 is not
-served) answers UnknownObject, as sd-bus does. Inhibit hands out the writing end of a pipe: the inhibitor
-lasts until every copy of it is closed, and BlockInhibited/DelayInhibited follow (with PropertiesChanged).
-SetIdleHint and SetLockedHint refuse a caller of another uid (AccessDenied), SetIdleHint a non-graphical
-session (NotSupported). Errors as logind's: NoSuchSession, NoSuchUser, NoSessionForPID, NoUserForPID,
-InvalidArgs for Inhibit, UnknownProperty, UnknownInterface, PropertyReadOnly. Methods not listed here are not
-served (UnknownMethod). Commands:
-
-  idle yes|no [USEC]     IdleHint, with IdleSinceHint (USEC, or now) and IdleSinceHintMonotonic, on the
-                         session, the user and the manager, each with PropertiesChanged, as logind does
-  locked yes|no          the session's LockedHint (what a screen locker sets), with PropertiesChanged
-  lock | unlock          the session's Lock / Unlock signal only (what logind sends when asked to lock)
-  active yes|no          the session's Active (and State active/online), PropertiesChanged for Active
-  sleep | resume         PrepareForSleep(true) / PrepareForSleep(false) (and PreparingForSleep)
-  inhibitors             print 'inhibitor WHAT MODE "WHO" "WHY"' (WHO and WHY as JSON strings) for each
-                         inhibitor held (taken with Inhibit and not yet closed), then "inhibitors N"
-Options: --session-id ID; --no-display (the user has no session logind elects as its display: User.Display is
-("", "/"), and the session is of class "background", type "unspecified"); --no-pid-session (GetSessionByPID
-and session/self answer NoSessionForPID, as for a process of the user's systemd --user services; by default
-every pid is in the session).
+--service login: org.freedesktop.login1 as systemd-logind 252: the manager, the user (this process's uid) and one
+session, id "31" at session/_331 (escaped as sd-bus does: a leading digit, like any byte but a-z, A-Z, 0-9, as
+_XX). user/self, session/self and session/auto answer as those (signals only on the real paths); other paths
+under session/, user/, seat/ answer UnknownObject. Inhibit hands out a pipe's writing end: the inhibitor lasts
+until every copy is closed, with BlockInhibited/DelayInhibited following. SetIdleHint and SetLockedHint refuse
+another uid (AccessDenied), SetIdleHint a non-graphical session (NotSupported). Unlisted methods: UnknownMethod.
+  idle yes|no [USEC]     IdleHint, IdleSinceHint (USEC, or now) and ...Monotonic on session, user and manager
+  locked yes|no          the session's LockedHint
+  lock | unlock          the session's Lock / Unlock signal only
+  active yes|no          the session's Active (and State active/online)
+  sleep | resume         PrepareForSleep(true/false) (and PreparingForSleep)
+  inhibitors             print 'inhibitor WHAT MODE "WHO" "WHY"' (JSON strings) per inhibitor, then "inhibitors N"
+Options: --session-id ID; --no-display (no display session: User.Display ("", "/"), the session of class
+"background", type "unspecified"); --no-pid-session (GetSessionByPID and session/self answer NoSessionForPID, as
+for a process of the user's systemd --user services; by default every pid is in the session).
 """
 
 import argparse
@@ -318,6 +277,19 @@ class Claims:
         return len(self.holders.get(sensor, {}))
 
 
+def claim_methods(interface, name, sensor):
+    """The methods ClaimNAME and ReleaseNAME of `interface`, which claim and release `sensor` for their caller."""
+    def claim(self, sender=None):
+        self.claims.claim(sensor, sender)
+
+    def release(self, sender=None):
+        self.claims.release(sensor, sender)
+
+    claim.__name__, release.__name__ = "Claim" + name, "Release" + name
+    method = dbus.service.method(interface, in_signature="", out_signature="", sender_keyword="sender")
+    return method(claim), method(release)
+
+
 class SensorProxy(Served):
     def __init__(self, conn, args):
         super().__init__(conn, PROXY_PATH, "gdbus")
@@ -362,29 +334,9 @@ class SensorProxy(Served):
             self.claims.drop("light")
             self.change(PROXY, {"HasAmbientLight": dbus.Boolean(False)})
 
-    @dbus.service.method(PROXY, in_signature="", out_signature="", sender_keyword="sender")
-    def ClaimAccelerometer(self, sender=None):
-        self.claims.claim("accel", sender)
-
-    @dbus.service.method(PROXY, in_signature="", out_signature="", sender_keyword="sender")
-    def ReleaseAccelerometer(self, sender=None):
-        self.claims.release("accel", sender)
-
-    @dbus.service.method(PROXY, in_signature="", out_signature="", sender_keyword="sender")
-    def ClaimLight(self, sender=None):
-        self.claims.claim("light", sender)
-
-    @dbus.service.method(PROXY, in_signature="", out_signature="", sender_keyword="sender")
-    def ReleaseLight(self, sender=None):
-        self.claims.release("light", sender)
-
-    @dbus.service.method(PROXY, in_signature="", out_signature="", sender_keyword="sender")
-    def ClaimProximity(self, sender=None):
-        self.claims.claim("proximity", sender)
-
-    @dbus.service.method(PROXY, in_signature="", out_signature="", sender_keyword="sender")
-    def ReleaseProximity(self, sender=None):
-        self.claims.release("proximity", sender)
+    ClaimAccelerometer, ReleaseAccelerometer = claim_methods(PROXY, "Accelerometer", "accel")
+    ClaimLight, ReleaseLight = claim_methods(PROXY, "Light", "light")
+    ClaimProximity, ReleaseProximity = claim_methods(PROXY, "Proximity", "proximity")
 
 
 class Compass(Served):
@@ -394,13 +346,7 @@ class Compass(Served):
         self.declare(COMPASS, "HasCompass", "b", False)
         self.declare(COMPASS, "CompassHeading", "d", 0.0)
 
-    @dbus.service.method(COMPASS, in_signature="", out_signature="", sender_keyword="sender")
-    def ClaimCompass(self, sender=None):
-        self.claims.claim("compass", sender)
-
-    @dbus.service.method(COMPASS, in_signature="", out_signature="", sender_keyword="sender")
-    def ReleaseCompass(self, sender=None):
-        self.claims.release("compass", sender)
+    ClaimCompass, ReleaseCompass = claim_methods(COMPASS, "Compass", "compass")
 
 
 def light_service(conn, args):
@@ -903,8 +849,6 @@ def main():
             value = parse_raw(rest[1], rest[2:])
             interface = next((i for i, names in target.props.items() if prop in names), None)
             target.change(interface or next(iter(target.props)), {prop: value})
-        elif cmd == "quit":
-            loop.quit()
         elif not run_service(cmd, rest):
             raise ValueError("unknown command " + cmd)
 
