@@ -7,12 +7,17 @@ then a fresh daemon with 1,000 and one with 10,000 subscribers (the probe's `hol
 they all left. VmRSS and VmHWM from /proc/PID/status; each figure is the median over the repetitions. Also
 reports the daemon's threads and, idle, its heap and the rest of its memory (smaps_rollup's anonymous and
 file-backed pages), which tell a larger heap from more code touched; and how long a fresh daemon takes from
-exec to its first answered `get` (median; the socket asked every 0.2 ms by a Python client).
+exec to its first answered `get` (median; the socket asked every 0.2 ms by a Python client). Each repetition
+runs a fresh copy of each build's binaries: how much of a file the kernel maps on a fault depends on how its
+pages sit in the page cache (large folios), so the same bytes measured 0.3 MiB apart from an old file and from a
+fresh copy; fresh copies put every build in the same state.
 
     python3 bench/rss.py --bin-dir DIR [--also LABEL=DIR ...] [--reps 3] --out out/bench
 """
 import os
+import shutil
 import subprocess
+import tempfile
 import sys
 import time
 
@@ -64,7 +69,17 @@ def startup_ms(st, runs):
 
 
 def measure(st, bin_dir, probe, startup_runs):
-    st.bin_dir = bin_dir
+    st.bin_dir = tempfile.mkdtemp(dir=st.root, prefix="build-")
+    for exe in ("appearanced", "appearancectl"):
+        shutil.copy2(os.path.join(bin_dir, exe), st.bin_dir)
+    try:
+        return measured(st, probe, startup_runs)
+    finally:
+        st.stop_daemon()
+        shutil.rmtree(st.bin_dir)
+
+
+def measured(st, probe, startup_runs):
     start(st)
     startup = startup_ms(st, startup_runs)
     start(st)
