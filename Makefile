@@ -78,13 +78,15 @@ run: build
 # (and the libdbus wrapper) imports the C library: scripts/check-imports.py. `make test` also builds with SwiftPM's
 # own check as an error (IMPORT_CHECK), which accepts transitive dependencies; the script does not.
 IMPORT_CHECK := --explicit-target-dependency-import-check error
-# The bash, zsh and fish completions, generated from appearancectl's option table (a test checks they are current).
+# The bash, zsh and fish completions, generated from appearancectl's option table into out/completions/ (install
+# writes them from the binary it installs: docs/decisions.md).
 .PHONY: completions
 completions:
 	$(SWIFT) build --product appearancectl
+	mkdir -p out/completions
 	for shell in bash zsh fish; do \
 		case $$shell in bash) f=appearancectl.bash ;; zsh) f=_appearancectl ;; fish) f=appearancectl.fish ;; esac; \
-		"$$($(SWIFT) build --show-bin-path)/appearancectl" completions $$shell > completions/$$f; \
+		"$$($(SWIFT) build --show-bin-path)/appearancectl" completions $$shell > out/completions/$$f; \
 	done
 
 # The functions appearancectl's common commands run, in the order they first run, for the release link
@@ -225,7 +227,14 @@ install-files: $(MAN_PAGES)
 	done; \
 	set -ex; \
 	install -Dm755 $(INSTALL_STRIP) "$$bin/appearanced" '$(DESTDIR)$(BINDIR)/appearanced'; \
-	install -Dm755 $(INSTALL_STRIP) "$$bin/appearancectl" '$(DESTDIR)$(BINDIR)/appearancectl'
+	install -Dm755 $(INSTALL_STRIP) "$$bin/appearancectl" '$(DESTDIR)$(BINDIR)/appearancectl'; \
+	install -d '$(DESTDIR)$(PREFIX)/share/bash-completion/completions' '$(DESTDIR)$(PREFIX)/share/zsh/site-functions' \
+		'$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d'; \
+	"$$bin/appearancectl" completions bash > '$(DESTDIR)$(PREFIX)/share/bash-completion/completions/appearancectl'; \
+	"$$bin/appearancectl" completions zsh > '$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_appearancectl'; \
+	"$$bin/appearancectl" completions fish > '$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/appearancectl.fish'; \
+	chmod 644 '$(DESTDIR)$(PREFIX)/share/bash-completion/completions/appearancectl' \
+		'$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_appearancectl' '$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/appearancectl.fish'
 	install -d '$(DESTDIR)$(USERUNITDIR)'
 	sed 's|@bindir@|$(BINDIR)|g' systemd/appearanced.service > '$(DESTDIR)$(USERUNITDIR)/appearanced.service'
 	chmod 644 '$(DESTDIR)$(USERUNITDIR)/appearanced.service'
@@ -233,9 +242,6 @@ install-files: $(MAN_PAGES)
 	install -Dm644 out/appearanced.1 '$(DESTDIR)$(PREFIX)/share/man/man1/appearanced.1'
 	install -Dm644 out/appearancectl.1 '$(DESTDIR)$(PREFIX)/share/man/man1/appearancectl.1'
 	install -Dm644 out/appearanced.7 '$(DESTDIR)$(PREFIX)/share/man/man7/appearanced.7'
-	install -Dm644 completions/appearancectl.bash '$(DESTDIR)$(PREFIX)/share/bash-completion/completions/appearancectl'
-	install -Dm644 completions/_appearancectl '$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_appearancectl'
-	install -Dm644 completions/appearancectl.fish '$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/appearancectl.fish'
 	install -Dm644 portal/appearanced.portal '$(DESTDIR)$(PREFIX)/share/xdg-desktop-portal/portals/appearanced.portal'
 	install -d '$(DESTDIR)$(PREFIX)/share/dbus-1/services'
 	sed 's|@bindir@|$(BINDIR)|g' portal/org.freedesktop.impl.portal.desktop.appearanced.service \

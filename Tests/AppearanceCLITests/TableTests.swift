@@ -59,14 +59,4 @@ import Testing
             #expect(!o.summary.contains { "[]:'\"\\".contains($0) }, "\(o.names[0])")
         }
     }
-
-    /// The files `make install` and the Debian package install are the ones the table generates today.
-    @Test(arguments: Shell.allCases)
-    func completionFilesAreCurrent(shell: Shell) throws {
-        let root = String(#filePath.split(separator: "/Tests/")[0])
-        let name = ["bash": "appearancectl.bash", "zsh": "_appearancectl", "fish": "appearancectl.fish"][shell.rawValue]!
-        let path = root + "/completions/" + name
-        let committed = try String(contentsOfFile: path, encoding: .utf8)
-        #expect(committed == completionScript(for: shell), "\(path) is out of date: run make completions")
-    }
 }

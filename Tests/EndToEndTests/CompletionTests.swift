@@ -1,12 +1,24 @@
 import Foundation
 import Testing
 
-/// The installed completion files in their shells: bash and fish are asked for completions as a user's
-/// Tab would ask them; zsh (whose completion needs an interactive line editor) is checked for syntax. That the
-/// files are what the option table generates is checked by AppearanceCLITests.
+/// The completion files `make install` writes (`appearancectl completions SHELL`, InstallTests) in their shells:
+/// bash and fish are asked for completions as a user's Tab would ask them; zsh (whose completion needs an
+/// interactive line editor) is checked for syntax.
 @Suite struct CompletionTests {
-    static let files = ["bash": "completions/appearancectl.bash", "zsh": "completions/_appearancectl",
-                        "fish": "completions/appearancectl.fish"]
+    /// Each shell's script as the built appearancectl prints it, written once into a folder of this process's.
+    static let files: [String: String] = {
+        let dir = NSTemporaryDirectory() + "appearancectl-completions-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        var paths: [String: String] = [:]
+        for shell in ["bash", "zsh", "fish"] {
+            let path = dir + "/" + shell
+            if let r = try? Sandbox().run(Bin.ctl, ["completions", shell]), r.status == 0 {
+                _ = FileManager.default.createFile(atPath: path, contents: Data(r.out.utf8))
+            }
+            paths[shell] = path
+        }
+        return paths
+    }()
     static let commands = ["get", "status", "set", "toggle", "reload", "log", "schedule", "postpone", "skip", "apps", "integrations", "watch", "color", "asset", "palette",
                            "import-darkman", "completions", "help"]
 
@@ -20,7 +32,7 @@ import Testing
     static func bash(_ words: [String]) throws -> Set<String> {
         let quoted = words.map { "'" + $0 + "'" }.joined(separator: " ")
         let script = """
-            source '\(Repo.root)/\(files["bash"]!)'
+            source '\(files["bash"]!)'
             COMP_WORDS=(appearancectl \(quoted)); COMP_CWORD=\(words.count)
             _appearancectl
             printf '%s\\n' "${COMPREPLY[@]}"
@@ -32,7 +44,7 @@ import Testing
 
     /// What fish offers for the command line `line` (`complete -C`), without descriptions.
     static func fish(_ line: String) throws -> Set<String> {
-        let script = "source '\(Repo.root)/\(files["fish"]!)'; complete -C '\(line)'"
+        let script = "source '\(files["fish"]!)'; complete -C '\(line)'"
         let r = try Sandbox().run(try shell("fish"), ["--no-config", "-c", script])
         #expect(r.status == 0, "\(r.err)")
         return Set(r.out.split(separator: "\n").map { String($0.split(separator: "\t")[0]) })
@@ -70,7 +82,7 @@ import Testing
     @Test(arguments: ["bash", "zsh", "fish"])
     func isValidForItsShell(shell: String) throws {
         let s = try Sandbox()
-        let r = try s.run(try Self.shell(shell), ["-n", Repo.root + "/" + Self.files[shell]!])
+        let r = try s.run(try Self.shell(shell), ["-n", Self.files[shell]!])
         #expect(r.status == 0, "\(shell) -n: \(r.err)")
     }
 }

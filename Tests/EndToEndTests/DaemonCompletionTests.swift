@@ -56,7 +56,7 @@ import Testing
     static func bash(_ s: Sandbox, _ words: [String]) throws -> (words: Set<String>, err: String) {
         let quoted = words.map { "'" + $0 + "'" }.joined(separator: " ")
         let script = """
-            source '\(Repo.root)/\(CompletionTests.files["bash"]!)'
+            source '\(CompletionTests.files["bash"]!)'
             COMP_WORDS=(appearancectl \(quoted)); COMP_CWORD=\(words.count)
             _appearancectl
             printf '%s\\n' "${COMPREPLY[@]}"
@@ -66,7 +66,7 @@ import Testing
     }
 
     static func fish(_ s: Sandbox, _ line: String) throws -> (words: Set<String>, err: String) {
-        let script = "source '\(Repo.root)/\(CompletionTests.files["fish"]!)'; complete -C '\(line)'"
+        let script = "source '\(CompletionTests.files["fish"]!)'; complete -C '\(line)'"
         let r = try run(s, "fish", ["--no-config", "-c", script])
         return (Set(r.out.map { String($0.split(separator: "\t", omittingEmptySubsequences: false)[0]) }), r.err)
     }
@@ -81,7 +81,7 @@ import Testing
             \(socket.map { "opt_args[--socket]='\($0)'" } ?? "")
             _complete() {
               state=\(state); line=(\(command))
-              source '\(Repo.root)/\(CompletionTests.files["zsh"]!)'
+              source '\(CompletionTests.files["zsh"]!)'
             }
             _complete
             """
@@ -125,7 +125,7 @@ import Testing
         #expect(try Self.zsh(s, command: "asset").words == ["wallpaper"])
         #expect(try Self.zsh(s, command: "color", socket: s.root + "/elsewhere").words.isEmpty)
         // --app's values come from the same function.
-        let script = try String(contentsOfFile: Repo.root + "/" + CompletionTests.files["zsh"]!, encoding: .utf8)
+        let script = try String(contentsOfFile: CompletionTests.files["zsh"]!, encoding: .utf8)
         #expect(script.contains(":id:_appearancectl_list apps'"), "\(script)")
     }
 
@@ -145,7 +145,7 @@ import Testing
         #expect(try Self.bash(s, ["integrations", "disable", ""]).words == ["beta"])
         #expect(try Self.fish(s, "appearancectl integrations enable ").words == ["alpha", "gamma"])
         #expect(try Self.fish(s, "appearancectl integrations disable ").words == ["beta"])
-        let script = try String(contentsOfFile: Repo.root + "/" + CompletionTests.files["zsh"]!, encoding: .utf8)
+        let script = try String(contentsOfFile: CompletionTests.files["zsh"]!, encoding: .utf8)
         #expect(script.contains("'integrations enable') _appearancectl_list integrations ;;"), "\(script)")
         let z = try Self.zsh(s, command: "integrations disable", state: "rest")
         #expect(z.words == ["beta"], "\(z)")

@@ -82,6 +82,14 @@ import Testing
         #expect(manMode == 0o644)
         let example = try String(contentsOfFile: dest + "/usr/share/doc/appearanced/appearanced.toml", encoding: .utf8)
         #expect(example == (try String(contentsOfFile: Self.root + "/config/appearanced.toml", encoding: .utf8)))
+        // The completions are what the installed appearancectl generates from its option table, readable by all.
+        for (shell, path) in [("bash", "bash-completion/completions/appearancectl"), ("zsh", "zsh/site-functions/_appearancectl"),
+                              ("fish", "fish/vendor_completions.d/appearancectl.fish")] {
+            let installed = try String(contentsOfFile: dest + "/usr/share/" + path, encoding: .utf8)
+            let generated = try s.run(Bin.ctl, ["completions", shell])
+            #expect(generated.status == 0 && installed == generated.out && installed.hasPrefix("#"), "\(path)")
+            #expect(try fm.attributesOfItem(atPath: dest + "/usr/share/" + path)[.posixPermissions] as? Int == 0o644, "\(path)")
+        }
 
         try make(s, ["uninstall", "DESTDIR=\(dest)", "PREFIX=/usr"])
         #expect(files(under: dest) == [])
