@@ -248,7 +248,8 @@ public final class Daemon: @unchecked Sendable {
         // The notice first, before the sentry closes the bus it is sent on; the daemon serves as before meanwhile.
         closeNotice { [self] in
             publisher.stop()
-            files.flush()  // integrations.json, location.json, desktop.json and log.jsonl as last written
+            // integrations.json, location.json, desktop.json and log.jsonl as last written; a stuck disk does not hold the stop.
+            if !files.flush(within: 5) { log.warning("the files beside \(paths.stateFile) were still being written after 5 s; stopping anyway") }
             sentry.stop()
             clients.closeAll()
             Posix.exit(0)

@@ -31,6 +31,10 @@ final class SmallFiles: @unchecked Sendable {
     /// Runs `body` on the writer's queue, after every write queued before.
     func perform(_ body: @escaping @Sendable () -> Void) { queue.async(execute: body) }
 
-    /// Waits until every write queued is done (at a clean stop).
-    func flush() { queue.sync {} }
+    /// Waits until every write queued is done, `seconds` at most (a clean stop); false if they were not.
+    func flush(within seconds: Double) -> Bool {
+        let done = DispatchSemaphore(value: 0)
+        queue.async { done.signal() }
+        return done.wait(timeout: .now() + seconds) == .success
+    }
 }
