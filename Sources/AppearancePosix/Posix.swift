@@ -23,6 +23,13 @@ public enum Posix {
         return entries
     }
 
+    /// What a child is given (hooks, integrations, `watch --exec`): this environment less systemd's variables for
+    /// this process (NOTIFY_SOCKET, LISTEN_*) and every APPEARANCE, APPEARANCE_* and DARKMODE, then `variables`.
+    public static func childEnvironment(_ variables: [String] = []) -> [String] {
+        let drop = ["NOTIFY_SOCKET=", "LISTEN_", "APPEARANCE=", "APPEARANCE_", "DARKMODE="]
+        return environmentEntries.filter { s in !drop.contains(where: s.hasPrefix) } + variables
+    }
+
     /// The home directory in the password database (getpwuid(3)).
     public static var passwordHome: String? {
         guard let pw = getpwuid(getuid()), let dir = pw.pointee.pw_dir else { return nil }

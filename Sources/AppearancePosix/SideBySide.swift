@@ -21,8 +21,8 @@ public enum SideBySide {
         }
     }
 
-    /// Runs every command at once, each in a process group of its own: each one's outcome, or nil when it could
-    /// not start or did not end by `deadline` (its group then killed).
+    /// Runs every command at once, each in a process group of its own with `Posix.childEnvironment()`: each one's
+    /// outcome, or nil when it could not start or did not end by `deadline` (its group then killed).
 
     public static func run(_ commands: [[String]], deadline: Deadline) -> [Outcome?] { run(commands, deadline: deadline, pidfd: true) }
 
@@ -30,7 +30,7 @@ public enum SideBySide {
     static func run(_ commands: [[String]], deadline: Deadline, pidfd: Bool) -> [Outcome?] {
         let runs: [Run?] = commands.map { argv in
             guard let (reader, writer) = try? Descriptor.socketPair() else { return nil }
-            let spawned = Spawned.spawn(argv, stdout: .descriptor(writer), stderr: .descriptor(writer), newProcessGroup: true)
+            let spawned = Spawned.spawn(argv, environment: Posix.childEnvironment(), stdout: .descriptor(writer), stderr: .descriptor(writer), newProcessGroup: true)
             writer.close()
             guard case .success(let child) = spawned else { reader.close(); return nil }
             return Run(child: child, reader: reader, end: child.endWatch(pidfd: pidfd))

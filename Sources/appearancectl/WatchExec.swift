@@ -47,10 +47,9 @@ func run(_ command: [String], _ mode: Mode) async {
     }
 }
 
-/// posix_spawnp with the caller's environment plus APPEARANCE and DARKMODE.
+/// posix_spawnp with the caller's environment (`Posix.childEnvironment`) plus APPEARANCE and DARKMODE.
 func spawn(_ command: [String], _ mode: Mode) -> Result<Spawned, Errno> {
-    let environment = Posix.environmentEntries.filter { !$0.hasPrefix("APPEARANCE=") && !$0.hasPrefix("DARKMODE=") }
-        + ["APPEARANCE=\(mode.rawValue)", "DARKMODE=\(mode.isDark ? 1 : 0)"]
+    let environment = Posix.childEnvironment(["APPEARANCE=\(mode.rawValue)", "DARKMODE=\(mode.isDark ? 1 : 0)"])
     return Spawned.spawn(command, environment: environment, searchPath: true, stdin: .inherit)
 }
 

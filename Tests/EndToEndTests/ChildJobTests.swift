@@ -38,4 +38,20 @@ import Testing
         }
         #expect(d.stderr.contains("appearanced: integration bulk: 100\n") && !d.stderr.contains("integration bulk: 101\n"), "\(d.stderr.suffix(300))")
     }
+
+    /// `appearancectl integrations` asks each integration `available` and `describe` with the same environment.
+    @Test func theListAsksWithoutStrayAppearanceVariables() throws {
+        let s = try Sandbox()
+        (s.env["APPEARANCE_APP"], s.env["APPEARANCE_OPT_THEME"], s.env["DARKMODE"]) = ("stray", "stray", "7")
+        try HookTests.script(s, s.root + "/config/appearanced/integrations/env", """
+            case "$1" in
+            available) echo "found: ${APPEARANCE_APP-unset} ${APPEARANCE_OPT_THEME-unset} ${DARKMODE-unset}" ;;
+            describe) echo "what: ${APPEARANCE_APP-unset}" ;;
+            esac
+            exit 0
+            """)
+        _ = try s.startDaemon()
+        let listed = try s.ctl("integrations")
+        #expect(listed.status == 0 && listed.out.contains("env: off\n  program:  found: unset unset unset\n  changes:  unset"), "\(listed)")
+    }
 }

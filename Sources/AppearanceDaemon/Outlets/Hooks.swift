@@ -146,14 +146,13 @@ extension ChildRunner {
          "APPEARANCE_CAUSE=\(cause)"]
     }
 
-    /// Runs a hook or an integration in a process group of its own, its environment less systemd's variables and
-    /// every one of the contract's (APPEARANCE, APPEARANCE_*, DARKMODE) but `variables`; its output in `log`. `done` gets nil or why it failed; returns why it did not run.
+    /// Runs a hook or an integration in a process group of its own (`Posix.childEnvironment` plus `variables`);
+    /// its output in `log`.
+    /// `done` gets nil or why it failed; returns why it did not run.
     static func job(_ argv: [String], who: String, variables: [String], timeout: Double,
                     keep: Int = 0, log: Logger, queue: DispatchQueue,
                     done: @escaping (String?) -> Void) -> Errno? {
-        let drop = ["NOTIFY_SOCKET=", "LISTEN_", "APPEARANCE=", "APPEARANCE_", "DARKMODE="]
-        let environment = Posix.environmentEntries.filter { s in !drop.contains(where: s.hasPrefix) } + variables
-        let started = run(argv, environment: environment, newProcessGroup: true, timeout: timeout, killGrace: 2, outputLimit: keep,
+        let started = run(argv, environment: Posix.childEnvironment(variables), newProcessGroup: true, timeout: timeout, killGrace: 2, outputLimit: keep,
                           queue: queue, onOutput: { output in
             // Also after it exits, for what it left in the background: still within the run's caps.
             switch output {
