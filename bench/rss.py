@@ -10,7 +10,7 @@ file-backed pages), which tell a larger heap from more code touched; and how lon
 exec to its first answered `get` (median; the socket asked every 0.2 ms by a Python client). Each repetition
 runs a fresh copy of each build's binaries: how much of a file the kernel maps on a fault depends on how its
 pages sit in the page cache (large folios), so the same bytes measured 0.3 MiB apart from an old file and from a
-fresh copy; fresh copies put every build in the same state.
+fresh copy; fresh copies put every build in the same state (--in-place runs the files where they are, to see that).
 
     python3 bench/rss.py --bin-dir DIR [--also LABEL=DIR ...] [--reps 3] --out out/bench
 """
@@ -68,7 +68,10 @@ def startup_ms(st, runs):
     return median(times)
 
 
-def measure(st, bin_dir, probe, startup_runs):
+def measure(st, bin_dir, probe, startup_runs, in_place=False):
+    if in_place:
+        st.bin_dir = bin_dir
+        return measured(st, probe, startup_runs)
     st.bin_dir = tempfile.mkdtemp(dir=st.root, prefix="build-")
     for exe in ("appearanced", "appearancectl"):
         shutil.copy2(os.path.join(bin_dir, exe), st.bin_dir)
@@ -100,6 +103,7 @@ def measured(st, probe, startup_runs):
 def main():
     ap = arguments(also=True)
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--in-place", action="store_true", help="run each build's files where they are, not fresh copies")
     ap.add_argument("--startup-runs", type=int, default=10, help="fresh daemons timed to their first answer, per repetition")
     a = ap.parse_args()
     bins = builds(a.bin_dir, a.also)
@@ -109,7 +113,7 @@ def main():
     on_sigterm_exit()
     try:
         start_session(st, probe)
-        R["runs"] = in_turn(bins, a.reps, lambda _, bin_dir: measure(st, bin_dir, probe, a.startup_runs), log)
+        R["runs"] = in_turn(bins, a.reps, lambda _, bin_dir: measure(st, bin_dir, probe, a.startup_runs, a.in_place), log)
     finally:
         st.close()
         os.unlink(probe)

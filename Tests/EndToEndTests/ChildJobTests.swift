@@ -13,7 +13,6 @@ import Testing
                              "echo \"${APPEARANCE_APP-unset} ${APPEARANCE_OPT_THEME-unset} ${APPEARANCE_INTEGRATION_DIR-unset}"
                                  + " prev=$APPEARANCE_PREVIOUS $APPEARANCE $DARKMODE $HOOK_KEEPS_THIS\" >> \(record)")
         let d = try s.startDaemon()
-        defer { d.stop() }
         try waitUntil("the start-up run; stderr: \(d.stderr)") { HookTests.lines(record).count == 1 }
         #expect(HookTests.lines(record) == ["unset unset unset prev= light 0 kept"])
     }
@@ -29,7 +28,6 @@ import Testing
             exit 0
             """)
         let d = try s.startDaemon()
-        defer { d.stop() }
         let enabled = try s.ctl("integrations", "enable", "bulk")
         #expect(enabled.status == 0 && enabled.out.hasSuffix(": ok\n"), "\(enabled)")
         try d.waitForStderr("integration bulk: [output past 100 lines or 16 KiB is not logged]")

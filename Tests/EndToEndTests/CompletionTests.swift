@@ -5,9 +5,9 @@ import Testing
 /// bash and fish are asked for completions as a user's Tab would ask them; zsh (whose completion needs an
 /// interactive line editor) is checked for syntax.
 @Suite struct CompletionTests {
-    /// Each shell's script as the built appearancectl prints it, written once into a folder of this process's.
+    /// Each shell's script as the built appearancectl prints it, written once a run into .build (ignored).
     static let files: [String: String] = {
-        let dir = NSTemporaryDirectory() + "appearancectl-completions-\(getpid())"
+        let dir = Repo.root + "/.build/test-completions"
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         var paths: [String: String] = [:]
         for shell in ["bash", "zsh", "fish"] {
