@@ -229,7 +229,7 @@ final class SandboxBus {
     let address: String
 
     init(_ s: Sandbox, system: Bool = false, serviceDir: String? = nil) throws {
-        let name = system ? "systembus" : "facebus"
+        let name = system ? "systembus" : "sessionbus"
         address = "unix:path=\(s.root)/\(name)"
         let extra = system ? "" : "  <limit name=\"max_replies_per_connection\">50000</limit>\n"
             + (serviceDir.map { "  <servicedir>\($0)</servicedir>\n" } ?? "")
