@@ -437,8 +437,7 @@ class Stack:
         return p, p.stdout.readline().strip()
 
     def stop_bus(self, p, unmount=True):
-        p.terminate()
-        p.wait()
+        stop(p)
         doc = self.runtime + "/doc"
         if unmount and os.path.ismount(doc):
             subprocess.run(["/bin/fusermount3", "-u", doc], stderr=subprocess.DEVNULL)
